@@ -1,0 +1,81 @@
+"""The thin shell between the referee and the store: load a battle, decide, append, report.
+
+Every write goes through `record`: replay the log, let the referee accept or refuse the event,
+then append it with the sequence number the replay ended on, so a writer that raced us loses
+with a conflict instead of writing on top of a state it never saw.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from morale.core.dice import commitment, engine_dice, new_secret
+from morale.core.outcomes import Outcome
+from morale.core.referee import due_test
+from morale.core.replay import Replay, replay
+from morale.core.rules import Refusal
+from morale.events.store import ConflictError, SqliteEventStore, UnknownBattle
+from morale.events.types import AnyEvent, BattleStarted, DiceRolled, StoredEvent
+from msgspec.structs import replace
+
+
+@dataclass(frozen=True)
+class Recorded:
+    stored: StoredEvent
+    caused: list[Outcome]
+
+
+def load(store: SqliteEventStore, battle: str) -> Replay:
+    fold = replay(battle, store.read(battle))
+    if fold.battle is None:
+        raise UnknownBattle(battle)
+    return fold
+
+
+def record(
+    store: SqliteEventStore, battle: str, events: Sequence[AnyEvent], expected_seq: int | None = None
+) -> list[Recorded]:
+    """Check every event against the log and the ones before it, then append them all or none."""
+    fold = replay(battle, store.read(battle))
+    if expected_seq is not None and expected_seq != fold.seq:
+        raise ConflictError(battle, expected_seq, fold.seq)
+    base = fold.seq
+    caused: list[list[Outcome]] = []
+    for offset, event in enumerate(events, start=1):
+        try:
+            fold.check(event)
+        except Refusal as refusal:
+            if len(events) > 1:
+                where = f"event {offset} of {len(events)}: {refusal.message}"
+                raise Refusal(where, rule=refusal.rule, field=refusal.field) from None
+            raise
+        caused.append(fold.apply(base + offset, event))
+    stored = store.append(battle, events, expected_seq=base)
+    return [Recorded(s, c) for s, c in zip(stored, caused, strict=True)]
+
+
+def start_battle(
+    store: SqliteEventStore, battle: str, started: BattleStarted, units: Sequence[AnyEvent]
+) -> list[Recorded]:
+    """Create a battle. When the engine may roll, keep a fresh dice secret and commit to it."""
+    if store.last_seq(battle):
+        raise Refusal(f"battle {battle!r} already exists in this store", field="battle")
+    if started.dice_policy != "table":
+        secret = new_secret()
+        started = replace(started, dice_commitment=commitment(secret))
+        store.save_dice_secret(battle, secret)
+    return record(store, battle, [started, *units], expected_seq=0)
+
+
+def roll_for(store: SqliteEventStore, battle: str, unit: str, test: str) -> list[Recorded]:
+    """The engine rolls the dice a due test needs and records them like any other roll."""
+    fold = load(store, battle)
+    state = fold.state()
+    due = due_test(state, unit, test)
+    secret = store.dice_secret(battle)
+    if secret is None or state.dice_policy == "table":
+        raise Refusal("this battle's dice are rolled at the table: type them in", field="dice")
+    dice = engine_dice(secret, battle, fold.seq + 1, due.dice)
+    event = DiceRolled(unit=unit, test=test, dice=list(dice), source="engine")
+    return record(store, battle, [event], expected_seq=fold.seq)

@@ -1,0 +1,74 @@
+"""What the engine concludes from an event. Derived, never stored: replay gives them back.
+
+Each carries the rule ID that produced it and the sequence numbers of the events that caused it,
+so an explanation can walk from a unit's state back to the dice and casualties behind it.
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+
+class Modifier(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    rule: str
+    value: int
+    reason: str
+    ignored_by: str = ""  # rule ID that cancels it (Stubborn ignores negative modifiers)
+
+
+class Outcome(msgspec.Struct, frozen=True, kw_only=True, tag_field="kind", omit_defaults=True):
+    unit: str
+    rule: str
+    caused_by: tuple[int, ...] = ()
+
+
+class TestDue(Outcome, tag="test_due"):
+    test: str
+    dice: int
+    modifiers: tuple[Modifier, ...] = ()
+    decisions: tuple[str, ...] = ()
+
+
+class TestNotTaken(Outcome, tag="test_not_taken"):
+    """A test the trigger called for, which the unit does not take (immune, already tested...)."""
+
+    test: str
+    trigger: str
+
+
+class TestResolved(Outcome, tag="test_resolved"):
+    """`rule` is the clause that decided the result; `trigger` the one that made the test due."""
+
+    test: str
+    trigger: str
+    passed: bool
+    dice: tuple[int, ...] = ()
+    total: int | None = None
+    target: int | None = None
+    modifiers: tuple[Modifier, ...] = ()
+    automatic: bool = False
+    detail: str = ""
+
+
+class StateChanged(Outcome, tag="state_changed"):
+    from_state: str
+    to_state: str
+
+
+class RestrictionApplied(Outcome, tag="restriction_applied"):
+    restriction: str
+    until: str
+
+
+class RestrictionLifted(Outcome, tag="restriction_lifted"):
+    restriction: str
+
+
+class Moved(Outcome, tag="moved"):
+    """A move the rules impose (falling back, regrouping), with its distance in inches."""
+
+    inches: int
+    dice: tuple[int, ...] = ()
+
+
+AnyOutcome = TestDue | TestNotTaken | TestResolved | StateChanged | RestrictionApplied | RestrictionLifted | Moved

@@ -1,0 +1,303 @@
+"""The referee: `decide` accepts or refuses a proposed event; `evolve` folds an accepted one in.
+
+`decide` only reads. `evolve` is only called on events `decide` accepted (or that were accepted
+when they were written), and returns what the event caused, each outcome citing its rule ID.
+Bookkeeping every ruleset shares lives here; the rules themselves live in the rulesets.
+"""
+
+from __future__ import annotations
+
+from morale.events.types import (
+    AnyEvent,
+    BattleStarted,
+    CasualtiesSuffered,
+    ChargeDeclared,
+    CombatResolved,
+    DiceRolled,
+    EventRetracted,
+    PhaseEnded,
+    PhaseStarted,
+    PlayerDecided,
+    RefereeRuled,
+    TableFactRecorded,
+    UnitJoined,
+)
+
+from . import rules
+from .outcomes import Outcome, RestrictionLifted, StateChanged, TestNotTaken, TestResolved
+from .rules import Refusal
+from .rulesets import lookup
+from .state import Battle, DueTest, Unit
+
+
+def decide(battle: Battle | None, event: AnyEvent) -> None:
+    """Raise `Refusal` if `event` may not follow the log that built `battle`; otherwise return."""
+    if isinstance(event, BattleStarted):
+        if battle is not None:
+            raise Refusal("this battle has already started", field="type")
+        ruleset = lookup(event.ruleset, event.ruleset_version)
+        if event.sides[0] == event.sides[1]:
+            raise Refusal("the two sides must have different names", field="sides")
+        ruleset.check_house_rules(event.house_rules)
+        return
+    if battle is None:
+        raise Refusal("the first event of a battle must be battle_started", field="type")
+    match event:
+        case UnitJoined():
+            if event.unit in battle.units:
+                raise Refusal(f"unit {event.unit!r} has already joined this battle", field="unit")
+            _check_side(battle, event.side)
+            battle.ruleset.check_unit(battle, event)
+        case PhaseStarted():
+            _check_no_tests_due(battle, "start a phase")
+            expected = next_phase(battle)
+            if battle.phase_open or (event.turn, event.side, event.phase) != expected:
+                raise Refusal(_clock_message(battle, event, expected), rule=rules.CLOCK_ORDER)
+        case PhaseEnded():
+            _check_no_tests_due(battle, "end the phase")
+            current = (battle.turn, battle.active_side, battle.phase)
+            if not battle.phase_open or (event.turn, event.side, event.phase) != current:
+                raise Refusal(_clock_message(battle, event, current), rule=rules.CLOCK_ORDER)
+        case CasualtiesSuffered():
+            unit = living_unit(battle, event.unit)
+            if event.count > unit.models:
+                raise Refusal(f"{unit.id} has only {unit.models} models left, not {event.count}", field="count")
+        case CombatResolved():
+            seen: set[str] = set()
+            if event.sides[0].side == event.sides[1].side:
+                raise Refusal("a combat is fought between two different sides", field="sides")
+            for side in event.sides:
+                _check_side(battle, side.side)
+                for unit_id in side.units:
+                    unit = living_unit(battle, unit_id, field="units")
+                    if unit.side != side.side or unit_id in seen:
+                        raise Refusal(f"unit {unit_id!r} cannot fight for {side.side!r} here", field="units")
+                    seen.add(unit_id)
+            battle.ruleset.check_combat(battle, event)
+        case ChargeDeclared():
+            charger = living_unit(battle, event.charger, field="charger")
+            for target_id in event.targets:
+                target = living_unit(battle, target_id, field="targets")
+                if target.side == charger.side:
+                    raise Refusal(f"{target_id!r} is on the charger's own side", field="targets")
+            stray = [t for t in event.in_range if t not in event.targets]
+            if stray:
+                raise Refusal(f"{stray[0]!r} is in range but was not declared a target", field="in_range")
+            battle.ruleset.check_charge(battle, event)
+        case TableFactRecorded():
+            living_unit(battle, event.unit)
+            if event.fact not in battle.ruleset.facts:
+                known = ", ".join(battle.ruleset.facts)
+                raise Refusal(f"{battle.ruleset.id} knows no fact {event.fact!r} (known: {known})", field="fact")
+            battle.ruleset.check_fact(battle, event)
+        case DiceRolled():
+            living_unit(battle, event.unit)
+            due = due_test(battle, event.unit, event.test)
+            if len(event.dice) != due.dice:
+                raise Refusal(
+                    f"the {event.test} roll for {event.unit} takes {due.dice} dice, not {len(event.dice)}",
+                    field="dice",
+                )
+            if battle.dice_policy != "either" and event.source != battle.dice_policy:
+                raise Refusal(
+                    f"this battle's dice are rolled by the {battle.dice_policy}, not the {event.source}",
+                    field="source",
+                )
+        case PlayerDecided():
+            living_unit(battle, event.unit)
+            if not any(event.decision in t.decisions for t in battle.due_for(event.unit)):
+                offered = sorted({d for t in battle.due_for(event.unit) for d in t.decisions})
+                raise Refusal(
+                    f"{event.unit} has no due test that {event.decision!r} settles"
+                    f" (open decisions: {', '.join(offered) or 'none'})",
+                    rule=rules.DECISION,
+                )
+        case RefereeRuled():
+            unit = known_unit(battle, event.unit)
+            if event.state is None and not event.waive_tests:
+                raise Refusal("a ruling must set a state or waive the unit's tests", field="state")
+            if event.state is not None and event.state not in battle.ruleset.graph.states:
+                raise Refusal(f"{battle.ruleset.id} has no state {event.state!r}", field="state")
+            if event.waive_tests and not battle.due_for(unit.id):
+                raise Refusal(f"{unit.id} has no tests due to waive", field="waive_tests")
+        case EventRetracted():
+            if event.seq > battle.seq:
+                raise Refusal(f"there is no event {event.seq} yet (last is {battle.seq})", field="seq")
+            if event.seq == 1:
+                raise Refusal("battle_started cannot be struck: start a new battle instead", field="seq")
+
+
+def evolve(battle: Battle | None, event: AnyEvent, seq: int) -> tuple[Battle, list[Outcome]]:
+    """Fold an accepted event into the battle. Returns the battle and what the event caused."""
+    if isinstance(event, BattleStarted):
+        fresh = Battle(
+            id="",
+            ruleset=lookup(event.ruleset, event.ruleset_version),
+            sides=tuple(event.sides),
+            dice_policy=event.dice_policy,
+            dice_commitment=event.dice_commitment,
+            house_rules=dict(event.house_rules),
+            seq=seq,
+        )
+        return fresh, []
+    assert battle is not None
+    battle.seq = seq
+    ruleset = battle.ruleset
+    caused: list[Outcome] = []
+    match event:
+        case UnitJoined():
+            battle.units[event.unit] = Unit(
+                id=event.unit,
+                side=event.side,
+                name=event.name,
+                unit_type=event.unit_type,
+                starting_models=event.models,
+                models=event.models,
+                models_at_phase_start=event.models,
+                ld=event.ld,
+                initiative=event.initiative,
+                special_rules=frozenset(event.special_rules),
+            )
+        case PhaseStarted():
+            battle.turn, battle.side_index = event.turn, battle.sides.index(event.side)
+            battle.phase_index, battle.phase_open = ruleset.phases.index(event.phase), True
+            for unit in battle.units.values():
+                unit.models_at_phase_start, unit.phase_losses = unit.models, []
+            caused += ruleset.on_phase_started(battle, seq)
+        case PhaseEnded():
+            battle.phase_open = False
+            caused += ruleset.on_phase_ended(battle, seq)
+            caused += _expire(battle, seq)
+        case CasualtiesSuffered():
+            unit = battle.units[event.unit]
+            unit.models -= event.count
+            if battle.phase_open:
+                unit.phase_losses.append(seq)
+            if unit.models == 0:
+                caused += _destroy(battle, unit, seq)
+        case CombatResolved():
+            caused += ruleset.on_combat(battle, event, seq)
+        case ChargeDeclared():
+            caused += ruleset.on_charge(battle, event, seq)
+        case TableFactRecorded():
+            caused += ruleset.on_fact(battle, event, seq)
+        case DiceRolled():
+            due = due_test(battle, event.unit, event.test)
+            battle.due.remove(due)
+            caused += ruleset.resolve(battle, due, tuple(event.dice), seq)
+        case PlayerDecided():
+            due = next(t for t in battle.due_for(event.unit) if event.decision in t.decisions)
+            battle.due.remove(due)
+            caused += ruleset.on_decision(battle, due, event.decision, seq)
+        case RefereeRuled():
+            unit = battle.units[event.unit]
+            if event.waive_tests:
+                for due in battle.due_for(unit.id):
+                    battle.due.remove(due)
+                    caused.append(
+                        TestResolved(
+                            unit=unit.id,
+                            rule=rules.RULING,
+                            caused_by=(*due.caused_by, seq),
+                            test=due.test,
+                            trigger=due.rule,
+                            passed=True,
+                            automatic=True,
+                            detail=f"waived by the referee: {event.reason}",
+                        )
+                    )
+            if event.state is not None:
+                unit.pending.clear()
+                caused.append(ruleset.graph.force(unit, event.state, rules.RULING, (seq,)))
+        case EventRetracted():
+            raise AssertionError("retractions are folded by replay, which holds the log")
+    return battle, caused
+
+
+# -- lookups that refuse with a message naming the field -----------------------------------------
+def known_unit(battle: Battle, unit_id: str, field: str = "unit") -> Unit:
+    unit = battle.units.get(unit_id)
+    if unit is None:
+        raise Refusal(f"no unit {unit_id!r} in this battle", field=field)
+    return unit
+
+
+def living_unit(battle: Battle, unit_id: str, field: str = "unit") -> Unit:
+    unit = known_unit(battle, unit_id, field)
+    if not unit.alive:
+        raise Refusal(f"{unit_id} is {unit.state.replace('_', ' ')} and out of the battle", field=field)
+    return unit
+
+
+def due_test(battle: Battle, unit_id: str, test: str) -> DueTest:
+    for due in battle.due:
+        if due.unit == unit_id and due.test == test:
+            return due
+    waiting = [f"{t.test} ({t.unit})" for t in battle.due]
+    raise Refusal(f"no {test} roll is due for {unit_id} (due now: {', '.join(waiting) or 'nothing'})", rule=rules.DICE)
+
+
+def next_phase(battle: Battle) -> tuple[int, str, str]:
+    """The (turn, side, phase) that must start next, in the ruleset's order."""
+    phases = battle.ruleset.phases
+    if battle.turn == 0:
+        return (1, battle.sides[0], phases[0])
+    turn, side_index, phase_index = battle.point
+    if phase_index + 1 < len(phases):
+        return (turn, battle.sides[side_index], phases[phase_index + 1])
+    if side_index + 1 < len(battle.sides):
+        return (turn, battle.sides[side_index + 1], phases[0])
+    return (turn + 1, battle.sides[0], phases[0])
+
+
+def _clock_message(battle: Battle, event: PhaseStarted | PhaseEnded, expected: tuple) -> str:
+    got = f"turn {event.turn}, {event.side}, {event.phase}"
+    if isinstance(event, PhaseEnded):
+        if not battle.phase_open:
+            return f"cannot end {got}: no phase is in progress"
+        return f"cannot end {got}: the phase in progress is turn {expected[0]}, {expected[1]}, {expected[2]}"
+    if battle.phase_open:
+        return f"cannot start {got}: {battle.phase} has not ended"
+    return f"cannot start {got}: next is turn {expected[0]}, {expected[1]}, {expected[2]}"
+
+
+def _check_side(battle: Battle, side: str) -> None:
+    if side not in battle.sides:
+        raise Refusal(f"no side {side!r} in this battle (sides: {', '.join(battle.sides)})", field="side")
+
+
+def _check_no_tests_due(battle: Battle, action: str) -> None:
+    if battle.due:
+        waiting = ", ".join(f"{t.test} for {t.unit} ({t.rule})" for t in battle.due)
+        raise Refusal(f"cannot {action} while tests are due: {waiting}", rule=rules.TESTS_FIRST)
+
+
+def _destroy(battle: Battle, unit: Unit, seq: int) -> list[Outcome]:
+    caused: list[Outcome] = []
+    for due in battle.due_for(unit.id):
+        battle.due.remove(due)
+        caused.append(
+            TestNotTaken(unit=unit.id, rule=rules.DESTROYED, caused_by=(seq,), test=due.test, trigger=due.rule)
+        )
+    unit.pending.clear()
+    unit.restrictions.clear()
+    caused.append(battle.ruleset.graph.fire(unit, "lose_last_model", (seq,), rules.DESTROYED))
+    return caused
+
+
+def _expire(battle: Battle, seq: int) -> list[Outcome]:
+    """At a phase's end: lift the restrictions and carry out the state changes scheduled for it."""
+    caused: list[Outcome] = []
+    now = battle.point
+    for unit in battle.units.values():
+        for pending in [p for p in unit.pending if p.at <= now]:
+            unit.pending.remove(pending)
+            if unit.alive and battle.ruleset.graph.can(unit, pending.trigger):
+                change: StateChanged = battle.ruleset.graph.fire(unit, pending.trigger, (*pending.caused_by, seq))
+                caused.append(change)
+        for restriction in [r for r in unit.restrictions if r.until <= now]:
+            unit.restrictions.remove(restriction)
+            caused.append(
+                RestrictionLifted(unit=unit.id, rule=restriction.rule, caused_by=(seq,), restriction=restriction.name)
+            )
+    return caused

@@ -1,0 +1,101 @@
+"""Replay: fold a battle's log into its state, event by event, with what each event caused.
+
+Retractions need the log itself (striking event N means reading the log as if N had never been
+recorded), so the fold keeps the events it has read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from morale.events.types import AnyEvent, EventRetracted, StoredEvent
+
+from . import rules
+from .outcomes import Outcome, StateChanged
+from .referee import decide, evolve
+from .rules import Refusal
+from .state import Battle, digest
+
+
+@dataclass
+class Replay:
+    battle_id: str
+    battle: Battle | None = None
+    log: list[tuple[int, AnyEvent]] = field(default_factory=list)
+    struck: set[int] = field(default_factory=set)
+
+    @property
+    def seq(self) -> int:
+        return self.log[-1][0] if self.log else 0
+
+    def state(self) -> Battle:
+        if self.battle is None:
+            raise Refusal(f"battle {self.battle_id!r} has not started", field="battle")
+        return self.battle
+
+    def check(self, event: AnyEvent) -> None:
+        """Refuse `event` if it may not come next. Reads only."""
+        decide(self.battle, event)
+        if isinstance(event, EventRetracted):
+            self._refold_without(event.seq)
+
+    def apply(self, seq: int, event: AnyEvent) -> list[Outcome]:
+        """Fold an event that `check` accepted (or that the log holds) and return what it caused."""
+        if isinstance(event, EventRetracted):
+            before = {u.id: u.state for u in self.state().units.values()}
+            self.battle = self._refold_without(event.seq)
+            self.battle.seq = seq
+            self.struck.add(event.seq)
+            self.log.append((seq, event))
+            return [
+                StateChanged(unit=u.id, rule=rules.RETRACTION, caused_by=(event.seq, seq),
+                             from_state=before.get(u.id, "absent"), to_state=u.state)
+                for u in self.battle.units.values()
+                if before.get(u.id) != u.state
+            ]  # fmt: skip
+        self.battle, caused = evolve(self.battle, event, seq)
+        if self.battle.id == "":
+            self.battle.id = self.battle_id
+        self.log.append((seq, event))
+        return caused
+
+    def _refold_without(self, seq: int) -> Battle:
+        target = dict(self.log).get(seq)
+        if target is None or seq in self.struck:
+            raise Refusal(f"event {seq} is already struck", field="seq")
+        if isinstance(target, EventRetracted):
+            raise Refusal(f"event {seq} is itself a retraction and cannot be struck", field="seq")
+        struck = self.struck | {seq}
+        battle: Battle | None = None
+        for at, event in self.log:
+            if at in struck or isinstance(event, EventRetracted):
+                continue
+            try:
+                decide(battle, event)
+            except Refusal as refusal:
+                raise Refusal(
+                    f"striking event {seq} would leave event {at} invalid ({refusal})", rule=rules.RETRACTION
+                ) from None
+            battle, _ = evolve(battle, event, at)
+        assert battle is not None
+        battle.id = self.battle_id
+        return battle
+
+
+def replay(battle_id: str, events: Iterable[StoredEvent]) -> Replay:
+    """Rebuild a battle from its stored events alone."""
+    fold = Replay(battle_id)
+    for stored in events:
+        fold.apply(stored.seq, stored.event)
+    return fold
+
+
+def replay_with_outcomes(battle_id: str, events: Iterable[StoredEvent]) -> Iterable[tuple[StoredEvent, list[Outcome]]]:
+    fold = Replay(battle_id)
+    for stored in events:
+        yield stored, fold.apply(stored.seq, stored.event)
+
+
+def state_digest(fold: Replay) -> str:
+    return digest(fold.state())

@@ -1,0 +1,160 @@
+"""What every ruleset provides, and the helpers they share.
+
+A ruleset is tables (phases, unit types, special rules, facts, its state graph) plus clause
+functions. The referee does the bookkeeping every ruleset shares (clock, models, dice, rulings)
+and asks the ruleset at each step what the rules make of it. `check_*` methods only read and may
+refuse; `on_*` methods are called only for accepted events and change the battle in place.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from morale.events.types import (
+    ChargeDeclared,
+    CombatResolved,
+    TableFactRecorded,
+    UnitJoined,
+)
+
+from .machine import StateGraph
+from .outcomes import Modifier, Outcome, TestDue
+from .rules import Refusal
+from .state import Battle, DueTest, Point, Unit
+
+
+class Ruleset:
+    id: str = ""
+    version: str = ""
+    title: str = ""
+    phases: tuple[str, ...] = ()
+    graph: StateGraph
+    unit_types: Mapping[str, object] = {}
+    special_rules: Mapping[str, str] = {}  # name -> rule ID that gives it effect
+    facts: Mapping[str, str] = {}  # fact -> rule ID that reads it
+    decisions: Mapping[str, str] = {}  # decision -> rule ID that allows it
+    parameters: Mapping[str, object] = {}  # house-rule-able numbers, with their defaults
+
+    # -- set-up -----------------------------------------------------------------------------
+    def check_house_rules(self, house_rules: Mapping[str, object]) -> None:
+        for key, value in house_rules.items():
+            if key not in self.parameters:
+                known = ", ".join(sorted(self.parameters)) or "none"
+                raise Refusal(f"unknown house rule {key!r} for {self.id} (known: {known})", field="house_rules")
+            if type(value) is not type(self.parameters[key]):
+                raise Refusal(f"house rule {key!r} must be {type(self.parameters[key]).__name__}", field="house_rules")
+
+    def param(self, battle: Battle, key: str) -> object:
+        return battle.house_rules.get(key, self.parameters[key])
+
+    def check_unit(self, battle: Battle, event: UnitJoined) -> None:
+        if event.unit_type not in self.unit_types:
+            raise Refusal(
+                f"unknown unit type {event.unit_type!r} for {self.id} (known: {', '.join(self.unit_types)})",
+                field="unit_type",
+            )
+        unknown = [r for r in event.special_rules if r not in self.special_rules]
+        if unknown:
+            raise Refusal(
+                f"unknown special rule {unknown[0]!r} for {self.id} (known: {', '.join(self.special_rules)})",
+                field="special_rules",
+            )
+
+    # -- the hooks a ruleset fills in ------------------------------------------------------------
+    def on_phase_started(self, battle: Battle, seq: int) -> list[Outcome]:
+        return []
+
+    def on_phase_ended(self, battle: Battle, seq: int) -> list[Outcome]:
+        return []
+
+    def check_combat(self, battle: Battle, event: CombatResolved) -> None:
+        pass
+
+    def on_combat(self, battle: Battle, event: CombatResolved, seq: int) -> list[Outcome]:
+        return []
+
+    def check_charge(self, battle: Battle, event: ChargeDeclared) -> None:
+        pass
+
+    def on_charge(self, battle: Battle, event: ChargeDeclared, seq: int) -> list[Outcome]:
+        return []
+
+    def check_fact(self, battle: Battle, event: TableFactRecorded) -> None:
+        pass
+
+    def on_fact(self, battle: Battle, event: TableFactRecorded, seq: int) -> list[Outcome]:
+        return []
+
+    def resolve(self, battle: Battle, due: DueTest, dice: tuple[int, ...], seq: int) -> list[Outcome]:
+        raise NotImplementedError
+
+    def on_decision(self, battle: Battle, due: DueTest, decision: str, seq: int) -> list[Outcome]:
+        return []
+
+    def on_due(self, battle: Battle, due: DueTest) -> list[Outcome] | None:
+        """A test has become due: resolve it at once (immune, automatic) or return None to wait for dice."""
+        return None
+
+    def implied_restrictions(self, unit: Unit) -> list[tuple[str, str]]:
+        """What a unit's state forbids by itself, as (text, rule ID), for the status board."""
+        return []
+
+    # -- shared helpers -------------------------------------------------------------------
+    def require(
+        self,
+        battle: Battle,
+        unit: Unit,
+        test: str,
+        rule: str,
+        caused_by: tuple[int, ...],
+        *,
+        dice: int = 2,
+        modifiers: tuple[Modifier, ...] = (),
+        decisions: tuple[str, ...] = (),
+        opponents: tuple[str, ...] = (),
+    ) -> list[Outcome]:
+        """Make a test due; the ruleset may settle it at once without dice."""
+        due = DueTest(
+            id=battle.next_test_id,
+            unit=unit.id,
+            test=test,
+            rule=rule,
+            caused_by=caused_by,
+            dice=dice,
+            modifiers=modifiers,
+            decisions=decisions,
+            opponents=opponents,
+        )
+        battle.next_test_id += 1
+        settled = self.on_due(battle, due)
+        if settled is not None:
+            return settled
+        battle.due.append(due)
+        return [
+            TestDue(
+                unit=unit.id,
+                rule=rule,
+                caused_by=caused_by,
+                test=test,
+                dice=dice,
+                modifiers=modifiers,
+                decisions=decisions,
+            )
+        ]
+
+    def end_of_player_turn(self, battle: Battle, side: str, *, next_turn: bool = False) -> Point:
+        """The point at which `side`'s current (or next) player turn ends."""
+        last = len(self.phases) - 1
+        side_index = battle.sides.index(side)
+        turn = max(battle.turn, 1)
+        if next_turn:
+            own_turn_now_or_past = side_index <= battle.side_index
+            return (turn + 1 if own_turn_now_or_past else turn, side_index, last)
+        return (turn, side_index, last)
+
+    def end_of_this_phase(self, battle: Battle) -> Point:
+        return battle.point
+
+    def describe_point(self, battle: Battle, point: Point) -> str:
+        turn, side_index, phase_index = point
+        return f"end of {battle.sides[side_index]}'s {self.phases[phase_index]} phase, turn {turn}"

@@ -1,0 +1,532 @@
+"""Warhammer 40,000 6th edition: Morale, Fall Back, Regroup (`shared/rules/wh40k6.md`).
+
+Tables first, then one function per clause, each under the rule ID it carries out.
+"""
+
+from __future__ import annotations
+
+from morale.events.types import ChargeDeclared, CombatResolved, TableFactRecorded, UnitJoined
+from msgspec.structs import replace
+
+from ..machine import StateGraph
+from ..outcomes import Modifier, Moved, Outcome, RestrictionApplied, TestNotTaken, TestResolved
+from ..rules import DESTROYED, Refusal, rule
+from ..ruleset import Ruleset
+from ..state import Battle, DueTest, Pending, Restriction, Unit
+
+# -- tables -------------------------------------------------------------------------------------
+PHASES = ("movement", "psychic", "shooting", "assault")
+
+# wh40k6.fall_back.distance: dice rolled for the Fall Back move, by unit type.
+FALL_BACK_DICE = {
+    "infantry": 2,
+    "monstrous_creature": 2,
+    "artillery": 2,
+    "jump": 3,
+    "jet_bike": 3,
+    "bike": 3,
+    "cavalry": 3,
+    "beast": 3,
+}
+
+SPECIAL_RULES = {
+    "immune_to_morale": "wh40k6.special.immune",
+    "always_passes_morale": "wh40k6.special.auto_pass",
+    "fearless": "wh40k6.special.fearless",
+    "stubborn": "wh40k6.special.stubborn",
+    "and_they_shall_know_no_fear": "wh40k6.special.atsknf",
+    "independent_character": "wh40k6.regroup.test",
+}
+
+FACTS = {
+    "reached_table_edge": "wh40k6.fall_back.edge",
+    "trapped": "wh40k6.fall_back.trapped",
+    "hit_by_pinning_weapon": "wh40k6.pinning.test",
+}
+
+DECISIONS = {
+    "decline_regroup": "wh40k6.regroup.when",
+    "decline_sweeping_advance": "wh40k6.sweeping_advance",
+}
+
+PARAMETERS: dict[str, object] = {
+    "casualty_threshold_percent": 25,  # wh40k6.trigger.casualties
+    "regroup_threshold_percent": 25,  # wh40k6.regroup.test
+}
+
+RESTRICTIONS = {
+    "regrouped_this_turn": "no other move, no Run, no charge; counts as moved, Snap Shots only",
+    "gone_to_ground": "no move, Run or charge; Snap Shots only",
+}
+
+ALIVE = ["steady", "falling_back", "regrouped"]
+GRAPH = StateGraph(
+    [
+        {"trigger": "fail_morale", "source": ["steady", "regrouped"], "dest": "falling_back",
+         "rule": "wh40k6.fall_back.start"},
+        {"trigger": "fail_morale", "source": "falling_back", "dest": "=", "rule": "wh40k6.fall_back.auto_fail"},
+        {"trigger": "fall_back_again", "source": "falling_back", "dest": "=", "rule": "wh40k6.fall_back.start"},
+        {"trigger": "fail_regroup", "source": "falling_back", "dest": "=", "rule": "wh40k6.regroup.fail"},
+        {"trigger": "regroup", "source": "falling_back", "dest": "regrouped", "rule": "wh40k6.regroup.pass"},
+        {"trigger": "regroup_when_charged", "source": "falling_back", "dest": "regrouped",
+         "rule": "wh40k6.assaulted.pass"},
+        {"trigger": "end_regroup", "source": "regrouped", "dest": "steady", "rule": "wh40k6.regroup.after"},
+        {"trigger": "reach_table_edge", "source": "falling_back", "dest": "dispersed",
+         "rule": "wh40k6.fall_back.edge"},
+        {"trigger": "be_trapped", "source": "falling_back", "dest": "dispersed", "rule": "wh40k6.fall_back.trapped"},
+        {"trigger": "be_removed_after_assault", "source": "falling_back", "dest": "dispersed",
+         "rule": "wh40k6.assaulted.fail"},
+        {"trigger": "be_swept", "source": "falling_back", "dest": "dispersed", "rule": "wh40k6.sweeping_advance"},
+        {"trigger": "lose_last_model", "source": ALIVE, "dest": "destroyed", "rule": DESTROYED},
+    ]
+)  # fmt: skip
+
+
+# -- tests --------------------------------------------------------------------------------------
+@rule("wh40k6.test.modifiers")
+def apply_modifiers(unit: Unit, modifiers: tuple[Modifier, ...]) -> tuple[tuple[Modifier, ...], int]:
+    """Modifiers reduce Ld for the test; Stubborn units ignore the negative ones."""
+    applied = []
+    for modifier in modifiers:
+        if modifier.value < 0 and stubborn(unit):
+            modifier = Modifier(
+                rule=modifier.rule,
+                value=modifier.value,
+                reason=modifier.reason,
+                ignored_by="wh40k6.special.stubborn",
+            )
+        applied.append(modifier)
+    return tuple(applied), sum(m.value for m in applied if not m.ignored_by)
+
+
+@rule("wh40k6.test.insane_heroism")
+def insane_heroism(dice: tuple[int, ...]) -> bool:
+    return dice == (1, 1)
+
+
+@rule("wh40k6.test.morale")
+def leadership_test(unit: Unit, due: DueTest, dice: tuple[int, ...]) -> TestResolved:
+    """2D6 against modified Ld: equal or under passes, over fails; double 1 always passes."""
+    modifiers, total_modifier = apply_modifiers(unit, due.modifiers)
+    target = (unit.ld or 0) + total_modifier
+    total = sum(dice)
+    if insane_heroism(dice):
+        passed, decided_by = True, "wh40k6.test.insane_heroism"
+    else:
+        passed, decided_by = total <= target, "wh40k6.test.morale"
+    return TestResolved(
+        unit=unit.id,
+        rule=decided_by,
+        caused_by=due.caused_by,
+        test=due.test,
+        trigger=due.rule,
+        passed=passed,
+        dice=dice,
+        total=total,
+        target=target,
+        modifiers=modifiers,
+    )
+
+
+@rule("wh40k6.test.multiple_per_turn")
+def may_test_again(unit: Unit, test: str) -> bool:
+    """A unit can take more than one Morale test in a turn: earlier tests never excuse a later one."""
+    return True
+
+
+@rule("wh40k6.special.immune")
+def immune(unit: Unit) -> bool:
+    return unit.has("immune_to_morale")
+
+
+@rule("wh40k6.special.auto_pass")
+def always_passes_morale(unit: Unit) -> bool:
+    return unit.has("always_passes_morale")
+
+
+@rule("wh40k6.special.fearless")
+def fearless(unit: Unit) -> bool:
+    return unit.has("fearless")
+
+
+@rule("wh40k6.special.stubborn")
+def stubborn(unit: Unit) -> bool:
+    return unit.has("stubborn")
+
+
+@rule("wh40k6.special.atsknf")
+def knows_no_fear(unit: Unit) -> bool:
+    return unit.has("and_they_shall_know_no_fear")
+
+
+# -- when a test is taken ------------------------------------------------------------------------
+@rule("wh40k6.trigger.casualties")
+def heavy_casualties(unit: Unit, phase: str | None, threshold_percent: int) -> bool:
+    """25% or more of the models it had when a Movement or Shooting phase began, lost in that phase."""
+    if phase not in ("movement", "shooting") or not unit.phase_losses or unit.models_at_phase_start == 0:
+        return False
+    lost = unit.models_at_phase_start - unit.models
+    return lost * 100 >= threshold_percent * unit.models_at_phase_start
+
+
+@rule("wh40k6.trigger.combat_lost")
+def combat_lost_modifier(margin: int) -> Modifier:
+    """-1 Ld for each wound by which the unit's side lost the combat."""
+    return Modifier(rule="wh40k6.trigger.combat_lost", value=-margin, reason=f"combat lost by {margin}")
+
+
+# -- regroup -------------------------------------------------------------------------------------
+@rule("wh40k6.regroup.test")
+def regroup_needs_insane_heroism(unit: Unit, threshold_percent: int) -> bool:
+    """Under 25% of its starting models a unit regroups only on a double 1 (an Independent Character
+    with the unit counts as 25% left)."""
+    if unit.has("independent_character"):
+        return False
+    return unit.models * 100 < threshold_percent * unit.starting_models
+
+
+@rule("wh40k6.regroup.after")
+def regrouped_restrictions(battle: Battle, unit: Unit, caused_by: tuple[int, ...]) -> list[Outcome]:
+    """Until the end of the turn no other move and Snap Shots only; then it is steady again.
+    And They Shall Know No Fear: the unit acts normally in the turn it regroups."""
+    end = WH40K6.end_of_player_turn(battle, battle.active_side or unit.side)
+    unit.pending.append(Pending(trigger="end_regroup", at=end, caused_by=caused_by))
+    if knows_no_fear(unit):
+        return []
+    unit.restrictions.append(
+        Restriction(name="regrouped_this_turn", rule="wh40k6.regroup.after", until=end, caused_by=caused_by)
+    )
+    return [
+        RestrictionApplied(
+            unit=unit.id,
+            rule="wh40k6.regroup.after",
+            caused_by=caused_by,
+            restriction="regrouped_this_turn",
+            until=WH40K6.describe_point(battle, end),
+        )
+    ]
+
+
+class Wh40k6(Ruleset):
+    id = "wh40k6"
+    version = "1"
+    title = "Warhammer 40,000 6th edition"
+    phases = PHASES
+    graph = GRAPH
+    unit_types = FALL_BACK_DICE
+    special_rules = SPECIAL_RULES
+    facts = FACTS
+    decisions = DECISIONS
+    parameters = PARAMETERS
+
+    def check_unit(self, battle: Battle, event: UnitJoined) -> None:
+        super().check_unit(battle, event)
+        if event.ld is None:
+            raise Refusal("a 40K unit needs its Leadership (ld) for Morale tests", field="ld")
+        if event.initiative is None:
+            raise Refusal("a 40K unit needs its Initiative for Sweeping Advances", field="initiative")
+
+    # -- which tests a unit takes, and which settle themselves --------------------------------------
+    def on_due(self, battle: Battle, due: DueTest) -> list[Outcome] | None:
+        unit = battle.units[due.unit]
+        if due.test == "morale":
+            if immune(unit):
+                return [TestNotTaken(unit=unit.id, rule="wh40k6.special.immune", caused_by=due.caused_by,
+                                     test=due.test, trigger=due.rule)]  # fmt: skip
+            if unit.state == "falling_back":
+                return self._settle(battle, due, passed=False, rule="wh40k6.fall_back.auto_fail")
+            if fearless(unit):
+                return self._settle(battle, due, passed=True, rule="wh40k6.special.fearless")
+            if always_passes_morale(unit):
+                return self._settle(battle, due, passed=True, rule="wh40k6.special.auto_pass")
+        if due.test == "regroup":
+            if knows_no_fear(unit):
+                return self._settle(battle, due, passed=True, rule="wh40k6.special.atsknf")
+            if fearless(unit):
+                return self._settle(battle, due, passed=True, rule="wh40k6.special.fearless")
+        if due.test == "pinning":
+            if unit.state == "falling_back":
+                return self._settle(battle, due, passed=True, rule="wh40k6.fall_back.shooting")
+            if fearless(unit):
+                return self._settle(battle, due, passed=True, rule="wh40k6.special.fearless")
+            if unit.restricted("gone_to_ground"):
+                return [TestNotTaken(unit=unit.id, rule="wh40k6.pinning.test", caused_by=due.caused_by,
+                                     test=due.test, trigger=due.rule)]  # fmt: skip
+        return None
+
+    def _settle(self, battle: Battle, due: DueTest, *, passed: bool, rule: str) -> list[Outcome]:
+        result = TestResolved(
+            unit=due.unit,
+            rule=rule,
+            caused_by=due.caused_by,
+            test=due.test,
+            trigger=due.rule,
+            passed=passed,
+            automatic=True,
+        )
+        return [result, *self._consequences(battle, due, result, due.caused_by)]
+
+    # -- phases ---------------------------------------------------------------------------------
+    def on_phase_started(self, battle: Battle, seq: int) -> list[Outcome]:
+        if battle.phase == "movement":
+            return self.regroup_tests_due(battle, seq)
+        return []
+
+    @rule("wh40k6.regroup.when")
+    def regroup_tests_due(self, battle: Battle, seq: int) -> list[Outcome]:
+        """In its own Movement phase, before any model moves, a Falling Back unit may test to Regroup."""
+        caused: list[Outcome] = []
+        for unit in battle.units.values():
+            if unit.side == battle.active_side and unit.state == "falling_back" and not unit.pending:
+                caused += self.require(
+                    battle, unit, "regroup", "wh40k6.regroup.when", (seq,), decisions=("decline_regroup",)
+                )
+        return caused
+
+    def on_phase_ended(self, battle: Battle, seq: int) -> list[Outcome]:
+        caused: list[Outcome] = []
+        threshold = int(self.param(battle, "casualty_threshold_percent"))  # type: ignore[call-overload]
+        for unit in battle.units.values():
+            if unit.alive and heavy_casualties(unit, battle.phase, threshold) and may_test_again(unit, "morale"):
+                caused += self.require(battle, unit, "morale", "wh40k6.trigger.casualties", tuple(unit.phase_losses))
+        return caused
+
+    # -- close combat -----------------------------------------------------------------------------
+    def on_combat(self, battle: Battle, event: CombatResolved, seq: int) -> list[Outcome]:
+        scores = [side.wounds_inflicted + side.bonus for side in event.sides]
+        if scores[0] == scores[1]:
+            return []  # a draw: nobody tests
+        loser, winner = (event.sides[0], event.sides[1]) if scores[0] < scores[1] else event.sides
+        margin = abs(scores[0] - scores[1])
+        caused: list[Outcome] = []
+        for unit_id in loser.units:
+            caused += self.require(
+                battle,
+                battle.units[unit_id],
+                "morale",
+                "wh40k6.trigger.combat_lost",
+                (seq,),
+                modifiers=(combat_lost_modifier(margin),),
+                opponents=tuple(winner.units),
+            )
+        return caused
+
+    # -- charges ----------------------------------------------------------------------------------
+    def check_charge(self, battle: Battle, event: ChargeDeclared) -> None:
+        charger = battle.units[event.charger]
+        if charger.state == "falling_back":
+            raise Refusal(
+                f"{charger.id} is Falling Back and cannot declare a charge", rule="wh40k6.fall_back.no_charge"
+            )
+        if charger.restricted("regrouped_this_turn"):
+            raise Refusal(f"{charger.id} Regrouped this turn and cannot charge", rule="wh40k6.regroup.after")
+        if charger.restricted("gone_to_ground"):
+            raise Refusal(f"{charger.id} has Gone to Ground and cannot charge", rule="wh40k6.pinning.test")
+
+    @rule("wh40k6.assaulted.test")
+    def on_charge(self, battle: Battle, event: ChargeDeclared, seq: int) -> list[Outcome]:
+        """A Falling Back target takes a Regroup test as soon as the enemy is within charge range;
+        in a multiple charge every Falling Back target with a charging model in range does."""
+        trigger = "wh40k6.assaulted.multi" if len(event.targets) > 1 else "wh40k6.assaulted.test"
+        caused: list[Outcome] = []
+        for target_id in event.in_range:
+            target = battle.units[target_id]
+            if target.state == "falling_back":
+                caused += self.require(battle, target, "regroup", trigger, (seq,))
+        return caused
+
+    # -- facts from the table ---------------------------------------------------------------------
+    def check_fact(self, battle: Battle, event: TableFactRecorded) -> None:
+        unit = battle.units[event.unit]
+        if event.value is not True:
+            raise Refusal(f"{event.fact} is recorded when it happens, with value true", field="value")
+        if event.fact in ("reached_table_edge", "trapped") and unit.state != "falling_back":
+            raise Refusal(f"{unit.id} is not Falling Back (it is {unit.state})", rule=FACTS[event.fact])
+        if event.fact == "hit_by_pinning_weapon" and not battle.phase_open:
+            raise Refusal("Pinning hits happen during a phase", rule=FACTS[event.fact])
+
+    def on_fact(self, battle: Battle, event: TableFactRecorded, seq: int) -> list[Outcome]:
+        unit = battle.units[event.unit]
+        if event.fact == "reached_table_edge":
+            return self.leaves_by_table_edge(battle, unit, seq)
+        if event.fact == "trapped":
+            return self.trapped(battle, unit, seq)
+        return self.pinning_test_due(battle, unit, seq)
+
+    @rule("wh40k6.fall_back.edge")
+    def leaves_by_table_edge(self, battle: Battle, unit: Unit, seq: int) -> list[Outcome]:
+        """Any model reaching its table edge while Falling Back: the whole unit is removed."""
+        return self._remove(battle, unit, "reach_table_edge", (seq,))
+
+    @rule("wh40k6.fall_back.trapped")
+    def trapped(self, battle: Battle, unit: Unit, seq: int) -> list[Outcome]:
+        """Cannot complete the Fall Back move in coherency: destroyed."""
+        return self._remove(battle, unit, "be_trapped", (seq,))
+
+    @rule("wh40k6.pinning.test")
+    def pinning_test_due(self, battle: Battle, unit: Unit, seq: int) -> list[Outcome]:
+        return self.require(battle, unit, "pinning", "wh40k6.pinning.test", (seq,))
+
+    def _remove(self, battle: Battle, unit: Unit, trigger: str, caused_by: tuple[int, ...]) -> list[Outcome]:
+        caused: list[Outcome] = []
+        for due in battle.due_for(unit.id):
+            battle.due.remove(due)
+            caused.append(TestNotTaken(unit=unit.id, rule=self.graph.rule_for(unit, trigger), caused_by=caused_by,
+                                       test=due.test, trigger=due.rule))  # fmt: skip
+        unit.pending.clear()
+        unit.restrictions.clear()
+        caused.append(self.graph.fire(unit, trigger, caused_by))
+        return caused
+
+    # -- dice -------------------------------------------------------------------------------------
+    def resolve(self, battle: Battle, due: DueTest, dice: tuple[int, ...], seq: int) -> list[Outcome]:
+        unit = battle.units[due.unit]
+        caused_by = (*due.caused_by, seq)
+        if due.test == "fall_back":
+            return [self.fall_back_move(unit, due, dice, caused_by)]
+        if due.test == "sweeping_advance":
+            return self.sweeping_advance(battle, unit, due, dice, caused_by)
+        result = replace(self.evaluate(battle, unit, due, dice), caused_by=caused_by)
+        return [result, *self._consequences(battle, due, result, (seq,))]
+
+    def evaluate(self, battle: Battle, unit: Unit, due: DueTest, dice: tuple[int, ...]) -> TestResolved:
+        result = leadership_test(unit, due, dice)
+        if due.rule == "wh40k6.regroup.when":
+            threshold = int(self.param(battle, "regroup_threshold_percent"))  # type: ignore[call-overload]
+            if regroup_needs_insane_heroism(unit, threshold) and not insane_heroism(dice):
+                detail = f"{unit.models} of {unit.starting_models} models left: under 25%, only a double 1 regroups"
+                return replace(result, passed=False, rule="wh40k6.regroup.test", detail=detail)
+        return result
+
+    def _consequences(
+        self, battle: Battle, due: DueTest, result: TestResolved, caused_by: tuple[int, ...]
+    ) -> list[Outcome]:
+        unit = battle.units[due.unit]
+        if due.test == "morale":
+            return [] if result.passed else self.falls_back(battle, unit, due, caused_by)
+        if due.test == "pinning":
+            return [] if result.passed else self.goes_to_ground(battle, unit, caused_by)
+        if due.rule in ("wh40k6.assaulted.test", "wh40k6.assaulted.multi"):
+            return self.regroup_when_charged(battle, unit, result.passed, caused_by)
+        if result.passed:
+            return self.regroups(battle, unit, caused_by)
+        return [
+            self.graph.fire(unit, "fail_regroup", caused_by),
+            *self._fall_back_move_due(battle, unit, caused_by),
+        ]
+
+    @rule("wh40k6.fall_back.start")
+    def falls_back(self, battle: Battle, unit: Unit, due: DueTest, caused_by: tuple[int, ...]) -> list[Outcome]:
+        """A failed Morale test: the unit Falls Back at once. Losers of a close combat may first be
+        caught by a Sweeping Advance."""
+        caused: list[Outcome] = [self.graph.fire(unit, "fail_morale", caused_by)]
+        if due.rule == "wh40k6.trigger.combat_lost" and due.opponents:
+            caused += self.require(
+                battle, unit, "sweeping_advance", "wh40k6.sweeping_advance", caused_by,
+                decisions=("decline_sweeping_advance",), opponents=due.opponents,
+            )  # fmt: skip
+        else:
+            caused += self._fall_back_move_due(battle, unit, caused_by)
+        return caused
+
+    def _fall_back_move_due(
+        self, battle: Battle, unit: Unit, caused_by: tuple[int, ...], rule: str = "wh40k6.fall_back.distance"
+    ) -> list[Outcome]:
+        return self.require(battle, unit, "fall_back", rule, caused_by, dice=FALL_BACK_DICE[unit.unit_type])
+
+    @rule("wh40k6.fall_back.distance")
+    def fall_back_move(self, unit: Unit, due: DueTest, dice: tuple[int, ...], caused_by: tuple[int, ...]) -> Moved:
+        """2D6 inches (3D6 for fast unit types), at the slowest model's speed, through difficult terrain.
+        From a close combat the models may move through the enemy they fought."""
+        return Moved(unit=unit.id, rule=due.rule, caused_by=caused_by, inches=sum(dice), dice=dice)
+
+    @rule("wh40k6.sweeping_advance")
+    def sweeping_advance(
+        self, battle: Battle, unit: Unit, due: DueTest, dice: tuple[int, ...], caused_by: tuple[int, ...]
+    ) -> list[Outcome]:
+        """Both sides roll D6 + Initiative (the loser's die first); if the winners' total is equal or
+        higher the loser is caught and destroyed, else it Falls Back."""
+        winners = [battle.units[u] for u in due.opponents if battle.units[u].alive]
+        winner_initiative = max((u.initiative or 0) for u in winners) if winners else 0
+        loser_total = dice[0] + (unit.initiative or 0)
+        winner_total = dice[1] + winner_initiative
+        caught = bool(winners) and winner_total >= loser_total
+        result = TestResolved(
+            unit=unit.id, rule="wh40k6.sweeping_advance", caused_by=caused_by, test=due.test, trigger=due.rule,
+            passed=not caught, dice=dice, total=loser_total, target=winner_total,
+            detail=f"loser {dice[0]}+I{unit.initiative} = {loser_total}, "
+                   f"winners {dice[1]}+I{winner_initiative} = {winner_total}",
+        )  # fmt: skip
+        if caught:
+            return [result, *self._remove(battle, unit, "be_swept", caused_by)]
+        return [result, *self._fall_back_move_due(battle, unit, caused_by, "wh40k6.fall_back.from_combat")]
+
+    @rule("wh40k6.regroup.pass")
+    def regroups(self, battle: Battle, unit: Unit, caused_by: tuple[int, ...]) -> list[Outcome]:
+        """Stops Falling Back and may at once move up to 3 inches (to restore coherency if broken)."""
+        return [self.graph.fire(unit, "regroup", caused_by), *regrouped_restrictions(battle, unit, caused_by)]
+
+    @rule("wh40k6.assaulted.pass")
+    def regroup_when_charged(
+        self, battle: Battle, unit: Unit, passed: bool, caused_by: tuple[int, ...]
+    ) -> list[Outcome]:
+        """Passed: Regroups without moving and fights on. Failed: removed as casualties at the end of
+        the Assault phase (wh40k6.assaulted.fail)."""
+        if passed:
+            end = self.end_of_player_turn(battle, battle.active_side or unit.side)
+            unit.pending.append(Pending(trigger="end_regroup", at=end, caused_by=caused_by))
+            return [self.graph.fire(unit, "regroup_when_charged", caused_by)]
+        return self.removed_after_assault(battle, unit, caused_by)
+
+    @rule("wh40k6.assaulted.fail")
+    def removed_after_assault(self, battle: Battle, unit: Unit, caused_by: tuple[int, ...]) -> list[Outcome]:
+        end_of_assault = (battle.turn, battle.side_index, PHASES.index("assault"))
+        unit.pending.append(Pending(trigger="be_removed_after_assault", at=end_of_assault, caused_by=caused_by))
+        return [
+            RestrictionApplied(
+                unit=unit.id,
+                rule="wh40k6.assaulted.fail",
+                caused_by=caused_by,
+                restriction="removed_at_end_of_assault",
+                until=self.describe_point(battle, end_of_assault),
+            )
+        ]
+
+    def goes_to_ground(self, battle: Battle, unit: Unit, caused_by: tuple[int, ...]) -> list[Outcome]:
+        """wh40k6.pinning.test failed: Gone to Ground until the end of the unit's next turn."""
+        until = self.end_of_player_turn(battle, unit.side, next_turn=True)
+        unit.restrictions.append(
+            Restriction(name="gone_to_ground", rule="wh40k6.pinning.test", until=until, caused_by=caused_by)
+        )
+        return [
+            RestrictionApplied(
+                unit=unit.id,
+                rule="wh40k6.pinning.test",
+                caused_by=caused_by,
+                restriction="gone_to_ground",
+                until=self.describe_point(battle, until),
+            )
+        ]
+
+    # -- decisions ---------------------------------------------------------------------------------
+    def on_decision(self, battle: Battle, due: DueTest, decision: str, seq: int) -> list[Outcome]:
+        unit = battle.units[due.unit]
+        caused_by = (*due.caused_by, seq)
+        if decision == "decline_regroup":
+            # wh40k6.fall_back.start: in each following Movement phase it Falls Back again.
+            return [self.graph.fire(unit, "fall_back_again", caused_by),
+                    *self._fall_back_move_due(battle, unit, caused_by)]  # fmt: skip
+        # decline_sweeping_advance: the winners consolidate; the loser Falls Back from the combat.
+        return self._fall_back_move_due(battle, unit, caused_by, "wh40k6.fall_back.from_combat")
+
+    def implied_restrictions(self, unit: Unit) -> list[tuple[str, str]]:
+        if unit.state != "falling_back":
+            return []
+        return [
+            ("Snap Shots only; cannot Go to Ground; passes Pinning tests", "wh40k6.fall_back.shooting"),
+            ("cannot declare a charge", "wh40k6.fall_back.no_charge"),
+            ("fails every Morale test but Regroup tests", "wh40k6.fall_back.auto_fail"),
+        ]
+
+
+WH40K6 = Wh40k6()

@@ -1,0 +1,189 @@
+"""Where the log lives. A small protocol, and the embedded default: SQLite through sqlite-utils.
+
+An append is all-or-nothing and carries the sequence number its writer last saw; if another writer
+got there first the append is refused with `ConflictError` and nothing is written.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Protocol
+
+import sqlite_utils
+
+from .codec import GENESIS_HASH, body_bytes, chain_hash, decode_body
+from .types import SCHEMA_VERSION, AnyEvent, StoredEvent
+
+
+class ConflictError(Exception):
+    """Another writer appended to the battle after this writer last read it."""
+
+    def __init__(self, battle: str, expected_seq: int, actual_seq: int) -> None:
+        self.battle, self.expected_seq, self.actual_seq = battle, expected_seq, actual_seq
+        super().__init__(
+            f"expected_seq: battle {battle!r} is at sequence {actual_seq}, not {expected_seq}; "
+            "another writer got there first: read the log again and retry"
+        )
+
+
+class UnknownBattle(LookupError):
+    def __init__(self, battle: str) -> None:
+        super().__init__(f"battle: no battle {battle!r} in this store")
+        self.battle = battle
+
+
+class EventStore(Protocol):
+    def append(
+        self, battle: str, events: Sequence[AnyEvent], expected_seq: int, recorded_at: str | None = None
+    ) -> list[StoredEvent]: ...
+
+    def read(self, battle: str, after_seq: int = 0) -> Iterator[StoredEvent]: ...
+
+    def last_seq(self, battle: str) -> int: ...
+
+    def battles(self) -> list[str]: ...
+
+
+def now_utc() -> str:
+    return datetime.now(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
+
+
+def seal(
+    battle: str, events: Sequence[AnyEvent], after_seq: int, prev_hash: str, recorded_at: str
+) -> list[tuple[StoredEvent, bytes]]:
+    """Number and hash-chain events that are to follow `after_seq`; each with the bytes it hashes."""
+    sealed = []
+    for offset, event in enumerate(events, start=1):
+        seq = after_seq + offset
+        body = body_bytes(battle, seq, SCHEMA_VERSION, recorded_at, event)
+        digest = chain_hash(prev_hash, body)
+        sealed.append(
+            (
+                StoredEvent(
+                    battle=battle,
+                    seq=seq,
+                    schema_version=SCHEMA_VERSION,
+                    recorded_at=recorded_at,
+                    event=event,
+                    prev_hash=prev_hash,
+                    hash=digest,
+                ),
+                body,
+            )
+        )
+        prev_hash = digest
+    return sealed
+
+
+class SqliteEventStore:
+    """Many battles in one SQLite file (WAL). `(battle, seq)` is the primary key, so two writers can
+    never both hold one sequence number; each append takes the write lock before it checks."""
+
+    def __init__(self, path: str | Path, *, busy_timeout_s: float = 10.0) -> None:
+        self.path = str(path)
+        conn = sqlite3.connect(self.path, timeout=busy_timeout_s, isolation_level=None)
+        self.db = sqlite_utils.Database(conn)
+        if self.path != ":memory:":
+            self.db.enable_wal()
+        # NORMAL is durable across application crashes in WAL mode; only a power cut can lose the
+        # last commits, and never corrupts the file.
+        self.db.execute("PRAGMA synchronous=NORMAL")
+        if "events" not in self.db.table_names():
+            self.db["events"].create(
+                {
+                    "battle": str,
+                    "seq": int,
+                    "schema_version": int,
+                    "recorded_at": str,
+                    "type": str,
+                    "body": str,
+                    "prev_hash": str,
+                    "hash": str,
+                },
+                pk=("battle", "seq"),
+                if_not_exists=True,
+            )
+        if "dice_secrets" not in self.db.table_names():
+            self.db["dice_secrets"].create({"battle": str, "secret": str}, pk="battle", if_not_exists=True)
+
+    def close(self) -> None:
+        self.db.conn.close()
+
+    def append(
+        self, battle: str, events: Sequence[AnyEvent], expected_seq: int, recorded_at: str | None = None
+    ) -> list[StoredEvent]:
+        if not events:
+            return []
+        conn = self.db.conn
+        # IMMEDIATE takes the write lock now, so the check below and the insert are one step.
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            row = conn.execute(
+                "SELECT seq, hash FROM events WHERE battle = ? ORDER BY seq DESC LIMIT 1", (battle,)
+            ).fetchone()
+            actual_seq, prev_hash = row if row else (0, GENESIS_HASH)
+            if actual_seq != expected_seq:
+                raise ConflictError(battle, expected_seq, actual_seq)
+            sealed = seal(battle, events, actual_seq, prev_hash, recorded_at or now_utc())
+            self.db["events"].insert_all(
+                (
+                    {
+                        "battle": stored.battle,
+                        "seq": stored.seq,
+                        "schema_version": stored.schema_version,
+                        "recorded_at": stored.recorded_at,
+                        "type": stored.event.__struct_config__.tag,
+                        "body": body.decode("utf-8"),
+                        "prev_hash": stored.prev_hash,
+                        "hash": stored.hash,
+                    }
+                    for stored, body in sealed
+                ),
+                batch_size=500,
+            )
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+        return [stored for stored, _ in sealed]
+
+    def read(self, battle: str, after_seq: int = 0) -> Iterator[StoredEvent]:
+        rows = self.db.conn.execute(
+            "SELECT seq, schema_version, recorded_at, body, prev_hash, hash FROM events "
+            "WHERE battle = ? AND seq > ? ORDER BY seq",
+            (battle, after_seq),
+        )
+        for seq, schema_version, recorded_at, body, prev_hash, digest in rows:
+            yield StoredEvent(
+                battle=battle,
+                seq=seq,
+                schema_version=schema_version,
+                recorded_at=recorded_at,
+                event=decode_body(body),
+                prev_hash=prev_hash,
+                hash=digest,
+            )
+
+    def raw_rows(self, battle: str) -> Iterator[tuple[int, str, str, str]]:
+        """(seq, body, prev_hash, hash) exactly as stored, for checking the hash chain."""
+        yield from self.db.conn.execute(
+            "SELECT seq, body, prev_hash, hash FROM events WHERE battle = ? ORDER BY seq", (battle,)
+        )
+
+    def last_seq(self, battle: str) -> int:
+        row = self.db.conn.execute("SELECT MAX(seq) FROM events WHERE battle = ?", (battle,)).fetchone()
+        return row[0] or 0
+
+    def battles(self) -> list[str]:
+        return [row[0] for row in self.db.conn.execute("SELECT DISTINCT battle FROM events ORDER BY battle")]
+
+    def save_dice_secret(self, battle: str, secret: str) -> None:
+        self.db["dice_secrets"].insert({"battle": battle, "secret": secret}, replace=True)
+
+    def dice_secret(self, battle: str) -> str | None:
+        row = self.db.conn.execute("SELECT secret FROM dice_secrets WHERE battle = ?", (battle,)).fetchone()
+        return row[0] if row else None

@@ -1,0 +1,170 @@
+"""The language of the log: every fact the table reports, as one tagged union of frozen Structs.
+
+Tags are explicit and stable (never class names), so a rename in Python never breaks an old log.
+Constraints live in the types: a die is 1..6, a count is never negative, an id is a short slug.
+Schema evolution: a new field always has a default; an existing field never changes type.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+import msgspec
+from msgspec import Meta
+
+SCHEMA_VERSION = 1
+
+Die = Annotated[int, Meta(ge=1, le=6, description="one six-sided die, 1..6")]
+Count = Annotated[int, Meta(ge=0)]
+Positive = Annotated[int, Meta(ge=1)]
+Slug = Annotated[str, Meta(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")]
+Name = Annotated[str, Meta(min_length=1, max_length=200)]
+Reason = Annotated[str, Meta(min_length=1, max_length=2000)]
+Leadership = Annotated[int, Meta(ge=0, le=10)]
+Characteristic = Annotated[int, Meta(ge=0, le=10)]
+FactValue = bool | int | float | str
+
+MoraleState = Literal["steady", "falling_back", "regrouped", "wavering", "broken", "dispersed", "destroyed"]
+MORALE_STATES: tuple[str, ...] = MoraleState.__args__  # type: ignore[attr-defined]
+DicePolicy = Literal["table", "engine", "either"]
+DiceSource = Literal["table", "engine"]
+
+
+class Event(
+    msgspec.Struct,
+    frozen=True,
+    kw_only=True,
+    tag_field="type",
+    forbid_unknown_fields=True,
+    omit_defaults=True,
+):
+    """Something that happened at the table. Past tense, as the players would report it."""
+
+
+class BattleStarted(Event, tag="battle_started"):
+    """The first event of every battle: it pins the rules the log is to be read with."""
+
+    ruleset: Slug
+    ruleset_version: Slug
+    sides: Annotated[list[Slug], Meta(min_length=2, max_length=2)]
+    name: str = ""
+    house_rules: dict[str, FactValue] = {}
+    dice_policy: DicePolicy = "either"
+    dice_commitment: str = ""  # sha256 of the battle's dice secret, when the engine may roll
+
+
+class UnitJoined(Event, tag="unit_joined"):
+    unit: Slug
+    side: Slug
+    name: Name
+    unit_type: Slug
+    models: Positive
+    ld: Leadership | None = None
+    initiative: Characteristic | None = None
+    special_rules: list[Slug] = []
+
+
+class PhaseStarted(Event, tag="phase_started"):
+    turn: Positive
+    side: Slug
+    phase: Slug
+
+
+class PhaseEnded(Event, tag="phase_ended"):
+    turn: Positive
+    side: Slug
+    phase: Slug
+
+
+class CasualtiesSuffered(Event, tag="casualties_suffered"):
+    unit: Slug
+    count: Positive
+    cause: str = ""
+
+
+class CombatSide(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, omit_defaults=True):
+    side: Slug
+    units: Annotated[list[Slug], Meta(min_length=1)]
+    wounds_inflicted: Count
+    bonus: int = 0  # combat resolution from special rules, added to the wounds inflicted
+
+
+class CombatResolved(Event, tag="combat_resolved"):
+    sides: Annotated[list[CombatSide], Meta(min_length=2, max_length=2)]
+
+
+class ChargeDeclared(Event, tag="charge_declared"):
+    charger: Slug
+    targets: Annotated[list[Slug], Meta(min_length=1)]
+    in_range: list[Slug] = []  # targets that at least one charging model can reach, as measured
+
+
+class TableFactRecorded(Event, tag="table_fact_recorded"):
+    unit: Slug
+    fact: Slug
+    value: FactValue = True
+
+
+class DiceRolled(Event, tag="dice_rolled"):
+    unit: Slug
+    test: Slug  # which due roll these dice are for: morale, regroup, pinning, fall_back...
+    dice: Annotated[list[Die], Meta(min_length=1, max_length=12)]
+    source: DiceSource = "table"
+
+
+class PlayerDecided(Event, tag="player_decided"):
+    unit: Slug
+    decision: Slug
+    note: str = ""
+
+
+class RefereeRuled(Event, tag="referee_ruled"):
+    """The referee overrides the engine; the reason stays in the log for anyone auditing later."""
+
+    unit: Slug
+    reason: Reason
+    state: MoraleState | None = None
+    waive_tests: bool = False
+
+
+class EventRetracted(Event, tag="event_retracted"):
+    """Strikes an earlier event: replay reads the log as if it had never been recorded."""
+
+    seq: Positive
+    reason: Reason
+
+
+AnyEvent = (
+    BattleStarted
+    | UnitJoined
+    | PhaseStarted
+    | PhaseEnded
+    | CasualtiesSuffered
+    | CombatResolved
+    | ChargeDeclared
+    | TableFactRecorded
+    | DiceRolled
+    | PlayerDecided
+    | RefereeRuled
+    | EventRetracted
+)
+EVENT_TYPES: dict[str, type[Event]] = {
+    cls.__struct_config__.tag: cls  # type: ignore[misc]
+    for cls in AnyEvent.__args__  # type: ignore[attr-defined]
+}
+
+
+class StoredEvent(msgspec.Struct, frozen=True, kw_only=True):
+    """An event as the log holds it: its place in the battle, when it was written, and its hash link.
+
+    `hash` is sha256 over `prev_hash` and the canonical bytes of everything else, so an edit
+    anywhere in the log breaks every later link.
+    """
+
+    battle: str
+    seq: int
+    schema_version: int
+    recorded_at: str
+    event: AnyEvent
+    prev_hash: str
+    hash: str

@@ -1,0 +1,132 @@
+"""Shared test tools: a battle at the table, in memory, driven one event at a time."""
+
+from __future__ import annotations
+
+import pytest
+
+from morale.core.outcomes import Outcome
+from morale.core.referee import next_phase
+from morale.core.replay import Replay, replay
+from morale.core.rules import Refusal
+from morale.core.state import Unit, digest
+from morale.events.store import seal
+from morale.events.types import (
+    AnyEvent,
+    BattleStarted,
+    CasualtiesSuffered,
+    DiceRolled,
+    PhaseEnded,
+    PhaseStarted,
+    UnitJoined,
+)
+
+
+def unit(
+    unit_id: str,
+    side: str = "imperium",
+    *,
+    ld: int = 8,
+    models: int = 10,
+    initiative: int = 4,
+    unit_type: str = "infantry",
+    rules: tuple[str, ...] = (),
+) -> UnitJoined:
+    return UnitJoined(
+        unit=unit_id,
+        side=side,
+        name=unit_id.replace("_", " ").title(),
+        unit_type=unit_type,
+        models=models,
+        ld=ld,
+        initiative=initiative,
+        special_rules=list(rules),
+    )
+
+
+class Table:
+    """Given a battle of these units, when these events are recorded, then... Every event goes
+    through the referee exactly as the CLI's do (check, then apply)."""
+
+    def __init__(
+        self,
+        *units: UnitJoined,
+        sides: tuple[str, str] = ("imperium", "orks"),
+        ruleset: str = "wh40k6",
+        house_rules: dict | None = None,
+    ) -> None:
+        self.fold = Replay("test-battle")
+        self.events: list[AnyEvent] = []
+        self.record(
+            BattleStarted(ruleset=ruleset, ruleset_version="1", sides=list(sides), house_rules=house_rules or {})
+        )
+        for joined in units:
+            self.record(joined)
+
+    @property
+    def battle(self):
+        return self.fold.state()
+
+    def record(self, event: AnyEvent) -> list[Outcome]:
+        self.fold.check(event)
+        self.events.append(event)
+        return self.fold.apply(self.fold.seq + 1, event)
+
+    def refuse(self, event: AnyEvent) -> Refusal:
+        """The event is refused, and the battle is exactly as it was."""
+        before, seq = digest(self.battle), self.fold.seq
+        with pytest.raises(Refusal) as refused:
+            self.record(event)
+        assert digest(self.battle) == before and self.fold.seq == seq
+        return refused.value
+
+    def unit(self, unit_id: str) -> Unit:
+        return self.battle.units[unit_id]
+
+    def state(self, unit_id: str) -> str:
+        return self.unit(unit_id).state
+
+    def due(self, unit_id: str | None = None) -> list[str]:
+        return [f"{t.unit}:{t.test}" for t in self.battle.due if unit_id in (None, t.unit)]
+
+    def start_next_phase(self) -> list[Outcome]:
+        battle = self.battle
+        caused: list[Outcome] = []
+        if battle.phase_open:
+            caused += self.record(PhaseEnded(turn=battle.turn, side=battle.active_side, phase=battle.phase))
+        turn, side, phase = next_phase(self.battle)
+        return caused + self.record(PhaseStarted(turn=turn, side=side, phase=phase))
+
+    def go_to(self, turn: int, side: str, phase: str) -> list[Outcome]:
+        """Walk the clock (ending and starting phases) until `phase` of `side`'s turn has started."""
+        caused: list[Outcome] = []
+        while (self.battle.turn, self.battle.active_side, self.battle.phase, self.battle.phase_open) != (
+            turn,
+            side,
+            phase,
+            True,
+        ):
+            caused += self.start_next_phase()
+        return caused
+
+    def end_phase(self) -> list[Outcome]:
+        battle = self.battle
+        return self.record(PhaseEnded(turn=battle.turn, side=battle.active_side, phase=battle.phase))
+
+    def casualties(self, unit_id: str, count: int, cause: str = "shooting") -> list[Outcome]:
+        return self.record(CasualtiesSuffered(unit=unit_id, count=count, cause=cause))
+
+    def roll(self, unit_id: str, test: str, *dice: int) -> list[Outcome]:
+        return self.record(DiceRolled(unit=unit_id, test=test, dice=list(dice)))
+
+    def replayed(self) -> Replay:
+        """The same log replayed from scratch, as a later reader would."""
+        stored = [s for s, _ in seal("test-battle", self.events, 0, "0" * 64, "2026-01-01T00:00:00Z")]
+        return replay("test-battle", stored)
+
+
+def kinds(outcomes: list[Outcome]) -> list[str]:
+    return [type(o).__name__ for o in outcomes]
+
+
+def rules_cited(outcomes: list[Outcome]) -> set[str]:
+    return {o.rule for o in outcomes} | {getattr(o, "trigger", "") for o in outcomes} - {""}
