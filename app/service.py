@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from msgspec.structs import replace
+
 from morale.core.dice import commitment, engine_dice, new_secret
 from morale.core.outcomes import Outcome
 from morale.core.referee import due_test
@@ -17,7 +19,6 @@ from morale.core.replay import Replay, replay
 from morale.core.rules import Refusal
 from morale.events.store import ConflictError, SqliteEventStore, UnknownBattle
 from morale.events.types import AnyEvent, BattleStarted, DiceRolled, StoredEvent
-from msgspec.structs import replace
 
 
 @dataclass(frozen=True)

@@ -64,6 +64,13 @@ class RestrictionLifted(Outcome, tag="restriction_lifted"):
     restriction: str
 
 
+class StateChangeScheduled(Outcome, tag="state_change_scheduled"):
+    """A state change the rules put off to a later moment ("removed at the end of the Assault phase")."""
+
+    to_state: str
+    at: str
+
+
 class Moved(Outcome, tag="moved"):
     """A move the rules impose (falling back, regrouping), with its distance in inches."""
 
@@ -71,4 +78,13 @@ class Moved(Outcome, tag="moved"):
     dice: tuple[int, ...] = ()
 
 
-AnyOutcome = TestDue | TestNotTaken | TestResolved | StateChanged | RestrictionApplied | RestrictionLifted | Moved
+AnyOutcome = (
+    TestDue
+    | TestNotTaken
+    | TestResolved
+    | StateChanged
+    | StateChangeScheduled
+    | RestrictionApplied
+    | RestrictionLifted
+    | Moved
+)

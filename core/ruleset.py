@@ -34,6 +34,7 @@ class Ruleset:
     facts: Mapping[str, str] = {}  # fact -> rule ID that reads it
     decisions: Mapping[str, str] = {}  # decision -> rule ID that allows it
     parameters: Mapping[str, object] = {}  # house-rule-able numbers, with their defaults
+    phrases: Mapping[str, str] = {}  # rule ID -> how the narrative words the state change it causes
 
     # -- set-up -----------------------------------------------------------------------------
     def check_house_rules(self, house_rules: Mapping[str, object]) -> None:
@@ -93,6 +94,10 @@ class Ruleset:
 
     def on_due(self, battle: Battle, due: DueTest) -> list[Outcome] | None:
         """A test has become due: resolve it at once (immune, automatic) or return None to wait for dice."""
+        return None
+
+    def target(self, battle: Battle, due: DueTest) -> int | None:
+        """The number a due test's dice must not exceed, where there is one (for the due list)."""
         return None
 
     def implied_restrictions(self, unit: Unit) -> list[tuple[str, str]]:
@@ -157,4 +162,4 @@ class Ruleset:
 
     def describe_point(self, battle: Battle, point: Point) -> str:
         turn, side_index, phase_index = point
-        return f"end of {battle.sides[side_index]}'s {self.phases[phase_index]} phase, turn {turn}"
+        return f"end of the {self.phases[phase_index]} phase ({battle.sides[side_index]}, turn {turn})"

@@ -5,11 +5,20 @@ Tables first, then one function per clause, each under the rule ID it carries ou
 
 from __future__ import annotations
 
-from morale.events.types import ChargeDeclared, CombatResolved, TableFactRecorded, UnitJoined
 from msgspec.structs import replace
 
+from morale.events.types import ChargeDeclared, CombatResolved, TableFactRecorded, UnitJoined
+
 from ..machine import StateGraph
-from ..outcomes import Modifier, Moved, Outcome, RestrictionApplied, TestNotTaken, TestResolved
+from ..outcomes import (
+    Modifier,
+    Moved,
+    Outcome,
+    RestrictionApplied,
+    StateChangeScheduled,
+    TestNotTaken,
+    TestResolved,
+)
 from ..rules import DESTROYED, Refusal, rule
 from ..ruleset import Ruleset
 from ..state import Battle, DueTest, Pending, Restriction, Unit
@@ -52,6 +61,16 @@ DECISIONS = {
 PARAMETERS: dict[str, object] = {
     "casualty_threshold_percent": 25,  # wh40k6.trigger.casualties
     "regroup_threshold_percent": 25,  # wh40k6.regroup.test
+}
+
+# How the narrative words a state change, by the rule that caused it.
+PHRASES = {
+    "wh40k6.fall_back.edge": "leaves the battle by its table edge",
+    "wh40k6.fall_back.trapped": "is trapped and destroyed",
+    "wh40k6.assaulted.fail": "is caught while Falling Back and removed as casualties",
+    "wh40k6.sweeping_advance": "is caught by the Sweeping Advance and destroyed",
+    "wh40k6.assaulted.pass": "Regroups without moving",
+    "wh40k6.regroup.after": "is steady again",
 }
 
 RESTRICTIONS = {
@@ -218,6 +237,7 @@ class Wh40k6(Ruleset):
     facts = FACTS
     decisions = DECISIONS
     parameters = PARAMETERS
+    phrases = PHRASES
 
     def check_unit(self, battle: Battle, event: UnitJoined) -> None:
         super().check_unit(battle, event)
@@ -296,7 +316,7 @@ class Wh40k6(Ruleset):
         scores = [side.wounds_inflicted + side.bonus for side in event.sides]
         if scores[0] == scores[1]:
             return []  # a draw: nobody tests
-        loser, winner = (event.sides[0], event.sides[1]) if scores[0] < scores[1] else event.sides
+        loser, winner = (event.sides[0], event.sides[1]) if scores[0] < scores[1] else (event.sides[1], event.sides[0])
         margin = abs(scores[0] - scores[1])
         caused: list[Outcome] = []
         for unit_id in loser.units:
@@ -483,12 +503,12 @@ class Wh40k6(Ruleset):
         end_of_assault = (battle.turn, battle.side_index, PHASES.index("assault"))
         unit.pending.append(Pending(trigger="be_removed_after_assault", at=end_of_assault, caused_by=caused_by))
         return [
-            RestrictionApplied(
+            StateChangeScheduled(
                 unit=unit.id,
                 rule="wh40k6.assaulted.fail",
                 caused_by=caused_by,
-                restriction="removed_at_end_of_assault",
-                until=self.describe_point(battle, end_of_assault),
+                to_state="dispersed",
+                at=self.describe_point(battle, end_of_assault),
             )
         ]
 
@@ -518,6 +538,12 @@ class Wh40k6(Ruleset):
                     *self._fall_back_move_due(battle, unit, caused_by)]  # fmt: skip
         # decline_sweeping_advance: the winners consolidate; the loser Falls Back from the combat.
         return self._fall_back_move_due(battle, unit, caused_by, "wh40k6.fall_back.from_combat")
+
+    def target(self, battle: Battle, due: DueTest) -> int | None:
+        if due.test not in ("morale", "regroup", "pinning"):
+            return None
+        unit = battle.units[due.unit]
+        return (unit.ld or 0) + apply_modifiers(unit, due.modifiers)[1]
 
     def implied_restrictions(self, unit: Unit) -> list[tuple[str, str]]:
         if unit.state != "falling_back":

@@ -1,0 +1,295 @@
+"""`morale`: create battles, record what happens at the table, and read back what the rules made of it.
+
+Every command reads the battle's log from the store, so there is no other state to keep in sync.
+Refused input prints one line naming the field or rule ID and exits with code 2; nothing is written.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Any
+
+import msgspec
+import typer
+from rich.console import Console
+
+from morale.core.referee import next_phase
+from morale.core.rules import Refusal
+from morale.core.rulesets import rulesets
+from morale.events.codec import MalformedEvent, decode_event, event_from_dict
+from morale.events.store import ConflictError, SqliteEventStore, UnknownBattle
+from morale.events.types import EVENT_TYPES, AnyEvent, PhaseEnded, PhaseStarted
+from morale.projections.board import board
+from morale.projections.due import due_tests
+from morale.projections.log import log_rows
+from morale.projections.narrative import describe_event, narrate
+
+from . import render
+from .roster import load_roster
+from .service import Recorded, load, record, roll_for, start_battle
+
+app = typer.Typer(
+    help="An event-sourced referee for the morale rules of tabletop wargames.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+out = Console(highlight=False, soft_wrap=True)
+err = Console(stderr=True, highlight=False, soft_wrap=True)
+
+DEFAULT_DB = "morale.db"
+Db = Annotated[
+    Path, typer.Option("--db", envvar="MORALE_DB", help="SQLite file holding the battles' logs.", show_default=True)
+]
+Json = Annotated[bool, typer.Option("--json", help="Print JSON for machines instead of tables.")]
+BattleArg = Annotated[str, typer.Argument(help="The battle's id.")]
+Expect = Annotated[
+    int | None, typer.Option("--expect", help="Refuse unless the log ends at this sequence number (optimistic lock).")
+]
+
+EXIT_REFUSED = 2
+
+
+@contextmanager
+def refusals() -> Iterator[None]:
+    """Every way input can be wrong ends here: one line on stderr, exit code 2, nothing written."""
+    try:
+        yield
+    except (Refusal, MalformedEvent, ConflictError, UnknownBattle) as exc:
+        err.print(f"refused: {exc}", markup=False)
+        raise typer.Exit(EXIT_REFUSED) from None
+
+
+def open_store(db: Path) -> SqliteEventStore:
+    return SqliteEventStore(db)
+
+
+def emit_json(value: Any) -> None:
+    sys.stdout.write(msgspec.json.encode(value).decode() + "\n")
+
+
+def report(store: SqliteEventStore, battle: str, recorded: list[Recorded], as_json: bool) -> None:
+    if as_json:
+        emit_json([{"stored": r.stored, "caused": r.caused} for r in recorded])
+        return
+    state = load(store, battle).state()
+    for item in recorded:
+        render.print_recorded(out, item.stored.seq, describe_event(item.stored.event, state), item.caused, state)
+
+
+@app.command()
+def new(
+    roster: Annotated[Path, typer.Argument(help="A roster file (TOML): [battle] and [[unit]] tables.")],
+    battle: Annotated[str | None, typer.Option(help="The battle's id (default: battle.id in the roster).")] = None,
+    db: Db = Path(DEFAULT_DB),
+    as_json: Json = False,
+) -> None:
+    """Create a battle from a roster: its rules, its sides and its units."""
+    with refusals():
+        parsed = load_roster(roster, battle)
+        store = open_store(db)
+        recorded = start_battle(store, parsed.battle, parsed.started, parsed.units)
+        if as_json:
+            emit_json({"battle": parsed.battle, "seq": recorded[-1].stored.seq})
+        else:
+            out.print(f"Battle [bold]{parsed.battle}[/bold] created with {len(parsed.units)} units in {db}.")
+
+
+@app.command()
+def append(
+    battle: BattleArg,
+    event_type: Annotated[
+        str | None, typer.Argument(metavar="TYPE", help="Event type, e.g. casualties_suffered.")
+    ] = None,
+    fields: Annotated[list[str] | None, typer.Argument(metavar="FIELD=VALUE...", help="The event's fields.")] = None,
+    json_text: Annotated[str | None, typer.Option("--json-event", "-j", help="The event as one JSON object.")] = None,
+    file: Annotated[
+        Path | None, typer.Option("--file", "-f", help="Events as NDJSON (one per line); - for stdin.")
+    ] = None,
+    expect: Expect = None,
+    db: Db = Path(DEFAULT_DB),
+    as_json: Json = False,
+) -> None:
+    """Record events: from TYPE and FIELD=VALUE pairs, from JSON, or from an NDJSON file (all or nothing)."""
+    with refusals():
+        events = _events_from(event_type, fields or [], json_text, file)
+        store = open_store(db)
+        report(store, battle, record(store, battle, events, expected_seq=expect), as_json)
+
+
+@app.command()
+def roll(
+    battle: BattleArg,
+    unit: Annotated[str, typer.Argument(help="The unit whose test the dice are for.")],
+    test: Annotated[str, typer.Argument(help="The due test: morale, regroup, pinning, fall_back...")],
+    dice: Annotated[
+        list[int] | None, typer.Argument(help="The dice as rolled at the table; none: the engine rolls.")
+    ] = None,
+    expect: Expect = None,
+    db: Db = Path(DEFAULT_DB),
+    as_json: Json = False,
+) -> None:
+    """Roll for a due test: type in the table's dice, or let the engine roll them (recorded either way)."""
+    with refusals():
+        store = open_store(db)
+        if dice:
+            event = event_from_dict({"type": "dice_rolled", "unit": unit, "test": test, "dice": dice})
+            recorded = record(store, battle, [event], expected_seq=expect)
+        else:
+            recorded = roll_for(store, battle, unit, test)
+        report(store, battle, recorded, as_json)
+
+
+@app.command("next-phase")
+def next_phase_command(battle: BattleArg, db: Db = Path(DEFAULT_DB), as_json: Json = False) -> None:
+    """End the phase in progress, or start the next one in the ruleset's order."""
+    with refusals():
+        store = open_store(db)
+        fold = load(store, battle)
+        state = fold.state()
+        event: AnyEvent
+        if state.phase_open:
+            event = PhaseEnded(turn=state.turn, side=state.active_side or "", phase=state.phase or "")
+        else:
+            turn, side, phase = next_phase(state)
+            event = PhaseStarted(turn=turn, side=side, phase=phase)
+        report(store, battle, record(store, battle, [event], expected_seq=fold.seq), as_json)
+
+
+@app.command("board")
+def board_command(battle: BattleArg, db: Db = Path(DEFAULT_DB), as_json: Json = False) -> None:
+    """The status board: each unit's state, models left, restrictions and tests due."""
+    with refusals():
+        view = board(load(open_store(db), battle).state())
+        emit_json(view) if as_json else render.print_board(out, view)
+
+
+@app.command("due")
+def due_command(battle: BattleArg, db: Db = Path(DEFAULT_DB), as_json: Json = False) -> None:
+    """The tests due now, with the number to roll, the modifiers and why each is due."""
+    with refusals():
+        views = due_tests(load(open_store(db), battle).state())
+        emit_json(views) if as_json else render.print_due(out, views)
+
+
+@app.command("log")
+def log_command(battle: BattleArg, db: Db = Path(DEFAULT_DB), as_json: Json = False) -> None:
+    """Every stored event, in order, with its hash link."""
+    with refusals():
+        store = open_store(db)
+        load(store, battle)
+        rows = log_rows(battle, store.read(battle))
+        emit_json(rows) if as_json else render.print_log(out, rows)
+
+
+@app.command("replay")
+def replay_command(
+    battle: BattleArg,
+    turn: Annotated[int | None, typer.Option(help="Only this game turn.")] = None,
+    db: Db = Path(DEFAULT_DB),
+    as_json: Json = False,
+) -> None:
+    """Replay the battle from its log as a narrative, turn by turn, each consequence citing its rule ID."""
+    with refusals():
+        store = open_store(db)
+        load(store, battle)
+        lines = narrate(battle, store.read(battle))
+        if turn is not None:
+            lines = [line for line in lines if line.turn == turn]
+        emit_json(lines) if as_json else render.print_narrative(out, lines)
+
+
+@app.command("battles")
+def battles_command(db: Db = Path(DEFAULT_DB), as_json: Json = False) -> None:
+    """The battles in the store."""
+    store = open_store(db)
+    rows = [{"battle": b, "events": store.last_seq(b)} for b in store.battles()]
+    if as_json:
+        emit_json(rows)
+    else:
+        for row in rows:
+            out.print(f"{row['battle']}  ({row['events']} events)")
+
+
+@app.command("rulesets")
+def rulesets_command(as_json: Json = False) -> None:
+    """The rulesets this engine knows, with their versions."""
+    rows = [{"id": r.id, "version": r.version, "title": r.title, "phases": r.phases} for r in rulesets().values()]
+    if as_json:
+        emit_json(rows)
+    else:
+        for row in rows:
+            out.print(f"{row['id']} v{row['version']}: {row['title']} (phases: {', '.join(row['phases'])})")
+
+
+# -- reading events from the command line -------------------------------------------------------
+def _events_from(event_type: str | None, fields: list[str], json_text: str | None, file: Path | None) -> list[AnyEvent]:
+    given = sum(x is not None for x in (event_type, json_text, file))
+    if given != 1:
+        raise MalformedEvent("give exactly one of: TYPE FIELD=VALUE..., --json-event, --file")
+    if json_text is not None:
+        return [decode_event(json_text)]
+    if file is not None:
+        text = sys.stdin.read() if str(file) == "-" else _read(file)
+        events = []
+        for number, line in enumerate(text.splitlines(), start=1):
+            if line.strip():
+                try:
+                    events.append(decode_event(line))
+                except MalformedEvent as exc:
+                    raise MalformedEvent(f"{file} line {number}: {exc}") from None
+        if not events:
+            raise MalformedEvent(f"{file}: no events in the file")
+        return events
+    assert event_type is not None
+    return [event_from_dict({"type": event_type, **_parse_fields(event_type, fields)})]
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise MalformedEvent(f"{path}: {exc.strerror}") from None
+
+
+def _parse_fields(event_type: str, fields: list[str]) -> dict[str, Any]:
+    """FIELD=VALUE pairs: a value is read as JSON when it parses (numbers, true, lists), else as text;
+    a list field also takes comma-separated text (targets=boyz,nobz)."""
+    cls = EVENT_TYPES.get(event_type)
+    if cls is None:
+        raise MalformedEvent(f"type: unknown event type {event_type!r} (known: {', '.join(EVENT_TYPES)})")
+    list_fields = {
+        f.name for f in msgspec.inspect.type_info(cls).fields if isinstance(f.type, msgspec.inspect.ListType)
+    }
+    parsed: dict[str, Any] = {}
+    for pair in fields:
+        key, sep, raw = pair.partition("=")
+        if not sep or not key:
+            raise MalformedEvent(f"{pair!r}: write fields as FIELD=VALUE")
+        try:
+            value: Any = json.loads(raw)
+        except ValueError:
+            value = raw
+        if key in list_fields and not isinstance(value, list):
+            value = [_scalar(v) for v in str(raw).split(",") if v]
+        parsed[key] = value
+    return parsed
+
+
+def _scalar(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,70 @@
+"""A battle's roster file (TOML) turned into its first events: battle started, units joined."""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+from morale.core.rules import Refusal
+from morale.core.rulesets import latest
+from morale.events.codec import MalformedEvent, event_from_dict
+from morale.events.types import BattleStarted, UnitJoined
+
+# Roster keys that are spelled for people and differ from the event field names.
+_UNIT_KEYS = {"id": "unit", "type": "unit_type", "rules": "special_rules"}
+
+
+@dataclass(frozen=True)
+class Roster:
+    battle: str
+    started: BattleStarted
+    units: list[UnitJoined]
+
+
+def load_roster(path: Path, battle_id: str | None = None) -> Roster:
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise MalformedEvent(f"{path}: not valid TOML: {exc}") from None
+    except OSError as exc:
+        raise MalformedEvent(f"{path}: {exc.strerror}") from None
+    battle = data.get("battle")
+    if not isinstance(battle, dict):
+        raise MalformedEvent(f"{path}: a roster needs a [battle] table")
+    ruleset_id = battle.get("ruleset", "")
+    try:
+        version = str(battle.get("ruleset_version") or latest(str(ruleset_id)).version)
+    except Refusal as refusal:
+        raise MalformedEvent(f"{path}: battle.ruleset: {refusal.message}") from None
+    started = _event(
+        path,
+        "battle",
+        {
+            "type": "battle_started",
+            "ruleset": ruleset_id,
+            "ruleset_version": version,
+            "sides": battle.get("sides"),
+            "name": battle.get("name", ""),
+            "dice_policy": battle.get("dice", "either"),
+            "house_rules": data.get("house_rules", {}),
+        },
+    )
+    units = data.get("unit", [])
+    if not isinstance(units, list):
+        raise MalformedEvent(f"{path}: units are written as [[unit]] tables")
+    joined = [
+        _event(path, f"unit[{i}]", {"type": "unit_joined", **{_UNIT_KEYS.get(k, k): v for k, v in unit.items()}})
+        for i, unit in enumerate(units)
+    ]
+    battle_id = battle_id or battle.get("id")
+    if not battle_id:
+        raise MalformedEvent(f"{path}: give the battle an id (battle.id in the roster, or --battle)")
+    return Roster(battle=str(battle_id), started=started, units=joined)  # type: ignore[arg-type]
+
+
+def _event(path: Path, where: str, fields: dict) -> BattleStarted | UnitJoined:
+    try:
+        return event_from_dict(fields)  # type: ignore[return-value]
+    except MalformedEvent as exc:
+        raise MalformedEvent(f"{path}: {where}: {exc}") from None

@@ -1,0 +1,82 @@
+"""The status board: every unit, its morale state, models left, restrictions and tests due."""
+
+from __future__ import annotations
+
+import msgspec
+
+from morale.core.state import Battle
+
+
+class RestrictionView(msgspec.Struct, frozen=True, kw_only=True):
+    text: str
+    rule: str
+    until: str = ""
+
+
+class UnitRow(msgspec.Struct, frozen=True, kw_only=True):
+    unit: str
+    name: str
+    side: str
+    unit_type: str
+    state: str
+    models: int
+    starting_models: int
+    ld: int | None
+    special_rules: list[str]
+    restrictions: list[RestrictionView]
+    due: list[str]
+
+
+class Board(msgspec.Struct, frozen=True, kw_only=True):
+    battle: str
+    ruleset: str
+    seq: int
+    turn: int
+    side: str | None
+    phase: str | None
+    phase_open: bool
+    units: list[UnitRow]
+
+
+def board(battle: Battle) -> Board:
+    ruleset = battle.ruleset
+    rows = []
+    for unit in battle.units.values():
+        restrictions = [
+            RestrictionView(text=r.name.replace("_", " "), rule=r.rule, until=ruleset.describe_point(battle, r.until))
+            for r in unit.restrictions
+        ]
+        restrictions += [
+            RestrictionView(
+                text=p.trigger.replace("_", " "),
+                rule=ruleset.graph.rule_for(unit, p.trigger) if ruleset.graph.can(unit, p.trigger) else "",
+                until=ruleset.describe_point(battle, p.at),
+            )
+            for p in unit.pending
+        ]
+        restrictions += [RestrictionView(text=text, rule=rule) for text, rule in ruleset.implied_restrictions(unit)]
+        rows.append(
+            UnitRow(
+                unit=unit.id,
+                name=unit.name,
+                side=unit.side,
+                unit_type=unit.unit_type,
+                state=unit.state,
+                models=unit.models,
+                starting_models=unit.starting_models,
+                ld=unit.ld,
+                special_rules=sorted(unit.special_rules),
+                restrictions=restrictions,
+                due=[f"{t.test} ({t.rule})" for t in battle.due_for(unit.id)],
+            )
+        )
+    return Board(
+        battle=battle.id,
+        ruleset=f"{ruleset.id} v{ruleset.version}",
+        seq=battle.seq,
+        turn=battle.turn,
+        side=battle.active_side,
+        phase=battle.phase,
+        phase_open=battle.phase_open,
+        units=rows,
+    )

@@ -1,0 +1,40 @@
+"""The tests due now: what each needs, why it is due, and what settles it."""
+
+from __future__ import annotations
+
+import msgspec
+
+from morale.core.outcomes import Modifier
+from morale.core.state import Battle
+
+
+class DueView(msgspec.Struct, frozen=True, kw_only=True):
+    unit: str
+    name: str
+    test: str
+    rule: str
+    caused_by: tuple[int, ...]
+    dice: int
+    target: int | None
+    modifiers: tuple[Modifier, ...]
+    decisions: tuple[str, ...]
+
+
+def due_tests(battle: Battle) -> list[DueView]:
+    views = []
+    for due in battle.due:
+        unit = battle.units[due.unit]
+        views.append(
+            DueView(
+                unit=due.unit,
+                name=unit.name,
+                test=due.test,
+                rule=due.rule,
+                caused_by=due.caused_by,
+                dice=due.dice,
+                target=battle.ruleset.target(battle, due),
+                modifiers=due.modifiers,
+                decisions=due.decisions,
+            )
+        )
+    return views

@@ -1,0 +1,200 @@
+"""The battle as a story: each event in words, followed by what it caused, each citing its rule ID."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import msgspec
+
+from morale.core.outcomes import (
+    Moved,
+    Outcome,
+    RestrictionApplied,
+    RestrictionLifted,
+    StateChanged,
+    StateChangeScheduled,
+    TestDue,
+    TestNotTaken,
+    TestResolved,
+)
+from morale.core.replay import Replay
+from morale.core.state import Battle
+from morale.events.types import (
+    AnyEvent,
+    BattleStarted,
+    CasualtiesSuffered,
+    ChargeDeclared,
+    CombatResolved,
+    DiceRolled,
+    EventRetracted,
+    PhaseEnded,
+    PhaseStarted,
+    PlayerDecided,
+    RefereeRuled,
+    StoredEvent,
+    TableFactRecorded,
+    UnitJoined,
+)
+
+
+class Line(msgspec.Struct, frozen=True, kw_only=True):
+    seq: int
+    turn: int
+    side: str | None
+    phase: str | None
+    kind: str  # "heading", "event" or "outcome"
+    text: str
+    rules: list[str] = []
+    caused_by: tuple[int, ...] = ()
+
+
+def narrate(battle_id: str, events: Iterable[StoredEvent]) -> list[Line]:
+    fold = Replay(battle_id)
+    lines: list[Line] = []
+    for stored in events:
+        caused = fold.apply(stored.seq, stored.event)
+        battle = fold.state()
+        where = {"seq": stored.seq, "turn": battle.turn, "side": battle.active_side, "phase": battle.phase}
+        if isinstance(stored.event, PhaseStarted):
+            heading = f"Turn {stored.event.turn} · {stored.event.side} · {stored.event.phase.replace('_', ' ')}"
+            lines.append(Line(**where, kind="heading", text=heading))
+        else:
+            lines.append(Line(**where, kind="event", text=describe_event(stored.event, battle)))
+        for outcome in caused:
+            rules = [outcome.rule]
+            trigger = getattr(outcome, "trigger", "")
+            if trigger and trigger != outcome.rule:
+                rules.insert(0, trigger)
+            lines.append(
+                Line(
+                    **where,
+                    kind="outcome",
+                    text=describe_outcome(outcome, battle),
+                    rules=rules,
+                    caused_by=outcome.caused_by,
+                )
+            )
+    return lines
+
+
+def _name(battle: Battle, unit_id: str) -> str:
+    unit = battle.units.get(unit_id)
+    return unit.name if unit else unit_id
+
+
+def _words(slug: str) -> str:
+    return slug.replace("_", " ")
+
+
+def describe_event(event: AnyEvent, battle: Battle) -> str:
+    match event:
+        case BattleStarted():
+            ruleset = battle.ruleset
+            title = f"{event.name}: " if event.name else ""
+            return (
+                f"{title}battle begins under {ruleset.title} ({ruleset.id} v{ruleset.version}); "
+                f"{event.sides[0]} takes the first turn; dice: {event.dice_policy}"
+            )
+        case UnitJoined():
+            rules = f"; {', '.join(_words(r) for r in event.special_rules)}" if event.special_rules else ""
+            ld = f", Ld {event.ld}" if event.ld is not None else ""
+            return f"{event.name} joins {event.side}: {event.models} models, {_words(event.unit_type)}{ld}{rules}"
+        case PhaseEnded():
+            return f"End of the {_words(event.phase)} phase ({event.side}, turn {event.turn})"
+        case CasualtiesSuffered():
+            cause = f" to {_words(event.cause)}" if event.cause else ""
+            left = battle.units[event.unit].models
+            return (
+                f"{_name(battle, event.unit)} loses {event.count} model{'s' * (event.count > 1)}{cause} ({left} left)"
+            )
+        case CombatResolved():
+            parts = [
+                f"{side.side} ({', '.join(_name(battle, u) for u in side.units)}) inflict {side.wounds_inflicted}"
+                + (f" +{side.bonus}" if side.bonus else "")
+                for side in event.sides
+            ]
+            return "Combat resolved: " + "; ".join(parts)
+        case ChargeDeclared():
+            targets = ", ".join(_name(battle, t) for t in event.targets)
+            in_range = ", ".join(_name(battle, t) for t in event.in_range) or "none"
+            return f"{_name(battle, event.charger)} declares a charge on {targets} (in range: {in_range})"
+        case TableFactRecorded():
+            value = "" if event.value is True else f": {event.value}"
+            return f"At the table: {_name(battle, event.unit)} {_words(event.fact)}{value}"
+        case DiceRolled():
+            dice = " + ".join(str(d) for d in event.dice)
+            return f"{_name(battle, event.unit)} rolls for {_words(event.test)}: {dice} ({event.source})"
+        case PlayerDecided():
+            note = f" ({event.note})" if event.note else ""
+            return f"{_name(battle, event.unit)}: the player chooses to {_words(event.decision)}{note}"
+        case RefereeRuled():
+            parts = [f"state {_words(event.state)}"] if event.state else []
+            parts += ["tests waived"] if event.waive_tests else []
+            return f"Referee's ruling on {_name(battle, event.unit)}: {', '.join(parts)}; reason: {event.reason}"
+        case EventRetracted():
+            return f"Event {event.seq} is struck from the log; reason: {event.reason}"
+    return type(event).__name__
+
+
+_STATE_WORDS = {
+    "falling_back": "Falls Back",
+    "regrouped": "Regroups",
+    "steady": "is steady again",
+    "dispersed": "is removed from the battle",
+    "destroyed": "is destroyed: its last model is dead",
+    "wavering": "wavers",
+    "broken": "routs",
+}
+
+
+def describe_outcome(outcome: Outcome, battle: Battle) -> str:
+    name = _name(battle, outcome.unit)
+    match outcome:
+        case TestDue():
+            target = battle.ruleset.target(battle, _due_like(battle, outcome))
+            needs = f", needs {target} or less" if target is not None else ""
+            return f"{name} must roll {outcome.dice}D6 for {_words(outcome.test)}{needs}"
+        case TestNotTaken():
+            return f"{name} takes no {_words(outcome.test)} test"
+        case TestResolved():
+            verdict = "passes" if outcome.passed else "fails"
+            if outcome.automatic:
+                return f"{name} {verdict} the {_words(outcome.test)} test automatically" + (
+                    f" ({outcome.detail})" if outcome.detail else ""
+                )
+            if outcome.test == "sweeping_advance":
+                caught = "escapes" if outcome.passed else "is caught"
+                return f"{name} {caught}: {outcome.detail}"
+            modifiers = "".join(
+                f" {m.value:+d} ({m.reason}{', ignored: ' + m.ignored_by if m.ignored_by else ''})"
+                for m in outcome.modifiers
+            )
+            dice = " + ".join(str(d) for d in outcome.dice)
+            detail = f"; {outcome.detail}" if outcome.detail else ""
+            return (
+                f"{name} {verdict} the {_words(outcome.test)} test: {dice} = {outcome.total} "
+                f"against {outcome.target}{modifiers}{detail}"
+            )
+        case StateChanged():
+            if outcome.from_state == outcome.to_state == "falling_back":
+                return f"{name} Falls Back again"
+            phrase = battle.ruleset.phrases.get(outcome.rule) or _STATE_WORDS.get(outcome.to_state)
+            return f"{name} {phrase or _words(outcome.to_state)}"
+        case StateChangeScheduled():
+            return f"{name} will be {_words(outcome.to_state)} at the {outcome.at}"
+        case RestrictionApplied():
+            return f"{name}: {_words(outcome.restriction)} until the {outcome.until}"
+        case RestrictionLifted():
+            return f"{name}: {_words(outcome.restriction)} ends"
+        case Moved():
+            dice = " + ".join(str(d) for d in outcome.dice)
+            return f'{name} Falls Back {outcome.inches}" ({dice})'
+    return type(outcome).__name__
+
+
+def _due_like(battle: Battle, due: TestDue):
+    """The due test an announcement refers to (it may already be resolved by the time we narrate)."""
+    from morale.core.state import DueTest
+
+    return DueTest(id=0, unit=due.unit, test=due.test, rule=due.rule, caused_by=due.caused_by,
+                   dice=due.dice, modifiers=due.modifiers)  # fmt: skip
