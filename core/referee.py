@@ -63,6 +63,7 @@ def decide(battle: Battle | None, event: AnyEvent) -> None:
             if event.count > unit.models:
                 raise Refusal(f"{unit.id} has only {unit.models} models left, not {event.count}", field="count")
         case CombatResolved():
+            _check_no_tests_due(battle, "resolve a combat")
             seen: set[str] = set()
             if event.sides[0].side == event.sides[1].side:
                 raise Refusal("a combat is fought between two different sides", field="sides")
@@ -75,6 +76,7 @@ def decide(battle: Battle | None, event: AnyEvent) -> None:
                     seen.add(unit_id)
             battle.ruleset.check_combat(battle, event)
         case ChargeDeclared():
+            _check_no_tests_due(battle, "declare a charge")
             charger = living_unit(battle, event.charger, field="charger")
             for target_id in event.targets:
                 target = living_unit(battle, target_id, field="targets")
@@ -105,13 +107,7 @@ def decide(battle: Battle | None, event: AnyEvent) -> None:
                 )
         case PlayerDecided():
             living_unit(battle, event.unit)
-            if not any(event.decision in t.decisions for t in battle.due_for(event.unit)):
-                offered = sorted({d for t in battle.due_for(event.unit) for d in t.decisions})
-                raise Refusal(
-                    f"{event.unit} has no due test that {event.decision!r} settles"
-                    f" (open decisions: {', '.join(offered) or 'none'})",
-                    rule=rules.DECISION,
-                )
+            first_due(battle, event.unit, event.decision)
         case RefereeRuled():
             unit = known_unit(battle, event.unit)
             if event.state is None and not event.waive_tests:
@@ -186,12 +182,13 @@ def evolve(battle: Battle | None, event: AnyEvent, seq: int) -> tuple[Battle, li
             battle.due.remove(due)
             caused += ruleset.resolve(battle, due, tuple(event.dice), seq)
         case PlayerDecided():
-            due = next(t for t in battle.due_for(event.unit) if event.decision in t.decisions)
+            due = first_due(battle, event.unit, event.decision)
             battle.due.remove(due)
             caused += ruleset.on_decision(battle, due, event.decision, seq)
         case RefereeRuled():
             unit = battle.units[event.unit]
-            if event.waive_tests:
+            # A ruling on the unit's state makes the tests it was facing moot: they are waived with it.
+            if event.waive_tests or event.state is not None:
                 for due in battle.due_for(unit.id):
                     battle.due.remove(due)
                     caused.append(
@@ -230,11 +227,29 @@ def living_unit(battle: Battle, unit_id: str, field: str = "unit") -> Unit:
 
 
 def due_test(battle: Battle, unit_id: str, test: str) -> DueTest:
-    for due in battle.due:
-        if due.unit == unit_id and due.test == test:
-            return due
-    waiting = [f"{t.test} ({t.unit})" for t in battle.due]
-    raise Refusal(f"no {test} roll is due for {unit_id} (due now: {', '.join(waiting) or 'nothing'})", rule=rules.DICE)
+    """The test these dice are for: the unit's oldest due test, which must be the one named.
+    A unit takes its tests in the order they fell due (a Sweeping Advance before anything else)."""
+    first = next((due for due in battle.due if due.unit == unit_id), None)
+    if first is None:
+        waiting = [f"{t.test} ({t.unit})" for t in battle.due]
+        raise Refusal(
+            f"no {test} roll is due for {unit_id} (due now: {', '.join(waiting) or 'nothing'})", rule=rules.DICE
+        )
+    if first.test != test:
+        raise Refusal(f"{unit_id} must first roll for {first.test} ({first.rule})", rule=rules.DICE)
+    return first
+
+
+def first_due(battle: Battle, unit_id: str, decision: str) -> DueTest:
+    """The due test a decision settles: the unit's oldest, and it must offer that decision."""
+    first = next((due for due in battle.due if due.unit == unit_id), None)
+    if first is None or decision not in first.decisions:
+        offered = ", ".join(first.decisions) if first else ""
+        raise Refusal(
+            f"{unit_id}'s next due test is not settled by {decision!r} (open decisions: {offered or 'none'})",
+            rule=rules.DECISION,
+        )
+    return first
 
 
 def next_phase(battle: Battle) -> tuple[int, str, str]:

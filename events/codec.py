@@ -79,5 +79,7 @@ def decode_stored(data: bytes | str) -> StoredEvent:
 
 
 def _explain(exc: msgspec.DecodeError) -> str:
-    # msgspec names the path ("at `$.dice[0]`"); keep that, it is what a user needs to find the field.
-    return str(exc)
+    # A validation error names the path ("- at `$.dice[1]`"): that is what a user needs to find the field.
+    if isinstance(exc, msgspec.ValidationError):
+        return str(exc)
+    return f"malformed JSON: {exc}"

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
+from hypothesis import HealthCheck, settings
 
 from morale.core.outcomes import Outcome
 from morale.core.referee import next_phase
@@ -19,6 +22,11 @@ from morale.events.types import (
     PhaseStarted,
     UnitJoined,
 )
+
+# HYPOTHESIS_PROFILE=thorough digs deeper before a release; the default keeps `make test` quick.
+settings.register_profile("default", max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("thorough", max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 
 def unit(

@@ -2,6 +2,7 @@
 
 import pytest
 from conftest import Table, unit
+
 from morale.core import outcomes as out
 from morale.events.types import CombatResolved, CombatSide, DiceRolled, TableFactRecorded
 

@@ -68,6 +68,7 @@ PHRASES = {
     "wh40k6.fall_back.edge": "leaves the battle by its table edge",
     "wh40k6.fall_back.trapped": "is trapped and destroyed",
     "wh40k6.assaulted.fail": "is caught while Falling Back and removed as casualties",
+    "wh40k6.assaulted.multi": "is caught while Falling Back and destroyed; the chargers go on as if it was never there",
     "wh40k6.sweeping_advance": "is caught by the Sweeping Advance and destroyed",
     "wh40k6.assaulted.pass": "Regroups without moving",
     "wh40k6.regroup.after": "is steady again",
@@ -95,6 +96,8 @@ GRAPH = StateGraph(
         {"trigger": "be_trapped", "source": "falling_back", "dest": "dispersed", "rule": "wh40k6.fall_back.trapped"},
         {"trigger": "be_removed_after_assault", "source": "falling_back", "dest": "dispersed",
          "rule": "wh40k6.assaulted.fail"},
+        {"trigger": "be_destroyed_in_multiple_charge", "source": "falling_back", "dest": "dispersed",
+         "rule": "wh40k6.assaulted.multi"},
         {"trigger": "be_swept", "source": "falling_back", "dest": "dispersed", "rule": "wh40k6.sweeping_advance"},
         {"trigger": "lose_last_model", "source": ALIVE, "dest": "destroyed", "rule": DESTROYED},
     ]
@@ -332,8 +335,14 @@ class Wh40k6(Ruleset):
         return caused
 
     # -- charges ----------------------------------------------------------------------------------
+    def check_combat(self, battle: Battle, event: CombatResolved) -> None:
+        if not (battle.phase_open and battle.phase == "assault"):
+            raise Refusal("close combats are resolved in an Assault phase", field="type")
+
     def check_charge(self, battle: Battle, event: ChargeDeclared) -> None:
         charger = battle.units[event.charger]
+        if not (battle.phase_open and battle.phase == "assault" and charger.side == battle.active_side):
+            raise Refusal(f"{charger.id} can charge only in its own side's Assault phase", field="charger")
         if charger.state == "falling_back":
             raise Refusal(
                 f"{charger.id} is Falling Back and cannot declare a charge", rule="wh40k6.fall_back.no_charge"
@@ -346,12 +355,13 @@ class Wh40k6(Ruleset):
     @rule("wh40k6.assaulted.test")
     def on_charge(self, battle: Battle, event: ChargeDeclared, seq: int) -> list[Outcome]:
         """A Falling Back target takes a Regroup test as soon as the enemy is within charge range;
-        in a multiple charge every Falling Back target with a charging model in range does."""
+        in a multiple charge every Falling Back target with a charging model in range does. A target
+        already doomed by a failed test is not tested again."""
         trigger = "wh40k6.assaulted.multi" if len(event.targets) > 1 else "wh40k6.assaulted.test"
         caused: list[Outcome] = []
         for target_id in event.in_range:
             target = battle.units[target_id]
-            if target.state == "falling_back":
+            if target.state == "falling_back" and not target.pending:
                 caused += self.require(battle, target, "regroup", trigger, (seq,))
         return caused
 
@@ -427,7 +437,7 @@ class Wh40k6(Ruleset):
         if due.test == "pinning":
             return [] if result.passed else self.goes_to_ground(battle, unit, caused_by)
         if due.rule in ("wh40k6.assaulted.test", "wh40k6.assaulted.multi"):
-            return self.regroup_when_charged(battle, unit, result.passed, caused_by)
+            return self.regroup_when_charged(battle, unit, due, result.passed, caused_by)
         if result.passed:
             return self.regroups(battle, unit, caused_by)
         return [
@@ -488,15 +498,23 @@ class Wh40k6(Ruleset):
 
     @rule("wh40k6.assaulted.pass")
     def regroup_when_charged(
-        self, battle: Battle, unit: Unit, passed: bool, caused_by: tuple[int, ...]
+        self, battle: Battle, unit: Unit, due: DueTest, passed: bool, caused_by: tuple[int, ...]
     ) -> list[Outcome]:
         """Passed: Regroups without moving and fights on. Failed: removed as casualties at the end of
-        the Assault phase (wh40k6.assaulted.fail)."""
+        the Assault phase (wh40k6.assaulted.fail), or at once in a multiple charge (wh40k6.assaulted.multi)."""
         if passed:
             end = self.end_of_player_turn(battle, battle.active_side or unit.side)
             unit.pending.append(Pending(trigger="end_regroup", at=end, caused_by=caused_by))
             return [self.graph.fire(unit, "regroup_when_charged", caused_by)]
+        if due.rule == "wh40k6.assaulted.multi":
+            return self.destroyed_in_multiple_charge(battle, unit, caused_by)
         return self.removed_after_assault(battle, unit, caused_by)
+
+    @rule("wh40k6.assaulted.multi")
+    def destroyed_in_multiple_charge(self, battle: Battle, unit: Unit, caused_by: tuple[int, ...]) -> list[Outcome]:
+        """A target of a multiple charge that fails is destroyed at once; the chargers go on as if
+        it had never been there."""
+        return self._remove(battle, unit, "be_destroyed_in_multiple_charge", caused_by)
 
     @rule("wh40k6.assaulted.fail")
     def removed_after_assault(self, battle: Battle, unit: Unit, caused_by: tuple[int, ...]) -> list[Outcome]:

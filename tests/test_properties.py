@@ -1,0 +1,98 @@
+"""Invariants that hold for any battle: replay is deterministic, and a refused event changes nothing."""
+
+from __future__ import annotations
+
+from conftest import Table, unit
+from hypothesis import given
+from hypothesis import strategies as st
+
+from morale.core.referee import next_phase
+from morale.core.rules import Refusal
+from morale.core.state import digest
+from morale.events.types import (
+    CasualtiesSuffered,
+    ChargeDeclared,
+    CombatResolved,
+    CombatSide,
+    DiceRolled,
+    PhaseEnded,
+    PhaseStarted,
+    PlayerDecided,
+    TableFactRecorded,
+)
+
+UNITS = {
+    "imperium": ["marines", "guard", "bikers"],
+    "orks": ["boyz", "grots", "nobz"],
+}
+
+
+def a_battle() -> Table:
+    return Table(
+        unit("marines", models=5, rules=("and_they_shall_know_no_fear",)),
+        unit("guard", models=10, ld=7, initiative=3),
+        unit("bikers", models=3, unit_type="bike", rules=("stubborn",)),
+        unit("boyz", "orks", models=20, ld=7, initiative=2),
+        unit("grots", "orks", models=10, ld=5, initiative=2, rules=("always_passes_morale",)),
+        unit("nobz", "orks", models=5, ld=7, initiative=3, rules=("fearless",)),
+    )
+
+
+def proposals(data: st.DataObject, table: Table):
+    """Any event a player might type, legal or not: the referee sorts them out."""
+    battle = table.battle
+    everyone = [u for side in UNITS.values() for u in side]
+    some_unit = st.sampled_from(everyone)
+    kind = data.draw(st.sampled_from(["clock", "clock", "roll", "roll", "casualties", "fact", "charge", "combat",
+                                      "decide", "wild_phase"]))  # fmt: skip
+    if kind == "clock":
+        if battle.phase_open:
+            return PhaseEnded(turn=battle.turn, side=battle.active_side, phase=battle.phase)
+        turn, side, phase = next_phase(battle)
+        return PhaseStarted(turn=turn, side=side, phase=phase)
+    if kind == "wild_phase":
+        return PhaseStarted(turn=data.draw(st.integers(1, 3)), side=data.draw(st.sampled_from(list(UNITS))),
+                            phase=data.draw(st.sampled_from(["movement", "shooting", "assault"])))  # fmt: skip
+    if kind == "roll":
+        due = battle.due[0] if battle.due and data.draw(st.booleans()) else None
+        unit_id = due.unit if due else data.draw(some_unit)
+        test = due.test if due else data.draw(st.sampled_from(["morale", "regroup", "fall_back"]))
+        count = due.dice if due and data.draw(st.integers(0, 9)) else data.draw(st.integers(1, 3))
+        return DiceRolled(unit=unit_id, test=test, dice=data.draw(st.lists(st.integers(1, 6), min_size=count,
+                                                                           max_size=count)))  # fmt: skip
+    if kind == "casualties":
+        return CasualtiesSuffered(unit=data.draw(some_unit), count=data.draw(st.integers(1, 6)))
+    if kind == "fact":
+        fact = data.draw(st.sampled_from(["reached_table_edge", "trapped", "hit_by_pinning_weapon"]))
+        return TableFactRecorded(unit=data.draw(some_unit), fact=fact)
+    if kind == "charge":
+        side = data.draw(st.sampled_from(list(UNITS)))
+        enemy = "orks" if side == "imperium" else "imperium"
+        targets = data.draw(st.lists(st.sampled_from(UNITS[enemy]), min_size=1, max_size=2, unique=True))
+        return ChargeDeclared(charger=data.draw(st.sampled_from(UNITS[side])), targets=targets,
+                              in_range=data.draw(st.lists(st.sampled_from(targets), unique=True)))  # fmt: skip
+    if kind == "combat":
+        return CombatResolved(sides=[
+            CombatSide(side="imperium", units=[data.draw(st.sampled_from(UNITS["imperium"]))],
+                       wounds_inflicted=data.draw(st.integers(0, 5))),
+            CombatSide(side="orks", units=[data.draw(st.sampled_from(UNITS["orks"]))],
+                       wounds_inflicted=data.draw(st.integers(0, 5))),
+        ])  # fmt: skip
+    due = battle.due[0] if battle.due else None
+    decision = data.draw(st.sampled_from(["decline_regroup", "decline_sweeping_advance"]))
+    return PlayerDecided(unit=due.unit if due else data.draw(some_unit), decision=decision)
+
+
+@given(st.data())
+def test_replaying_a_log_twice_gives_the_same_state_and_refusals_change_nothing(data):
+    table = a_battle()
+    for _ in range(data.draw(st.integers(10, 120))):
+        event = proposals(data, table)
+        before, seq = digest(table.battle), table.fold.seq
+        try:
+            table.record(event)
+        except Refusal:
+            assert digest(table.battle) == before and table.fold.seq == seq
+    live = digest(table.battle)
+    assert digest(table.replayed().state()) == live
+    assert digest(table.replayed().state()) == live

@@ -1,0 +1,108 @@
+"""The SQLite event store: ordered, gap-free, hash-chained, all-or-nothing, and safe for two writers."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from itertools import pairwise
+
+import pytest
+
+from morale.events.codec import GENESIS_HASH, chain_hash
+from morale.events.store import ConflictError, SqliteEventStore
+from morale.events.types import BattleStarted, CasualtiesSuffered, PhaseStarted
+
+START = BattleStarted(ruleset="wh40k6", ruleset_version="1", sides=["imperium", "orks"])
+
+
+@pytest.fixture
+def store(tmp_path):
+    opened = SqliteEventStore(tmp_path / "log.db")
+    yield opened
+    opened.close()
+
+
+def test_appended_events_read_back_in_order_with_sequence_numbers(store):
+    store.append("b1", [START], expected_seq=0)
+    store.append("b1", [PhaseStarted(turn=1, side="imperium", phase="movement")], expected_seq=1)
+    read = list(store.read("b1"))
+    assert [s.seq for s in read] == [1, 2]
+    assert read[0].event == START
+    assert [s.seq for s in store.read("b1", after_seq=1)] == [2]
+
+
+def test_many_battles_share_one_file(store):
+    store.append("b1", [START], expected_seq=0)
+    store.append("b2", [START, START], expected_seq=0)
+    assert store.battles() == ["b1", "b2"]
+    assert store.last_seq("b2") == 2 and store.last_seq("nope") == 0
+
+
+def test_each_hash_covers_the_previous_hash_and_the_stored_bytes(store):
+    store.append("b1", [START, CasualtiesSuffered(unit="a", count=1)], expected_seq=0)
+    prev = GENESIS_HASH
+    for _seq, body, prev_hash, digest in store.raw_rows("b1"):
+        assert prev_hash == prev
+        assert digest == chain_hash(prev_hash, body.encode())
+        prev = digest
+
+
+def test_a_stale_expected_sequence_is_a_conflict_and_writes_nothing(store):
+    store.append("b1", [START], expected_seq=0)
+    with pytest.raises(ConflictError) as conflict:
+        store.append("b1", [START], expected_seq=0)
+    assert "expected_seq" in str(conflict.value) and conflict.value.actual_seq == 1
+    assert store.last_seq("b1") == 1
+
+
+def test_an_append_is_all_or_nothing(store, monkeypatch):
+    store.append("b1", [START], expected_seq=0)
+    before = list(store.raw_rows("b1"))
+    table = store.db["events"]
+
+    def failing_insert_all(rows, **kwargs):
+        rows = list(rows)
+        table.db.execute(
+            "INSERT INTO events (battle, seq, schema_version, recorded_at, type, body, prev_hash, hash) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            list(rows[0].values()),
+        )
+        raise OSError("disk full after the first row")
+
+    monkeypatch.setattr(type(table), "insert_all", lambda self, rows, **kw: failing_insert_all(rows, **kw))
+    with pytest.raises(OSError):
+        store.append("b1", [START, START], expected_seq=1)
+    monkeypatch.undo()
+    assert list(store.raw_rows("b1")) == before
+
+
+WRITER = textwrap.dedent(
+    """
+    import sys
+    from morale.events.store import ConflictError, SqliteEventStore
+    from morale.events.types import CasualtiesSuffered
+    store = SqliteEventStore(sys.argv[1])
+    wins = 0
+    while wins < int(sys.argv[2]):
+        seq = store.last_seq("race")
+        try:
+            store.append("race", [CasualtiesSuffered(unit=sys.argv[3], count=1)], expected_seq=seq)
+            wins += 1
+        except ConflictError:
+            pass
+    """
+)
+
+
+def test_two_processes_appending_at_once_never_share_or_skip_a_sequence_number(tmp_path):
+    path = tmp_path / "race.db"
+    SqliteEventStore(path).append("race", [START], expected_seq=0)
+    writers = [subprocess.Popen([sys.executable, "-c", WRITER, str(path), "60", name]) for name in ("first", "second")]
+    assert [w.wait(timeout=120) for w in writers] == [0, 0]
+    stored = list(SqliteEventStore(path).read("race"))
+    assert [s.seq for s in stored] == list(range(1, 122))
+    units = [s.event.unit for s in stored[1:]]
+    assert units.count("first") == 60 and units.count("second") == 60
+    for earlier, later in pairwise(stored):
+        assert later.prev_hash == earlier.hash
