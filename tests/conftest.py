@@ -17,6 +17,8 @@ from morale.events.types import (
     AnyEvent,
     BattleStarted,
     CasualtiesSuffered,
+    CombatResolved,
+    CombatSide,
     DiceRolled,
     PhaseEnded,
     PhaseStarted,
@@ -48,6 +50,13 @@ def unit(
         ld=ld,
         initiative=initiative,
         special_rules=list(rules),
+    )
+
+
+def combat(*sides: tuple[str, str, int]) -> CombatResolved:
+    """combat(("imperium", "guard", 1), ("orks", "boyz", 3)): each side's unit and wounds inflicted."""
+    return CombatResolved(
+        sides=[CombatSide(side=side, units=[unit_id], wounds_inflicted=wounds) for side, unit_id, wounds in sides]
     )
 
 

@@ -181,6 +181,23 @@ def knows_no_fear(unit: Unit) -> bool:
     return unit.has("and_they_shall_know_no_fear")
 
 
+@rule("wh40k6.fall_back.auto_fail")
+def fails_morale_automatically(unit: Unit) -> bool:
+    """A Falling Back unit automatically fails every Morale test except Regroup tests."""
+    return unit.state == "falling_back"
+
+
+@rule("wh40k6.fall_back.shooting")
+def passes_pinning_automatically(unit: Unit) -> bool:
+    """A Falling Back unit shoots only Snap Shots, cannot Go to Ground and automatically passes Pinning tests."""
+    return unit.state == "falling_back"
+
+
+@rule("wh40k6.fall_back.no_charge")
+def cannot_charge_while_falling_back(unit: Unit) -> bool:
+    return unit.state == "falling_back"
+
+
 # -- when a test is taken ------------------------------------------------------------------------
 @rule("wh40k6.trigger.casualties")
 def heavy_casualties(unit: Unit, phase: str | None, threshold_percent: int) -> bool:
@@ -256,7 +273,7 @@ class Wh40k6(Ruleset):
             if immune(unit):
                 return [TestNotTaken(unit=unit.id, rule="wh40k6.special.immune", caused_by=due.caused_by,
                                      test=due.test, trigger=due.rule)]  # fmt: skip
-            if unit.state == "falling_back":
+            if fails_morale_automatically(unit):
                 return self._settle(battle, due, passed=False, rule="wh40k6.fall_back.auto_fail")
             if fearless(unit):
                 return self._settle(battle, due, passed=True, rule="wh40k6.special.fearless")
@@ -268,7 +285,7 @@ class Wh40k6(Ruleset):
             if fearless(unit):
                 return self._settle(battle, due, passed=True, rule="wh40k6.special.fearless")
         if due.test == "pinning":
-            if unit.state == "falling_back":
+            if passes_pinning_automatically(unit):
                 return self._settle(battle, due, passed=True, rule="wh40k6.fall_back.shooting")
             if fearless(unit):
                 return self._settle(battle, due, passed=True, rule="wh40k6.special.fearless")
@@ -338,12 +355,16 @@ class Wh40k6(Ruleset):
     def check_combat(self, battle: Battle, event: CombatResolved) -> None:
         if not (battle.phase_open and battle.phase == "assault"):
             raise Refusal("close combats are resolved in an Assault phase", field="type")
+        for side in event.sides:
+            for unit_id in side.units:
+                if battle.units[unit_id].state == "falling_back":
+                    raise Refusal(f"{unit_id} is Falling Back and can do nothing else", rule="wh40k6.fall_back.start")
 
     def check_charge(self, battle: Battle, event: ChargeDeclared) -> None:
         charger = battle.units[event.charger]
         if not (battle.phase_open and battle.phase == "assault" and charger.side == battle.active_side):
             raise Refusal(f"{charger.id} can charge only in its own side's Assault phase", field="charger")
-        if charger.state == "falling_back":
+        if cannot_charge_while_falling_back(charger):
             raise Refusal(
                 f"{charger.id} is Falling Back and cannot declare a charge", rule="wh40k6.fall_back.no_charge"
             )
@@ -440,10 +461,7 @@ class Wh40k6(Ruleset):
             return self.regroup_when_charged(battle, unit, due, result.passed, caused_by)
         if result.passed:
             return self.regroups(battle, unit, caused_by)
-        return [
-            self.graph.fire(unit, "fail_regroup", caused_by),
-            *self._fall_back_move_due(battle, unit, caused_by),
-        ]
+        return self.fails_to_regroup(battle, unit, caused_by)
 
     @rule("wh40k6.fall_back.start")
     def falls_back(self, battle: Battle, unit: Unit, due: DueTest, caused_by: tuple[int, ...]) -> list[Outcome]:
@@ -463,6 +481,12 @@ class Wh40k6(Ruleset):
         self, battle: Battle, unit: Unit, caused_by: tuple[int, ...], rule: str = "wh40k6.fall_back.distance"
     ) -> list[Outcome]:
         return self.require(battle, unit, "fall_back", rule, caused_by, dice=FALL_BACK_DICE[unit.unit_type])
+
+    @rule("wh40k6.fall_back.from_combat")
+    def falls_back_from_combat(self, battle: Battle, unit: Unit, caused_by: tuple[int, ...]) -> list[Outcome]:
+        """Falling Back out of a close combat, models may move through the enemy models of that
+        combat; a model ending within 1 inch of an enemy keeps moving."""
+        return self._fall_back_move_due(battle, unit, caused_by, "wh40k6.fall_back.from_combat")
 
     @rule("wh40k6.fall_back.distance")
     def fall_back_move(self, unit: Unit, due: DueTest, dice: tuple[int, ...], caused_by: tuple[int, ...]) -> Moved:
@@ -489,12 +513,17 @@ class Wh40k6(Ruleset):
         )  # fmt: skip
         if caught:
             return [result, *self._remove(battle, unit, "be_swept", caused_by)]
-        return [result, *self._fall_back_move_due(battle, unit, caused_by, "wh40k6.fall_back.from_combat")]
+        return [result, *self.falls_back_from_combat(battle, unit, caused_by)]
 
     @rule("wh40k6.regroup.pass")
     def regroups(self, battle: Battle, unit: Unit, caused_by: tuple[int, ...]) -> list[Outcome]:
         """Stops Falling Back and may at once move up to 3 inches (to restore coherency if broken)."""
         return [self.graph.fire(unit, "regroup", caused_by), *regrouped_restrictions(battle, unit, caused_by)]
+
+    @rule("wh40k6.regroup.fail")
+    def fails_to_regroup(self, battle: Battle, unit: Unit, caused_by: tuple[int, ...]) -> list[Outcome]:
+        """A failed Regroup test: the unit immediately Falls Back again."""
+        return [self.graph.fire(unit, "fail_regroup", caused_by), *self._fall_back_move_due(battle, unit, caused_by)]
 
     @rule("wh40k6.assaulted.pass")
     def regroup_when_charged(
@@ -555,7 +584,7 @@ class Wh40k6(Ruleset):
             return [self.graph.fire(unit, "fall_back_again", caused_by),
                     *self._fall_back_move_due(battle, unit, caused_by)]  # fmt: skip
         # decline_sweeping_advance: the winners consolidate; the loser Falls Back from the combat.
-        return self._fall_back_move_due(battle, unit, caused_by, "wh40k6.fall_back.from_combat")
+        return self.falls_back_from_combat(battle, unit, caused_by)
 
     def target(self, battle: Battle, due: DueTest) -> int | None:
         if due.test not in ("morale", "regroup", "pinning"):
