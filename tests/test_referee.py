@@ -1,0 +1,192 @@
+"""The engine's own bookkeeping: the clock, decisions, rulings, retractions and engine dice."""
+
+from __future__ import annotations
+
+from conftest import Table, unit
+
+from morale.core import outcomes as out
+from morale.core import rules
+from morale.core.dice import commitment, engine_dice
+from morale.core.referee import decide
+from morale.core.rules import Refusal
+from morale.core.state import digest
+from morale.events.types import (
+    BattleStarted,
+    CasualtiesSuffered,
+    EventRetracted,
+    PhaseEnded,
+    PhaseStarted,
+    PlayerDecided,
+    RefereeRuled,
+    UnitJoined,
+)
+
+
+def a_battle() -> Table:
+    return Table(unit("guard", models=10), unit("boyz", "orks", models=20))
+
+
+# -- the clock ----------------------------------------------------------------------------------
+def test_phases_start_in_the_rulesets_order_engine_clock_order():
+    table = a_battle()
+    refused = table.refuse(PhaseStarted(turn=1, side="imperium", phase="shooting"))
+    assert refused.rule == rules.CLOCK_ORDER and "next is turn 1, imperium, movement" in refused.message
+    table.record(PhaseStarted(turn=1, side="imperium", phase="movement"))
+    assert table.refuse(PhaseStarted(turn=1, side="imperium", phase="psychic")).rule == rules.CLOCK_ORDER
+    assert table.refuse(PhaseEnded(turn=1, side="orks", phase="movement")).rule == rules.CLOCK_ORDER
+
+
+def test_after_the_last_phase_the_other_side_then_the_next_turn_engine_clock_order():
+    table = a_battle()
+    table.go_to(1, "imperium", "assault")
+    table.end_phase()
+    table.record(PhaseStarted(turn=1, side="orks", phase="movement"))
+    table.go_to(1, "orks", "assault")
+    table.end_phase()
+    table.record(PhaseStarted(turn=2, side="imperium", phase="movement"))
+
+
+def test_no_phase_starts_while_a_test_is_due_engine_clock_tests_first():
+    table = a_battle()
+    table.go_to(1, "orks", "shooting")
+    table.casualties("guard", 3)
+    table.end_phase()
+    refused = table.refuse(PhaseStarted(turn=1, side="orks", phase="assault"))
+    assert refused.rule == rules.TESTS_FIRST and "wh40k6.trigger.casualties" in refused.message
+
+
+def test_the_first_event_must_start_the_battle():
+    try:
+        decide(None, CasualtiesSuffered(unit="guard", count=1))
+    except Refusal as refusal:
+        assert refusal.field == "type"
+    else:
+        raise AssertionError("accepted an event before battle_started")
+
+
+def test_an_unknown_ruleset_or_version_is_refused_naming_the_field():
+    for started, field in [
+        (BattleStarted(ruleset="wh99", ruleset_version="1", sides=["a", "b"]), "ruleset"),
+        (BattleStarted(ruleset="wh40k6", ruleset_version="7", sides=["a", "b"]), "ruleset_version"),
+        (BattleStarted(ruleset="wh40k6", ruleset_version="1", sides=["a", "a"]), "sides"),
+        (BattleStarted(ruleset="wh40k6", ruleset_version="1", sides=["a", "b"], house_rules={"x": 1}), "house_rules"),
+    ]:
+        try:
+            decide(None, started)
+        except Refusal as refusal:
+            assert refusal.field == field
+        else:
+            raise AssertionError(f"accepted {started}")
+
+
+def test_units_are_checked_when_they_join():
+    table = a_battle()
+    assert table.refuse(unit("guard")).field == "unit"
+    assert table.refuse(unit("eldar", "eldar")).field == "side"
+    assert table.refuse(unit("tank", unit_type="vehicle")).field == "unit_type"
+    assert table.refuse(unit("mystics", rules=("fearles",))).field == "special_rules"
+    no_ld = UnitJoined(unit="x", side="orks", name="X", unit_type="infantry", models=5, initiative=2)
+    assert table.refuse(no_ld).field == "ld"
+
+
+def test_house_rules_change_the_numbers_of_the_rules():
+    table = Table(unit("guard", models=10), unit("boyz", "orks"), house_rules={"casualty_threshold_percent": 50})
+    table.go_to(1, "orks", "shooting")
+    table.casualties("guard", 4)
+    table.end_phase()
+    assert table.due() == []
+
+
+# -- decisions and rulings ------------------------------------------------------------------------
+def routed_guard() -> Table:
+    table = a_battle()
+    table.go_to(1, "orks", "shooting")
+    table.casualties("guard", 3)
+    table.end_phase()
+    table.roll("guard", "morale", 6, 6)
+    table.roll("guard", "fall_back", 2, 2)
+    table.go_to(2, "imperium", "movement")
+    return table
+
+
+def test_a_decision_must_settle_the_units_next_test_engine_decision():
+    table = routed_guard()
+    refused = table.refuse(PlayerDecided(unit="guard", decision="decline_sweeping_advance"))
+    assert refused.rule == rules.DECISION
+    table.record(PlayerDecided(unit="guard", decision="decline_regroup"))
+    assert table.due() == ["guard:fall_back"]
+
+
+def test_a_ruling_overrides_the_engine_and_waives_the_tests_it_makes_moot_engine_ruling():
+    table = routed_guard()
+    caused = table.record(RefereeRuled(unit="guard", state="steady", reason="the squad was never in line of sight"))
+    assert table.state("guard") == "steady" and table.due() == []
+    change = next(o for o in caused if isinstance(o, out.StateChanged))
+    assert (change.from_state, change.to_state, change.rule) == ("falling_back", "steady", rules.RULING)
+
+
+def test_a_ruling_must_change_something_and_name_a_state_of_the_ruleset():
+    table = routed_guard()
+    assert table.refuse(RefereeRuled(unit="guard", reason="nothing")).field == "state"
+    assert table.refuse(RefereeRuled(unit="guard", state="wavering", reason="no such state in 40K")).field == "state"
+
+
+# -- retractions --------------------------------------------------------------------------------
+def test_striking_an_event_replays_the_log_without_it_engine_retraction():
+    table = a_battle()
+    table.go_to(1, "orks", "shooting")
+    table.casualties("guard", 3)
+    struck_seq = table.fold.seq
+    caused = table.record(EventRetracted(seq=struck_seq, reason="those were the other squad's models"))
+    assert table.unit("guard").models == 10 and caused == []
+    table.end_phase()
+    assert table.due() == []
+
+
+def test_striking_an_event_that_later_events_rest_on_is_refused_engine_retraction():
+    table = a_battle()
+    table.go_to(1, "orks", "shooting")
+    table.casualties("guard", 3)
+    cause = table.fold.seq
+    table.end_phase()
+    table.roll("guard", "morale", 6, 6)
+    refused = table.refuse(EventRetracted(seq=cause, reason="typo"))
+    assert refused.rule == rules.RETRACTION and "no morale roll is due" in refused.message
+
+
+def test_retraction_targets_are_checked():
+    table = a_battle()
+    assert table.refuse(EventRetracted(seq=1, reason="start again")).field == "seq"
+    assert table.refuse(EventRetracted(seq=99, reason="future")).field == "seq"
+
+
+def test_a_retraction_replays_identically():
+    table = a_battle()
+    table.go_to(1, "orks", "shooting")
+    table.casualties("guard", 3)
+    table.record(EventRetracted(seq=table.fold.seq, reason="wrong unit"))
+    table.casualties("boyz", 5)
+    table.end_phase()
+    assert digest(table.replayed().state()) == digest(table.battle)
+    assert table.due() == ["boyz:morale"]
+
+
+# -- destroyed ----------------------------------------------------------------------------------
+def test_losing_the_last_model_destroys_the_unit_and_drops_its_tests_engine_destroyed():
+    table = routed_guard()
+    caused = table.record(CasualtiesSuffered(unit="guard", count=7))
+    assert table.state("guard") == "destroyed" and table.due() == []
+    assert any(isinstance(o, out.TestNotTaken) and o.rule == rules.DESTROYED for o in caused)
+    assert table.refuse(CasualtiesSuffered(unit="guard", count=1)).field == "unit"
+
+
+# -- engine dice --------------------------------------------------------------------------------
+def test_engine_dice_are_fair_faces_derived_from_the_secret_and_the_sequence_number():
+    secret = "s" * 64
+    assert engine_dice(secret, "b", 7, 2) == engine_dice(secret, "b", 7, 2)
+    assert len({engine_dice(secret, "b", seq, 3) for seq in range(20)}) > 15  # each roll its own dice
+    rolls = [d for seq in range(3000) for d in engine_dice(secret, "b", seq, 2)]
+    counts = [rolls.count(face) for face in range(1, 7)]
+    assert set(rolls) == {1, 2, 3, 4, 5, 6}
+    assert max(counts) - min(counts) < 0.1 * len(rolls) / 6
+    assert commitment(secret) != secret and len(commitment(secret)) == 64
