@@ -61,6 +61,3 @@ class StateGraph:
         before = unit.state
         self._machine.set_state(state, model=unit)
         return StateChanged(unit=unit.id, rule=rule, caused_by=caused_by, from_state=before, to_state=state)
-
-    def diagram_rows(self) -> list[tuple[str, str, str, str]]:
-        return [(r["trigger"], str(r["source"]), r["dest"], r["rule"]) for r in self.rows]

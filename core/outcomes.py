@@ -25,6 +25,7 @@ class Outcome(msgspec.Struct, frozen=True, kw_only=True, tag_field="kind", omit_
 class TestDue(Outcome, tag="test_due"):
     test: str
     dice: int
+    target: int | None = None  # the most the dice may show to pass, where the test has one
     modifiers: tuple[Modifier, ...] = ()
     decisions: tuple[str, ...] = ()
 

@@ -15,7 +15,7 @@ from . import rules
 from .outcomes import Outcome, StateChanged
 from .referee import decide, evolve
 from .rules import Refusal
-from .state import Battle, digest
+from .state import Battle
 
 
 @dataclass
@@ -89,13 +89,3 @@ def replay(battle_id: str, events: Iterable[StoredEvent]) -> Replay:
     for stored in events:
         fold.apply(stored.seq, stored.event)
     return fold
-
-
-def replay_with_outcomes(battle_id: str, events: Iterable[StoredEvent]) -> Iterable[tuple[StoredEvent, list[Outcome]]]:
-    fold = Replay(battle_id)
-    for stored in events:
-        yield stored, fold.apply(stored.seq, stored.event)
-
-
-def state_digest(fold: Replay) -> str:
-    return digest(fold.state())

@@ -34,6 +34,7 @@ class Ruleset:
     facts: Mapping[str, str] = {}  # fact -> rule ID that reads it
     decisions: Mapping[str, str] = {}  # decision -> rule ID that allows it
     parameters: Mapping[str, object] = {}  # house-rule-able numbers, with their defaults
+    restrictions: Mapping[str, str] = {}  # restriction -> what it forbids, in the rulebook's words
     phrases: Mapping[str, str] = {}  # rule ID -> how the narrative words the state change it causes
 
     # -- set-up -----------------------------------------------------------------------------
@@ -120,7 +121,6 @@ class Ruleset:
     ) -> list[Outcome]:
         """Make a test due; the ruleset may settle it at once without dice."""
         due = DueTest(
-            id=battle.next_test_id,
             unit=unit.id,
             test=test,
             rule=rule,
@@ -130,7 +130,6 @@ class Ruleset:
             decisions=decisions,
             opponents=opponents,
         )
-        battle.next_test_id += 1
         settled = self.on_due(battle, due)
         if settled is not None:
             return settled
@@ -142,6 +141,7 @@ class Ruleset:
                 caused_by=caused_by,
                 test=test,
                 dice=dice,
+                target=self.target(battle, due),
                 modifiers=modifiers,
                 decisions=decisions,
             )
@@ -156,9 +156,6 @@ class Ruleset:
             own_turn_now_or_past = side_index <= battle.side_index
             return (turn + 1 if own_turn_now_or_past else turn, side_index, last)
         return (turn, side_index, last)
-
-    def end_of_this_phase(self, battle: Battle) -> Point:
-        return battle.point
 
     def describe_point(self, battle: Battle, point: Point) -> str:
         turn, side_index, phase_index = point

@@ -24,7 +24,6 @@ Point = tuple[int, int, int]
 
 @dataclass(frozen=True, slots=True)
 class DueTest:
-    id: int
     unit: str
     test: str  # what the dice are rolled for: "morale", "regroup", "pinning", "fall_back"...
     rule: str  # the clause that made it due
@@ -95,7 +94,6 @@ class Battle:
     phase_open: bool = False
     units: dict[str, Unit] = field(default_factory=dict)
     due: list[DueTest] = field(default_factory=list)
-    next_test_id: int = 1
 
     @property
     def phase(self) -> str | None:

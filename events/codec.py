@@ -7,12 +7,11 @@ from typing import Any
 
 import msgspec
 
-from .types import AnyEvent, StoredEvent
+from .types import AnyEvent
 
 GENESIS_HASH = "0" * 64
 
 _event_decoder = msgspec.json.Decoder(AnyEvent)
-_stored_decoder = msgspec.json.Decoder(StoredEvent)
 
 
 class _Body(msgspec.Struct):
@@ -69,13 +68,6 @@ def chain_hash(prev_hash: str, body: bytes) -> str:
 
 def decode_body(body: str | bytes) -> AnyEvent:
     return _body_decoder.decode(body).event
-
-
-def decode_stored(data: bytes | str) -> StoredEvent:
-    try:
-        return _stored_decoder.decode(data)
-    except msgspec.DecodeError as exc:
-        raise MalformedEvent(_explain(exc)) from None
 
 
 def _explain(exc: msgspec.DecodeError) -> str:

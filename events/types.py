@@ -25,7 +25,6 @@ Characteristic = Annotated[int, Meta(ge=0, le=10)]
 FactValue = bool | int | float | str
 
 MoraleState = Literal["steady", "falling_back", "regrouped", "wavering", "broken", "dispersed", "destroyed"]
-MORALE_STATES: tuple[str, ...] = MoraleState.__args__  # type: ignore[attr-defined]
 DicePolicy = Literal["table", "engine", "either"]
 DiceSource = Literal["table", "engine"]
 

@@ -43,7 +43,11 @@ def board(battle: Battle) -> Board:
     rows = []
     for unit in battle.units.values():
         restrictions = [
-            RestrictionView(text=r.name.replace("_", " "), rule=r.rule, until=ruleset.describe_point(battle, r.until))
+            RestrictionView(
+                text=ruleset.restrictions.get(r.name, r.name.replace("_", " ")),
+                rule=r.rule,
+                until=ruleset.describe_point(battle, r.until),
+            )
             for r in unit.restrictions
         ]
         restrictions += [

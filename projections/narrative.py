@@ -151,8 +151,7 @@ def describe_outcome(outcome: Outcome, battle: Battle) -> str:
     name = _name(battle, outcome.unit)
     match outcome:
         case TestDue():
-            target = battle.ruleset.target(battle, _due_like(battle, outcome))
-            needs = f", needs {target} or less" if target is not None else ""
+            needs = f", needs {outcome.target} or less" if outcome.target is not None else ""
             return f"{name} must roll {outcome.dice}D6 for {_words(outcome.test)}{needs}"
         case TestNotTaken():
             return f"{name} takes no {_words(outcome.test)} test"
@@ -190,11 +189,3 @@ def describe_outcome(outcome: Outcome, battle: Battle) -> str:
             dice = " + ".join(str(d) for d in outcome.dice)
             return f'{name} Falls Back {outcome.inches}" ({dice})'
     return type(outcome).__name__
-
-
-def _due_like(battle: Battle, due: TestDue):
-    """The due test an announcement refers to (it may already be resolved by the time we narrate)."""
-    from morale.core.state import DueTest
-
-    return DueTest(id=0, unit=due.unit, test=due.test, rule=due.rule, caused_by=due.caused_by,
-                   dice=due.dice, modifiers=due.modifiers)  # fmt: skip

@@ -48,5 +48,8 @@ def test_regrouped_restriction_is_listed_until_the_end_of_the_turn():
     table.go_to(2, "imperium", "movement")
     table.roll("marines", "regroup", 2, 2)
     row = next(r for r in board(table.battle).units if r.unit == "marines")
-    assert (row.restrictions[0].text, row.restrictions[0].rule) == ("regrouped this turn", "wh40k6.regroup.after")
+    assert (row.restrictions[0].text, row.restrictions[0].rule) == (
+        "no other move, no Run, no charge; counts as moved, Snap Shots only",
+        "wh40k6.regroup.after",
+    )
     assert "turn 2" in row.restrictions[0].until

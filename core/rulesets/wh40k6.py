@@ -258,6 +258,7 @@ class Wh40k6(Ruleset):
     decisions = DECISIONS
     parameters = PARAMETERS
     phrases = PHRASES
+    restrictions = RESTRICTIONS
 
     def check_unit(self, battle: Battle, event: UnitJoined) -> None:
         super().check_unit(battle, event)
