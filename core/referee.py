@@ -20,6 +20,7 @@ from morale.events.types import (
     PlayerDecided,
     RefereeRuled,
     TableFactRecorded,
+    UnitChanged,
     UnitJoined,
 )
 
@@ -48,6 +49,9 @@ def decide(battle: Battle | None, event: AnyEvent) -> None:
                 raise Refusal(f"unit {event.unit!r} has already joined this battle", field="unit")
             _check_side(battle, event.side)
             battle.ruleset.check_unit(battle, event)
+        case UnitChanged():
+            unit = living_unit(battle, event.unit)
+            battle.ruleset.check_unit_change(battle, unit, event)
         case PhaseStarted():
             _check_no_tests_due(battle, "start a phase")
             expected = next_phase(battle)
@@ -153,7 +157,10 @@ def evolve(battle: Battle | None, event: AnyEvent, seq: int) -> tuple[Battle, li
                 ld=event.ld,
                 initiative=event.initiative,
                 special_rules=frozenset(event.special_rules),
+                profile=ruleset.read_profile(event.profile),
             )
+        case UnitChanged():
+            caused += ruleset.on_unit_change(battle, battle.units[event.unit], event, seq)
         case PhaseStarted():
             battle.turn, battle.side_index = event.turn, battle.sides.index(event.side)
             battle.phase_index, battle.phase_open = ruleset.phases.index(event.phase), True

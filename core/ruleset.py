@@ -9,11 +9,15 @@ refuse; `on_*` methods are called only for accepted events and change the battle
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
+
+import msgspec
 
 from morale.events.types import (
     ChargeDeclared,
     CombatResolved,
     TableFactRecorded,
+    UnitChanged,
     UnitJoined,
 )
 
@@ -35,6 +39,10 @@ class Ruleset:
     decisions: Mapping[str, str] = {}  # decision -> rule ID that allows it
     parameters: Mapping[str, object] = {}  # house-rule-able numbers, with their defaults
     restrictions: Mapping[str, str] = {}  # restriction -> what it forbids, in the rulebook's words
+    # The ruleset's own profile fields (UnitJoined.profile), as a msgspec Struct with defaults and
+    # constraints; None: the ruleset reads no profile fields.
+    profile_type: type[msgspec.Struct] | None = None
+    changeable: frozenset[str] = frozenset()  # profile fields a unit_changed event may set
     phrases: Mapping[str, str] = {}  # rule ID -> how the narrative words the state change it causes
 
     # -- set-up -----------------------------------------------------------------------------
@@ -61,6 +69,31 @@ class Ruleset:
                 f"unknown special rule {unknown[0]!r} for {self.id} (known: {', '.join(self.special_rules)})",
                 field="special_rules",
             )
+        self.read_profile(event.profile)
+
+    def read_profile(self, profile: Mapping[str, Any]) -> dict[str, Any]:
+        """The unit's profile with the ruleset's defaults filled in; refuses naming the bad field."""
+        if self.profile_type is None:
+            if profile:
+                raise Refusal(f"{self.id} reads no profile fields (got {', '.join(profile)})", field="profile")
+            return {}
+        try:
+            parsed = msgspec.convert(dict(profile), self.profile_type)
+        except msgspec.ValidationError as exc:
+            raise Refusal(str(exc).replace("`$.", "`profile."), field="profile") from None
+        return msgspec.structs.asdict(parsed)
+
+    def check_unit_change(self, battle: Battle, unit: Unit, event: UnitChanged) -> None:
+        fixed = [name for name in event.changes if name not in self.changeable]
+        if fixed:
+            allowed = ", ".join(sorted(self.changeable)) or "none"
+            raise Refusal(f"{fixed[0]!r} cannot change during a {self.id} battle (changeable: {allowed})",
+                          field="changes")  # fmt: skip
+        self.read_profile({**unit.profile, **event.changes})
+
+    def on_unit_change(self, battle: Battle, unit: Unit, event: UnitChanged, seq: int) -> list[Outcome]:
+        unit.profile = self.read_profile({**unit.profile, **event.changes})
+        return []
 
     # -- the hooks a ruleset fills in ------------------------------------------------------------
     def on_phase_started(self, battle: Battle, seq: int) -> list[Outcome]:

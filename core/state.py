@@ -62,6 +62,7 @@ class Unit:
     ld: int | None = None
     initiative: int | None = None
     special_rules: frozenset[str] = frozenset()
+    profile: dict[str, object] = field(default_factory=dict)  # ruleset-specific, see Ruleset.profile_type
     state: str = "steady"
     models_at_phase_start: int = 0
     phase_losses: list[int] = field(default_factory=list)  # seqs of this phase's casualty events

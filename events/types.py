@@ -61,6 +61,17 @@ class UnitJoined(Event, tag="unit_joined"):
     ld: Leadership | None = None
     initiative: Characteristic | None = None
     special_rules: list[Slug] = []
+    # What only one ruleset reads (a Napoleonic battalion's quality, brigade, formation...): the
+    # ruleset declares and validates these fields; the log keeps them as given.
+    profile: dict[str, FactValue] = {}
+
+
+class UnitChanged(Event, tag="unit_changed"):
+    """A change to a unit's profile at the table: a new formation, a commander joining..."""
+
+    unit: Slug
+    changes: Annotated[dict[str, FactValue], Meta(min_length=1)]
+    note: str = ""
 
 
 class PhaseStarted(Event, tag="phase_started"):
@@ -136,6 +147,7 @@ class EventRetracted(Event, tag="event_retracted"):
 AnyEvent = (
     BattleStarted
     | UnitJoined
+    | UnitChanged
     | PhaseStarted
     | PhaseEnded
     | CasualtiesSuffered

@@ -33,6 +33,7 @@ from morale.events.types import (
     RefereeRuled,
     StoredEvent,
     TableFactRecorded,
+    UnitChanged,
     UnitJoined,
 )
 
@@ -99,6 +100,10 @@ def describe_event(event: AnyEvent, battle: Battle) -> str:
             rules = f"; {', '.join(_words(r) for r in event.special_rules)}" if event.special_rules else ""
             ld = f", Ld {event.ld}" if event.ld is not None else ""
             return f"{event.name} joins {event.side}: {event.models} models, {_words(event.unit_type)}{ld}{rules}"
+        case UnitChanged():
+            changes = ", ".join(f"{_words(k)} {v}" for k, v in event.changes.items())
+            note = f" ({event.note})" if event.note else ""
+            return f"{_name(battle, event.unit)} changes: {changes}{note}"
         case PhaseEnded():
             return f"End of the {_words(event.phase)} phase ({event.side}, turn {event.turn})"
         case CasualtiesSuffered():

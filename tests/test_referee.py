@@ -18,6 +18,7 @@ from morale.events.types import (
     PhaseStarted,
     PlayerDecided,
     RefereeRuled,
+    UnitChanged,
     UnitJoined,
 )
 
@@ -190,3 +191,12 @@ def test_engine_dice_are_fair_faces_derived_from_the_secret_and_the_sequence_num
     assert set(rolls) == {1, 2, 3, 4, 5, 6}
     assert max(counts) - min(counts) < 0.1 * len(rolls) / 6
     assert commitment(secret) != secret and len(commitment(secret)) == 64
+
+
+# -- profiles -----------------------------------------------------------------------------------
+def test_a_ruleset_that_reads_no_profile_fields_refuses_them_and_any_change():
+    table = a_battle()
+    joined = UnitJoined(unit="x", side="orks", name="X", unit_type="infantry", models=5, ld=7, initiative=2,
+                        profile={"formation": "line"})  # fmt: skip
+    assert table.refuse(joined).field == "profile"
+    assert table.refuse(UnitChanged(unit="guard", changes={"formation": "square"})).field == "changes"
