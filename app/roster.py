@@ -6,10 +6,14 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+import msgspec
+
 from morale.core.rules import Refusal
-from morale.core.rulesets import latest
+from morale.core.rulesets import latest, lookup
 from morale.events.codec import MalformedEvent, event_from_dict
 from morale.events.types import BattleStarted, UnitJoined
+
+from .tables import pinned_tables
 
 # Roster keys that are spelled for people and differ from the event field names.
 _UNIT_KEYS = {"id": "unit", "type": "unit_type", "rules": "special_rules"}
@@ -48,6 +52,7 @@ def load_roster(path: Path, battle_id: str | None = None) -> Roster:
             "name": battle.get("name", ""),
             "dice_policy": battle.get("dice", "either"),
             "house_rules": data.get("house_rules", {}),
+            "tables": _tables(path, str(ruleset_id), version, battle.get("tables", {})),
         },
     )
     units = data.get("unit", [])
@@ -61,6 +66,19 @@ def load_roster(path: Path, battle_id: str | None = None) -> Roster:
     if not battle_id:
         raise MalformedEvent(f"{path}: give the battle an id (battle.id in the roster, or --battle)")
     return Roster(battle=str(battle_id), started=started, units=joined)  # type: ignore[arg-type]
+
+
+def _tables(path: Path, ruleset_id: str, version: str, named: object) -> dict:
+    """The ruleset's data tables, pinned: files the roster names (relative to the roster), else the
+    shipped defaults."""
+    if not isinstance(named, dict) or not all(isinstance(v, str) for v in named.values()):
+        raise MalformedEvent(f'{path}: battle.tables maps a table to a file: tables = {{results = "my.toml"}}')
+    try:
+        ruleset = lookup(ruleset_id, version)
+    except Refusal as refusal:
+        raise MalformedEvent(f"{path}: battle.ruleset: {refusal.message}") from None
+    pinned = pinned_tables(ruleset, {name: path.parent / file for name, file in named.items()})
+    return {name: msgspec.to_builtins(table) for name, table in pinned.items()}
 
 
 def _event(path: Path, where: str, fields: dict) -> BattleStarted | UnitJoined:

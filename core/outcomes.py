@@ -38,7 +38,11 @@ class TestNotTaken(Outcome, tag="test_not_taken"):
 
 
 class TestResolved(Outcome, tag="test_resolved"):
-    """`rule` is the clause that decided the result; `trigger` the one that made the test due."""
+    """`rule` is the clause that decided the result; `trigger` the one that made the test due.
+
+    A test read from a results table (General de Brigade) also names the `column` it was read in
+    and the `result` found there; `passed` then says whether that result is one the ruleset counts
+    as holding (its table's `passing` results). Pass/fail tests leave both empty."""
 
     test: str
     trigger: str
@@ -49,6 +53,8 @@ class TestResolved(Outcome, tag="test_resolved"):
     modifiers: tuple[Modifier, ...] = ()
     automatic: bool = False
     detail: str = ""
+    result: str = ""
+    column: str = ""
 
 
 class StateChanged(Outcome, tag="state_changed"):
@@ -72,6 +78,19 @@ class StateChangeScheduled(Outcome, tag="state_change_scheduled"):
     at: str
 
 
+class ProfileChanged(Outcome, tag="profile_changed"):
+    """The rules change a unit's profile themselves (a retreating unit becomes unformed)."""
+
+    changes: dict[str, bool | int | float | str]
+
+
+class MarkerPlaced(Outcome, tag="marker_placed"):
+    """Something the rules have the players mark on the table (where a routing unit dispersed)."""
+
+    marker: str
+    detail: str = ""
+
+
 class Moved(Outcome, tag="moved"):
     """A move the rules impose (falling back, regrouping), with its distance in inches."""
 
@@ -87,5 +106,7 @@ AnyOutcome = (
     | StateChangeScheduled
     | RestrictionApplied
     | RestrictionLifted
+    | ProfileChanged
+    | MarkerPlaced
     | Moved
 )

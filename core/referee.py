@@ -40,6 +40,7 @@ def decide(battle: Battle | None, event: AnyEvent) -> None:
         if event.sides[0] == event.sides[1]:
             raise Refusal("the two sides must have different names", field="sides")
         ruleset.check_house_rules(event.house_rules)
+        ruleset.check_tables(event.tables)
         return
     if battle is None:
         raise Refusal("the first event of a battle must be battle_started", field="type")
@@ -89,6 +90,9 @@ def decide(battle: Battle | None, event: AnyEvent) -> None:
             stray = [t for t in event.in_range if t not in event.targets]
             if stray:
                 raise Refusal(f"{stray[0]!r} is in range but was not declared a target", field="in_range")
+            stray = [t for t in event.flank if t not in event.targets]
+            if stray:
+                raise Refusal(f"{stray[0]!r} is charged in the flank but was not declared a target", field="flank")
             battle.ruleset.check_charge(battle, event)
         case TableFactRecorded():
             living_unit(battle, event.unit)
@@ -98,6 +102,7 @@ def decide(battle: Battle | None, event: AnyEvent) -> None:
             battle.ruleset.check_fact(battle, event)
         case DiceRolled():
             living_unit(battle, event.unit)
+            battle.ruleset.check_roll(battle, event)
             due = due_test(battle, event.unit, event.test)
             if len(event.dice) != due.dice:
                 raise Refusal(
@@ -110,8 +115,11 @@ def decide(battle: Battle | None, event: AnyEvent) -> None:
                     field="source",
                 )
         case PlayerDecided():
-            living_unit(battle, event.unit)
-            first_due(battle, event.unit, event.decision)
+            unit = living_unit(battle, event.unit)
+            if event.decision in battle.ruleset.free_decisions:
+                battle.ruleset.check_free_decision(battle, unit, event)
+            else:
+                first_due(battle, event.unit, event.decision)
         case RefereeRuled():
             unit = known_unit(battle, event.unit)
             if event.state is None and not event.waive_tests:
@@ -139,6 +147,8 @@ def evolve(battle: Battle | None, event: AnyEvent, seq: int) -> tuple[Battle, li
             house_rules=dict(event.house_rules),
             seq=seq,
         )
+        fresh.tables = fresh.ruleset.read_tables(event.tables)
+        fresh.bookkeeping = fresh.ruleset.battle_bookkeeping()
         return fresh, []
     assert battle is not None
     battle.seq = seq
@@ -159,6 +169,7 @@ def evolve(battle: Battle | None, event: AnyEvent, seq: int) -> tuple[Battle, li
                 special_rules=frozenset(event.special_rules),
                 profile=ruleset.read_profile(event.profile),
             )
+            battle.units[event.unit].bookkeeping = ruleset.unit_bookkeeping(battle.units[event.unit])
         case UnitChanged():
             caused += ruleset.on_unit_change(battle, battle.units[event.unit], event, seq)
         case PhaseStarted():
@@ -178,6 +189,8 @@ def evolve(battle: Battle | None, event: AnyEvent, seq: int) -> tuple[Battle, li
                 unit.phase_losses.append(seq)
             if unit.models == 0:
                 caused += _destroy(battle, unit, seq)
+            elif unit.alive:
+                caused += ruleset.on_casualties(battle, unit, event, seq)
         case CombatResolved():
             caused += ruleset.on_combat(battle, event, seq)
         case ChargeDeclared():
@@ -188,6 +201,8 @@ def evolve(battle: Battle | None, event: AnyEvent, seq: int) -> tuple[Battle, li
             due = due_test(battle, event.unit, event.test)
             battle.due.remove(due)
             caused += ruleset.resolve(battle, due, tuple(event.dice), seq)
+        case PlayerDecided() if event.decision in ruleset.free_decisions:
+            caused += ruleset.on_free_decision(battle, battle.units[event.unit], event, seq)
         case PlayerDecided():
             due = first_due(battle, event.unit, event.decision)
             battle.due.remove(due)
@@ -267,7 +282,7 @@ def next_phase(battle: Battle) -> tuple[int, str, str]:
     turn, side_index, phase_index = battle.point
     if phase_index + 1 < len(phases):
         return (turn, battle.sides[side_index], phases[phase_index + 1])
-    if side_index + 1 < len(battle.sides):
+    if side_index + 1 < len(battle.sides) and not battle.ruleset.shared_turn:
         return (turn, battle.sides[side_index + 1], phases[0])
     return (turn + 1, battle.sides[0], phases[0])
 

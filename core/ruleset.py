@@ -9,13 +9,19 @@ refuse; `on_*` methods are called only for accepted events and change the battle
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import msgspec
 
+from morale.events.codec import table_sha256
 from morale.events.types import (
+    CasualtiesSuffered,
     ChargeDeclared,
     CombatResolved,
+    DiceRolled,
+    PinnedTable,
+    PlayerDecided,
     TableFactRecorded,
     UnitChanged,
     UnitJoined,
@@ -25,6 +31,16 @@ from .machine import StateGraph
 from .outcomes import Modifier, Outcome, TestDue
 from .rules import Refusal
 from .state import Battle, DueTest, Point, Unit
+
+
+@dataclass(frozen=True)
+class TableSpec:
+    """A data table a ruleset reads (a results table): its shipped default file (package data in
+    `core/rulesets/`), the msgspec Struct its values must convert to, and the rule ID it carries."""
+
+    file: str
+    schema: type[msgspec.Struct]
+    rule: str
 
 
 class Ruleset:
@@ -44,6 +60,14 @@ class Ruleset:
     profile_type: type[msgspec.Struct] | None = None
     changeable: frozenset[str] = frozenset()  # profile fields a unit_changed event may set
     phrases: Mapping[str, str] = {}  # rule ID -> how the narrative words the state change it causes
+    # True: both sides act in every phase of a game turn (the clock names the first side); False:
+    # each side plays all the phases in its own player turn, then the other side does.
+    shared_turn: bool = False
+    # Data tables every battle pins in battle_started.tables (name -> spec); see TableSpec.
+    tables: Mapping[str, TableSpec] = {}
+    # Decisions a player may take when the rules allow, not to settle a due test (a wavering
+    # battalion reforms): decision -> rule ID. Checked by check_free_decision.
+    free_decisions: Mapping[str, str] = {}
 
     # -- set-up -----------------------------------------------------------------------------
     def check_house_rules(self, house_rules: Mapping[str, object]) -> None:
@@ -53,6 +77,42 @@ class Ruleset:
                 raise Refusal(f"unknown house rule {key!r} for {self.id} (known: {known})", field="house_rules")
             if type(value) is not type(self.parameters[key]):
                 raise Refusal(f"house rule {key!r} must be {type(self.parameters[key]).__name__}", field="house_rules")
+
+    def check_tables(self, pinned: Mapping[str, PinnedTable]) -> None:
+        """Every table the ruleset reads is pinned, with values that hash to the pinned sha256 and
+        that the ruleset can read; refuses naming the table."""
+        unknown = [name for name in pinned if name not in self.tables]
+        if unknown:
+            known = ", ".join(self.tables) or "none"
+            raise Refusal(f"{self.id} reads no table {unknown[0]!r} (known: {known})", field="tables")
+        missing = [name for name in self.tables if name not in pinned]
+        if missing:
+            raise Refusal(
+                f"{self.id} needs its {', '.join(missing)} table pinned in battle_started "
+                "(`morale new` pins the shipped defaults or the files the roster names)",
+                field="tables",
+            )
+        for name, table in pinned.items():
+            if table_sha256(table.values) != table.sha256:
+                raise Refusal(f"the values of table {name!r} do not match its sha256", field=f"tables.{name}.sha256")
+            self.read_table(name, table.values)
+
+    def read_table(self, name: str, values: Mapping[str, Any]) -> msgspec.Struct:
+        try:
+            return msgspec.convert(dict(values), self.tables[name].schema)
+        except msgspec.ValidationError as exc:
+            raise Refusal(str(exc).replace("`$", f"`tables.{name}.values"), field=f"tables.{name}") from None
+
+    def read_tables(self, pinned: Mapping[str, PinnedTable]) -> dict[str, Any]:
+        return {name: self.read_table(name, table.values) for name, table in pinned.items()}
+
+    def battle_bookkeeping(self) -> Any:
+        """A fresh battle-wide memory for the ruleset (Battle.bookkeeping); None: it keeps none."""
+        return None
+
+    def unit_bookkeeping(self, unit: Unit) -> Any:
+        """A fresh memory for a unit that joins (Unit.bookkeeping); None: the ruleset keeps none."""
+        return None
 
     def param(self, battle: Battle, key: str) -> object:
         return battle.house_rules.get(key, self.parameters[key])
@@ -118,6 +178,20 @@ class Ruleset:
         pass
 
     def on_fact(self, battle: Battle, event: TableFactRecorded, seq: int) -> list[Outcome]:
+        return []
+
+    def on_casualties(self, battle: Battle, unit: Unit, event: CasualtiesSuffered, seq: int) -> list[Outcome]:
+        """Models were removed from a unit that still has some left."""
+        return []
+
+    def check_roll(self, battle: Battle, event: DiceRolled) -> None:
+        """Before the engine looks for the due test the dice are for: a ruleset may refuse with the
+        rule that keeps a test from being due (GDB: no rally within an enemy's charge range)."""
+
+    def check_free_decision(self, battle: Battle, unit: Unit, event: PlayerDecided) -> None:
+        pass
+
+    def on_free_decision(self, battle: Battle, unit: Unit, event: PlayerDecided, seq: int) -> list[Outcome]:
         return []
 
     def resolve(self, battle: Battle, due: DueTest, dice: tuple[int, ...], seq: int) -> list[Outcome]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
@@ -68,6 +68,9 @@ class Unit:
     phase_losses: list[int] = field(default_factory=list)  # seqs of this phase's casualty events
     restrictions: list[Restriction] = field(default_factory=list)
     pending: list[Pending] = field(default_factory=list)
+    # What the ruleset remembers about the unit between events (General de Brigade: losses by
+    # phase, who is within 15 cm...). Created by `Ruleset.unit_bookkeeping`; must encode as JSON.
+    bookkeeping: Any = None
 
     def has(self, special_rule: str) -> bool:
         return special_rule in self.special_rules
@@ -95,6 +98,8 @@ class Battle:
     phase_open: bool = False
     units: dict[str, Unit] = field(default_factory=dict)
     due: list[DueTest] = field(default_factory=list)
+    tables: dict[str, Any] = field(default_factory=dict)  # the pinned data tables, as the ruleset reads them
+    bookkeeping: Any = None  # the ruleset's battle-wide memory (`Ruleset.battle_bookkeeping`)
 
     @property
     def phase(self) -> str | None:
@@ -118,6 +123,8 @@ class _UnitView(msgspec.Struct, frozen=True):
     models: int
     restrictions: list[tuple[str, str, tuple[int, int, int]]]
     pending: list[tuple[str, tuple[int, int, int]]]
+    profile: dict[str, Any] = {}
+    bookkeeping: Any = None
 
 
 class _BattleView(msgspec.Struct, frozen=True):
@@ -125,6 +132,8 @@ class _BattleView(msgspec.Struct, frozen=True):
     clock: tuple[int, int, int, bool]
     units: list[_UnitView]
     due: list[tuple[str, str, str, tuple[int, ...]]]
+    bookkeeping: Any = None
+    modifiers: list[tuple[str, int, str]] = []
 
 
 def digest(battle: Battle) -> str:
@@ -139,9 +148,14 @@ def digest(battle: Battle) -> str:
                 u.models,
                 [(r.name, r.rule, r.until) for r in u.restrictions],
                 [(p.trigger, p.at) for p in u.pending],
+                u.profile,
+                u.bookkeeping,
             )
             for u in battle.units.values()
         ],
         due=[(t.unit, t.test, t.rule, t.caused_by) for t in battle.due],
+        bookkeeping=battle.bookkeeping,
+        modifiers=[(t.unit, m.value, m.rule) for t in battle.due for m in t.modifiers],
     )
-    return hashlib.sha256(msgspec.json.encode(view)).hexdigest()
+    # Deterministic order: sets and dicts in the rulesets' bookkeeping are sorted.
+    return hashlib.sha256(msgspec.json.encode(view, order="deterministic")).hexdigest()

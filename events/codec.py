@@ -62,6 +62,12 @@ def body_bytes(battle: str, seq: int, schema_version: int, recorded_at: str, eve
     )
 
 
+def table_sha256(values: Any) -> str:
+    """The fingerprint a pinned data table carries: sha256 of its values' canonical JSON, so the
+    same numbers give the same hash whatever file layout or comments they came with."""
+    return hashlib.sha256(_canonical.encode(values)).hexdigest()
+
+
 def chain_hash(prev_hash: str, body: bytes) -> str:
     return hashlib.sha256(prev_hash.encode("ascii") + body).hexdigest()
 

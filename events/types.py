@@ -7,7 +7,7 @@ Schema evolution: a new field always has a default; an existing field never chan
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 import msgspec
 from msgspec import Meta
@@ -40,6 +40,16 @@ class Event(
     """Something that happened at the table. Past tense, as the players would report it."""
 
 
+class PinnedTable(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, omit_defaults=True):
+    """A data table a battle is read with (a results table, a house rule's numbers), pinned by value:
+    the log replays the same way even if the file it came from changes later. `sha256` covers the
+    canonical JSON of `values` (sorted keys, see `events.codec.table_sha256`)."""
+
+    sha256: Annotated[str, Meta(pattern=r"^[0-9a-f]{64}$")]
+    values: dict[str, Any]
+    source: str = ""  # where the values were read from, for people: a path, or "default: <file>"
+
+
 class BattleStarted(Event, tag="battle_started"):
     """The first event of every battle: it pins the rules the log is to be read with."""
 
@@ -50,6 +60,7 @@ class BattleStarted(Event, tag="battle_started"):
     house_rules: dict[str, FactValue] = {}
     dice_policy: DicePolicy = "either"
     dice_commitment: str = ""  # sha256 of the battle's dice secret, when the engine may roll
+    tables: dict[Slug, PinnedTable] = {}  # the ruleset's data tables, by name (Ruleset.tables)
 
 
 class UnitJoined(Event, tag="unit_joined"):
@@ -107,6 +118,7 @@ class ChargeDeclared(Event, tag="charge_declared"):
     charger: Slug
     targets: Annotated[list[Slug], Meta(min_length=1)]
     in_range: list[Slug] = []  # targets that at least one charging model can reach, as measured
+    flank: list[Slug] = []  # targets charged in the flank or rear, as measured
 
 
 class TableFactRecorded(Event, tag="table_fact_recorded"):

@@ -7,8 +7,10 @@ from collections.abc import Iterable
 import msgspec
 
 from morale.core.outcomes import (
+    MarkerPlaced,
     Moved,
     Outcome,
+    ProfileChanged,
     RestrictionApplied,
     RestrictionLifted,
     StateChanged,
@@ -92,9 +94,13 @@ def describe_event(event: AnyEvent, battle: Battle) -> str:
         case BattleStarted():
             ruleset = battle.ruleset
             title = f"{event.name}: " if event.name else ""
+            tables = "".join(
+                f"; {name} table from {table.source or 'the log'} (sha256 {table.sha256[:12]})"
+                for name, table in event.tables.items()
+            )
             return (
                 f"{title}battle begins under {ruleset.title} ({ruleset.id} v{ruleset.version}); "
-                f"{event.sides[0]} takes the first turn; dice: {event.dice_policy}"
+                f"{event.sides[0]} takes the first turn; dice: {event.dice_policy}{tables}"
             )
         case UnitJoined():
             rules = f"; {', '.join(_words(r) for r in event.special_rules)}" if event.special_rules else ""
@@ -166,6 +172,8 @@ def describe_outcome(outcome: Outcome, battle: Battle) -> str:
                 return f"{name} {verdict} the {_words(outcome.test)} test automatically" + (
                     f" ({outcome.detail})" if outcome.detail else ""
                 )
+            if outcome.result:
+                return _table_result(name, outcome)
             if outcome.test == "sweeping_advance":
                 caught = "escapes" if outcome.passed else "is caught"
                 return f"{name} {caught}: {outcome.detail}"
@@ -190,7 +198,33 @@ def describe_outcome(outcome: Outcome, battle: Battle) -> str:
             return f"{name}: {_words(outcome.restriction)} until the {outcome.until}"
         case RestrictionLifted():
             return f"{name}: {_words(outcome.restriction)} ends"
+        case ProfileChanged():
+            return f"{name}: " + ", ".join(_profile_words(k, v) for k, v in outcome.changes.items())
+        case MarkerPlaced():
+            return f"{name}: {_words(outcome.marker)} marked" + (f" ({outcome.detail})" if outcome.detail else "")
         case Moved():
             dice = " + ".join(str(d) for d in outcome.dice)
             return f'{name} Falls Back {outcome.inches}" ({dice})'
     return type(outcome).__name__
+
+
+def _table_result(name: str, outcome: TestResolved) -> str:
+    """A test read in a column of a results table: the dice, each modifier, the total, the row."""
+    dice = " + ".join(str(d) for d in outcome.dice)
+    modifiers = "".join(
+        f" {m.value:+d} ({m.reason}{', not counted: ' + m.ignored_by if m.ignored_by else ''})"
+        for m in outcome.modifiers
+    )
+    detail = f"; {outcome.detail}" if outcome.detail else ""
+    return (
+        f"{name} tests ({_words(outcome.column)} column): {dice}{modifiers} = {outcome.total}: "
+        f"{_words(outcome.result).capitalize()}{detail}"
+    )
+
+
+def _profile_words(field: str, value: object) -> str:
+    if value is True:
+        return _words(field)
+    if value is False:
+        return f"no longer {_words(field)}"
+    return f"{_words(field)} {_words(str(value))}"

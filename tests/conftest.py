@@ -7,10 +7,12 @@ import os
 import pytest
 from hypothesis import HealthCheck, settings
 
+from morale.app.tables import pinned_tables
 from morale.core.outcomes import Outcome
 from morale.core.referee import next_phase
 from morale.core.replay import Replay, replay
 from morale.core.rules import Refusal
+from morale.core.rulesets import lookup
 from morale.core.state import Unit, digest
 from morale.events.store import seal
 from morale.events.types import (
@@ -70,11 +72,16 @@ class Table:
         sides: tuple[str, str] = ("imperium", "orks"),
         ruleset: str = "wh40k6",
         house_rules: dict | None = None,
+        tables: dict | None = None,
     ) -> None:
         self.fold = Replay("test-battle")
         self.events: list[AnyEvent] = []
+        # The ruleset's data tables: the shipped defaults unless the test pins its own.
+        pinned = pinned_tables(lookup(ruleset, "1")) if tables is None else tables
         self.record(
-            BattleStarted(ruleset=ruleset, ruleset_version="1", sides=list(sides), house_rules=house_rules or {})
+            BattleStarted(
+                ruleset=ruleset, ruleset_version="1", sides=list(sides), house_rules=house_rules or {}, tables=pinned
+            )
         )
         for joined in units:
             self.record(joined)

@@ -1,0 +1,63 @@
+"""Data tables (a results table...) read from TOML files and pinned by value into battle_started.
+
+A ruleset ships a default file for each table it reads (package data in `core/rulesets/`); a roster
+may name its own file instead (`[battle] tables = {results = "my-table.toml"}`), for a house rule
+or the numbers of the user's own rulebook. Either way the values and their sha256 go into the
+battle's first event, so the battle replays the same way whatever later happens to the file.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Mapping
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from morale.core.ruleset import Ruleset
+from morale.events.codec import MalformedEvent, table_sha256
+from morale.events.types import PinnedTable
+
+DEFAULTS_PACKAGE = "morale.core.rulesets"
+
+
+def pin(values: Mapping[str, Any], source: str) -> PinnedTable:
+    # A JSON round trip first: what is hashed is exactly what the log will hold and read back
+    # (TOML dates, for one, come back from JSON as text).
+    plain = msgspec.json.decode(msgspec.json.encode(dict(values)))
+    return PinnedTable(sha256=table_sha256(plain), values=plain, source=source)
+
+
+def read_toml(text: str, where: str) -> dict[str, Any]:
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise MalformedEvent(f"{where}: not valid TOML: {exc}") from None
+
+
+def default_table(ruleset: Ruleset, name: str) -> PinnedTable:
+    spec = ruleset.tables[name]
+    text = resources.files(DEFAULTS_PACKAGE).joinpath(spec.file).read_text(encoding="utf-8")
+    return pin(read_toml(text, spec.file), f"default: {spec.file}")
+
+
+def table_from_file(path: Path) -> PinnedTable:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise MalformedEvent(f"{path}: {exc.strerror}") from None
+    return pin(read_toml(text, str(path)), str(path))
+
+
+def pinned_tables(ruleset: Ruleset, named: Mapping[str, Path] | None = None) -> dict[str, PinnedTable]:
+    """Every table the ruleset reads: from the file named for it, else the shipped default."""
+    named = dict(named or {})
+    unknown = [name for name in named if name not in ruleset.tables]
+    if unknown:
+        known = ", ".join(ruleset.tables) or "none"
+        raise MalformedEvent(f"battle.tables: {ruleset.id} reads no table {unknown[0]!r} (known: {known})")
+    return {
+        name: table_from_file(named[name]) if name in named else default_table(ruleset, name) for name in ruleset.tables
+    }
