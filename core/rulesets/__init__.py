@@ -11,9 +11,10 @@ if TYPE_CHECKING:
 
 
 def _registry() -> dict[tuple[str, str], Ruleset]:
+    from .gdb import GDB
     from .wh40k6 import WH40K6
 
-    return {(r.id, r.version): r for r in (WH40K6,)}
+    return {(r.id, r.version): r for r in (WH40K6, GDB)}
 
 
 _RULESETS: dict[tuple[str, str], Ruleset] | None = None

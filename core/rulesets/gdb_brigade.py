@@ -1,0 +1,79 @@
+"""General de Brigade: the Brigade Morale Test (its numbers are data: `gdb_brigade.toml`).
+
+A brigade is every unit of a side whose profile names the same brigade. The test has no unit of
+its own, so it is rolled as the `brigade` test of the brigade's first unit still in the field
+(in the order the units joined the battle); the narrative names the brigade.
+"""
+
+from __future__ import annotations
+
+from ..outcomes import Modifier, Outcome, TestResolved
+from ..rules import rule
+from ..state import Battle, DueTest, Unit
+from .gdb_book import in_melee
+from .gdb_modifiers import total
+from .gdb_neighbours import skirmishers_ignored
+from .gdb_results import Context, halts, retreats
+from .gdb_tables import BrigadeTable, read_column
+
+
+def brigade_of(unit: Unit) -> str:
+    return str(unit.profile["brigade"])
+
+
+def members(battle: Battle, side: str, brigade: str) -> list[Unit]:
+    return [u for u in battle.units.values() if u.side == side and brigade_of(u) == brigade]
+
+
+def lead_unit(battle: Battle, side: str, brigade: str) -> Unit | None:
+    """The unit that rolls for the brigade: its first still in the field."""
+    return next((u for u in members(battle, side, brigade) if u.alive), None)
+
+
+@rule("gdb.brigade.test")
+def brigade_modifiers(battle: Battle, table: BrigadeTable, side: str, brigade: str) -> tuple[Modifier, ...]:
+    """2D6 + the brigade commander with the brigade, and for each unit of the brigade dispersed or
+    routing (the table's numbers: +1 and -1 by default). Routing skirmishers are ignored."""
+    units = members(battle, side, brigade)
+    modifiers = []
+    if any(u.alive and u.profile["commander"] == "brigade" for u in units):
+        modifiers.append(Modifier(rule="gdb.brigade.test", value=table.commander, reason="brigade commander present"))
+    lost = [u.id for u in units if u.state in ("dispersed", "broken") and not skirmishers_ignored(u)]
+    if lost:
+        modifiers.append(Modifier(rule="gdb.brigade.test", value=table.per_unit_lost * len(lost),
+                                  reason=f"dispersed or routing: {', '.join(lost)}"))  # fmt: skip
+    return tuple(modifiers)
+
+
+def resolve_brigade_test(
+    battle: Battle, table: BrigadeTable, due: DueTest, dice: tuple[int, ...], caused_by: tuple[int, ...]
+) -> list[Outcome]:
+    """7 or more: the brigade holds; 4-6: every unit of the brigade not in melee Halts this turn;
+    3 or less: every unit not in melee Retreats (the default table)."""
+    lead = battle.units[due.unit]
+    brigade = brigade_of(lead)
+    modified = sum(dice) + total(due.modifiers)
+    result = read_column(table.rows, lead.unit_type, modified)
+    caused: list[Outcome] = [
+        TestResolved(
+            unit=lead.id,
+            rule="gdb.brigade.test",
+            caused_by=caused_by,
+            test=due.test,
+            trigger=due.rule,
+            passed=result == "holds",
+            dice=dice,
+            total=modified,
+            modifiers=due.modifiers,
+            result=result,
+            column="brigade",
+            detail=f"brigade {brigade}",
+        )
+    ]
+    if result == "holds":
+        return caused
+    ctx = Context("brigade", caused_by, caused_by[-1])
+    for unit in members(battle, lead.side, brigade):
+        if unit.alive and not in_melee(battle, unit):
+            caused += halts(battle, unit, ctx, "gdb.brigade.test") if result == "halt" else retreats(battle, unit, ctx)
+    return caused

@@ -1,0 +1,212 @@
+"""General de Brigade: the modifiers of the Morale Check Test, one function per clause.
+
+Each returns the Modifier it gives (None when it does not apply), citing its rule ID, so a test's
+explanation lists every modifier with the clause behind it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ..outcomes import Modifier
+from ..rules import rule
+from ..state import Battle, Unit
+from .gdb_book import Charge, book
+from .gdb_neighbours import FLEEING, heeded_friends_near
+from .gdb_profile import ARTILLERY, CAVALRY, INFANTRY, figures_lost, formation, formed, full_strength
+
+QUALITY = {"guard": 2, "elite": 1, "veteran": 1, "line": 0, "second_line": -1, "recruit": -1}
+LOSS_STEPS = ((35, -3), (25, -2), (10, -1))  # more than N% of full strength lost; the largest applies
+COVER = {"building": 2, "redoubt": 2, "castle": 3, "church": 3}
+
+
+def _words(slug: str) -> str:
+    return slug.replace("_", " ")
+
+
+# -- general modifiers ----------------------------------------------------------------------------
+@rule("gdb.mod.commander")
+def commander(battle: Battle, unit: Unit) -> Modifier | None:
+    """+1: the Commander-in-Chief or a brigade commander is attached to the unit."""
+    who = str(unit.profile["commander"])
+    if who == "none":
+        return None
+    reason = "brigade commander attached" if who == "brigade" else "Commander-in-Chief attached"
+    return Modifier(rule="gdb.mod.commander", value=+1, reason=reason)
+
+
+@rule("gdb.mod.quality")
+def quality(battle: Battle, unit: Unit) -> Modifier | None:
+    """Guard +2; elite and veterans +1; line 0; second line and recruits -1."""
+    value = QUALITY[str(unit.profile["quality"])]
+    return Modifier(rule="gdb.mod.quality", value=value, reason=_words(str(unit.profile["quality"]))) if value else None
+
+
+@rule("gdb.mod.no_losses")
+def no_losses(battle: Battle, unit: Unit) -> Modifier | None:
+    """+1: the unit has suffered no losses."""
+    return Modifier(rule="gdb.mod.no_losses", value=+1, reason="no losses") if figures_lost(unit) == 0 else None
+
+
+@rule("gdb.mod.losses")
+def losses(battle: Battle, unit: Unit) -> Modifier | None:
+    """More than 10% of full strength lost -1, more than 25% -2, more than 35% -3: only the largest."""
+    lost, full = figures_lost(unit), full_strength(unit)
+    for percent, value in LOSS_STEPS:
+        if lost * 100 > percent * full:
+            return Modifier(rule="gdb.mod.losses", value=value,
+                            reason=f"{lost} of {full} figures lost: more than {percent}%")  # fmt: skip
+    return None
+
+
+@rule("gdb.mod.cover")
+def cover(battle: Battle, unit: Unit) -> Modifier | None:
+    """In buildings or redoubts +2; defending castles and churches +3; not when enemy units are
+    inside the same built-up area."""
+    location = str(unit.profile["location"])
+    if location not in COVER or book(unit).enemy_in_built_up_area:
+        return None
+    return Modifier(rule="gdb.mod.cover", value=COVER[location], reason=f"in a {location}")
+
+
+@rule("gdb.mod.square")
+def square(battle: Battle, unit: Unit) -> Modifier | None:
+    """+2: in square."""
+    return Modifier(rule="gdb.mod.square", value=+2, reason="in square") if formation(unit) == "square" else None
+
+
+@rule("gdb.mod.friends_fleeing")
+def friends_fleeing(battle: Battle, unit: Unit) -> Modifier | None:
+    """-1 for each routing or retreating friendly unit within 15 cm (12"), but those it ignores."""
+    fleeing = heeded_friends_near(battle, unit, FLEEING)
+    if not fleeing:
+        return None
+    names = ", ".join(f.id for f in fleeing)
+    return Modifier(rule="gdb.mod.friends_fleeing", value=-len(fleeing),
+                    reason=f"routing or retreating within 15 cm: {names}")  # fmt: skip
+
+
+@rule("gdb.mod.disordered")
+def disordered(battle: Battle, unit: Unit) -> Modifier | None:
+    """-1: the unit is wavering, unformed or retreating. (A routing unit takes gdb.mod.routing instead.)"""
+    if unit.state == "broken":
+        return None
+    if unit.state in ("wavering", "falling_back") or not formed(unit):
+        reason = {"wavering": "wavering", "falling_back": "retreating"}.get(unit.state, "unformed")
+        return Modifier(rule="gdb.mod.disordered", value=-1, reason=reason)
+    return None
+
+
+@rule("gdb.mod.routing")
+def routing(battle: Battle, unit: Unit) -> Modifier | None:
+    """-2: the unit is routing."""
+    return Modifier(rule="gdb.mod.routing", value=-2, reason="routing") if unit.state == "broken" else None
+
+
+GENERAL: tuple[Callable[[Battle, Unit], Modifier | None], ...] = (
+    commander, quality, no_losses, losses, cover, square, friends_fleeing, disordered, routing,
+)  # fmt: skip
+
+
+def general_modifiers(battle: Battle, unit: Unit) -> tuple[Modifier, ...]:
+    return tuple(m for clause in GENERAL if (m := clause(battle, unit)) is not None)
+
+
+# -- a charging unit, Charge phase ----------------------------------------------------------------
+@rule("gdb.mod.charge.losses")
+def lost_during_charge(unit: Unit) -> Modifier | None:
+    """-1 for each figure lost during the charge."""
+    lost = book(unit).charge_losses
+    if not lost:
+        return None
+    return Modifier(rule="gdb.mod.charge.losses", value=-lost, reason=f"{lost} figures lost during the charge")
+
+
+@rule("gdb.mod.charge.flank")
+def charging_flank(charge: Charge) -> Modifier | None:
+    """+1: charging an enemy flank or rear."""
+    if not charge.flank:
+        return None
+    return Modifier(rule="gdb.mod.charge.flank", value=+1, reason=f"charging the flank of {', '.join(charge.flank)}")
+
+
+@rule("gdb.mod.charge.unformed")
+def charging_unformed(battle: Battle, charge: Charge, flank: Modifier | None) -> Modifier | None:
+    """+1: charging an unformed enemy. With gdb.mod.charge.flank it adds up to +1 at most: the
+    second bonus is shown, not counted."""
+    unformed = [t for t in charge.targets if not formed(battle.units[t])]
+    if not unformed:
+        return None
+    capped = "gdb.mod.charge.unformed" if flank is not None else ""
+    return Modifier(rule="gdb.mod.charge.unformed", value=+1, reason=f"charging unformed {', '.join(unformed)}",
+                    ignored_by=capped)  # fmt: skip
+
+
+def charging_modifiers(battle: Battle, unit: Unit, charge: Charge) -> tuple[Modifier, ...]:
+    flank = charging_flank(charge)
+    situational = (lost_during_charge(unit), flank, charging_unformed(battle, charge, flank))
+    return general_modifiers(battle, unit) + tuple(m for m in situational if m is not None)
+
+
+# -- a charged or countercharging unit, Charge phase ----------------------------------------------
+@rule("gdb.mod.charged.line")
+def charged_in_line(unit: Unit, charger: Unit) -> Modifier | None:
+    """-1: infantry in line charged by infantry."""
+    if unit.unit_type == INFANTRY and formation(unit) == "line" and charger.unit_type == INFANTRY:
+        return Modifier(rule="gdb.mod.charged.line", value=-1, reason="infantry in line charged by infantry")
+    return None
+
+
+@rule("gdb.mod.charged.column")
+def charged_in_column(unit: Unit, charger: Unit) -> Modifier | None:
+    """-2: infantry in column charged by infantry; -1 for Russian infantry."""
+    if unit.unit_type == INFANTRY and formation(unit) == "column" and charger.unit_type == INFANTRY:
+        if "russian" in unit.profile["tags"]:  # type: ignore[operator]
+            return Modifier(rule="gdb.mod.charged.column", value=-1,
+                            reason="Russian infantry in column charged by infantry")  # fmt: skip
+        return Modifier(rule="gdb.mod.charged.column", value=-2, reason="infantry in column charged by infantry")
+    return None
+
+
+@rule("gdb.mod.charged.cavalry")
+def charged_by_cavalry(unit: Unit, charger: Unit) -> Modifier | None:
+    """-2: infantry not in square charged by cavalry; -1 when the chargers are Cossacks."""
+    if unit.unit_type == INFANTRY and formation(unit) != "square" and charger.unit_type == CAVALRY:
+        if "cossack" in charger.profile["tags"]:  # type: ignore[operator]
+            return Modifier(rule="gdb.mod.charged.cavalry", value=-1, reason="charged by Cossacks, not in square")
+        return Modifier(rule="gdb.mod.charged.cavalry", value=-2, reason="charged by cavalry, not in square")
+    return None
+
+
+@rule("gdb.mod.charged.artillery")
+def artillery_charged(unit: Unit, charger: Unit) -> Modifier | None:
+    """-2: artillery charged by infantry or cavalry."""
+    if unit.unit_type in ARTILLERY and charger.unit_type in (INFANTRY, CAVALRY):
+        return Modifier(rule="gdb.mod.charged.artillery", value=-2, reason=f"artillery charged by {charger.unit_type}")
+    return None
+
+
+@rule("gdb.mod.charged.flank")
+def charged_in_flank(unit: Unit, charger: Unit, flank: bool) -> Modifier | None:
+    """-4: charged in flank or rear; not for Austrian infantry in mass charged by cavalry."""
+    if not flank:
+        return None
+    austrian_mass = "austrian" in unit.profile["tags"] and formation(unit) == "mass"  # type: ignore[operator]
+    if austrian_mass and charger.unit_type == CAVALRY:
+        return None
+    return Modifier(rule="gdb.mod.charged.flank", value=-4, reason="charged in flank or rear")
+
+
+def charged_modifiers(battle: Battle, unit: Unit, charger: Unit, flank: bool) -> tuple[Modifier, ...]:
+    situational = (
+        charged_in_line(unit, charger),
+        charged_in_column(unit, charger),
+        charged_by_cavalry(unit, charger),
+        artillery_charged(unit, charger),
+        charged_in_flank(unit, charger, flank),
+    )
+    return general_modifiers(battle, unit) + tuple(m for m in situational if m is not None)
+
+
+def total(modifiers: tuple[Modifier, ...]) -> int:
+    return sum(m.value for m in modifiers if not m.ignored_by)

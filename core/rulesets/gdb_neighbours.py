@@ -1,0 +1,48 @@
+"""Friends within 15 cm (12"), as the players state them, and whose flight a unit ignores.
+
+Distances never reach the engine: the players record `within_15cm` (and `beyond_15cm`) facts
+naming the other unit. A dispersed unit is gone; a fact naming it means its dispersal point.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ..rules import rule
+from ..state import Battle, Unit
+from .gdb_book import book
+from .gdb_profile import CAVALRY, FOOT_ARTILLERY, HORSE_ARTILLERY, INFANTRY, SKIRMISHERS
+
+FLEEING = ("falling_back", "broken")
+
+
+@rule("gdb.rout.skirmishers")
+def skirmishers_ignored(other: Unit) -> bool:
+    """The routing of skirmishers is always ignored."""
+    return other.unit_type == SKIRMISHERS
+
+
+@rule("gdb.note.ignore")
+def ignores(unit: Unit, other: Unit) -> bool:
+    """Infantry ignores routing cavalry and horse artillery; cavalry ignores routing infantry and
+    foot artillery; every unit ignores routing skirmishers (triggers and gdb.mod.friends_fleeing)."""
+    if skirmishers_ignored(other):
+        return True
+    if unit.unit_type == INFANTRY:
+        return other.unit_type in (CAVALRY, HORSE_ARTILLERY)
+    if unit.unit_type == CAVALRY:
+        return other.unit_type in (INFANTRY, FOOT_ARTILLERY)
+    return False
+
+
+def friends_near(battle: Battle, unit: Unit) -> Iterator[Unit]:
+    """Friendly units within 15 cm of `unit` (or whose dispersal point is), as stated at the table."""
+    for other_id in sorted(book(unit).near):
+        other = battle.units[other_id]
+        if other.side == unit.side and other is not unit:
+            yield other
+
+
+def heeded_friends_near(battle: Battle, unit: Unit, states: tuple[str, ...]) -> list[Unit]:
+    """Friends within 15 cm in one of `states` whose flight this unit does not ignore."""
+    return [f for f in friends_near(battle, unit) if f.state in states and not ignores(unit, f)]

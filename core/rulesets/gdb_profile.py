@@ -1,0 +1,103 @@
+"""General de Brigade: the game turn, the unit profile, and which profiles the rules allow.
+
+A battalion, squadron, battery or skirmisher company is described by the fields below (the
+`profile` of unit_joined); formation, formed/unformed, location and commander change during the
+battle (unit_changed), the rest is fixed.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+import msgspec
+from msgspec import Meta
+
+from ..rules import Refusal
+from ..state import Unit
+
+# The game turn, in order: both sides act in each phase (Ruleset.shared_turn).
+PHASES = ("movement", "charge", "shooting", "melee", "morale")
+
+INFANTRY, CAVALRY, FOOT_ARTILLERY, HORSE_ARTILLERY, SKIRMISHERS = (
+    "infantry",
+    "cavalry",
+    "foot_artillery",
+    "horse_artillery",
+    "skirmishers",
+)
+UNIT_TYPES = {
+    INFANTRY: "infantry battalion",
+    CAVALRY: "cavalry squadron or regiment",
+    FOOT_ARTILLERY: "foot artillery battery",
+    HORSE_ARTILLERY: "horse artillery battery",
+    SKIRMISHERS: "skirmisher company or battalion",
+}
+ARTILLERY = (FOOT_ARTILLERY, HORSE_ARTILLERY)
+
+Quality = Literal["guard", "elite", "veteran", "line", "second_line", "recruit"]
+Formation = Literal["line", "column", "square", "mass", "skirmish_order", "limbered", "unlimbered"]
+Location = Literal["open", "building", "redoubt", "castle", "church"]
+Tag = Literal["russian", "austrian", "cossack"]
+Commander = Literal["none", "brigade", "commander_in_chief"]
+BUILT_UP = ("building", "redoubt", "castle", "church")
+
+# The formations each type of unit can take (the first is what it starts in unless told).
+FORMATIONS: dict[str, tuple[str, ...]] = {
+    INFANTRY: ("line", "column", "square", "mass", "skirmish_order"),
+    CAVALRY: ("line", "column"),
+    FOOT_ARTILLERY: ("unlimbered", "limbered"),
+    HORSE_ARTILLERY: ("unlimbered", "limbered"),
+    SKIRMISHERS: ("skirmish_order",),
+}
+
+
+class GdbProfile(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+    quality: Quality = "line"
+    full_strength: Annotated[int, Meta(ge=0)] = 0  # figures at full strength; 0: as many as it joined with
+    brigade: Annotated[str, Meta(max_length=64)] = ""
+    formation: Formation | None = None  # None: the first formation its type can take
+    formed: bool = True
+    location: Location = "open"
+    tags: list[Tag] = []
+    commander: Commander = "none"  # the Commander-in-Chief or a brigade commander attached to it
+
+
+CHANGEABLE = frozenset({"formation", "formed", "location", "commander"})
+
+
+def check_profile(unit_type: str, models: int, profile: dict) -> None:
+    """What the rules allow each type of unit; a modifier's condition on a type it cannot apply
+    to is refused with that modifier's rule ID."""
+    formation = profile["formation"]
+    if formation == "square" and unit_type != INFANTRY:
+        raise Refusal(f"only infantry forms square, not {unit_type}", rule="gdb.mod.square")
+    if formation == "mass" and unit_type != INFANTRY:
+        raise Refusal(f"only infantry forms a mass, not {unit_type}", rule="gdb.mod.charged.flank")
+    if formation is not None and formation not in FORMATIONS[unit_type]:
+        allowed = ", ".join(FORMATIONS[unit_type])
+        raise Refusal(f"{unit_type} cannot be in {formation} (allowed: {allowed})", field="profile.formation")
+    if profile["location"] in BUILT_UP and unit_type == CAVALRY:
+        raise Refusal(f"cavalry cannot defend a {profile['location']}", rule="gdb.mod.cover")
+    if "cossack" in profile["tags"] and unit_type != CAVALRY:
+        raise Refusal("only cavalry can be Cossacks", rule="gdb.mod.charged.cavalry")
+    if profile["full_strength"] and profile["full_strength"] < models:
+        raise Refusal(f"full strength {profile['full_strength']} is less than the {models} figures it has",
+                      field="profile.full_strength")  # fmt: skip
+
+
+def formation(unit: Unit) -> str:
+    """The unit's formation; a unit given none is in its type's first (line, unlimbered...)."""
+    return str(unit.profile.get("formation") or FORMATIONS[unit.unit_type][0])
+
+
+def formed(unit: Unit) -> bool:
+    return bool(unit.profile.get("formed", True))
+
+
+def full_strength(unit: Unit) -> int:
+    """Figures at full strength: as the profile says, else as many as the unit joined with."""
+    return int(unit.profile.get("full_strength") or unit.starting_models)  # type: ignore[call-overload]
+
+
+def figures_lost(unit: Unit) -> int:
+    return full_strength(unit) - unit.models

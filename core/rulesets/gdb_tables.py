@@ -1,0 +1,85 @@
+"""General de Brigade's two data tables: the Morale Check Test results and the Brigade Morale Test.
+
+Our source text lost both tables' numbers, so the engine ships stand-in values from
+`shared/rules/gdb.md` as TOML (`gdb_results.toml`, `gdb_brigade.toml` beside this module) and a
+battle pins the values it is played with (battle_started.tables). These Structs say what a valid
+table looks like, so a user's own table is refused naming the field if it would leave a total
+without a result.
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+from ..rules import rule
+from .gdb_profile import UNIT_TYPES
+
+UNIT_RESULTS = ("charge", "carry_on", "halt", "waver", "retreat", "rout")
+RALLY_RESULTS = ("rally", "fail")
+BRIGADE_RESULTS = ("holds", "halt", "retreat")
+COLUMNS = ("charging", "charged", "morale", "rally")
+
+
+class Row(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+    """One row of a column: it gives `result` to a modified total of `min` or more (a row without
+    `min` takes every lower total); with `unit_types`, only to those types of unit."""
+
+    result: str
+    min: int | None = None
+    unit_types: list[str] = []
+
+    def applies(self, total: int | None, unit_type: str) -> bool:
+        fits_type = not self.unit_types or unit_type in self.unit_types
+        return fits_type and (self.min is None or total is None or total >= self.min)
+
+
+def _check_column(name: str, rows: list[Row], results: tuple[str, ...]) -> None:
+    if not rows:
+        raise ValueError(f"column {name!r} has no rows")
+    for row in rows:
+        if row.result not in results:
+            raise ValueError(f"column {name!r}: unknown result {row.result!r} (known: {', '.join(results)})")
+        unknown = [t for t in row.unit_types if t not in UNIT_TYPES]
+        if unknown:
+            raise ValueError(f"column {name!r}: unknown unit type {unknown[0]!r}")
+    mins = [row.min for row in rows if row.min is not None]
+    if mins != sorted(mins, reverse=True):
+        raise ValueError(f"column {name!r}: rows must go from the highest total down")
+    last = rows[-1]
+    if last.min is not None or last.unit_types:
+        raise ValueError(f"column {name!r} must end with a row without min or unit_types, for every lower total")
+
+
+class ResultsTable(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+    charging: list[Row]
+    charged: list[Row]
+    morale: list[Row]
+    rally: list[Row]
+    # Results that count as passing the test (TestResolved.passed).
+    passing: list[str] = msgspec.field(default_factory=lambda: ["charge", "carry_on", "rally"])
+    name: str = ""
+
+    def __post_init__(self) -> None:
+        for column in ("charging", "charged", "morale"):
+            _check_column(column, getattr(self, column), UNIT_RESULTS)
+        _check_column("rally", self.rally, RALLY_RESULTS)
+        unknown = [r for r in self.passing if r not in UNIT_RESULTS + RALLY_RESULTS]
+        if unknown:
+            raise ValueError(f"passing: unknown result {unknown[0]!r}")
+
+
+class BrigadeTable(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+    rows: list[Row]
+    commander: int = 1  # a brigade commander with the brigade
+    per_unit_lost: int = -1  # each unit of the brigade dispersed or routing
+    name: str = ""
+
+    def __post_init__(self) -> None:
+        _check_column("rows", self.rows, BRIGADE_RESULTS)
+
+
+@rule("gdb.results_table")
+def read_column(rows: list[Row], unit_type: str, total: int | None) -> str:
+    """The first row of the column that fits the unit and the modified total. `None` as the total
+    reads the best row the unit can get (a natural double six)."""
+    return next(row.result for row in rows if row.applies(total, unit_type))
