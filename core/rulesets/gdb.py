@@ -280,7 +280,7 @@ class Gdb(Ruleset):
         caused: list[Outcome] = []
         for target_id in charge.in_range:
             target = battle.units[target_id]
-            if not target.alive or target_id in battle_book(battle).charged_by:
+            if not target.alive:
                 continue
             if target.state == "falling_back":
                 caused.append(TestNotTaken(unit=target_id, rule="gdb.retreat.melee", caused_by=caused_by,
@@ -288,6 +288,8 @@ class Gdb(Ruleset):
                 continue
             if target.state == "broken":
                 caused += caught_by_enemy(battle, target, Context("charged", caused_by, caused_by[-1]))
+                continue
+            if target_id in battle_book(battle).charged_by:
                 continue
             book(target).charged_turn = battle.turn
             battle_book(battle).charged_by[target_id] = charger.id

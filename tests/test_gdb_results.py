@@ -1,0 +1,480 @@
+"""gdb.result.*, gdb.waver.*, gdb.retreat.*, gdb.rout.*, gdb.brigade.*: what each result does to a unit,
+how long it lasts, and how units come back (or do not)."""
+
+from __future__ import annotations
+
+import pytest
+from gdb_support import (
+    change,
+    charge,
+    decide,
+    fact,
+    gdb_table,
+    gdb_unit,
+    near,
+    not_taken,
+    profile,
+    resolved,
+    restrictions,
+    roll,
+)
+
+from morale.core import outcomes as out
+from morale.core.outcomes import Outcome
+from morale.events.types import ChargeDeclared, DiceRolled, PlayerDecided, RefereeRuled, TableFactRecorded, UnitChanged
+from morale.projections.board import board
+
+
+def french(unit_id: str, **profile):
+    return gdb_unit(unit_id, **profile)
+
+
+def allied(unit_id: str, **profile):
+    return gdb_unit(unit_id, "allies", **{"brigade": "second", **profile})
+
+
+def cavalry(unit_id: str = "chevaulegers", **profile):
+    return allied(unit_id, unit_type="cavalry", models=12, **profile)
+
+
+def charged_by_cavalry(table, unit: str, *dice: int, by: str = "chevaulegers") -> list[Outcome]:
+    """Line infantry charged by cavalry: 2D6 + 1 (no losses) - 2 (cavalry), in the charged column."""
+    table.go_to(1, "french", "charge")
+    charge(table, by, unit)
+    roll(table, by, "charging", 6, 5)
+    return roll(table, unit, "charged", *dice)
+
+
+def a_morale_test(table, unit: str, *dice: int, lost: int = 3) -> list[Outcome]:
+    """3 figures of 20 lost to shooting (-1): a Morale-phase test in the morale column."""
+    table.go_to(table.battle.turn or 1, "french", "shooting")
+    table.casualties(unit, lost)
+    table.go_to(table.battle.turn, "french", "morale")
+    return roll(table, unit, "morale", *dice)
+
+
+def state_changes(outcomes: list[Outcome]) -> list[tuple[str, str, str]]:
+    return [(o.unit, o.to_state, o.rule) for o in outcomes if isinstance(o, out.StateChanged)]
+
+
+# -- charge, carry on, halt ---------------------------------------------------------------------------
+def test_gdb_result_charge_the_unit_charges_home_and_stays_steady():
+    table = gdb_table(french("ligne"), allied("ir4"))
+    table.go_to(1, "french", "charge")
+    charge(table, "ligne", "ir4")
+    caused = roll(table, "ligne", "charging", 3, 3)
+    assert resolved(caused).result == "charge" and table.state("ligne") == "steady"
+    assert restrictions(table, "ligne") == []
+
+
+def test_gdb_result_carry_on_no_melee_this_turn_then_free_again():
+    table = gdb_table(french("ligne"), allied("ir4"), allied("ir5"))
+    table.go_to(1, "french", "charge")
+    charge(table, "ir4", "ligne")
+    roll(table, "ir4", "charging", 4, 4)
+    caused = roll(table, "ligne", "charged", 4, 3)  # 7 + 1 - 1 (line v infantry) = 7: Carry out orders
+    assert resolved(caused).result == "carry_on" and table.state("ligne") == "steady"
+    assert restrictions(table, "ligne") == ["no_melee"]
+    assert table.refuse(ChargeDeclared(charger="ligne", targets=["ir5"])).rule == "gdb.result.carry_on"
+    lifted = table.go_to(2, "french", "movement")
+    assert any(isinstance(o, out.RestrictionLifted) and o.unit == "ligne" for o in lifted)
+    assert restrictions(table, "ligne") == []
+
+
+def test_gdb_result_halt_stays_formed_until_the_end_of_the_turn():
+    table = gdb_table(french("ligne"), allied("ir4"))
+    table.go_to(1, "french", "charge")
+    charge(table, "ligne", "ir4")
+    caused = roll(table, "ligne", "charging", 2, 2)  # 5: Halt
+    assert resolved(caused).result == "halt" and table.state("ligne") == "steady"
+    assert profile(table, "ligne")["formed"] is True
+    (applied,) = [o for o in caused if isinstance(o, out.RestrictionApplied)]
+    assert (applied.restriction, applied.rule, applied.until) == ("halted", "gdb.result.halt", "end of turn 1")
+    table.go_to(2, "french", "movement")
+    assert restrictions(table, "ligne") == []
+
+
+# -- waver ------------------------------------------------------------------------------------------
+def test_gdb_result_waver_stops_unformed_and_may_not_reform_this_turn():
+    table = gdb_table(french("ligne", formation="column"), cavalry())
+    caused = charged_by_cavalry(table, "ligne", 2, 3)  # 5 + 1 - 2 = 4: Waver
+    assert resolved(caused).result == "waver"
+    assert state_changes(caused) == [("ligne", "wavering", "gdb.result.waver")]
+    assert profile(table, "ligne")["formed"] is False
+    assert restrictions(table, "ligne") == ["may_not_reform"]
+    row = next(r for r in board(table.battle).units if r.unit == "ligne")
+    assert "cannot move until it has reformed; may shoot only if charged" in [r.text for r in row.restrictions]
+
+
+def test_gdb_result_waver_skirmishers_halt_instead():
+    table = gdb_table(french("voltigeurs", unit_type="skirmishers", models=8), cavalry())
+    caused = charged_by_cavalry(table, "voltigeurs", 2, 1)  # 3 + 1 = 4: Waver, for skirmishers a Halt
+    assert resolved(caused).result == "waver"
+    assert table.state("voltigeurs") == "steady" and restrictions(table, "voltigeurs") == ["halted"]
+    assert [o.rule for o in caused if isinstance(o, out.RestrictionApplied)] == ["gdb.result.waver"]
+
+
+def test_gdb_result_waver_a_wavering_unit_cannot_charge_or_change_formation():
+    table = gdb_table(french("ligne", formation="column"), cavalry(), allied("ir4"))
+    charged_by_cavalry(table, "ligne", 2, 3)
+    assert table.refuse(UnitChanged(unit="ligne", changes={"formation": "square"})).rule == "gdb.waver.reform"
+    assert table.refuse(UnitChanged(unit="ligne", changes={"formed": True})).rule == "gdb.waver.reform"
+    table.go_to(2, "french", "charge")
+    assert table.refuse(ChargeDeclared(charger="ligne", targets=["ir4"])).rule == "gdb.result.waver"
+
+
+def test_gdb_waver_reform_not_before_the_movement_phase_of_the_next_turn():
+    table = gdb_table(french("ligne", formation="column"), cavalry())
+    charged_by_cavalry(table, "ligne", 2, 3)
+    assert table.refuse(PlayerDecided(unit="ligne", decision="reform")).rule == "gdb.waver.reform"
+    table.go_to(1, "french", "morale")
+    assert table.refuse(PlayerDecided(unit="ligne", decision="reform")).rule == "gdb.waver.reform"
+    table.go_to(2, "french", "charge")  # the next turn, but not its Movement phase
+    assert table.refuse(PlayerDecided(unit="ligne", decision="reform")).rule == "gdb.waver.reform"
+
+
+def test_gdb_waver_reform_takes_the_whole_movement_phase_into_the_same_formation():
+    table = gdb_table(french("ligne", formation="column"), cavalry())
+    charged_by_cavalry(table, "ligne", 2, 3)
+    table.go_to(2, "french", "movement")
+    caused = decide(table, "ligne", "reform")
+    assert [o.restriction for o in caused if isinstance(o, out.RestrictionApplied)] == ["reforming"]
+    assert table.state("ligne") == "wavering"  # until the end of the Movement phase
+    assert table.refuse(UnitChanged(unit="ligne", changes={"formation": "line"})).rule == "gdb.waver.reform"
+    ended = table.end_phase()
+    assert state_changes(ended) == [("ligne", "steady", "gdb.waver.reform")]
+    assert (profile(table, "ligne")["formed"], profile(table, "ligne")["formation"]) == (True, "column")
+    assert restrictions(table, "ligne") == ["reforming"]  # no move, no shooting this turn
+    table.go_to(2, "french", "charge")
+    assert table.refuse(ChargeDeclared(charger="ligne", targets=["chevaulegers"])).rule == "gdb.waver.reform"
+
+
+def test_gdb_waver_reform_only_a_wavering_unit_reforms():
+    table = gdb_table(french("ligne"), cavalry())
+    table.go_to(1, "french", "movement")
+    assert table.refuse(PlayerDecided(unit="ligne", decision="reform")).rule == "gdb.waver.reform"
+
+
+# -- retreat ----------------------------------------------------------------------------------------
+def test_gdb_result_retreat_falls_back():
+    table = gdb_table(french("ligne"), cavalry())
+    caused = charged_by_cavalry(table, "ligne", 1, 2)  # 3 + 1 - 2 = 2: Retreat
+    assert resolved(caused).result == "retreat"
+    assert state_changes(caused) == [("ligne", "falling_back", "gdb.result.retreat")]
+
+
+def test_gdb_retreat_unformed():
+    table = gdb_table(french("ligne"), cavalry())
+    caused = charged_by_cavalry(table, "ligne", 1, 2)
+    (unformed,) = [o for o in caused if isinstance(o, out.ProfileChanged)]
+    assert (unformed.rule, unformed.changes) == ("gdb.retreat.unformed", {"formed": False})
+    assert table.refuse(UnitChanged(unit="ligne", changes={"formed": True})).rule == "gdb.retreat.unformed"
+
+
+def test_gdb_retreat_interpenetrate_friends_it_passes_through_become_unformed():
+    table = gdb_table(french("ligne"), french("legere"), cavalry())
+    charged_by_cavalry(table, "ligne", 1, 2)
+    caused = fact(table, "legere", "interpenetrated", "ligne")
+    assert [(o.rule, o.changes) for o in caused] == [("gdb.retreat.interpenetrate", {"formed": False})]
+
+
+@pytest.mark.parametrize("profile_", [{"formation": "square"}, {"location": "redoubt"}, {"location": "building"}])
+def test_gdb_retreat_interpenetrate_not_squares_nor_units_in_redoubts_or_buildings(profile_):
+    table = gdb_table(french("ligne"), french("legere", **profile_), cavalry())
+    charged_by_cavalry(table, "ligne", 1, 2)
+    refused = table.refuse(TableFactRecorded(unit="legere", fact="interpenetrated", value="ligne"))
+    assert refused.rule == "gdb.retreat.interpenetrate"
+
+
+def test_gdb_retreat_interpenetrate_only_by_a_retreating_or_routing_friend():
+    table = gdb_table(french("ligne"), french("legere"), cavalry())
+    refused = table.refuse(TableFactRecorded(unit="legere", fact="interpenetrated", value="ligne"))
+    assert refused.rule == "gdb.retreat.interpenetrate"
+
+
+def test_gdb_retreat_buildings_infantry_leaves_the_built_up_area():
+    table = gdb_table(french("ligne", location="church"), allied("ir4"))
+    table.go_to(1, "french", "charge")
+    charge(table, "ir4", "ligne")
+    roll(table, "ir4", "charging", 6, 5)
+    caused = roll(table, "ligne", "charged", 1, 1)  # 2 + 1 + 3 (church) - 1 (line) = 5: Waver; try again lower
+    assert resolved(caused).result == "waver"
+    table2 = gdb_table(french("ligne", location="church", quality="recruit", formation="column"), allied("ir4"))
+    table2.go_to(1, "french", "charge")
+    charge(table2, "ir4", "ligne")
+    roll(table2, "ir4", "charging", 6, 5)
+    caused = roll(table2, "ligne", "charged", 1, 1)  # 2 + 1 + 3 - 1 (recruit) - 2 (column) = 3: Retreat
+    assert resolved(caused).result == "retreat"
+    assert ("gdb.retreat.buildings", {"location": "open"}) in [
+        (o.rule, o.changes) for o in caused if isinstance(o, out.ProfileChanged)
+    ]
+
+
+def test_gdb_retreat_artillery_in_a_morale_test_limbers_and_charged_is_dispersed():
+    # A battery at its dispersal point (2 of 4 lost) tests in the Morale phase: 5 - 3 (losses) = 2: Retreat.
+    table = gdb_table(french("battery", unit_type="foot_artillery", models=2, full_strength=4), allied("ir4"))
+    table.go_to(1, "french", "morale")
+    caused = roll(table, "battery", "morale", 2, 3)
+    assert resolved(caused).result == "retreat" and table.state("battery") == "falling_back"
+    assert ("gdb.retreat.artillery", {"formation": "limbered"}) in [
+        (o.rule, o.changes) for o in caused if isinstance(o, out.ProfileChanged)
+    ]
+    table = gdb_table(french("battery", unit_type="foot_artillery", models=4), cavalry())
+    caused = charged_by_cavalry(table, "battery", 1, 2)  # 3 + 1 - 2 (artillery charged) = 2: Retreat
+    assert state_changes(caused) == [
+        ("battery", "falling_back", "gdb.result.retreat"),
+        ("battery", "dispersed", "gdb.retreat.artillery"),
+    ]
+
+
+def test_gdb_retreat_no_fire_the_board_says_a_retreating_unit_does_not_shoot():
+    table = gdb_table(french("ligne"), cavalry())
+    charged_by_cavalry(table, "ligne", 1, 2)
+    row = next(r for r in board(table.battle).units if r.unit == "ligne")
+    assert ("does not shoot", "gdb.retreat.no_fire") in [(r.text, r.rule) for r in row.restrictions]
+
+
+def test_gdb_retreat_melee_a_retreating_unit_charged_takes_no_test_and_loses_the_melee():
+    table = gdb_table(french("ligne"), cavalry(), allied("ir4"))
+    charged_by_cavalry(table, "ligne", 1, 2)
+    charge(table, "ir4", "ligne")
+    caused = roll(table, "ir4", "charging", 5, 5)
+    assert ("ligne", "charged", "gdb.retreat.melee") in not_taken(caused)
+    table.go_to(1, "french", "melee")
+    refused = table.refuse(TableFactRecorded(unit="ligne", fact="melee_result", value="carry_on"))
+    assert refused.rule == "gdb.retreat.melee"
+    caused = fact(table, "ligne", "melee_result", "retreat")
+    assert state_changes(caused) == [("ligne", "falling_back", "gdb.retreat.melee")]
+
+
+def test_gdb_retreat_rally_passed_it_stops_unformed_and_forms_up_in_the_next_movement_phase():
+    table = gdb_table(french("ligne"), cavalry(), allied("ir4"))
+    charged_by_cavalry(table, "ligne", 1, 2)
+    table.go_to(1, "french", "morale")
+    caused = roll(table, "ligne", "rally", 4, 3)  # 7 + 1 (no losses) - 1 (retreating) = 7: Rally
+    assert state_changes(caused) == [("ligne", "regrouped", "gdb.retreat.rally")]
+    assert profile(table, "ligne")["formed"] is False
+    assert table.refuse(UnitChanged(unit="ligne", changes={"formed": True})).rule == "gdb.retreat.rally"
+    caused = table.go_to(2, "french", "movement")
+    assert [o.restriction for o in caused if isinstance(o, out.RestrictionApplied)] == ["forming_up"]
+    change(table, "ligne", formation="square")  # it may form any formation
+    ended = table.end_phase()
+    assert state_changes(ended) == [("ligne", "steady", "gdb.retreat.rally")]
+    assert (profile(table, "ligne")["formed"], profile(table, "ligne")["formation"]) == (True, "square")
+    table.go_to(2, "french", "charge")
+    assert table.refuse(ChargeDeclared(charger="ligne", targets=["ir4"])).rule == "gdb.retreat.rally"
+
+
+def test_gdb_retreat_rally_failed_it_keeps_retreating():
+    table = gdb_table(french("ligne"), cavalry())
+    charged_by_cavalry(table, "ligne", 1, 2)
+    table.go_to(1, "french", "morale")
+    caused = roll(table, "ligne", "rally", 2, 3)
+    assert resolved(caused).result == "fail"
+    assert state_changes(caused) == [("ligne", "falling_back", "gdb.retreat.rally")]
+
+
+# -- rout -------------------------------------------------------------------------------------------
+def test_gdb_result_rout_routs_unformed():
+    table = gdb_table(french("ligne"), cavalry())
+    caused = charged_by_cavalry(table, "ligne", 1, 1)  # 2 + 1 - 2 = 1: Rout
+    assert state_changes(caused) == [("ligne", "broken", "gdb.result.rout")]
+    assert profile(table, "ligne")["formed"] is False
+    assert table.refuse(ChargeDeclared(charger="ligne", targets=["chevaulegers"])).rule == "gdb.result.rout"
+
+
+@pytest.mark.parametrize(("models", "dispersed"), [(13, False), (12, True)])
+def test_gdb_rout_heavy_losses_more_than_35_percent_lost_disperses_at_once(models, dispersed):
+    """7 of 20 is 35%: it routs; 8 of 20 is more: it is dispersed."""
+    table = gdb_table(french("ligne", models=models, full_strength=20), cavalry())
+    caused = charged_by_cavalry(table, "ligne", 1, 1)
+    assert resolved(caused).result == "rout"
+    assert table.state("ligne") == ("dispersed" if dispersed else "broken")
+    assert (("ligne", "dispersed", "gdb.rout.heavy_losses") in state_changes(caused)) is dispersed
+
+
+def test_gdb_rout_artillery_abandons_its_guns():
+    table = gdb_table(french("battery", unit_type="horse_artillery", models=4), cavalry())
+    caused = charged_by_cavalry(table, "battery", 1, 1)
+    assert state_changes(caused) == [
+        ("battery", "broken", "gdb.result.rout"),
+        ("battery", "dispersed", "gdb.rout.artillery"),
+    ]
+
+
+def test_gdb_rout_contact_a_routing_unit_touching_an_enemy_is_dispersed():
+    table = gdb_table(french("ligne"), cavalry())
+    charged_by_cavalry(table, "ligne", 1, 1)
+    caused = fact(table, "ligne", "contact_with_enemy", True)
+    assert ("ligne", "dispersed", "gdb.rout.contact") in state_changes(caused)
+
+
+def test_gdb_rout_contact_charged_home_while_routing():
+    table = gdb_table(french("ligne"), cavalry(), allied("ir4"))
+    charged_by_cavalry(table, "ligne", 1, 1)
+    charge(table, "ir4", "ligne")
+    caused = roll(table, "ir4", "charging", 5, 5)
+    assert ("ligne", "dispersed", "gdb.rout.contact") in state_changes(caused)
+
+
+def test_gdb_rout_contact_only_a_routing_unit_is_dispersed_by_contact():
+    table = gdb_table(french("ligne"), cavalry())
+    refused = table.refuse(TableFactRecorded(unit="ligne", fact="contact_with_enemy", value=True))
+    assert refused.rule == "gdb.rout.contact"
+
+
+def test_gdb_rout_dispersal_point_is_marked_where_it_dispersed():
+    table = gdb_table(french("ligne", models=12, full_strength=20), cavalry())
+    caused = charged_by_cavalry(table, "ligne", 1, 1)
+    (marker,) = [o for o in caused if isinstance(o, out.MarkerPlaced)]
+    assert (marker.unit, marker.rule, marker.marker, marker.detail) == (
+        "ligne", "gdb.rout.dispersal_point", "dispersal_point", "turn 1, charge phase",
+    )  # fmt: skip
+
+
+def test_gdb_rout_brigade_a_router_dispersing_within_15cm_of_its_brigade_makes_it_test():
+    table = gdb_table(french("ligne", models=12, full_strength=20, brigade="ney"), french("legere", brigade="ney"),
+                      french("other", brigade="soult"), cavalry())  # fmt: skip
+    near(table, "ligne", "legere", "other")
+    caused = charged_by_cavalry(table, "ligne", 1, 1)
+    assert [(o.unit, o.test, o.rule) for o in caused if isinstance(o, out.TestDue)] == [
+        ("legere", "brigade", "gdb.rout.brigade")
+    ]
+
+
+def test_gdb_rout_brigade_not_when_no_unit_of_its_brigade_is_within_15cm():
+    table = gdb_table(french("ligne", models=12, full_strength=20, brigade="ney"), french("legere", brigade="ney"),
+                      cavalry())  # fmt: skip
+    caused = charged_by_cavalry(table, "ligne", 1, 1)
+    assert table.state("ligne") == "dispersed"
+    assert not [o for o in caused if isinstance(o, out.TestDue)]
+
+
+def test_gdb_rout_rally_one_attempt_passed_it_rallies():
+    table = gdb_table(french("ligne"), cavalry())
+    charged_by_cavalry(table, "ligne", 1, 1)
+    table.go_to(1, "french", "morale")
+    caused = roll(table, "ligne", "rally", 5, 5)  # 10 + 1 (no losses) - 2 (routing) = 9: Rally
+    assert state_changes(caused) == [("ligne", "regrouped", "gdb.rout.rally")]
+
+
+def test_gdb_rout_rally_one_attempt_failed_it_is_dispersed():
+    table = gdb_table(french("ligne", brigade="ney"), french("legere", brigade="ney"), cavalry())
+    near(table, "ligne", "legere")
+    charged_by_cavalry(table, "ligne", 1, 1)
+    table.go_to(1, "french", "morale")
+    caused = roll(table, "ligne", "rally", 3, 3)
+    assert resolved(caused).result == "fail"
+    assert ("ligne", "dispersed", "gdb.rout.rally") in state_changes(caused)
+    # The brigade test waits for legere's own Morale test (gdb.note.simultaneous), then falls due.
+    assert not [o for o in caused if isinstance(o, out.TestDue)]
+    caused = roll(table, "legere", "morale", 4, 4)
+    assert [(o.unit, o.test) for o in caused if isinstance(o, out.TestDue)] == [("legere", "brigade")]
+
+
+def test_gdb_rout_rally_a_second_attempt_is_refused():
+    """A referee brings the dispersed unit back as routing: it has had its one attempt."""
+    table = gdb_table(french("ligne"), cavalry())
+    charged_by_cavalry(table, "ligne", 1, 1)
+    table.go_to(1, "french", "morale")
+    roll(table, "ligne", "rally", 3, 3)
+    table.record(RefereeRuled(unit="ligne", state="broken", reason="it was behind the hill all along"))
+    caused = table.go_to(2, "french", "morale")
+    assert ("ligne", "rally", "gdb.rout.rally") in not_taken(caused)
+    assert table.refuse(DiceRolled(unit="ligne", test="rally", dice=[6, 5])).rule == "gdb.rout.rally"
+
+
+# -- the Brigade Morale Test ------------------------------------------------------------------------
+def a_brigade_disperses(commander: str = "none", **legere):
+    """ligne (40% lost) routs and is dispersed next to legere and the battery, all of brigade ney."""
+    table = gdb_table(
+        french("ligne", models=12, full_strength=20, brigade="ney"),
+        french("legere", brigade="ney", commander=commander, **legere),
+        french("battery", unit_type="foot_artillery", models=4, brigade="ney"),
+        cavalry(),
+    )
+    near(table, "ligne", "legere", "battery")
+    charged_by_cavalry(table, "ligne", 1, 1)
+    return table
+
+
+def test_gdb_brigade_test_modifiers_commander_and_each_unit_dispersed_or_routing():
+    table = a_brigade_disperses(commander="brigade")
+    (due,) = table.battle.due
+    assert [(m.value, m.reason) for m in due.modifiers] == [
+        (1, "brigade commander present"),
+        (-1, "dispersed or routing: ligne"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("dice", "result", "legere", "battery"),
+    [
+        ((4, 4), "holds", [], []),
+        ((3, 3), "halt", ["halted"], ["halted"]),
+        ((1, 2), "retreat", "falling_back", "falling_back"),
+    ],
+)
+def test_gdb_brigade_test_holds_halts_or_retreats(dice, result, legere, battery):
+    table = a_brigade_disperses()
+    test = resolved(roll(table, "legere", "brigade", *dice))
+    assert (test.column, test.result, test.detail) == ("brigade", result, "brigade ney")
+    if isinstance(legere, str):
+        assert (table.state("legere"), table.state("battery")) == (legere, battery)
+        assert profile(table, "battery")["formation"] == "limbered"  # not charged: it limbers up
+    else:
+        assert (restrictions(table, "legere"), restrictions(table, "battery")) == (legere, battery)
+
+
+def test_gdb_brigade_test_units_in_melee_are_left_out():
+    table = gdb_table(
+        french("ligne", models=12, full_strength=20, brigade="ney"),
+        french("legere", brigade="ney"),
+        french("grenadiers", brigade="ney"),
+        cavalry(),
+    )
+    near(table, "ligne", "legere")
+    fact(table, "grenadiers", "in_melee", True)
+    charged_by_cavalry(table, "ligne", 1, 1)
+    roll(table, "legere", "brigade", 1, 1)
+    assert (table.state("legere"), table.state("grenadiers")) == ("falling_back", "steady")
+
+
+def test_gdb_brigade_test_in_the_morale_phase_waits_for_every_units_test():
+    """Two units rout in the Morale phase; the first is dispersed at once (heavy losses). The brigade
+    test falls due only when the last unit test is rolled, and counts both."""
+    table = gdb_table(
+        french("ligne", models=13, full_strength=20, brigade="ney"),
+        french("legere", brigade="ney"),
+        allied("ir4"),
+    )
+    near(table, "ligne", "legere")
+    table.go_to(1, "french", "shooting")
+    table.casualties("ligne", 3)  # 10 of 20 lost: 50%
+    table.casualties("legere", 3)
+    table.go_to(1, "french", "morale")
+    roll(table, "ligne", "morale", 1, 1)
+    assert table.state("ligne") == "dispersed" and [d.test for d in table.battle.due] == ["morale"]
+    caused = roll(table, "legere", "morale", 1, 1)  # 2 - 1 = 1: Rout
+    assert table.state("legere") == "broken"
+    (due,) = [o for o in caused if isinstance(o, out.TestDue)]
+    assert (due.unit, due.test) == ("legere", "brigade")
+    assert [m.value for m in due.modifiers] == [-2]
+
+
+def test_gdb_brigade_test_with_a_brigade_table_of_ones_own():
+    from morale.app.tables import pin, pinned_tables
+    from morale.core.rulesets import lookup
+
+    values = {"rows": [{"min": 10, "result": "holds"}, {"result": "retreat"}], "commander": 2, "per_unit_lost": -2}
+    tables = {**pinned_tables(lookup("gdb", "1")), "brigade": pin(values, "strict-brigade.toml")}
+    table = gdb_table(
+        french("ligne", models=12, full_strength=20, brigade="ney"),
+        french("legere", brigade="ney", commander="brigade"),
+        cavalry(),
+        tables=tables,
+    )
+    near(table, "ligne", "legere")
+    charged_by_cavalry(table, "ligne", 1, 1)
+    assert [m.value for m in table.battle.due[0].modifiers] == [2, -2]
+    assert resolved(roll(table, "legere", "brigade", 5, 4)).result == "retreat"  # 9: under this table's 10
