@@ -173,7 +173,7 @@ def describe_outcome(outcome: Outcome, battle: Battle) -> str:
                     f" ({outcome.detail})" if outcome.detail else ""
                 )
             if outcome.result:
-                return _table_result(name, outcome)
+                return _table_result(name, outcome, battle)
             if outcome.test == "sweeping_advance":
                 caught = "escapes" if outcome.passed else "is caught"
                 return f"{name} {caught}: {outcome.detail}"
@@ -188,14 +188,12 @@ def describe_outcome(outcome: Outcome, battle: Battle) -> str:
                 f"against {outcome.target}{modifiers}{detail}"
             )
         case StateChanged():
+            phrases = battle.ruleset.phrases  # "rule>state" where one rule leads to several states
+            if f"{outcome.rule}>{outcome.to_state}" in phrases:
+                return f"{name} {phrases[f'{outcome.rule}>{outcome.to_state}']}"
             if outcome.from_state == outcome.to_state == "falling_back":
                 return f"{name} Falls Back again"
-            phrases = battle.ruleset.phrases  # "rule>state" where one rule leads to several states
-            phrase = (
-                phrases.get(f"{outcome.rule}>{outcome.to_state}")
-                or phrases.get(outcome.rule)
-                or _STATE_WORDS.get(outcome.to_state)
-            )
+            phrase = phrases.get(outcome.rule) or _STATE_WORDS.get(outcome.to_state)
             return f"{name} {phrase or _words(outcome.to_state)}"
         case StateChangeScheduled():
             return f"{name} will be {_words(outcome.to_state)} at the {outcome.at}"
@@ -213,18 +211,19 @@ def describe_outcome(outcome: Outcome, battle: Battle) -> str:
     return type(outcome).__name__
 
 
-def _table_result(name: str, outcome: TestResolved) -> str:
-    """A test read in a column of a results table: the dice, each modifier, the total, the row."""
+def _table_result(name: str, outcome: TestResolved, battle: Battle) -> str:
+    """A test read in a column of a results table: the dice, each modifier, the total, the row.
+    The ruleset may word a column ("column>brigade") or a result ("result>carry_on")."""
+    phrases = battle.ruleset.phrases
+    column = phrases.get(f"column>{outcome.column}", f"{_words(outcome.column)} column")
+    result = phrases.get(f"result>{outcome.result}", _words(outcome.result).capitalize())
     dice = " + ".join(str(d) for d in outcome.dice)
     modifiers = "".join(
         f" {m.value:+d} ({m.reason}{', not counted: ' + m.ignored_by if m.ignored_by else ''})"
         for m in outcome.modifiers
     )
     detail = f"; {outcome.detail}" if outcome.detail else ""
-    return (
-        f"{name} tests ({_words(outcome.column)} column): {dice}{modifiers} = {outcome.total}: "
-        f"{_words(outcome.result).capitalize()}{detail}"
-    )
+    return f"{name} tests ({column}): {dice}{modifiers} = {outcome.total}: {result}{detail}"
 
 
 def _profile_words(field: str, value: object) -> str:

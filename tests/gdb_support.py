@@ -24,15 +24,18 @@ def gdb_unit(
     *,
     unit_type: str = "infantry",
     models: int = 20,
+    tags: tuple[str, ...] = (),
     **profile: object,
 ) -> UnitJoined:
-    """A unit; profile fields as keywords: quality="guard", brigade="ney", formation="column"..."""
+    """A unit; profile fields as keywords: quality="guard", brigade="ney", formation="column"...;
+    tags (russian, austrian, cossack) are its special rules."""
     return UnitJoined(
         unit=unit_id,
         side=side,
         name=unit_id.replace("_", " ").title(),
         unit_type=unit_type,
         models=models,
+        special_rules=list(tags),
         profile={"brigade": "first", **profile},  # type: ignore[dict-item]
     )
 

@@ -217,14 +217,14 @@ def test_gdb_mod_charged_column_minus_two_minus_one_for_russian_infantry():
     table = charged(french(formation="column"), allied())
     assert due_modifiers(table, "fusiliers")["gdb.mod.charged.column"] == -2
     table = charged(
-        allied("pavlovsk", formation="column", tags=["russian"]), french("ligne"), charger="ligne", target="pavlovsk"
+        allied("pavlovsk", formation="column", tags=("russian",)), french("ligne"), charger="ligne", target="pavlovsk"
     )
     assert due_modifiers(table, "pavlovsk")["gdb.mod.charged.column"] == -1
 
 
 def test_gdb_mod_charged_cavalry_infantry_not_in_square_minus_one_against_cossacks():
     assert due_modifiers(charged(french(), allied(unit_type="cavalry")), "fusiliers")["gdb.mod.charged.cavalry"] == -2
-    cossacks = allied(unit_type="cavalry", tags=["cossack", "russian"])
+    cossacks = allied(unit_type="cavalry", tags=("cossack", "russian"))
     assert due_modifiers(charged(french(), cossacks), "fusiliers")["gdb.mod.charged.cavalry"] == -1
     in_square = due_modifiers(charged(french(formation="square"), allied(unit_type="cavalry")), "fusiliers")
     assert "gdb.mod.charged.cavalry" not in in_square and in_square["gdb.mod.square"] == 2
@@ -232,7 +232,7 @@ def test_gdb_mod_charged_cavalry_infantry_not_in_square_minus_one_against_cossac
 
 def test_gdb_mod_charged_cavalry_only_cavalry_can_be_cossacks():
     table = gdb_table(french(), allied())
-    assert table.refuse(gdb_unit("opolchenie", "allies", tags=["cossack"])).rule == "gdb.mod.charged.cavalry"
+    assert table.refuse(gdb_unit("opolchenie", "allies", tags=("cossack",))).rule == "gdb.mod.charged.cavalry"
 
 
 @pytest.mark.parametrize(("charger_type", "value"), [("infantry", -2), ("cavalry", -2), ("skirmishers", None)])
@@ -247,7 +247,7 @@ def test_gdb_mod_charged_flank():
 
 
 def test_gdb_mod_charged_flank_not_for_austrian_infantry_in_mass_charged_by_cavalry():
-    mass = dict(formation="mass", tags=["austrian"])
+    mass = dict(formation="mass", tags=("austrian",))
     by_cavalry = charged(allied("ir4", **mass), french("cuirassiers", unit_type="cavalry"),
                          charger="cuirassiers", target="ir4", flank=("ir4",))  # fmt: skip
     assert "gdb.mod.charged.flank" not in due_modifiers(by_cavalry, "ir4")

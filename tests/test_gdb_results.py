@@ -418,7 +418,7 @@ def test_gdb_brigade_test_modifiers_commander_and_each_unit_dispersed_or_routing
 def test_gdb_brigade_test_holds_halts_or_retreats(dice, result, legere, battery):
     table = a_brigade_disperses()
     test = resolved(roll(table, "legere", "brigade", *dice))
-    assert (test.column, test.result, test.detail) == ("brigade", result, "brigade ney")
+    assert (test.column, test.result, test.detail) == ("brigade", result, "for brigade ney")
     if isinstance(legere, str):
         assert (table.state("legere"), table.state("battery")) == (legere, battery)
         assert profile(table, "battery")["formation"] == "limbered"  # not charged: it limbers up

@@ -381,7 +381,7 @@ def test_gdb_note_melee_the_melee_result_stands_for_the_test():
     assert table.state("ligne") == "falling_back"
     assert any(isinstance(o, out.StateChanged) and o.rule == "gdb.result.retreat" for o in caused)
     caused = table.go_to(1, "french", "morale")
-    assert due(table) == [] and ("ligne", "morale", "gdb.note.melee") in not_taken(caused)
+    assert due(table) == [] and ("ligne", "rally", "gdb.note.melee") in not_taken(caused)  # nor rallies
     table.go_to(2, "french", "morale")
     assert due(table) == [("ligne", "rally", "gdb.trigger.rally")]  # a new turn: out of that melee
 

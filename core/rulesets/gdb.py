@@ -37,6 +37,7 @@ from .gdb_profile import (
     CAVALRY,
     CHANGEABLE,
     PHASES,
+    TAGS,
     UNIT_TYPES,
     GdbProfile,
     check_profile,
@@ -86,10 +87,9 @@ PHRASES = {
     "gdb.result.waver": "wavers: it stops where it is",
     "gdb.result.retreat": "retreats",
     "gdb.result.rout": "routs",
-    "gdb.retreat.melee": "loses the melee automatically and goes on retreating",
     "gdb.retreat.rally>regrouped": "rallies: it stops, unformed",
     "gdb.retreat.rally>steady": "has formed up: formed again",
-    "gdb.retreat.rally>falling_back": "fails to rally and keeps retreating",
+    "gdb.retreat.rally>falling_back": "keeps retreating",
     "gdb.rout.rally>regrouped": "rallies: it stops, unformed",
     "gdb.rout.rally>dispersed": "fails its one rally attempt and is dispersed",
     "gdb.waver.reform": "has reformed: formed again",
@@ -97,6 +97,17 @@ PHRASES = {
     "gdb.rout.artillery": "abandons its guns and leaves the field",
     "gdb.retreat.artillery": "retreats before the enemy and is dispersed, its guns lost",
     "gdb.rout.contact": "is caught by the enemy and dispersed",
+    "gdb.retreat.melee>falling_back": "loses the melee automatically and goes on retreating",
+    "result>charge": "Charge",
+    "result>carry_on": "Carry out orders",
+    "result>halt": "Halt",
+    "result>waver": "Waver",
+    "result>retreat": "Retreat",
+    "result>rout": "Rout",
+    "result>rally": "Rally",
+    "result>fail": "fails to rally",
+    "result>holds": "the brigade holds",
+    "column>brigade": "Brigade Morale Test",
 }
 
 UNIT_TESTS = ("charging", "charged", "morale", "rally")
@@ -117,6 +128,7 @@ class Gdb(Ruleset):
     graph = GRAPH
     unit_types = UNIT_TYPES
     facts = FACTS
+    special_rules = TAGS
     decisions = DECISIONS
     free_decisions = FREE_DECISIONS
     restrictions = RESTRICTIONS
@@ -141,12 +153,12 @@ class Gdb(Ruleset):
         if event.ld is not None or event.initiative is not None:
             raise Refusal("General de Brigade has no Leadership or Initiative: its tests read a results table",
                           field="ld" if event.ld is not None else "initiative")  # fmt: skip
-        check_profile(event.unit_type, event.models, self.read_profile(event.profile))
+        check_profile(event.unit_type, event.models, self.read_profile(event.profile), frozenset(event.special_rules))
 
     def check_unit_change(self, battle: Battle, unit: Unit, event: UnitChanged) -> None:
         super().check_unit_change(battle, unit, event)
         changes = event.changes
-        check_profile(unit.unit_type, unit.models, self.read_profile({**unit.profile, **changes}))
+        check_profile(unit.unit_type, unit.models, self.read_profile({**unit.profile, **changes}), unit.special_rules)
         self._check_simultaneous(battle, "the unit's profile")
         new_formation = "formation" in changes and changes["formation"] != formation(unit)
         if unit.state == "wavering" and (new_formation or changes.get("formed") is True):

@@ -67,7 +67,7 @@ def resolve_brigade_test(
             modifiers=due.modifiers,
             result=result,
             column="brigade",
-            detail=f"brigade {brigade}",
+            detail=f"for brigade {brigade}",
         )
     ]
     if result == "holds":

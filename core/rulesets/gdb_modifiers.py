@@ -161,7 +161,7 @@ def charged_in_line(unit: Unit, charger: Unit) -> Modifier | None:
 def charged_in_column(unit: Unit, charger: Unit) -> Modifier | None:
     """-2: infantry in column charged by infantry; -1 for Russian infantry."""
     if unit.unit_type == INFANTRY and formation(unit) == "column" and charger.unit_type == INFANTRY:
-        if "russian" in unit.profile["tags"]:  # type: ignore[operator]
+        if unit.has("russian"):
             return Modifier(rule="gdb.mod.charged.column", value=-1,
                             reason="Russian infantry in column charged by infantry")  # fmt: skip
         return Modifier(rule="gdb.mod.charged.column", value=-2, reason="infantry in column charged by infantry")
@@ -172,7 +172,7 @@ def charged_in_column(unit: Unit, charger: Unit) -> Modifier | None:
 def charged_by_cavalry(unit: Unit, charger: Unit) -> Modifier | None:
     """-2: infantry not in square charged by cavalry; -1 when the chargers are Cossacks."""
     if unit.unit_type == INFANTRY and formation(unit) != "square" and charger.unit_type == CAVALRY:
-        if "cossack" in charger.profile["tags"]:  # type: ignore[operator]
+        if charger.has("cossack"):
             return Modifier(rule="gdb.mod.charged.cavalry", value=-1, reason="charged by Cossacks, not in square")
         return Modifier(rule="gdb.mod.charged.cavalry", value=-2, reason="charged by cavalry, not in square")
     return None
@@ -191,7 +191,7 @@ def charged_in_flank(unit: Unit, charger: Unit, flank: bool) -> Modifier | None:
     """-4: charged in flank or rear; not for Austrian infantry in mass charged by cavalry."""
     if not flank:
         return None
-    austrian_mass = "austrian" in unit.profile["tags"] and formation(unit) == "mass"  # type: ignore[operator]
+    austrian_mass = unit.has("austrian") and formation(unit) == "mass"
     if austrian_mass and charger.unit_type == CAVALRY:
         return None
     return Modifier(rule="gdb.mod.charged.flank", value=-4, reason="charged in flank or rear")

@@ -1,8 +1,8 @@
 """General de Brigade: the game turn, the unit profile, and which profiles the rules allow.
 
 A battalion, squadron, battery or skirmisher company is described by the fields below (the
-`profile` of unit_joined); formation, formed/unformed, location and commander change during the
-battle (unit_changed), the rest is fixed.
+`profile` of unit_joined) and its tags (`special_rules`: russian, austrian, cossack); formation,
+formed/unformed, location and commander change during the battle (unit_changed), the rest is fixed.
 """
 
 from __future__ import annotations
@@ -37,7 +37,6 @@ ARTILLERY = (FOOT_ARTILLERY, HORSE_ARTILLERY)
 Quality = Literal["guard", "elite", "veteran", "line", "second_line", "recruit"]
 Formation = Literal["line", "column", "square", "mass", "skirmish_order", "limbered", "unlimbered"]
 Location = Literal["open", "building", "redoubt", "castle", "church"]
-Tag = Literal["russian", "austrian", "cossack"]
 Commander = Literal["none", "brigade", "commander_in_chief"]
 BUILT_UP = ("building", "redoubt", "castle", "church")
 
@@ -58,14 +57,22 @@ class GdbProfile(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     formation: Formation | None = None  # None: the first formation its type can take
     formed: bool = True
     location: Location = "open"
-    tags: list[Tag] = []
     commander: Commander = "none"  # the Commander-in-Chief or a brigade commander attached to it
 
 
 CHANGEABLE = frozenset({"formation", "formed", "location", "commander"})
 
 
-def check_profile(unit_type: str, models: int, profile: dict) -> None:
+# Tags are the unit's special rules (unit_joined.special_rules, `rules` in a roster): each names
+# the modifier clause that reads it.
+TAGS = {
+    "russian": "gdb.mod.charged.column",
+    "austrian": "gdb.mod.charged.flank",
+    "cossack": "gdb.mod.charged.cavalry",
+}
+
+
+def check_profile(unit_type: str, models: int, profile: dict, tags: frozenset[str] = frozenset()) -> None:
     """What the rules allow each type of unit; a modifier's condition on a type it cannot apply
     to is refused with that modifier's rule ID."""
     formation = profile["formation"]
@@ -78,7 +85,7 @@ def check_profile(unit_type: str, models: int, profile: dict) -> None:
         raise Refusal(f"{unit_type} cannot be in {formation} (allowed: {allowed})", field="profile.formation")
     if profile["location"] in BUILT_UP and unit_type == CAVALRY:
         raise Refusal(f"cavalry cannot defend a {profile['location']}", rule="gdb.mod.cover")
-    if "cossack" in profile["tags"] and unit_type != CAVALRY:
+    if "cossack" in tags and unit_type != CAVALRY:
         raise Refusal("only cavalry can be Cossacks", rule="gdb.mod.charged.cavalry")
     if profile["full_strength"] and profile["full_strength"] < models:
         raise Refusal(f"full strength {profile['full_strength']} is less than the {models} figures it has",

@@ -256,21 +256,27 @@ def mark_dispersal_point(battle: Battle, unit: Unit, ctx: Context) -> list[Outco
     dispersal_near), and its brigade may have to take a Brigade Morale Test (gdb.rout.brigade)."""
     moment = Moment(battle.turn, battle.phase or "", ctx.seq)
     book(unit).dispersed = moment
-    if brigade_must_test(battle, unit):
-        battle_book(battle).brigade_tests.append((unit.side, str(unit.profile["brigade"]), ctx.caused_by))
     detail = f"turn {moment.turn}, {moment.phase} phase"
-    return [MarkerPlaced(unit=unit.id, rule="gdb.rout.dispersal_point", caused_by=ctx.caused_by,
-                         marker="dispersal_point", detail=detail)]  # fmt: skip
+    caused: list[Outcome] = [MarkerPlaced(unit=unit.id, rule="gdb.rout.dispersal_point", caused_by=ctx.caused_by,
+                                          marker="dispersal_point", detail=detail)]  # fmt: skip
+    if near_own_brigade(battle, unit) and skirmishers_ignored(unit):
+        caused.append(TestNotTaken(unit=unit.id, rule="gdb.rout.skirmishers", caused_by=ctx.caused_by,
+                                   test="brigade", trigger="gdb.rout.brigade"))  # fmt: skip
+    elif brigade_must_test(battle, unit):
+        battle_book(battle).brigade_tests.append((unit.side, str(unit.profile["brigade"]), ctx.caused_by))
+    return caused
+
+
+def near_own_brigade(battle: Battle, unit: Unit) -> bool:
+    brigade = unit.profile["brigade"]
+    return bool(brigade) and any(f.alive and f.profile["brigade"] == brigade for f in friends_near(battle, unit))
 
 
 @rule("gdb.rout.brigade")
 def brigade_must_test(battle: Battle, unit: Unit) -> bool:
     """Each time a routing unit disperses within 15 cm of any unit of its brigade, that brigade takes
     a Brigade Morale Test (skirmishers' routing is ignored, gdb.rout.skirmishers)."""
-    brigade = unit.profile["brigade"]
-    if not brigade or skirmishers_ignored(unit):
-        return False
-    return any(f.alive and f.profile["brigade"] == brigade for f in friends_near(battle, unit))
+    return near_own_brigade(battle, unit) and not skirmishers_ignored(unit)
 
 
 # -- rally ------------------------------------------------------------------------------------------

@@ -172,9 +172,12 @@ def plan_unit(battle: Battle, unit: Unit, seq: int) -> Plan:
             calls.append(found)
     not_taken += [skip for skip in (excused_now, excused_prev) if skip]
     if melee_result_stands(battle, unit):
-        first = rally or (calls[0] if calls else None)
-        stands = (NotTaken("morale", "gdb.note.melee", first.rule, first.caused_by),) if first else ()
-        return Plan(unit.id, not_taken=tuple(not_taken) + stands)
+        # The melee result stands for whatever it would have taken: its rally attempt, or its test.
+        if unit.state in FLEEING:
+            not_taken.append(NotTaken("rally", "gdb.note.melee", "gdb.trigger.rally", (seq,)))
+        elif calls:
+            not_taken.append(NotTaken("morale", "gdb.note.melee", calls[0].rule, calls[0].caused_by))
+        return Plan(unit.id, not_taken=tuple(not_taken))
     if barred:
         not_taken.append(barred)
     # One test a Morale phase: the rally attempt if it makes one, else the first trigger in the
