@@ -6,7 +6,8 @@ import pytest
 from gdb_support import change, charge, due_modifiers, fact, gdb_table, gdb_unit, near, roll
 
 from morale.core.outcomes import Modifier
-from morale.events.types import RefereeRuled, TableFactRecorded, UnitChanged, UnitJoined
+from morale.core.rulesets.gdb_modifiers import general_modifiers
+from morale.events.types import ChargeDeclared, RefereeRuled, TableFactRecorded, UnitChanged, UnitJoined
 
 
 def charging(*units: UnitJoined, charger: str = "fusiliers", target: str = "whitecoats", flank=()):
@@ -146,8 +147,7 @@ def test_gdb_mod_friends_fleeing_not_for_friends_gone_beyond_15cm_nor_those_it_i
 def test_gdb_mod_disordered_wavering_unformed_or_retreating():
     assert general(french(formed=False), allied())["gdb.mod.disordered"] == -1
     assert "gdb.mod.disordered" not in general(french(), allied())
-    table = gdb_table(french(), allied(), french("ligne"))
-    near(table, "ligne", "fusiliers")
+    table = gdb_table(french(), allied())
     for state in ("wavering", "falling_back"):
         table.record(RefereeRuled(unit="fusiliers", state=state, reason=state))
         assert _modifier(table, "fusiliers", "gdb.mod.disordered").value == -1
@@ -161,8 +161,6 @@ def test_gdb_mod_routing_minus_two_instead_of_disordered():
 
 
 def _modifier(table, unit: str, rule_id: str) -> Modifier | None:
-    from morale.core.rulesets.gdb_modifiers import general_modifiers
-
     found = [m for m in general_modifiers(table.battle, table.unit(unit)) if m.rule == rule_id]
     return found[0] if found else None
 
@@ -258,7 +256,5 @@ def test_gdb_mod_charged_flank_not_for_austrian_infantry_in_mass_charged_by_cava
 def test_gdb_mod_charged_flank_a_flank_target_must_be_a_declared_target():
     table = gdb_table(french(), allied(), allied("ir4"))
     table.go_to(1, "french", "charge")
-    from morale.events.types import ChargeDeclared
-
     refused = table.refuse(ChargeDeclared(charger="fusiliers", targets=["whitecoats"], flank=["ir4"]))
     assert refused.field == "flank"

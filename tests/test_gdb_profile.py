@@ -6,7 +6,7 @@ import pytest
 from gdb_support import change, fact, gdb_table, gdb_unit, near, not_taken, roll
 
 from morale.core.referee import next_phase
-from morale.core.rulesets.gdb_profile import PHASES
+from morale.core.rulesets.gdb_profile import PHASES, formation
 from morale.events.types import PhaseStarted, TableFactRecorded, UnitChanged, UnitJoined
 
 
@@ -34,8 +34,6 @@ def test_a_profile_gets_its_defaults_and_a_formation_from_its_type():
         "quality": "line", "full_strength": 0, "brigade": "first", "formation": None, "formed": True,
         "location": "open", "commander": "none",
     }  # fmt: skip
-    from morale.core.rulesets.gdb_profile import formation
-
     assert formation(table.unit("battery")) == "unlimbered"
 
 

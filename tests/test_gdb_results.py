@@ -19,8 +19,10 @@ from gdb_support import (
     roll,
 )
 
+from morale.app.tables import pin, pinned_tables
 from morale.core import outcomes as out
 from morale.core.outcomes import Outcome
+from morale.core.rulesets import lookup
 from morale.events.types import ChargeDeclared, DiceRolled, PlayerDecided, RefereeRuled, TableFactRecorded, UnitChanged
 from morale.projections.board import board
 
@@ -192,22 +194,24 @@ def test_gdb_retreat_interpenetrate_only_by_a_retreating_or_routing_friend():
     assert refused.rule == "gdb.retreat.interpenetrate"
 
 
-def test_gdb_retreat_buildings_infantry_leaves_the_built_up_area():
-    table = gdb_table(french("ligne", location="church"), allied("ir4"))
+@pytest.mark.parametrize("location", ["building", "castle", "church"])
+def test_gdb_retreat_buildings_infantry_leaves_the_built_up_area(location):
+    """Recruits in column charged by infantry: 2 + 1 (no losses) + cover - 1 (recruit) - 2 (column)."""
+    table = gdb_table(french("ligne", location=location, quality="recruit", formation="column"), allied("ir4"))
     table.go_to(1, "french", "charge")
     charge(table, "ir4", "ligne")
     roll(table, "ir4", "charging", 6, 5)
-    caused = roll(table, "ligne", "charged", 1, 1)  # 2 + 1 + 3 (church) - 1 (line) = 5: Waver; try again lower
-    assert resolved(caused).result == "waver"
-    table2 = gdb_table(french("ligne", location="church", quality="recruit", formation="column"), allied("ir4"))
-    table2.go_to(1, "french", "charge")
-    charge(table2, "ir4", "ligne")
-    roll(table2, "ir4", "charging", 6, 5)
-    caused = roll(table2, "ligne", "charged", 1, 1)  # 2 + 1 + 3 - 1 (recruit) - 2 (column) = 3: Retreat
+    caused = roll(table, "ligne", "charged", 1, 1)
     assert resolved(caused).result == "retreat"
     assert ("gdb.retreat.buildings", {"location": "open"}) in [
         (o.rule, o.changes) for o in caused if isinstance(o, out.ProfileChanged)
     ]
+
+
+def test_gdb_retreat_buildings_not_a_redoubt_nor_cavalry():
+    table = gdb_table(french("battery", unit_type="foot_artillery", models=4, location="redoubt"), cavalry())
+    charged_by_cavalry(table, "battery", 1, 1)
+    assert profile(table, "battery")["location"] == "redoubt"
 
 
 def test_gdb_retreat_artillery_in_a_morale_test_limbers_and_charged_is_dispersed():
@@ -463,9 +467,6 @@ def test_gdb_brigade_test_in_the_morale_phase_waits_for_every_units_test():
 
 
 def test_gdb_brigade_test_with_a_brigade_table_of_ones_own():
-    from morale.app.tables import pin, pinned_tables
-    from morale.core.rulesets import lookup
-
     values = {"rows": [{"min": 10, "result": "holds"}, {"result": "retreat"}], "commander": 2, "per_unit_lost": -2}
     tables = {**pinned_tables(lookup("gdb", "1")), "brigade": pin(values, "strict-brigade.toml")}
     table = gdb_table(

@@ -71,7 +71,8 @@ def test_gdb_test_procedure_the_column_fits_the_test():
 
 # -- gdb.test.double_six --------------------------------------------------------------------------
 def test_gdb_test_double_six_passes_automatically_with_the_best_result_of_its_column():
-    """Recruits who lost 8 of 20 (-1, -3) charging: 12 - 4 = 8 would do anyway; make it hopeless."""
+    """Recruits who lost 8 of 20 (-1 recruit, -3 losses) charge and lose 6 more on the way (-6):
+    12 - 10 = 2 would Retreat; a natural double six Charges."""
     table = gdb_table(
         gdb_unit("conscripts", quality="recruit", models=12, full_strength=20),
         gdb_unit("whitecoats", "allies", brigade="second"),

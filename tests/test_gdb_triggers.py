@@ -5,7 +5,7 @@ from __future__ import annotations
 from gdb_support import charge, fact, gdb_table, gdb_unit, near, not_taken, resolved, roll
 
 from morale.core import outcomes as out
-from morale.events.types import ChargeDeclared, DiceRolled, RefereeRuled, TableFactRecorded
+from morale.events.types import ChargeDeclared, DiceRolled, PlayerDecided, RefereeRuled, TableFactRecorded, UnitChanged
 
 
 def french(unit_id: str, **profile):
@@ -71,8 +71,6 @@ def test_gdb_trigger_charging_a_cavalry_target_may_countercharge_instead():
     charge(table, "ligne", "uhlans")
     roll(table, "ligne", "charging", 5, 4)
     assert table.battle.due[0].decisions == ("countercharge",)
-    from morale.events.types import PlayerDecided
-
     table.record(PlayerDecided(unit="uhlans", decision="countercharge"))
     assert due(table) == [("uhlans", "charging", "gdb.trigger.charging")]
     test = resolved(roll(table, "uhlans", "charging", 3, 3))
@@ -262,8 +260,6 @@ def test_gdb_note_simultaneous_the_table_cannot_change_while_the_phases_tests_ar
         TableFactRecorded(unit="ligne", fact="enemy_in_charge_range", value=True),
     ):
         assert table.refuse(refused).rule == "gdb.note.simultaneous"
-    from morale.events.types import UnitChanged
-
     assert table.refuse(UnitChanged(unit="ligne", changes={"formation": "square"})).rule == "gdb.note.simultaneous"
     roll(table, "ligne", "morale", 4, 4)
     fact(table, "legere", "within_15cm", "ligne")  # after the tests: fine
