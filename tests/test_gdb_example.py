@@ -8,16 +8,15 @@ import re
 from pathlib import Path
 
 import pytest
+from conftest import import_example
 
 from morale.app.roster import load_roster
-from morale.app.service import load, record, start_battle
+from morale.app.service import load
 from morale.core import outcomes as out
 from morale.core.replay import Replay
 from morale.core.rules import CLAUSES
 from morale.core.rulesets.gdb import GDB
 from morale.core.state import Unit, digest
-from morale.events.codec import decode_event
-from morale.events.store import SqliteEventStore
 from morale.events.types import PhaseEnded
 from morale.projections.board import board
 from morale.projections.narrative import narrate
@@ -28,12 +27,7 @@ DIGEST = Path(__file__).resolve().parents[2] / "shared" / "rules" / "gdb.md"
 
 @pytest.fixture(scope="module")
 def store(tmp_path_factory):
-    store = SqliteEventStore(tmp_path_factory.mktemp("example") / "example.db")
-    roster = load_roster(EXAMPLE / "roster.toml")
-    start_battle(store, roster.battle, roster.started, roster.units)
-    events = [decode_event(line) for line in (EXAMPLE / "battle.ndjson").read_text().splitlines() if line]
-    record(store, roster.battle, events)
-    return store
+    return import_example(tmp_path_factory.mktemp("example") / "example.db", EXAMPLE)
 
 
 @pytest.fixture(scope="module")

@@ -31,31 +31,25 @@ def all_test_names() -> str:
     return "\n".join(re.findall(r"^def (test_\w+)", "".join(p.read_text() for p in TESTS.glob("test_*.py")), re.M))
 
 
-@pytest.mark.parametrize("rule_id", digest_ids("wh40k6"))
-def test_each_wh40k6_clause_has_a_test_named_after_it(rule_id):
+# Each ruleset: the rule IDs its digest defines, and the ruleset that must carry each of them out.
+RULESETS = {
+    "wh40k6": (digest_ids("wh40k6"), WH40K6),
+    "gdb": (defined_ids("gdb"), GDB),
+}
+CLAUSE_IDS = [(ruleset, rule_id) for ruleset, (ids, _) in RULESETS.items() for rule_id in ids]
+
+
+@pytest.mark.parametrize(("ruleset", "rule_id"), CLAUSE_IDS)
+def test_each_clause_has_a_test_named_after_it(ruleset, rule_id):
     assert re.sub(r"[.]", "_", rule_id) in all_test_names()
 
 
-@pytest.mark.parametrize("rule_id", digest_ids("wh40k6"))
-def test_each_wh40k6_clause_is_a_function_or_a_row_of_the_state_graph(rule_id):
-    graph_rules = {row["rule"] for row in WH40K6.graph.rows}
+@pytest.mark.parametrize(("ruleset", "rule_id"), CLAUSE_IDS)
+def test_each_clause_is_a_function_or_a_row_of_the_state_graph(ruleset, rule_id):
+    graph_rules = {row["rule"] for row in RULESETS[ruleset][1].graph.rows}
     assert rule_id in CLAUSES or rule_id in graph_rules
 
 
-def test_the_digest_is_where_the_tests_expect_it():
+def test_the_digests_are_where_the_tests_expect_them():
     assert len(digest_ids("wh40k6")) >= 29
-
-
-@pytest.mark.parametrize("rule_id", defined_ids("gdb"))
-def test_each_gdb_clause_has_a_test_named_after_it(rule_id):
-    assert re.sub(r"[.]", "_", rule_id) in all_test_names()
-
-
-@pytest.mark.parametrize("rule_id", defined_ids("gdb"))
-def test_each_gdb_clause_is_a_function_or_a_row_of_the_state_graph(rule_id):
-    graph_rules = {row["rule"] for row in GDB.graph.rows}
-    assert rule_id in CLAUSES or rule_id in graph_rules
-
-
-def test_the_gdb_digest_is_where_the_tests_expect_it():
     assert len(defined_ids("gdb")) == 57
