@@ -169,12 +169,14 @@ EXPECTED = {
         "l10": "steady 10 [forming_up]",
         "fanagoria": "falling_back 20 unformed in square",  # the Brigade Morale Test: Retreat
         "ryazan": "dispersed 20 unformed",  # caught while routing
+        "kaunitz": "falling_back 20 unformed at open",  # charged out of the church, no cover with the enemy inside
     },
     (4, "shooting"): {
         **T3_END,
         "l10": "steady 10 [forming_up]",
         "fanagoria": "falling_back 20 unformed in square",
         "ryazan": "dispersed 20 unformed",
+        "kaunitz": "falling_back 20 unformed at open",
         "volt": "steady 5",
     },
     (4, "melee"): {
@@ -182,6 +184,7 @@ EXPECTED = {
         "l10": "steady 10 [forming_up]",
         "fanagoria": "falling_back 20 unformed in square",
         "ryazan": "dispersed 20 unformed",
+        "kaunitz": "falling_back 20 unformed at open",
         "volt": "steady 5",
         "hu8": "steady 12 [no_melee]",
     },
@@ -193,7 +196,7 @@ EXPECTED = {
         "ryazan": "dispersed 20 unformed",
         "cossacks": "dispersed 6 unformed",
         "salzburg": "dispersed 14 unformed",  # failed its one rally attempt
-        "kaunitz": "falling_back 20 unformed at open",  # the brigade retreats: out of the church
+        "kaunitz": "falling_back 20 unformed at open",  # rallied, then the brigade retreats
         "au_battery": "dispersed 4 unformed",
     },
 }
@@ -298,6 +301,7 @@ def test_gdb_note_rally_attempt_in_the_example_every_unit_free_to_rally_tries(ou
         ("cossacks", "fail"),
         ("l10", "rally"),
         ("salzburg", "fail"),
+        ("kaunitz", "rally"),
     ]
 
 

@@ -208,10 +208,13 @@ def test_gdb_retreat_buildings_infantry_leaves_the_built_up_area(location):
     ]
 
 
-def test_gdb_retreat_buildings_not_a_redoubt_nor_cavalry():
+def test_gdb_retreat_buildings_not_a_redoubt_nor_a_retreat_that_no_charge_forced():
     table = gdb_table(french("battery", unit_type="foot_artillery", models=4, location="redoubt"), cavalry())
     charged_by_cavalry(table, "battery", 1, 1)
     assert profile(table, "battery")["location"] == "redoubt"
+    table = gdb_table(french("ligne", location="church", quality="recruit"), allied("ir4"))
+    caused = a_morale_test(table, "ligne", 1, 1, lost=6)  # 2 + 3 - 1 - 2 (30% lost) = 2: Retreat
+    assert resolved(caused).result == "retreat" and profile(table, "ligne")["location"] == "church"
 
 
 def test_gdb_retreat_artillery_in_a_morale_test_limbers_and_charged_is_dispersed():

@@ -172,7 +172,7 @@ def retreats(battle: Battle, unit: Unit, ctx: Context) -> list[Outcome]:
         return []
     caused: list[Outcome] = [GRAPH.fire(unit, "retreat", ctx.caused_by), *lift_restrictions(unit, ctx.caused_by)]
     caused += becomes_unformed(unit, ctx.caused_by)
-    caused += leaves_buildings(unit, ctx.caused_by)
+    caused += leaves_buildings(unit, ctx)
     if unit.unit_type in ARTILLERY:
         caused += artillery_retreats(battle, unit, ctx)
     return caused
@@ -185,10 +185,13 @@ def becomes_unformed(unit: Unit, caused_by: tuple[int, ...]) -> list[Outcome]:
 
 
 @rule("gdb.retreat.buildings")
-def leaves_buildings(unit: Unit, caused_by: tuple[int, ...]) -> list[Outcome]:
-    """Infantry defending buildings retreats until it is out of the built-up area."""
-    if unit.unit_type == INFANTRY and unit.profile["location"] in ("building", "castle", "church"):
-        return set_profile(unit, "gdb.retreat.buildings", caused_by, location="open")
+def leaves_buildings(unit: Unit, ctx: Context) -> list[Outcome]:
+    """Infantry defending buildings that must retreat before an enemy charge retreats until it is
+    out of the built-up area (the source, 002 (d), says "before an oncoming enemy charge"; other
+    retreats leave the unit where the players put it)."""
+    charged = ctx.source == "charged"
+    if charged and unit.unit_type == INFANTRY and unit.profile["location"] in ("building", "castle", "church"):
+        return set_profile(unit, "gdb.retreat.buildings", ctx.caused_by, location="open")
     return []
 
 
