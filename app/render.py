@@ -44,7 +44,7 @@ def print_board(console: Console, view: Board) -> None:
         table.add_row(
             row.side,
             f"{row.name}\n[dim]{row.unit}[/dim]",
-            state_text(row.state),
+            state_text(row.state) + (Text("\n" + row.profile, style="dim") if row.profile else Text("")),
             f"{row.models}/{row.starting_models}",
             "" if row.ld is None else str(row.ld),
             restrictions,

@@ -208,6 +208,10 @@ class Ruleset:
         """The number a due test's dice must not exceed, where there is one (for the due list)."""
         return None
 
+    def describe_profile(self, unit: Unit) -> str:
+        """The unit's profile in a few words for the status board ("column, unformed"); "": none."""
+        return ""
+
     def implied_restrictions(self, unit: Unit) -> list[tuple[str, str]]:
         """What a unit's state forbids by itself, as (text, rule ID), for the status board."""
         return []

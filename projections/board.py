@@ -25,6 +25,7 @@ class UnitRow(msgspec.Struct, frozen=True, kw_only=True):
     special_rules: list[str]
     restrictions: list[RestrictionView]
     due: list[str]
+    profile: str = ""  # the ruleset's words for the unit's profile (formation, formed...)
 
 
 class Board(msgspec.Struct, frozen=True, kw_only=True):
@@ -72,6 +73,7 @@ def board(battle: Battle) -> Board:
                 special_rules=sorted(unit.special_rules),
                 restrictions=restrictions,
                 due=[f"{t.test} ({t.rule})" for t in battle.due_for(unit.id)],
+                profile=ruleset.describe_profile(unit),
             )
         )
     return Board(

@@ -8,6 +8,7 @@ from gdb_support import change, fact, gdb_table, gdb_unit, near, not_taken, roll
 from morale.core.referee import next_phase
 from morale.core.rulesets.gdb_profile import PHASES, formation
 from morale.events.types import PhaseStarted, TableFactRecorded, UnitChanged, UnitJoined
+from morale.projections.board import board
 
 
 def test_a_game_turn_is_movement_charge_shooting_melee_morale_for_both_sides():
@@ -87,3 +88,10 @@ def test_gdb_rout_skirmishers_a_skirmisher_dispersing_by_its_brigade_brings_no_b
     assert table.state("voltigeurs") == "dispersed" and table.battle.due == []
     assert ("voltigeurs", "brigade", "gdb.rout.skirmishers") in not_taken(caused)
     fact(table, "ligne", "within_15cm", "ir4")  # the phase's tests are done: the table may change again
+
+
+def test_the_board_shows_formation_formed_location_and_commander():
+    table = gdb_table(gdb_unit("ligne", formation="column", location="church", commander="brigade"),
+                      gdb_unit("ir4", "allies", formed=False))  # fmt: skip
+    rows = {r.unit: r.profile for r in board(table.battle).units}
+    assert rows == {"ligne": "column, formed, in a church, brigade attached", "ir4": "line, unformed"}

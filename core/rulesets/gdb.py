@@ -469,6 +469,14 @@ class Gdb(Ruleset):
         owed.clear()
         return caused
 
+    def describe_profile(self, unit: Unit) -> str:
+        words = [formation(unit).replace("_", " "), "formed" if unit.profile["formed"] else "unformed"]
+        if unit.profile["location"] != "open":
+            words.append(f"in a {unit.profile['location']}")
+        if unit.profile["commander"] != "none":
+            words.append(f"{str(unit.profile['commander']).replace('_', ' ')} attached")
+        return ", ".join(words)
+
     def implied_restrictions(self, unit: Unit) -> list[tuple[str, str]]:
         if unit.state == "falling_back":
             return retreating_unit_restrictions(unit)
