@@ -6,6 +6,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from morale.app.access import IssuedTokens
 from morale.core.outcomes import Outcome
 from morale.core.state import Battle
 from morale.projections.board import Board
@@ -103,3 +104,15 @@ def print_recorded(console: Console, seq: int, event_text: str, caused: list[Out
 
 
 __all__ = ["describe_event", "print_board", "print_due", "print_log", "print_narrative", "print_recorded"]
+
+
+def print_tokens(console: Console, tokens: IssuedTokens) -> None:
+    """Shown once: the store keeps only their hashes."""
+    table = Table(title="Tokens (shown once; `morale tokens` issues new ones)", title_justify="left")
+    table.add_column("role")
+    table.add_column("token")
+    table.add_row("referee", tokens.referee)
+    for side, token in tokens.players.items():
+        table.add_row(f"player: {side}", token)
+    table.add_row("spectator", tokens.spectator)
+    console.print(table)

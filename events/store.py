@@ -108,6 +108,13 @@ class SqliteEventStore:
             )
         if "dice_secrets" not in self.db.table_names():
             self.db["dice_secrets"].create({"battle": str, "secret": str}, pk="battle", if_not_exists=True)
+        if "access_tokens" not in self.db.table_names():
+            # Only a token's sha256 is kept: a copy of the file grants nothing.
+            self.db["access_tokens"].create(
+                {"battle": str, "token_hash": str, "role": str, "side": str},
+                pk=("battle", "token_hash"),
+                if_not_exists=True,
+            )
 
     def close(self) -> None:
         self.db.conn.close()
@@ -187,3 +194,26 @@ class SqliteEventStore:
     def dice_secret(self, battle: str) -> str | None:
         row = self.db.conn.execute("SELECT secret FROM dice_secrets WHERE battle = ?", (battle,)).fetchone()
         return row[0] if row else None
+
+    def replace_tokens(self, battle: str, grants: Sequence[tuple[str, str, str]]) -> None:
+        """Store (token_hash, role, side) rows as the battle's only tokens: earlier ones stop working."""
+        conn = self.db.conn
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            conn.execute("DELETE FROM access_tokens WHERE battle = ?", (battle,))
+            conn.executemany(
+                "INSERT INTO access_tokens (battle, token_hash, role, side) VALUES (?, ?, ?, ?)",
+                [(battle, digest, role, side) for digest, role, side in grants],
+            )
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+
+    def token_grant(self, battle: str, token_hash: str) -> tuple[str, str] | None:
+        """(role, side) of the token with this hash, for this battle only."""
+        row = self.db.conn.execute(
+            "SELECT role, side FROM access_tokens WHERE battle = ? AND token_hash = ?", (battle, token_hash)
+        ).fetchone()
+        return (row[0], row[1]) if row else None
