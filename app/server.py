@@ -22,7 +22,7 @@ from litestar.datastructures import State
 from litestar.exceptions import NotAuthorizedException, NotFoundException, PermissionDeniedException
 from litestar.handlers import BaseRouteHandler
 from litestar.openapi import OpenAPIConfig
-from litestar.params import Parameter
+from litestar.params import FromPath, FromQuery, JSONBody, QueryParameter
 from litestar.response import File, Redirect, Stream
 from litestar.static_files import create_static_files_router
 from msgspec import Meta
@@ -80,7 +80,9 @@ class RollDice(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
     expected_seq: Annotated[int, Meta(ge=0)]
 
 
-At = Annotated[int | None, Parameter(query="at", ge=1, description="the sequence number to stop after")]
+At = Annotated[int | None, QueryParameter(name="at", ge=1, description="the sequence number to stop after")]
+After = Annotated[int | None, QueryParameter(name="after", ge=0, description="resume after this sequence number")]
+BattleId = FromPath[str]
 
 
 # -- who is calling ------------------------------------------------------------------------------
@@ -130,7 +132,7 @@ def _fed(recorded: list[Recorded]) -> list[FeedItem]:
 
 
 @post("/battles", guards=[creator_token], status_code=201, tags=["battles"])
-async def create_battle(data: CreateBattle, state: State) -> BattleCreated:
+async def create_battle(data: JSONBody[CreateBattle], state: State) -> BattleCreated:
     """Create a battle: its first event and its units. The answer holds the battle's tokens, once."""
 
     def work(store: SqliteEventStore) -> BattleCreated:
@@ -144,7 +146,9 @@ async def create_battle(data: CreateBattle, state: State) -> BattleCreated:
 
 
 @post("/battles/{battle:str}/events", guards=[battle_token], opt={"writes": True}, status_code=201, tags=["battles"])
-async def append_events(battle: str, data: AppendEvents, request: Request, state: State) -> list[FeedItem]:
+async def append_events(
+    battle: BattleId, data: JSONBody[AppendEvents], request: Request, state: State
+) -> list[FeedItem]:
     """Append events, all or none, if the log still ends at `expected_seq` (409 if not)."""
     grant: Grant = request.state.grant
 
@@ -158,7 +162,7 @@ async def append_events(battle: str, data: AppendEvents, request: Request, state
 
 
 @post("/battles/{battle:str}/roll", guards=[battle_token], opt={"writes": True}, status_code=201, tags=["battles"])
-async def roll_dice(battle: str, data: RollDice, request: Request, state: State) -> list[FeedItem]:
+async def roll_dice(battle: BattleId, data: JSONBody[RollDice], request: Request, state: State) -> list[FeedItem]:
     """The engine rolls a due test's dice and records them (dice policy `engine` or `either`)."""
     grant: Grant = request.state.grant
 
@@ -183,21 +187,21 @@ async def _fold(state: State, battle: str, at: int | None):
 
 
 @get("/battles/{battle:str}/board", guards=[battle_token], tags=["battles"])
-async def status_board(battle: str, state: State, at: At = None) -> Board:
+async def status_board(battle: BattleId, state: State, at: At = None) -> Board:
     """Every unit's state, models, restrictions and tests due; `?at=SEQ`: as it stood after that event."""
     fold = await _fold(state, battle, at)
     return board(fold.state())
 
 
 @get("/battles/{battle:str}/due", guards=[battle_token], tags=["battles"])
-async def due(battle: str, state: State, at: At = None) -> list[DueWithOdds]:
+async def due(battle: BattleId, state: State, at: At = None) -> list[DueWithOdds]:
     """The tests due, the number needed, the modifiers, why, and the chance of passing."""
     fold = await _fold(state, battle, at)
     return await anyio.to_thread.run_sync(due_with_odds, fold.state())
 
 
 @get("/battles/{battle:str}/explain/{unit:str}", guards=[battle_token], tags=["battles"])
-async def explain_unit(battle: str, unit: str, state: State, at: At = None) -> Explanation:
+async def explain_unit(battle: BattleId, unit: FromPath[str], state: State, at: At = None) -> Explanation:
     """The chain of events and rulings behind a unit's state (at `?at=SEQ`, or now)."""
 
     def work(store: SqliteEventStore) -> Explanation:
@@ -209,13 +213,13 @@ async def explain_unit(battle: str, unit: str, state: State, at: At = None) -> E
 
 
 @get("/battles/{battle:str}/log", guards=[battle_token], tags=["battles"])
-async def log(battle: str, state: State) -> list[LogRow]:
+async def log(battle: BattleId, state: State) -> list[LogRow]:
     """Every stored event with its hash link."""
     return await state.stores.run(lambda store: log_rows(battle, store.read(battle)))  # type: ignore[return-value]
 
 
 @get("/battles/{battle:str}/timeline", guards=[battle_token], tags=["battles"])
-async def battle_timeline(battle: str, state: State) -> list[Mark]:
+async def battle_timeline(battle: BattleId, state: State) -> list[Mark]:
     """Where the clock stood after each event: the marks the viewer scrubs through."""
     return await state.stores.run(lambda store: timeline(battle, store.read(battle)))  # type: ignore[return-value]
 
@@ -251,9 +255,9 @@ _NO_BUFFERING = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 
 @get("/battles/{battle:str}/feed", guards=[battle_token], tags=["feed"])
 async def feed_sse(
-    battle: str,
+    battle: BattleId,
     request: Request,
-    after: Annotated[int | None, Parameter(query="after", ge=0)] = None,
+    after: After = None,
 ) -> Stream:
     """Server-Sent Events: one message per stored event with what it caused, `id:` = its seq.
     Resumes after `Last-Event-ID` (or `?after=SEQ`); heartbeats are comments."""
@@ -263,10 +267,10 @@ async def feed_sse(
 
 @get("/battles/{battle:str}/feed.ndjson", guards=[battle_token], tags=["feed"])
 async def feed_ndjson(
-    battle: str,
+    battle: BattleId,
     request: Request,
-    after: Annotated[int | None, Parameter(query="after", ge=0)] = None,
-    follow: Annotated[bool, Parameter(query="follow")] = True,
+    after: After = None,
+    follow: FromQuery[bool] = True,
 ) -> Stream:
     """The same items as NDJSON; `?follow=false` ends after the last stored event (an export).
     Blank lines are heartbeats."""

@@ -71,4 +71,10 @@ def feed_schema() -> dict[str, Any]:
     schema = msgspec.json.schema(FeedItem)
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     schema["title"] = "morale feed item"
-    return schema
+    return msgspec.json.decode(msgspec.json.encode(schema))  # plain JSON values (no tuples)
+
+
+if __name__ == "__main__":  # python -m morale.projections.feed > schema/feed.schema.json
+    import json
+
+    print(json.dumps(feed_schema(), indent=2))
