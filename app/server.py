@@ -9,6 +9,7 @@ JSON `{status_code, detail, extra}` with the field or rule ID, and nothing is wr
 from __future__ import annotations
 
 import hmac
+import logging
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
@@ -19,8 +20,9 @@ from litestar import Litestar, Request, Response, get, post
 from litestar.config.cors import CORSConfig
 from litestar.connection import ASGIConnection
 from litestar.datastructures import State
-from litestar.exceptions import NotAuthorizedException, NotFoundException, PermissionDeniedException
+from litestar.exceptions import HTTPException, NotAuthorizedException, NotFoundException, PermissionDeniedException
 from litestar.handlers import BaseRouteHandler
+from litestar.logging import LoggingConfig
 from litestar.openapi import OpenAPIConfig
 from litestar.params import FromPath, FromQuery, JSONBody, QueryParameter
 from litestar.response import File, Redirect, Stream
@@ -226,11 +228,11 @@ async def battle_timeline(battle: BattleId, state: State) -> list[Mark]:
 
 # -- the feed ---------------------------------------------------------------------------------------
 def _resume_point(request: Request, after: int | None) -> int:
-    if after is not None:
-        return after
+    """Last-Event-ID wins: a browser reconnecting sends it with the URL it first opened, whose
+    `?after=` is older news."""
     last_seen = request.headers.get("last-event-id", "").strip()
     if not last_seen:
-        return 0
+        return after or 0
     if not last_seen.isdigit():
         raise Refusal("Last-Event-ID must be a sequence number", field="Last-Event-ID")
     return int(last_seen)
@@ -315,6 +317,16 @@ EXCEPTION_HANDLERS = {
 }
 
 
+logger = logging.getLogger("morale.server")
+
+
+async def log_unexpected(exc: Exception, scope: object) -> None:
+    """Refusals are answers, not incidents; anything else is a bug worth a traceback in the log."""
+    if isinstance(exc, (HTTPException, *EXCEPTION_HANDLERS)):
+        return
+    logger.error("unexpected error while serving a request", exc_info=exc)
+
+
 def create_app(db: str | Path, settings: Settings | None = None) -> Litestar:
     settings = settings or Settings()
     stores = live.Stores(db)
@@ -343,5 +355,9 @@ def create_app(db: str | Path, settings: Settings | None = None) -> Litestar:
         request_max_body_size=settings.max_body_bytes,
         cors_config=CORSConfig(allow_origins=list(settings.allow_origins)) if settings.allow_origins else None,
         on_shutdown=[hub.close],
+        # Litestar's default raises the root logger to INFO, which would make `transitions` log every
+        # state change of every replay.
+        logging_config=LoggingConfig(configure_root_logger=False, log_exceptions="never"),
+        after_exception=[log_unexpected],
         openapi_config=OpenAPIConfig(title="morale", version="1", description=__doc__),
     )

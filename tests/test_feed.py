@@ -86,6 +86,13 @@ def test_a_follower_that_reconnects_with_last_event_id_misses_nothing_and_sees_n
     assert [int(m.id) for m in before + after] == list(range(1, EXAMPLE_LAST + 1))
 
 
+def test_last_event_id_wins_over_the_after_of_the_url_a_browser_reconnects_to(http, tokens):
+    with open_stream(http, f"/battles/{BATTLE}/feed?after=10",
+                     headers=bearer(tokens["spectator"]) | {"Last-Event-ID": "50"}) as stream:  # fmt: skip
+        first = next(events_of(sse_messages(stream.iter_lines())))
+    assert first.id == "51"
+
+
 def test_a_new_event_reaches_a_follower_with_what_it_caused(http, tokens):
     retraction = {"type": "event_retracted", "seq": EXAMPLE_LAST, "reason": "the last event was typed twice"}
     with open_stream(http, f"/battles/{BATTLE}/feed?after={EXAMPLE_LAST}", headers=bearer(tokens["spectator"])) as s:
