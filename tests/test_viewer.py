@@ -80,6 +80,7 @@ def test_the_viewer_shows_both_sides_with_each_units_state(page):
     colours = {card(page, u).evaluate("n => getComputedStyle(n).borderLeftColor") for u in ("grots", "kraak")}
     assert len(colours) == 2  # a dispersed unit does not look like a steady one
     assert page.locator("#follow").get_attribute("aria-pressed") == "true"
+    assert not page.locator("#connect").is_visible() and not page.locator("#error").is_visible()
 
 
 def test_scrubbing_to_a_turn_shows_the_board_as_it_stood_and_why(page):
@@ -130,5 +131,5 @@ def test_a_wrong_token_shows_the_servers_refusal(browser, served):
     opened.goto(f"{server.url}/view#battle={BATTLE}&token=not-a-token")
     opened.wait_for_selector("#error:not([hidden])", timeout=WAIT_MS)
     assert "does not open battle" in opened.locator("#error").inner_text()
-    assert opened.locator("#connect").is_visible()
+    assert opened.locator("#connect").is_visible() and not opened.locator("#board").is_visible()
     context.close()

@@ -201,7 +201,7 @@ function follow() {
   const feed = new EventSource(url);
   view.feed = feed;
   feed.onopen = () => {
-    $("#status").textContent = "following live";
+    $("#status").textContent = "feed connected";
     $("#status").dataset.live = "true";
   };
   feed.onerror = () => {
