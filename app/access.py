@@ -92,16 +92,13 @@ def _unit_named(event: AnyEvent) -> tuple[str, str] | None:
 
 def check_may_append(grant: Grant, battle: Battle, events: Sequence[AnyEvent]) -> None:
     """Refuse the whole batch if any event is beyond the token's role."""
-    if grant.role == "referee":
+    if _unlimited(grant):
         return
-    if grant.role != "player":
-        raise Forbidden("a spectator's token reads and follows the battle; it records nothing")
     for offset, event in enumerate(events, start=1):
         where = f"event {offset} of {len(events)}: " if len(events) > 1 else ""
-        tag = event.__struct_config__.tag
         named = _unit_named(event)
         if named is None:
-            raise Forbidden(f"{where}{tag} is for the referee, not a player", field="type")
+            raise Forbidden(f"{where}{event.__struct_config__.tag} is for the referee, not a player", field="type")
         field, unit_id = named
         check_own_unit(grant, battle, unit_id, field=field, where=where)
         if isinstance(event, DiceRolled) and event.source == "engine":
@@ -109,10 +106,16 @@ def check_may_append(grant: Grant, battle: Battle, events: Sequence[AnyEvent]) -
 
 
 def check_own_unit(grant: Grant, battle: Battle, unit_id: str, *, field: str = "unit", where: str = "") -> None:
-    if grant.role == "referee":
+    """A player acts only for units of their own side."""
+    if _unlimited(grant):
         return
-    if grant.role != "player":
-        raise Forbidden("a spectator's token reads and follows the battle; it records nothing")
     unit = battle.units.get(unit_id)
     if unit is None or unit.side != grant.side:
         raise Forbidden(f"{where}{unit_id!r} is not one of {grant.side}'s units", field=field)
+
+
+def _unlimited(grant: Grant) -> bool:
+    """True for the referee; refuses a spectator; False for a player, whose every act is checked."""
+    if grant.role == "spectator":
+        raise Forbidden("a spectator's token reads and follows the battle; it records nothing")
+    return grant.role == "referee"
