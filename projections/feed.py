@@ -15,33 +15,17 @@ import msgspec
 
 from morale.core.outcomes import AnyOutcome
 from morale.core.replay import Replay
-from morale.events.types import AnyEvent, StoredEvent
+from morale.events.types import StoredEvent
 
 
-class FeedItem(msgspec.Struct, frozen=True, kw_only=True):
-    """One stored event and what it caused. `seq` is the SSE message id."""
+class FeedItem(StoredEvent, frozen=True, kw_only=True):
+    """A stored event, as the log holds it, and what it caused. `seq` is the SSE message id."""
 
-    battle: str
-    seq: int
-    schema_version: int
-    recorded_at: str
-    event: AnyEvent
-    prev_hash: str
-    hash: str
     caused: list[AnyOutcome]
 
 
 def feed_item(stored: StoredEvent, caused: Iterable[AnyOutcome]) -> FeedItem:
-    return FeedItem(
-        battle=stored.battle,
-        seq=stored.seq,
-        schema_version=stored.schema_version,
-        recorded_at=stored.recorded_at,
-        event=stored.event,
-        prev_hash=stored.prev_hash,
-        hash=stored.hash,
-        caused=list(caused),
-    )
+    return FeedItem(**msgspec.structs.asdict(stored), caused=list(caused))
 
 
 def follow(fold: Replay, events: Iterable[StoredEvent]) -> Iterator[FeedItem]:
