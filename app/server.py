@@ -169,11 +169,8 @@ async def roll_dice(battle: BattleId, data: JSONBody[RollDice], request: Request
     grant: Grant = request.state.grant
 
     def work(store: SqliteEventStore) -> list[FeedItem]:
-        fold = load(store, battle)
-        check_own_unit(grant, fold.state(), data.unit)
-        if fold.seq != data.expected_seq:
-            raise ConflictError(battle, data.expected_seq, fold.seq)
-        return _fed(roll_for(store, battle, data.unit, data.test))
+        check_own_unit(grant, load(store, battle).state(), data.unit)
+        return _fed(roll_for(store, battle, data.unit, data.test, expected_seq=data.expected_seq))
 
     rolled = await state.stores.run(work)
     state.hub.notify(battle)

@@ -69,9 +69,13 @@ def start_battle(
     return record(store, battle, [started, *units], expected_seq=0)
 
 
-def roll_for(store: SqliteEventStore, battle: str, unit: str, test: str) -> list[Recorded]:
+def roll_for(
+    store: SqliteEventStore, battle: str, unit: str, test: str, expected_seq: int | None = None
+) -> list[Recorded]:
     """The engine rolls the dice a due test needs and records them like any other roll."""
     fold = load(store, battle)
+    if expected_seq is not None and expected_seq != fold.seq:
+        raise ConflictError(battle, expected_seq, fold.seq)
     state = fold.state()
     due = due_test(state, unit, test)
     secret = store.dice_secret(battle)

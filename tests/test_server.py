@@ -372,6 +372,20 @@ def test_resuming_after_a_point_the_log_does_not_hold_is_refused(client, played)
     assert answer.status_code == 422 and answer.json()["extra"]["field"] == "after"
 
 
+def test_a_last_event_id_that_is_not_a_sequence_number_is_refused(client, played):
+    answer = client.get(f"/battles/{BATTLE}/feed.ndjson?follow=false",
+                        headers=bearer(played["spectator"]) | {"Last-Event-ID": "yesterday"})  # fmt: skip
+    assert answer.status_code == 422 and answer.json()["extra"]["field"] == "Last-Event-ID"
+
+
+def test_pages_of_allowed_origins_may_call_the_api(tmp_path):
+    with make_client(tmp_path / "cors.db", allow_origins=("http://overlay.localhost",)) as client:
+        allowed = client.get("/health", headers={"Origin": "http://overlay.localhost"})
+        assert allowed.headers.get("access-control-allow-origin") == "http://overlay.localhost"
+        other = client.get("/health", headers={"Origin": "http://elsewhere.localhost"})
+        assert "access-control-allow-origin" not in other.headers
+
+
 def test_the_server_publishes_openapi_and_the_feed_schema(client):
     paths = client.get("/schema/openapi.json").json()["paths"]
     assert {"/battles", "/battles/{battle}/events", "/battles/{battle}/board", "/battles/{battle}/due",
