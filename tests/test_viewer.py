@@ -99,7 +99,12 @@ def test_scrubbing_to_a_turn_shows_the_board_as_it_stood_and_why(page):
     assert "Gretchin Mob fails the morale test: 6 + 2 = 8 against 5" in explained
     assert "wh40k6.fall_back.start" in explained
 
-    page.locator("#scrub").fill("25")  # two events on: the charge, then the failed regroup
+    page.locator("#scrub").fill("18")  # the end of the shooting phase: two morale tests due
+    at_event(page, 18)
+    nobz_due = card(page, "nobz").locator(".due[data-test='morale']").inner_text()
+    assert "2D6 for morale, needs 7 or less (58% to pass) wh40k6.trigger.casualties" in nobz_due
+
+    page.locator("#scrub").fill("25")  # the charge, then the failed regroup
     at_event(page, 25)
     assert card(page, "grots").get_attribute("data-state") == "dispersed"
     page.wait_for_selector("#explain ol[data-unit='grots'][data-state='dispersed']", timeout=WAIT_MS)

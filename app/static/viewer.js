@@ -106,9 +106,9 @@ async function show(seq) {
   const newest = seq >= view.marks.length;
   const point = newest ? "" : `?at=${seq}`;
   try {
-    const board = await api(`board${point}`);
+    const [board, due] = await Promise.all([api(`board${point}`), api(`due${point}`)]);
     if (view.at !== seq) return;  // the user moved on while we were asking
-    drawBoard(board);
+    drawBoard(board, due);
     const mark = view.marks[seq - 1];
     $("#at-event").textContent = mark ? `${mark.seq}. ${mark.summary}` : "";
     $("#scrub").setAttribute("aria-valuetext", mark ? mark.summary : "");
@@ -121,7 +121,7 @@ async function show(seq) {
   }
 }
 
-function drawBoard(board) {
+function drawBoard(board, due) {
   $("#title").textContent = board.battle;
   const clock = board.turn
     ? `Turn ${board.turn} · ${board.side} · ${words(board.phase)} phase${board.phase_open ? "" : " (ended)"}`
@@ -132,17 +132,24 @@ function drawBoard(board) {
     ...sides.map((side) =>
       el("div", { class: `side${side === board.side ? " active" : ""}`, dataset: { side } },
         el("h2", {}, side),
-        board.units.filter((u) => u.side === side).map(unitCard),
+        board.units.filter((u) => u.side === side).map((u) => unitCard(u, due.filter((d) => d.unit === u.unit))),
       ),
     ),
   );
 }
 
-function unitCard(unit) {
+function dueText(test) {
+  const needs = test.target === null ? "" : `, needs ${test.target} or less`;
+  const odds = test.odds === null ? "" : ` (${Math.round(test.odds * 100)}% to pass)`;
+  return `${test.dice}D6 for ${words(test.test)}${needs}${odds} `;
+}
+
+function unitCard(unit, due) {
   const notes = [
     ...unit.restrictions.map((r) =>
       el("li", {}, `${r.text}${r.until ? ` until the ${r.until}` : ""} `, el("code", {}, r.rule))),
-    ...unit.due.map((d) => el("li", { class: "due" }, `test due: ${d}`)),
+    ...due.map((test) =>
+      el("li", { class: "due", dataset: { test: test.test } }, `due: ${dueText(test)}`, el("code", {}, test.rule))),
   ];
   return el("article", {
     class: `unit${unit.unit === view.unit ? " selected" : ""}`,
