@@ -204,7 +204,6 @@ async def explain_unit(battle: BattleId, unit: FromPath[str], state: State, at: 
     """The chain of events and rulings behind a unit's state (at `?at=SEQ`, or now)."""
 
     def work(store: SqliteEventStore) -> Explanation:
-        load(store, battle)
         events = store.read(battle)
         return explain(battle, events if at is None else until(events, at), unit)
 
