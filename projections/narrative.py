@@ -105,6 +105,8 @@ def describe_event(event: AnyEvent, battle: Battle) -> str:
             changes = ", ".join(f"{_words(k)} {v}" for k, v in event.changes.items())
             note = f" ({event.note})" if event.note else ""
             return f"{_name(battle, event.unit)} changes: {changes}{note}"
+        case PhaseStarted():
+            return f"Start of the {_words(event.phase)} phase ({event.side}, turn {event.turn})"
         case PhaseEnded():
             return f"End of the {_words(event.phase)} phase ({event.side}, turn {event.turn})"
         case CasualtiesSuffered():
