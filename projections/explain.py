@@ -99,22 +99,35 @@ def rule_words(rule_id: str) -> str:
     return re.sub(r"\s+", " ", doc.strip().split("\n\n")[0])
 
 
+class Chronicle:
+    """One replay that keeps, for every unit, the chain of steps that concern it."""
+
+    def __init__(self, battle_id: str) -> None:
+        self.fold = Replay(battle_id)
+        self.said: dict[int, str] = {}
+        self.steps: dict[str, list[Step]] = {}
+        self._open: dict[str, list[Step]] = {}
+
+    def add(self, stored: StoredEvent) -> list[Outcome]:
+        caused = self.fold.apply(stored.seq, stored.event)
+        battle = self.fold.state()
+        self.said[stored.seq] = describe_event(stored.event, battle)
+        unit_id = _about(stored.event)
+        if unit_id:
+            self.steps.setdefault(unit_id, []).append(Step(seq=stored.seq, kind="event", text=self.said[stored.seq]))
+        for outcome in caused:
+            steps, open_tests = self.steps.setdefault(outcome.unit, []), self._open.setdefault(outcome.unit, [])
+            _fold_outcome(battle, stored.seq, outcome, self.said, steps, open_tests)
+        return caused
+
+
 def explain(battle_id: str, events: Iterable[StoredEvent], unit_id: str, at: int | None = None) -> Explanation:
-    fold = Replay(battle_id)
-    said: dict[int, str] = {}
-    steps: list[Step] = []
-    open_tests: list[Step] = []
+    chronicle = Chronicle(battle_id)
     for stored in events:
         if at is not None and stored.seq > at:
             break
-        caused = fold.apply(stored.seq, stored.event)
-        battle = fold.state()
-        said[stored.seq] = describe_event(stored.event, battle)
-        if _about(stored.event, unit_id):
-            steps.append(Step(seq=stored.seq, kind="event", text=said[stored.seq]))
-        for outcome in caused:
-            if outcome.unit == unit_id:
-                _fold_outcome(battle, stored.seq, outcome, said, steps, open_tests)
+        chronicle.add(stored)
+    fold = chronicle.fold
     if fold.battle is None:
         raise Refusal(f"battle {battle_id!r} has not started", field="battle")
     if at is not None and at > fold.seq:
@@ -125,14 +138,15 @@ def explain(battle_id: str, events: Iterable[StoredEvent], unit_id: str, at: int
         raise Refusal(f"no unit {unit_id!r} in this battle at event {fold.seq}", field="unit")
     return Explanation(
         battle=battle_id, unit=unit.id, name=unit.name, side=unit.side, at=fold.seq, state=unit.state,
-        models=unit.models, starting_models=unit.starting_models, ld=unit.ld, steps=steps,
+        models=unit.models, starting_models=unit.starting_models, ld=unit.ld, steps=chronicle.steps.get(unit_id, []),
     )  # fmt: skip
 
 
-def _about(event: object, unit_id: str) -> bool:
+def _about(event: object) -> str:
+    """The unit an event is about, when it is about one unit."""
     if isinstance(event, UnitJoined | UnitChanged | CasualtiesSuffered | PlayerDecided | RefereeRuled):
-        return event.unit == unit_id
-    return False
+        return event.unit
+    return ""
 
 
 def _cite(said: dict[int, str], seqs: Iterable[int]) -> list[Cited]:
