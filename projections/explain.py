@@ -31,6 +31,7 @@ from morale.core.replay import Replay
 from morale.core.rules import CLAUSES, Refusal
 from morale.core.state import Battle
 from morale.events.types import (
+    AnyEvent,
     CasualtiesSuffered,
     PlayerDecided,
     RefereeRuled,
@@ -108,16 +109,16 @@ class Chronicle:
         self.steps: dict[str, list[Step]] = {}
         self._open: dict[str, list[Step]] = {}
 
-    def add(self, stored: StoredEvent) -> list[Outcome]:
-        caused = self.fold.apply(stored.seq, stored.event)
+    def add(self, seq: int, event: AnyEvent) -> list[Outcome]:
+        caused = self.fold.apply(seq, event)
         battle = self.fold.state()
-        self.said[stored.seq] = describe_event(stored.event, battle)
-        unit_id = _about(stored.event)
+        self.said[seq] = describe_event(event, battle)
+        unit_id = _about(event)
         if unit_id:
-            self.steps.setdefault(unit_id, []).append(Step(seq=stored.seq, kind="event", text=self.said[stored.seq]))
+            self.steps.setdefault(unit_id, []).append(Step(seq=seq, kind="event", text=self.said[seq]))
         for outcome in caused:
             steps, open_tests = self.steps.setdefault(outcome.unit, []), self._open.setdefault(outcome.unit, [])
-            _fold_outcome(battle, stored.seq, outcome, self.said, steps, open_tests)
+            _fold_outcome(battle, seq, outcome, self.said, steps, open_tests)
         return caused
 
 
@@ -126,7 +127,7 @@ def explain(battle_id: str, events: Iterable[StoredEvent], unit_id: str, at: int
     for stored in events:
         if at is not None and stored.seq > at:
             break
-        chronicle.add(stored)
+        chronicle.add(stored.seq, stored.event)
     fold = chronicle.fold
     if fold.battle is None:
         raise Refusal(f"battle {battle_id!r} has not started", field="battle")

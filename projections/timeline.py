@@ -114,7 +114,7 @@ class Timeline:
         for stored in self.events:
             if stored.seq > max(seqs):
                 break
-            chronicle.add(stored)
+            chronicle.add(stored.seq, stored.event)
             if stored.seq in seqs:
                 boards[stored.seq] = board(chronicle.fold.state())
         return chronicle, boards
