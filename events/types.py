@@ -88,8 +88,8 @@ class PhaseStarted(Event, tag="phase_started"):
 
 
 class PhaseEnded(Event, tag="phase_ended"):
-    """Version 2 adds `state_digest`: the writer's `digest` of the battle as it stood when the phase
-    was closed (before this event is applied), so `verify` can tell where a replay first disagrees."""
+    """A phase closes. `state_digest` (version 2) is the writer's digest of the battle as it stood when
+    the phase was closed, before this event is applied, so `verify` can tell where a replay disagrees."""
 
     version: ClassVar[int] = 2
 
