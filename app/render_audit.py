@@ -25,7 +25,8 @@ def _step_lines(console: Console, step: Step, indent: str = "") -> None:
     console.print(Text(f"{indent}{step.seq:>4}  ", style=DIM) + Text(step.text) + _rule(step.rule))
     pad = indent + "      "
     if step.kind == "test":
-        console.print(Text(f"{pad}why: ", style="bold") + Text(step.test.replace("_", " ")) + Text(" test due")
+        kind = " move due" if step.status == "moved" else " test due"
+        console.print(Text(f"{pad}why: ", style="bold") + Text(step.test.replace("_", " ")) + Text(kind)
                       + _rule(step.trigger))  # fmt: skip
         if step.trigger_words:
             console.print(Text(f"{pad}     {step.trigger_words}", style="italic"))
