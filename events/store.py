@@ -83,7 +83,7 @@ class SqliteEventStore:
     """Many battles in one SQLite file (WAL). `(battle, seq)` is the primary key, so two writers can
     never both hold one sequence number; each append takes the write lock before it checks."""
 
-    def __init__(self, path: str | Path, *, busy_timeout_s: float = 10.0) -> None:
+    def __init__(self, path: str | Path, *, busy_timeout_s: float = 10.0, synchronous: str = "NORMAL") -> None:
         self.path = str(path)
         conn = sqlite3.connect(self.path, timeout=busy_timeout_s, isolation_level=None)
         self.db = sqlite_utils.Database(conn)
@@ -91,7 +91,9 @@ class SqliteEventStore:
             self.db.enable_wal()
         # NORMAL is durable across application crashes in WAL mode; only a power cut can lose the
         # last commits, and never corrupts the file.
-        self.db.execute("PRAGMA synchronous=NORMAL")
+        if synchronous not in ("OFF", "NORMAL", "FULL", "EXTRA"):
+            raise ValueError(f"synchronous: {synchronous!r} is not a SQLite synchronous level")
+        self.db.execute(f"PRAGMA synchronous={synchronous}")
         if "events" not in self.db.table_names():
             self.db["events"].create(
                 {
