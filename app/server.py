@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
-import anyio.to_thread
 import msgspec
 from litestar import Litestar, Request, Response, get, post
 from litestar.config.cors import CORSConfig
@@ -34,11 +33,11 @@ from morale.events.codec import MalformedEvent
 from morale.events.store import ConflictError, SqliteEventStore, UnknownBattle
 from morale.events.types import AnyEvent, BattleStarted, Slug, UnitJoined
 from morale.projections.board import Board, board
+from morale.projections.due import DueView, due_tests
 from morale.projections.explain import Explanation, explain
 from morale.projections.feed import FeedItem, feed_item, feed_schema
 from morale.projections.log import LogRow, log_rows
-from morale.projections.odds import DueWithOdds, due_with_odds
-from morale.projections.timeline import Mark, replay_until, timeline, until
+from morale.projections.timeline import Diff, Mark, Timeline, fold_at
 
 from . import live
 from .access import Forbidden, Grant, IssuedTokens, check_may_append, check_own_unit, grant_for, issue_tokens
@@ -82,7 +81,12 @@ class RollDice(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
     expected_seq: Annotated[int, Meta(ge=0)]
 
 
-At = Annotated[int | None, QueryParameter(name="at", ge=1, description="the sequence number to stop after")]
+At = Annotated[
+    str | None,
+    QueryParameter(
+        name="at", description="a point: N (after event N), start, end, start:TURN[/SIDE][/PHASE], end:TURN..."
+    ),
+]
 After = Annotated[int | None, QueryParameter(name="after", ge=0, description="resume after this sequence number")]
 BattleId = FromPath[str]
 
@@ -178,48 +182,77 @@ async def roll_dice(battle: BattleId, data: JSONBody[RollDice], request: Request
 
 
 # -- reads ------------------------------------------------------------------------------------------
-async def _fold(state: State, battle: str, at: int | None):
-    def work(store: SqliteEventStore):
-        return load(store, battle) if at is None else replay_until(battle, store.read(battle), at)
+class TimelineView(msgspec.Struct, frozen=True, kw_only=True):
+    last: int  # the last event's seq
+    marks: list[Mark]  # where each phase starts
 
-    return await state.stores.run(work)
+
+def _at(battle: str, events: list, at: str | None) -> int | None:
+    """The seq a point names (see `morale at`), or None for now."""
+    return None if at is None else Timeline(battle, events).point(at).seq
 
 
 @get("/battles/{battle:str}/board", guards=[battle_token], tags=["battles"])
 async def status_board(battle: BattleId, state: State, at: At = None) -> Board:
-    """Every unit's state, models, restrictions and tests due; `?at=SEQ`: as it stood after that event."""
-    fold = await _fold(state, battle, at)
-    return board(fold.state())
+    """Every unit's state, models, restrictions and tests due; `?at=POINT`: as it stood then."""
+
+    def work(store: SqliteEventStore) -> Board:
+        events = list(store.read(battle))
+        seq = _at(battle, events, at)
+        return board((load(store, battle) if seq is None else fold_at(battle, events, seq)).state())
+
+    return await state.stores.run(work)  # type: ignore[return-value]
 
 
 @get("/battles/{battle:str}/due", guards=[battle_token], tags=["battles"])
-async def due(battle: BattleId, state: State, at: At = None) -> list[DueWithOdds]:
-    """The tests due, the number needed, the modifiers, why, and the chance of passing."""
-    fold = await _fold(state, battle, at)
-    return await anyio.to_thread.run_sync(due_with_odds, fold.state())
+async def due(battle: BattleId, state: State, at: At = None) -> list[DueView]:
+    """The tests due, the number needed, the modifiers, why, and the exact odds of each result."""
+
+    def work(store: SqliteEventStore) -> list[DueView]:
+        events = list(store.read(battle))
+        seq = _at(battle, events, at)
+        return due_tests(fold_at(battle, events, seq if seq is not None else events[-1].seq).state())
+
+    return await state.stores.run(work)  # type: ignore[return-value]
 
 
 @get("/battles/{battle:str}/explain/{unit:str}", guards=[battle_token], tags=["battles"])
 async def explain_unit(battle: BattleId, unit: FromPath[str], state: State, at: At = None) -> Explanation:
-    """The chain of events and rulings behind a unit's state (at `?at=SEQ`, or now)."""
+    """Every test the unit took and every change to it, each with its rule ID (at `?at=POINT`, or now)."""
 
     def work(store: SqliteEventStore) -> Explanation:
-        events = store.read(battle)
-        return explain(battle, events if at is None else until(events, at), unit)
+        events = list(store.read(battle))
+        return explain(battle, events, unit, _at(battle, events, at))
+
+    return await state.stores.run(work)  # type: ignore[return-value]
+
+
+@get("/battles/{battle:str}/diff", guards=[battle_token], tags=["battles"])
+async def diff(battle: BattleId, state: State, before: FromQuery[str], after: FromQuery[str] = "end") -> Diff:
+    """What changed between two points, unit by unit, and the steps that changed it."""
+
+    def work(store: SqliteEventStore) -> Diff:
+        timeline = Timeline(battle, store.read(battle))
+        return timeline.diff(timeline.point(before), timeline.point(after))
 
     return await state.stores.run(work)  # type: ignore[return-value]
 
 
 @get("/battles/{battle:str}/log", guards=[battle_token], tags=["battles"])
 async def log(battle: BattleId, state: State) -> list[LogRow]:
-    """Every stored event with its hash link."""
+    """Every stored event with its hash link and what it says in words."""
     return await state.stores.run(lambda store: log_rows(battle, store.read(battle)))  # type: ignore[return-value]
 
 
 @get("/battles/{battle:str}/timeline", guards=[battle_token], tags=["battles"])
-async def battle_timeline(battle: BattleId, state: State) -> list[Mark]:
-    """Where the clock stood after each event: the marks the viewer scrubs through."""
-    return await state.stores.run(lambda store: timeline(battle, store.read(battle)))  # type: ignore[return-value]
+async def battle_timeline(battle: BattleId, state: State) -> TimelineView:
+    """Where each phase starts: the marks the viewer scrubs through."""
+
+    def work(store: SqliteEventStore) -> TimelineView:
+        timeline = Timeline(battle, store.read(battle))
+        return TimelineView(last=timeline.last, marks=timeline.marks)
+
+    return await state.stores.run(work)  # type: ignore[return-value]
 
 
 # -- the feed ---------------------------------------------------------------------------------------
@@ -336,6 +369,7 @@ def create_app(db: str | Path, settings: Settings | None = None) -> Litestar:
             status_board,
             due,
             explain_unit,
+            diff,
             log,
             battle_timeline,
             feed_sse,

@@ -87,6 +87,7 @@ class Battle:
     sides: tuple[str, ...]
     dice_policy: str = "either"
     dice_commitment: str = ""
+    dice_secret: str = ""  # public once a dice_revealed event is in the log
     house_rules: dict[str, object] = field(default_factory=dict)
     seq: int = 0
     turn: int = 0  # 0 until the first phase starts

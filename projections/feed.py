@@ -15,7 +15,8 @@ import msgspec
 
 from morale.core.outcomes import AnyOutcome
 from morale.core.replay import Replay
-from morale.events.types import StoredEvent
+from morale.events.schema import DIALECT
+from morale.events.types import EVENT_TYPES, StoredEvent
 
 
 class FeedItem(StoredEvent, frozen=True, kw_only=True):
@@ -53,8 +54,10 @@ def encode_item(item: FeedItem) -> bytes:
 def feed_schema() -> dict[str, Any]:
     """JSON Schema of one feed line, for clients in other languages."""
     schema = msgspec.json.schema(FeedItem)
-    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["$schema"] = DIALECT
     schema["title"] = "morale feed item"
+    for cls in EVENT_TYPES.values():  # as `morale schema` marks them: the version written today
+        schema["$defs"][cls.__name__]["x-schema-version"] = cls.version
     return msgspec.json.decode(msgspec.json.encode(schema))  # plain JSON values (no tuples)
 
 

@@ -25,6 +25,7 @@ from morale.events.types import (
     CasualtiesSuffered,
     ChargeDeclared,
     CombatResolved,
+    DiceRevealed,
     DiceRolled,
     EventRetracted,
     PhaseEnded,
@@ -131,6 +132,8 @@ def describe_event(event: AnyEvent, battle: Battle) -> str:
         case DiceRolled():
             dice = " + ".join(str(d) for d in event.dice)
             return f"{_name(battle, event.unit)} rolls for {_words(event.test)}: {dice} ({event.source})"
+        case DiceRevealed():
+            return "The dice secret is revealed: every engine roll can now be recomputed"
         case PlayerDecided():
             note = f" ({event.note})" if event.note else ""
             return f"{_name(battle, event.unit)}: the player chooses to {_words(event.decision)}{note}"

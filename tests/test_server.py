@@ -313,19 +313,21 @@ def test_the_board_at_a_point_shows_the_battle_as_it_stood_then(client, played):
     assert unit_row(then, "grots")["due"] == ["morale (wh40k6.trigger.casualties)"]
     assert unit_row(now, "grots")["state"] == "dispersed"
     assert now["seq"] == len(example_events()) + 9
+    end_of_shooting = client.get(f"/battles/{BATTLE}/board?at=end:1/imperium/shooting", headers=spectator).json()
+    assert end_of_shooting["seq"] == 22 and unit_row(end_of_shooting, "grots")["state"] == "falling_back"
 
 
 def test_a_point_outside_the_log_is_refused(client, played):
     spectator = bearer(played["spectator"])
-    beyond = client.get(f"/battles/{BATTLE}/board?at=5000", headers=spectator)
-    assert beyond.status_code == 422 and beyond.json()["extra"]["field"] == "at"
-    assert client.get(f"/battles/{BATTLE}/board?at=0", headers=spectator).status_code == 400
+    for point in ("0", "5000", "end:9", "yesterday"):
+        answer = client.get(f"/battles/{BATTLE}/board?at={point}", headers=spectator)
+        assert answer.status_code == 422 and answer.json()["extra"]["field"] == "point", point
 
 
-def test_due_tests_come_with_the_chance_of_passing(client, played):
+def test_due_tests_come_with_the_odds_of_each_result(client, played):
     due = client.get(f"/battles/{BATTLE}/due?at=18", headers=bearer(played["spectator"])).json()
-    odds = {(d["unit"], d["test"]): (d["target"], d["odds"]) for d in due}
-    assert odds == {("nobz", "morale"): (7, 0.5833), ("grots", "morale"): (5, 0.2778)}  # 21/36 and 10/36
+    odds = {(d["unit"], d["test"]): (d["target"], d["odds"]["pass_ways"], d["odds"]["of"]) for d in due}
+    assert odds == {("nobz", "morale"): (7, 21, 36), ("grots", "morale"): (5, 10, 36)}
     fall_back = client.get(f"/battles/{BATTLE}/due?at=19", headers=bearer(played["spectator"])).json()
     assert [(d["test"], d["odds"]) for d in fall_back if d["unit"] == "nobz"] == [("fall_back", None)]
 
@@ -333,12 +335,12 @@ def test_due_tests_come_with_the_chance_of_passing(client, played):
 def test_explain_walks_a_units_state_back_to_the_dice_and_casualties(client, played):
     why = client.get(f"/battles/{BATTLE}/explain/grots", headers=bearer(played["spectator"])).json()
     assert why["state"] == "dispersed"
-    assert [s["seq"] for s in why["steps"]] == [8, 16, 21, 24, 25]
-    rules = [c["rule"] for s in why["steps"] for c in s["conclusions"]]
-    assert rules == ["wh40k6.test.morale", "wh40k6.fall_back.start", "wh40k6.fall_back.distance",
-                     "wh40k6.assaulted.multi", "wh40k6.test.morale", "wh40k6.assaulted.multi"]  # fmt: skip
+    assert [(s["seq"], s["rule"]) for s in why["steps"] if s["rule"]] == [
+        (18, "wh40k6.test.morale"), (21, "wh40k6.fall_back.start"), (21, "wh40k6.fall_back.distance"),
+        (24, "wh40k6.test.morale"), (25, "wh40k6.assaulted.multi"),
+    ]  # fmt: skip
     earlier = client.get(f"/battles/{BATTLE}/explain/grots?at=22", headers=bearer(played["spectator"])).json()
-    assert earlier["state"] == "falling_back" and earlier["seq"] == 22
+    assert earlier["state"] == "falling_back" and earlier["at"] == 22
 
 
 def test_explaining_an_unknown_unit_is_refused(client, played):
@@ -346,15 +348,20 @@ def test_explaining_an_unknown_unit_is_refused(client, played):
     assert answer.status_code == 422 and answer.json()["extra"]["field"] == "unit"
 
 
-def test_the_log_and_the_timeline_have_a_row_per_event(client, played):
+def test_the_diff_between_two_points_names_the_units_that_changed(client, played):
+    answer = client.get(f"/battles/{BATTLE}/diff?before=18&after=22", headers=bearer(played["spectator"])).json()
+    assert {u["unit"]: u["after"]["state"] for u in answer["units"]} == {"nobz": "falling_back",
+                                                                         "grots": "falling_back"}  # fmt: skip
+
+
+def test_the_log_has_a_row_per_event_and_the_timeline_a_mark_per_phase(client, played):
     spectator = bearer(played["spectator"])
     log = client.get(f"/battles/{BATTLE}/log", headers=spectator).json()
-    marks = client.get(f"/battles/{BATTLE}/timeline", headers=spectator).json()
-    assert [r["seq"] for r in log] == [m["seq"] for m in marks] == list(range(1, len(example_events()) + 10))
-    shooting = next(m for m in marks if m["seq"] == 14)
-    assert shooting["phase_starts"] and (shooting["turn"], shooting["side"], shooting["phase"]) == (
-        1, "imperium", "shooting",
-    )  # fmt: skip
+    timeline = client.get(f"/battles/{BATTLE}/timeline", headers=spectator).json()
+    assert [r["seq"] for r in log] == list(range(1, len(example_events()) + 10))
+    assert timeline["last"] == len(log)
+    assert timeline["marks"][2] == {"seq": 14, "turn": 1, "side": "imperium", "phase": "shooting"}
+    assert len(timeline["marks"]) == 3 * 2 * 4  # three turns, two sides, four phases
 
 
 def test_the_ndjson_export_is_the_feed_and_keeps_the_hash_chain(client, played):

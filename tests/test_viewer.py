@@ -94,15 +94,16 @@ def test_scrubbing_to_a_turn_shows_the_board_as_it_stood_and_why(page):
     card(page, "grots").click()
     page.wait_for_selector("#explain ol[data-unit='grots'][data-state='falling_back']", timeout=WAIT_MS)
     steps = page.locator("#explain ol > li").evaluate_all("items => items.map(i => Number(i.dataset.seq))")
-    assert steps == [8, 16, 21]
+    assert steps == [8, 16, 18, 21, 21]  # joined, lost models, tested (due at 18, rolled at 21), fell back
     explained = page.locator("#explain").inner_text()
     assert "Gretchin Mob fails the morale test: 6 + 2 = 8 against 5" in explained
+    assert "28% to pass (10/36)" in explained
     assert "wh40k6.fall_back.start" in explained
 
     page.locator("#scrub").fill("18")  # the end of the shooting phase: two morale tests due
     at_event(page, 18)
     nobz_due = card(page, "nobz").locator(".due[data-test='morale']").inner_text()
-    assert "2D6 for morale, needs 7 or less (58% to pass) wh40k6.trigger.casualties" in nobz_due
+    assert "2D6 for morale, needs 7 or less (58% to pass: 21/36) wh40k6.trigger.casualties" in nobz_due
 
     page.locator("#scrub").fill("25")  # the charge, then the failed regroup
     at_event(page, 25)

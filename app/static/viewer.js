@@ -8,7 +8,9 @@
 const view = {
   battle: "",
   token: "",
-  marks: [],        // the timeline: one mark per stored event
+  last: 0,          // the last event's seq
+  marks: [],        // where each phase starts
+  summaries: [],    // each event in words, by seq - 1
   at: 0,            // the event the board shows
   live: true,       // follow the newest event
   unit: null,       // the unit whose explanation is shown
@@ -49,15 +51,17 @@ function showError(error) {
 
 // -- the timeline -------------------------------------------------------------------------------
 async function loadTimeline() {
-  view.marks = await api("timeline");
-  const scrub = $("#scrub");
-  scrub.max = String(view.marks.length);
+  const [timeline, log] = await Promise.all([api("timeline"), api("log")]);
+  view.last = timeline.last;
+  view.marks = timeline.marks;
+  view.summaries = log.map((row) => row.summary);
+  $("#scrub").max = String(view.last);
   drawTurns();
 }
 
 function drawTurns() {
   const turns = new Map();
-  for (const mark of view.marks.filter((m) => m.phase_starts)) {
+  for (const mark of view.marks) {
     if (!turns.has(mark.turn)) turns.set(mark.turn, []);
     turns.get(mark.turn).push(mark);
   }
@@ -90,8 +94,8 @@ function markCurrentPhase() {
 }
 
 async function goTo(seq) {
-  setLive(seq >= view.marks.length);
-  await show(Math.max(1, Math.min(seq, view.marks.length)));
+  setLive(seq >= view.last);
+  await show(Math.max(1, Math.min(seq, view.last)));
 }
 
 function setLive(live) {
@@ -103,15 +107,15 @@ function setLive(live) {
 async function show(seq) {
   view.at = seq;
   $("#scrub").value = String(seq);
-  const newest = seq >= view.marks.length;
+  const newest = seq >= view.last;
   const point = newest ? "" : `?at=${seq}`;
   try {
     const [board, due] = await Promise.all([api(`board${point}`), api(`due${point}`)]);
     if (view.at !== seq) return;  // the user moved on while we were asking
     drawBoard(board, due);
-    const mark = view.marks[seq - 1];
-    $("#at-event").textContent = mark ? `${mark.seq}. ${mark.summary}` : "";
-    $("#scrub").setAttribute("aria-valuetext", mark ? mark.summary : "");
+    const summary = view.summaries[seq - 1] || "";
+    $("#at-event").textContent = summary ? `${seq}. ${summary}` : "";
+    $("#scrub").setAttribute("aria-valuetext", summary);
     markCurrentPhase();
     if (view.unit) await explain(view.unit);
     document.body.dataset.seq = String(seq);
@@ -126,7 +130,7 @@ function drawBoard(board, due) {
   const clock = board.turn
     ? `Turn ${board.turn} · ${board.side} · ${words(board.phase)} phase${board.phase_open ? "" : " (ended)"}`
     : "before the first turn";
-  $("#clock").textContent = `${clock} · event ${board.seq} of ${view.marks.length}`;
+  $("#clock").textContent = `${clock} · event ${board.seq} of ${view.last}`;
   const sides = [...new Set(board.units.map((u) => u.side))];
   $("#board").replaceChildren(
     ...sides.map((side) =>
@@ -140,7 +144,7 @@ function drawBoard(board, due) {
 
 function dueText(test) {
   const needs = test.target === null ? "" : `, needs ${test.target} or less`;
-  const odds = test.odds === null ? "" : ` (${Math.round(test.odds * 100)}% to pass)`;
+  const odds = test.odds ? ` (${Math.round(test.odds.chance * 100)}% to pass: ${test.odds.pass_ways}/${test.odds.of})` : "";
   return `${test.dice}D6 for ${words(test.test)}${needs}${odds} `;
 }
 
@@ -181,19 +185,20 @@ async function select(unitId) {
 }
 
 async function explain(unitId) {
-  const newest = view.at >= view.marks.length;
+  const newest = view.at >= view.last;
   const why = await api(`explain/${encodeURIComponent(unitId)}${newest ? "" : `?at=${view.at}`}`);
   $("#explain").replaceChildren(
     el("h2", {}, `Why is ${why.name} ${words(why.state)}?`),
     el("ol", { dataset: { unit: why.unit, state: why.state } },
       why.steps.map((step) =>
-        el("li", { dataset: { seq: step.seq } },
-          el("div", { class: "where" },
-            `event ${step.seq}${step.turn ? ` · turn ${step.turn}, ${step.side}, ${words(step.phase)}` : ""}`),
-          el("div", {}, step.summary),
-          step.conclusions.length
-            ? el("ul", {}, step.conclusions.map((c) =>
-                el("li", { dataset: { rule: c.rule } }, `${c.text} `, el("code", {}, c.rule))))
+        el("li", { class: `step ${step.kind}`, dataset: { seq: step.seq, kind: step.kind, rule: step.rule } },
+          el("div", { class: "where" }, `event ${step.seq}${step.status ? ` · ${step.status}` : ""}`),
+          el("div", {}, step.text, step.rule ? " " : "", step.rule ? el("code", {}, step.rule) : null),
+          step.chance === null || step.chance === undefined
+            ? null
+            : el("div", { class: "chance" }, `${Math.round(step.chance * 100)}% to pass (${step.chance_ways})`),
+          step.caused_by.length
+            ? el("ul", {}, step.caused_by.map((cause) => el("li", {}, `because of event ${cause.seq}: ${cause.text}`)))
             : null,
         ),
       ),
@@ -203,7 +208,7 @@ async function explain(unitId) {
 
 // -- following the feed -------------------------------------------------------------------------
 function follow() {
-  const after = view.marks.length;
+  const after = view.last;
   const url = `/battles/${encodeURIComponent(view.battle)}/feed?after=${after}&token=${encodeURIComponent(view.token)}`;
   const feed = new EventSource(url);
   view.feed = feed;
@@ -224,9 +229,9 @@ function follow() {
 }
 
 async function arrived(item) {
-  if (item.seq <= view.marks.length) return;
+  if (item.seq <= view.last) return;
   await loadTimeline();
-  if (view.live) await show(view.marks.length);
+  if (view.live) await show(view.last);
   document.body.dataset.lastFeedSeq = String(item.seq);
 }
 
@@ -235,7 +240,7 @@ function wire() {
   $("#scrub").addEventListener("input", (event) => goTo(Number(event.target.value)));
   $("#back").addEventListener("click", () => goTo(view.at - 1));
   $("#forward").addEventListener("click", () => goTo(view.at + 1));
-  $("#follow").addEventListener("click", () => goTo(view.marks.length));
+  $("#follow").addEventListener("click", () => goTo(view.last));
   $("#connect").addEventListener("submit", (event) => {
     event.preventDefault();
     const form = new FormData(event.target);
@@ -261,7 +266,7 @@ async function start() {
     return;
   }
   $("#battle").hidden = false;
-  await show(view.marks.length);
+  await show(view.last);
   follow();
   document.body.dataset.ready = "true";
 }
