@@ -18,6 +18,8 @@ class DueView(msgspec.Struct, frozen=True, kw_only=True):
     target: int | None
     modifiers: tuple[Modifier, ...]
     decisions: tuple[str, ...]
+    facts: tuple[str, ...] = ()  # facts from the table that settle it instead of dice
+    stated: dict[str, object] = {}  # what the table already stated about this roll
 
 
 def due_tests(battle: Battle) -> list[DueView]:
@@ -35,6 +37,8 @@ def due_tests(battle: Battle) -> list[DueView]:
                 target=battle.ruleset.target(battle, due),
                 modifiers=due.modifiers,
                 decisions=due.decisions,
+                facts=due.facts,
+                stated=dict(due.stated),
             )
         )
     return views

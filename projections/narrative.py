@@ -156,10 +156,15 @@ def describe_outcome(outcome: Outcome, battle: Battle) -> str:
     name = _name(battle, outcome.unit)
     match outcome:
         case TestDue():
+            reports = " or ".join(_words(f) for f in outcome.facts)
+            if outcome.dice == 0:
+                return f"{name} waits for the table to report {reports} ({_words(outcome.test)})"
             needs = f", needs {outcome.target} or less" if outcome.target is not None else ""
-            return f"{name} must roll {outcome.dice}D6 for {_words(outcome.test)}{needs}"
+            unless = f"; unless the table reports {reports}" if reports else ""
+            return f"{name} must roll {outcome.dice}D6 for {_words(outcome.test)}{needs}{unless}"
         case TestNotTaken():
-            return f"{name} takes no {_words(outcome.test)} test"
+            because = f": {outcome.detail}" if outcome.detail else ""
+            return f"{name} takes no {_words(outcome.test)} test{because}"
         case TestResolved():
             verdict = "passes" if outcome.passed else "fails"
             if outcome.automatic:
@@ -192,5 +197,6 @@ def describe_outcome(outcome: Outcome, battle: Battle) -> str:
             return f"{name}: {_words(outcome.restriction)} ends"
         case Moved():
             dice = " + ".join(str(d) for d in outcome.dice)
-            return f'{name} Falls Back {outcome.inches}" ({dice})'
+            detail = f" {outcome.detail}" if outcome.detail else ""
+            return f'{name} Falls Back {outcome.inches:g}" ({dice}){detail}'
     return type(outcome).__name__
