@@ -187,7 +187,12 @@ def describe_outcome(outcome: Outcome, battle: Battle) -> str:
         case StateChanged():
             if outcome.from_state == outcome.to_state == "falling_back":
                 return f"{name} Falls Back again"
-            phrase = battle.ruleset.phrases.get(outcome.rule) or _STATE_WORDS.get(outcome.to_state)
+            phrases = battle.ruleset.phrases  # by "rule:state" where one rule leads to two states, else by rule
+            phrase = (
+                phrases.get(f"{outcome.rule}:{outcome.to_state}")
+                or phrases.get(outcome.rule)
+                or _STATE_WORDS.get(outcome.to_state)
+            )
             return f"{name} {phrase or _words(outcome.to_state)}"
         case StateChangeScheduled():
             return f"{name} will be {_words(outcome.to_state)} at the {outcome.at}"
