@@ -214,8 +214,8 @@ def test_wh40k3_regroup_cover_not_after_falling_back_out_of_a_close_combat_throu
     caused = t.record(fact("guard", "reached_cover"))
 
     not_taken = only(caused, out.TestNotTaken)
-    assert (not_taken.rule, not_taken.detail) == ("wh40k3.regroup.cover",
-                                                  "it fell back out of a close combat through this cover this turn")  # fmt: skip
+    assert not_taken.rule == "wh40k3.regroup.cover"
+    assert not_taken.detail == "it fell back out of a close combat through this cover this turn"
 
 
 @pytest.mark.parametrize("when", ["steady", "before_the_move", "next_phase"])

@@ -24,7 +24,11 @@ def test_wh40k3_who_infantry_vehicles_never_take_a_morale_test(vehicle):
     caused = t.record(combat(("imperium", "walker", 0), ("orks", "boyz", 2)))
 
     not_taken = only(caused, out.TestNotTaken)
-    assert (not_taken.rule, not_taken.test, not_taken.detail) == ("wh40k3.who.infantry", "morale", "vehicles never test")
+    assert (not_taken.rule, not_taken.test, not_taken.detail) == (
+        "wh40k3.who.infantry",
+        "morale",
+        "vehicles never test",
+    )
     assert t.due() == [] and t.state("walker") == "steady"
 
 

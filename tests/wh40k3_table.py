@@ -8,9 +8,7 @@ from conftest import unit as joined
 from morale.events.types import ChargeDeclared, TableFactRecorded, UnitJoined
 
 
-def table(
-    *units: UnitJoined, house_rules: dict | None = None, sides: tuple[str, str] = ("imperium", "orks")
-) -> Table:
+def table(*units: UnitJoined, house_rules: dict | None = None, sides: tuple[str, str] = ("imperium", "orks")) -> Table:
     return Table(*units, ruleset="wh40k3", house_rules=house_rules, sides=sides)
 
 
