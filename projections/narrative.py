@@ -99,7 +99,8 @@ def describe_event(event: AnyEvent, battle: Battle) -> str:
         case UnitJoined():
             rules = f"; {', '.join(_words(r) for r in event.special_rules)}" if event.special_rules else ""
             ld = f", Ld {event.ld}" if event.ld is not None else ""
-            return f"{event.name} joins {event.side}: {event.models} models, {_words(event.unit_type)}{ld}{rules}"
+            models = f"{event.models} model{'s' * (event.models != 1)}"
+            return f"{event.name} joins {event.side}: {models}, {_words(event.unit_type)}{ld}{rules}"
         case UnitChanged():
             changes = ", ".join(f"{_words(k)} {v}" for k, v in event.changes.items())
             note = f" ({event.note})" if event.note else ""
