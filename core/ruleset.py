@@ -29,6 +29,33 @@ from .rules import Refusal
 from .state import Battle, DueTest, Point, Restriction, Unit
 
 
+def leadership_result(
+    unit: Unit,
+    due: DueTest,
+    dice: tuple[int, ...],
+    target: int,
+    *,
+    rule: str,
+    passed: bool | None = None,
+    modifiers: tuple[Modifier, ...] | None = None,
+) -> TestResolved:
+    """A roll of the dice against a target that the total must not exceed (a Leadership test), as
+    `rule` decides it: passed when the total is under or equal, unless the rule says otherwise."""
+    total = sum(dice)
+    return TestResolved(
+        unit=unit.id,
+        rule=rule,
+        caused_by=due.caused_by,
+        test=due.test,
+        trigger=due.rule,
+        passed=total <= target if passed is None else passed,
+        dice=dice,
+        total=total,
+        target=target,
+        modifiers=due.modifiers if modifiers is None else modifiers,
+    )
+
+
 class Ruleset:
     id: str = ""
     version: str = ""

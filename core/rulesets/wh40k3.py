@@ -22,8 +22,9 @@ from morale.events.types import ChargeDeclared, CombatResolved, FactValue, Table
 from ..machine import StateGraph
 from ..outcomes import Modifier, Moved, Outcome, TestNotTaken, TestResolved
 from ..rules import DESTROYED, Refusal, rule
-from ..ruleset import Ruleset
+from ..ruleset import Ruleset, leadership_result
 from ..state import Battle, DueTest, Pending, Unit
+from .forty_k import check_in_assault_phase
 
 # -- tables -------------------------------------------------------------------------------------
 PHASES = ("movement", "shooting", "assault")
@@ -209,11 +210,11 @@ def knows_no_fear(unit: Unit) -> bool:
 @rule("wh40k3.test.ld")
 def leadership_test(unit: Unit, due: DueTest, dice: tuple[int, ...]) -> TestResolved:
     """2D6 against the modified Ld: equal or under passes, over fails (a failed Morale test: Fall Back)."""
-    target = (unit.ld or 0) + sum(m.value for m in due.modifiers)
-    total = sum(dice)
-    return TestResolved(unit=unit.id, rule="wh40k3.test.ld", caused_by=due.caused_by, test=due.test,
-                        trigger=due.rule, passed=total <= target, dice=dice, total=total, target=target,
-                        modifiers=due.modifiers)  # fmt: skip
+    return leadership_result(unit, due, dice, modified_ld(unit, due), rule="wh40k3.test.ld")
+
+
+def modified_ld(unit: Unit, due: DueTest) -> int:
+    return (unit.ld or 0) + sum(m.value for m in due.modifiers)
 
 
 @rule("wh40k3.mod.below_half")
@@ -351,8 +352,7 @@ class Wh40k3(Ruleset):
 
     # -- close combat -----------------------------------------------------------------------------
     def check_combat(self, battle: Battle, event: CombatResolved) -> None:
-        if not (battle.phase_open and battle.phase == "assault"):
-            raise Refusal("close combats are resolved in an Assault phase", field="type")
+        check_in_assault_phase(battle)
         if any(side.bonus for side in event.sides):
             raise Refusal("a 3rd edition combat is lost by losing more men: no bonus counts",
                           rule="wh40k3.trigger.combat_lost")  # fmt: skip
@@ -381,8 +381,7 @@ class Wh40k3(Ruleset):
     # -- charges ----------------------------------------------------------------------------------
     def check_charge(self, battle: Battle, event: ChargeDeclared) -> None:
         charger = battle.units[event.charger]
-        if not (battle.phase_open and battle.phase == "assault" and charger.side == battle.active_side):
-            raise Refusal(f"{charger.id} can charge only in its own side's Assault phase", field="charger")
+        check_in_assault_phase(battle, charger)
         if cannot_assault(charger):
             raise Refusal(f"{charger.id} is Falling Back and cannot assault", rule="wh40k3.fall_back.shooting")
         if charger.restricted("pinned"):
@@ -619,7 +618,7 @@ class Wh40k3(Ruleset):
     def target(self, battle: Battle, due: DueTest) -> int | None:
         if due.test == "fall_back" or not due.dice:
             return None
-        return (battle.units[due.unit].ld or 0) + sum(m.value for m in due.modifiers)
+        return modified_ld(battle.units[due.unit], due)
 
     def implied_restrictions(self, unit: Unit) -> list[tuple[str, str]]:
         if unit.state == "falling_back":

@@ -19,8 +19,9 @@ from ..outcomes import (
     TestResolved,
 )
 from ..rules import DESTROYED, Refusal, rule
-from ..ruleset import Ruleset
+from ..ruleset import Ruleset, leadership_result
 from ..state import Battle, DueTest, Pending, Unit
+from .forty_k import check_in_assault_phase
 
 # -- tables -------------------------------------------------------------------------------------
 PHASES = ("movement", "psychic", "shooting", "assault")
@@ -130,23 +131,10 @@ def leadership_test(unit: Unit, due: DueTest, dice: tuple[int, ...]) -> TestReso
     """2D6 against modified Ld: equal or under passes, over fails; double 1 always passes."""
     modifiers, total_modifier = apply_modifiers(unit, due.modifiers)
     target = (unit.ld or 0) + total_modifier
-    total = sum(dice)
     if insane_heroism(dice):
-        passed, decided_by = True, "wh40k6.test.insane_heroism"
-    else:
-        passed, decided_by = total <= target, "wh40k6.test.morale"
-    return TestResolved(
-        unit=unit.id,
-        rule=decided_by,
-        caused_by=due.caused_by,
-        test=due.test,
-        trigger=due.rule,
-        passed=passed,
-        dice=dice,
-        total=total,
-        target=target,
-        modifiers=modifiers,
-    )
+        return leadership_result(unit, due, dice, target, rule="wh40k6.test.insane_heroism", passed=True,
+                                 modifiers=modifiers)  # fmt: skip
+    return leadership_result(unit, due, dice, target, rule="wh40k6.test.morale", modifiers=modifiers)
 
 
 @rule("wh40k6.test.multiple_per_turn")
@@ -330,8 +318,7 @@ class Wh40k6(Ruleset):
 
     # -- charges ----------------------------------------------------------------------------------
     def check_combat(self, battle: Battle, event: CombatResolved) -> None:
-        if not (battle.phase_open and battle.phase == "assault"):
-            raise Refusal("close combats are resolved in an Assault phase", field="type")
+        check_in_assault_phase(battle)
         for side in event.sides:
             for unit_id in side.units:
                 if battle.units[unit_id].state == "falling_back":
@@ -339,8 +326,7 @@ class Wh40k6(Ruleset):
 
     def check_charge(self, battle: Battle, event: ChargeDeclared) -> None:
         charger = battle.units[event.charger]
-        if not (battle.phase_open and battle.phase == "assault" and charger.side == battle.active_side):
-            raise Refusal(f"{charger.id} can charge only in its own side's Assault phase", field="charger")
+        check_in_assault_phase(battle, charger)
         if cannot_charge_while_falling_back(charger):
             raise Refusal(
                 f"{charger.id} is Falling Back and cannot declare a charge", rule="wh40k6.fall_back.no_charge"
