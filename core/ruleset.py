@@ -237,6 +237,11 @@ class Ruleset:
     ) -> TestNotTaken:
         """Take a due test off the list without a result: the rule cited makes it moot."""
         battle.due.remove(due)
+        return self.not_taken(due, rule, caused_by, detail)
+
+    @staticmethod
+    def not_taken(due: DueTest, rule: str, caused_by: tuple[int, ...], detail: str = "") -> TestNotTaken:
+        """A test the trigger called for that the unit does not take; `rule` says why."""
         return TestNotTaken(unit=due.unit, rule=rule, caused_by=caused_by, test=due.test, trigger=due.rule,
                             detail=detail)  # fmt: skip
 

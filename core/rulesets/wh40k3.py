@@ -20,7 +20,7 @@ from msgspec.structs import replace
 from morale.events.types import ChargeDeclared, CombatResolved, FactValue, TableFactRecorded, UnitJoined
 
 from ..machine import StateGraph
-from ..outcomes import Modifier, Moved, Outcome, TestNotTaken, TestResolved
+from ..outcomes import Modifier, Moved, Outcome, TestResolved
 from ..rules import DESTROYED, Refusal, rule
 from ..ruleset import Ruleset, leadership_result
 from ..state import Battle, DueTest, Pending, Unit
@@ -303,19 +303,14 @@ class Wh40k3(Ruleset):
     def on_due(self, battle: Battle, due: DueTest) -> list[Outcome] | None:
         unit = battle.units[due.unit]
         if not takes_morale_tests(unit):
-            return [self._not_taken(due, "wh40k3.who.infantry", due.caused_by, "vehicles never test")]
+            return [self.not_taken(due, "wh40k3.who.infantry", due.caused_by, "vehicles never test")]
         if due.test == "morale" and immune(unit):
-            return [self._not_taken(due, "wh40k3.who.immune", due.caused_by)]
+            return [self.not_taken(due, "wh40k3.who.immune", due.caused_by)]
         if due.test == "morale" and unit.state == "falling_back":
-            return [self._not_taken(due, "wh40k3.test.ld", due.caused_by, "it is already Falling Back")]
+            return [self.not_taken(due, "wh40k3.test.ld", due.caused_by, "it is already Falling Back")]
         if due.dice and passes_automatically(unit, due.test):
             return self.settle(battle, due, passed=True, rule="wh40k3.who.auto_pass")
         return None
-
-    @staticmethod
-    def _not_taken(due: DueTest, rule: str, caused_by: tuple[int, ...], detail: str = "") -> TestNotTaken:
-        return TestNotTaken(unit=due.unit, rule=rule, caused_by=caused_by, test=due.test, trigger=due.rule,
-                            detail=detail)  # fmt: skip
 
     def _morale_test_due(self, battle: Battle, unit: Unit, trigger: str, caused_by: tuple[int, ...],
                          modifiers: tuple[Modifier, ...] = ()) -> list[Outcome]:  # fmt: skip
@@ -480,9 +475,9 @@ class Wh40k3(Ruleset):
         through that cover this turn. Passed: it stops. Failed: it completes its move."""
         trying = DueTest(unit=unit.id, test="regroup", rule="wh40k3.regroup.cover", caused_by=(seq,))
         if TRIED_IN_COVER in unit.phase_marks:
-            return [self._not_taken(trying, "wh40k3.regroup.cover", (seq,), "it already tried in cover this phase")]
+            return [self.not_taken(trying, "wh40k3.regroup.cover", (seq,), "it already tried in cover this phase")]
         if FELL_BACK_FROM_COMBAT in unit.phase_marks:
-            return [self._not_taken(trying, "wh40k3.regroup.cover", (seq,),
+            return [self.not_taken(trying, "wh40k3.regroup.cover", (seq,),
                                     "it fell back out of a close combat through this cover this turn")]  # fmt: skip
         unit.phase_marks.add(TRIED_IN_COVER)
         return self.offer_regroup(battle, unit, "wh40k3.regroup.cover", (seq,))
@@ -510,7 +505,7 @@ class Wh40k3(Ruleset):
         if unit.models * 100 < threshold * unit.starting_models and not knows_no_fear(unit):
             detail = f"{unit.models} of {unit.starting_models} models: under {threshold}% of its starting strength"
             trying = DueTest(unit=unit.id, test="regroup", rule=trigger, caused_by=caused_by)
-            return [self._not_taken(trying, "wh40k3.regroup.when", caused_by, detail),
+            return [self.not_taken(trying, "wh40k3.regroup.when", caused_by, detail),
                     *self.does_not_regroup(battle, unit, trigger, caused_by)]  # fmt: skip
         automatic = trigger == "wh40k3.special.atsknf" or passes_automatically(unit, "regroup")
         return self.require(battle, unit, "regroup", trigger, caused_by, dice=0 if automatic else 2,
@@ -612,7 +607,7 @@ class Wh40k3(Ruleset):
         """decline_regroup: the unit does not try; as if it failed (wh40k3.regroup.fail at the start of
         the Movement phase, the rest of its move in cover, removal at the table edge)."""
         caused_by = (*due.caused_by, seq)
-        not_taken = self._not_taken(due, "wh40k3.regroup.when", caused_by, "the player declines to try")
+        not_taken = self.not_taken(due, "wh40k3.regroup.when", caused_by, "the player declines to try")
         return [not_taken, *self.does_not_regroup(battle, battle.units[due.unit], due.rule, caused_by)]
 
     def target(self, battle: Battle, due: DueTest) -> int | None:

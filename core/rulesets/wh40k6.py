@@ -15,7 +15,6 @@ from ..outcomes import (
     Moved,
     Outcome,
     StateChangeScheduled,
-    TestNotTaken,
     TestResolved,
 )
 from ..rules import DESTROYED, Refusal, rule
@@ -248,8 +247,7 @@ class Wh40k6(Ruleset):
         unit = battle.units[due.unit]
         if due.test == "morale":
             if immune(unit):
-                return [TestNotTaken(unit=unit.id, rule="wh40k6.special.immune", caused_by=due.caused_by,
-                                     test=due.test, trigger=due.rule)]  # fmt: skip
+                return [self.not_taken(due, "wh40k6.special.immune", due.caused_by)]
             if fails_morale_automatically(unit):
                 return self.settle(battle, due, passed=False, rule="wh40k6.fall_back.auto_fail")
             if fearless(unit):
@@ -267,8 +265,7 @@ class Wh40k6(Ruleset):
             if fearless(unit):
                 return self.settle(battle, due, passed=True, rule="wh40k6.special.fearless")
             if unit.restricted("gone_to_ground"):
-                return [TestNotTaken(unit=unit.id, rule="wh40k6.pinning.test", caused_by=due.caused_by,
-                                     test=due.test, trigger=due.rule)]  # fmt: skip
+                return [self.not_taken(due, "wh40k6.pinning.test", due.caused_by)]
         return None
 
     # -- phases ---------------------------------------------------------------------------------
