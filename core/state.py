@@ -89,6 +89,11 @@ class Unit:
     def alive(self) -> bool:
         return self.state not in ("destroyed", "dispersed")
 
+    def lost_this_phase(self, percent: int) -> bool:
+        """Lost at least `percent` of the models it had when the phase began (25% of 21 models is 6)."""
+        lost = self.models_at_phase_start - self.models
+        return bool(self.phase_losses) and lost > 0 and lost * 100 >= percent * self.models_at_phase_start
+
     def restricted(self, name: str) -> Restriction | None:
         return next((r for r in self.restrictions if r.name == name), None)
 

@@ -231,10 +231,8 @@ def below_half(unit: Unit) -> tuple[Modifier, ...]:
 def heavy_casualties(battle: Battle, unit: Unit, threshold_percent: int) -> bool:
     """25% or more of its current strength (the models it had when the phase began) lost to enemy
     shooting in a single Shooting phase."""
-    if battle.phase != "shooting" or unit.side == battle.active_side or not unit.phase_losses:
-        return False
-    lost = unit.models_at_phase_start - unit.models
-    return lost * 100 >= threshold_percent * unit.models_at_phase_start
+    enemy_shooting = battle.phase == "shooting" and unit.side != battle.active_side
+    return enemy_shooting and unit.lost_this_phase(threshold_percent)
 
 
 @rule("wh40k3.trigger.combat_lost")

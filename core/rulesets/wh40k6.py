@@ -188,10 +188,7 @@ def cannot_charge_while_falling_back(unit: Unit) -> bool:
 @rule("wh40k6.trigger.casualties")
 def heavy_casualties(unit: Unit, phase: str | None, threshold_percent: int) -> bool:
     """25% or more of the models it had when a Movement or Shooting phase began, lost in that phase."""
-    if phase not in ("movement", "shooting") or not unit.phase_losses or unit.models_at_phase_start == 0:
-        return False
-    lost = unit.models_at_phase_start - unit.models
-    return lost * 100 >= threshold_percent * unit.models_at_phase_start
+    return phase in ("movement", "shooting") and unit.lost_this_phase(threshold_percent)
 
 
 @rule("wh40k6.trigger.combat_lost")
