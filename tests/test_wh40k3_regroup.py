@@ -230,7 +230,12 @@ def test_wh40k3_regroup_cover_is_reached_during_a_fall_back_move(when):
         t.roll("guard", "fall_back", 3, 3)
         t.go_to(1, "orks", "assault")
 
-    assert t.refuse(fact("guard", "reached_cover")).rule == "wh40k3.regroup.cover"
+    refusal = t.refuse(fact("guard", "reached_cover"))
+
+    assert refusal.rule == "wh40k3.regroup.cover"
+    expected = {"steady": "not Falling Back", "before_the_move": "must first settle its fall_back",
+                "next_phase": "made none this phase"}  # fmt: skip
+    assert expected[when] in refusal.message
 
 
 # -- wh40k3.regroup.table_edge ------------------------------------------------------------------

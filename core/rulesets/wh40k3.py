@@ -431,8 +431,11 @@ class Wh40k3(Ruleset):
     def _check_during_fall_back_move(self, battle: Battle, unit: Unit, fact: str, cited: str) -> None:
         if unit.state != "falling_back":
             raise Refusal(f"{unit.id} is not Falling Back (it is {unit.state.replace('_', ' ')})", rule=cited)
-        if FELL_BACK not in unit.phase_marks or battle.due_for(unit.id):
-            raise Refusal(f"{fact} happens during {unit.id}'s Fall Back move: roll the move first", rule=cited)
+        waiting = battle.due_for(unit.id)
+        if waiting:
+            raise Refusal(f"{unit.id} must first settle its {waiting[0].test} ({waiting[0].rule})", rule=cited)
+        if FELL_BACK not in unit.phase_marks:
+            raise Refusal(f"{fact} happens during a Fall Back move, and {unit.id} made none this phase", rule=cited)
         if fact == "caught_by_sweeping_advance" and FELL_BACK_FROM_COMBAT not in unit.phase_marks:
             raise Refusal(f"{unit.id} did not fall back out of a close combat this phase", rule=cited)
 
