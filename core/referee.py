@@ -13,6 +13,7 @@ from morale.events.types import (
     CasualtiesSuffered,
     ChargeDeclared,
     CombatResolved,
+    DiceRevealed,
     DiceRolled,
     EventRetracted,
     PhaseEnded,
@@ -25,6 +26,7 @@ from morale.events.types import (
 )
 
 from . import rules
+from .dice import commitment
 from .outcomes import Outcome, RestrictionLifted, StateChanged, TestNotTaken, TestResolved
 from .rules import Refusal
 from .rulesets import lookup
@@ -114,6 +116,15 @@ def decide(battle: Battle | None, event: AnyEvent) -> None:
                     f"this battle's dice are rolled by the {battle.dice_policy}, not the {event.source}",
                     field="source",
                 )
+            if event.source == "engine" and battle.dice_secret:
+                raise Refusal("the dice secret is public: the engine rolls no more", rule=rules.DICE_REVEAL)
+        case DiceRevealed():
+            if not battle.dice_commitment:
+                raise Refusal("this battle committed to no dice secret: the engine never rolled", field="secret")
+            if battle.dice_secret:
+                raise Refusal("the dice secret is already revealed", rule=rules.DICE_REVEAL)
+            if commitment(event.secret) != battle.dice_commitment:
+                raise Refusal("this secret does not hash to the battle's dice commitment", field="secret")
         case PlayerDecided():
             living_unit(battle, event.unit)
             first_due(battle, event.unit, event.decision)
@@ -194,6 +205,8 @@ def evolve(battle: Battle | None, event: AnyEvent, seq: int) -> tuple[Battle, li
             due = due_test(battle, event.unit, event.test)
             battle.due.remove(due)
             caused += ruleset.resolve(battle, due, tuple(event.dice), seq)
+        case DiceRevealed():
+            battle.dice_secret = event.secret
         case PlayerDecided():
             due = first_due(battle, event.unit, event.decision)
             battle.due.remove(due)

@@ -105,6 +105,7 @@ class Battle:
     sides: tuple[str, ...]
     dice_policy: str = "either"
     dice_commitment: str = ""
+    dice_secret: str = ""  # public once a dice_revealed event is in the log
     house_rules: dict[str, object] = field(default_factory=dict)
     seq: int = 0
     turn: int = 0  # 0 until the first phase starts
@@ -130,7 +131,9 @@ class Battle:
         return [t for t in self.due if t.unit == unit]
 
 
-class _UnitView(msgspec.Struct, frozen=True):
+# Digests are written into logs (PhaseEnded.state_digest): a field added here must leave the digest
+# of every battle that does not use it unchanged, so new fields are omitted while empty.
+class _UnitView(msgspec.Struct, frozen=True, omit_defaults=True):
     id: str
     state: str
     models: int
@@ -139,12 +142,12 @@ class _UnitView(msgspec.Struct, frozen=True):
     marks: list[str] = []
 
 
-class _BattleView(msgspec.Struct, frozen=True):
+class _BattleView(msgspec.Struct, frozen=True, omit_defaults=True):
     seq: int
     clock: tuple[int, int, int, bool]
     units: list[_UnitView]
     due: list[tuple[str, str, str, tuple[int, ...]]]
-    stated: list[tuple[tuple[str, FactValue], ...]] = []
+    stated: list[tuple[int, tuple[tuple[str, FactValue], ...]]] = []  # (index in due, facts stated)
 
 
 def digest(battle: Battle) -> str:
@@ -164,6 +167,6 @@ def digest(battle: Battle) -> str:
             for u in battle.units.values()
         ],
         due=[(t.unit, t.test, t.rule, t.caused_by) for t in battle.due],
-        stated=[t.stated for t in battle.due],
+        stated=[(i, t.stated) for i, t in enumerate(battle.due) if t.stated],
     )
     return hashlib.sha256(msgspec.json.encode(view)).hexdigest()

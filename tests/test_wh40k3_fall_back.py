@@ -8,6 +8,7 @@ from morale.core import outcomes as out
 from morale.core.rules import Refusal
 from morale.events.types import ChargeDeclared, DiceRolled
 from morale.projections.board import board
+from morale.projections.due import due_tests
 
 
 def failed_morale(t, unit_id: str = "guard", lost: int = 3) -> None:
@@ -253,3 +254,16 @@ def test_wh40k3_crossfire_after_a_failed_regroup_too():
 
     assert only(caused, out.StateChanged).rule == "wh40k3.crossfire"
     assert t.state("guard") == "dispersed"
+
+
+def test_wh40k3_crossfire_the_due_list_gives_the_chance_of_escaping_it():
+    t = table(unit("guard"), unit("boyz", "orks"))
+    failed_morale(t)
+    assert due_tests(t.battle)[0].odds is None  # a plain Fall Back move has no pass or fail
+
+    t.record(fact("guard", "enemy_in_corridor", 5))
+    [due] = due_tests(t.battle)
+
+    assert (due.odds.pass_ways, due.odds.of) == (6, 36)  # only 2, 3 or 4 stop short of 5 inches
+    t.record(fact("guard", "through_difficult_terrain"))
+    assert due_tests(t.battle)[0].odds.pass_ways == 30  # halved: a roll of 9 or less stops short

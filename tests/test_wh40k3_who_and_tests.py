@@ -6,6 +6,7 @@ from wh40k3_table import charge, fact, only, shot_and_fled, table, unit
 
 from morale.core import outcomes as out
 from morale.events.types import DiceRolled, RefereeRuled
+from morale.projections.due import due_tests
 
 
 def lost_to_shooting(t, unit_id: str, count: int) -> list:
@@ -224,3 +225,22 @@ def test_wh40k3_mod_below_half_counts_the_starting_strength_not_the_strength_thi
     due = only(t.end_phase(), out.TestDue)
 
     assert (due.target, due.modifiers[0].reason) == (7, "below half strength (4 of 10)")
+
+
+def test_wh40k3_test_ld_the_due_list_gives_the_exact_chance():
+    t = table(unit("guard", ld=8, models=10), unit("boyz", "orks"))
+    lost_to_shooting(t, "guard", 6)  # below half: needs 7 or less
+
+    [due] = due_tests(t.battle)
+
+    assert (due.target, due.odds.pass_ways, due.odds.of, due.odds.percent()) == (7, 21, 36, "58.3%")
+
+
+def test_wh40k3_who_auto_pass_a_test_the_table_settles_has_no_odds():
+    t = table(unit("crusaders", rules=("always_passes_leadership",)), unit("boyz", "orks"))
+    t.record(RefereeRuled(unit="crusaders", reason="fled from a Warp storm", state="falling_back"))
+    t.go_to(1, "imperium", "movement")
+
+    [due] = due_tests(t.battle)
+
+    assert (due.dice, due.odds, due.facts[0]) == (0, None, "regroup_conditions_met")

@@ -611,6 +611,22 @@ class Wh40k3(Ruleset):
         not_taken = self.not_taken(due, "wh40k3.regroup.when", caused_by, "the player declines to try")
         return [not_taken, *self.does_not_regroup(battle, battle.units[due.unit], due.rule, caused_by)]
 
+    def result_of(self, battle: Battle, due: DueTest, dice: tuple[int, ...]) -> tuple[str, bool] | None:
+        """Leadership tests pass or fail as `leadership_test` decides them; a Fall Back roll with an
+        enemy stated in its corridor is caught in the crossfire or not. A test the table settles
+        without dice, or a plain Fall Back move, has no odds."""
+        if not due.dice:
+            return None
+        if due.test == "fall_back":
+            corridor = due.statement("enemy_in_corridor")
+            if not isinstance(corridor, int | float):
+                return None
+            halved = bool(due.statement("through_difficult_terrain"))
+            caught = (sum(dice) / 2 if halved else sum(dice)) >= corridor
+            return ("caught in the crossfire", False) if caught else ("falls back", True)
+        passed = leadership_test(battle.units[due.unit], due, dice).passed
+        return ("pass", True) if passed else ("fail", False)
+
     def target(self, battle: Battle, due: DueTest) -> int | None:
         if due.test == "fall_back" or not due.dice:
             return None
