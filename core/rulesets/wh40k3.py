@@ -237,7 +237,8 @@ def heavy_casualties(battle: Battle, unit: Unit, threshold_percent: int) -> bool
 
 @rule("wh40k3.trigger.combat_lost")
 def outnumbered(losers: int, winners: int) -> tuple[Modifier, ...]:
-    """The losing side outnumbered: -1, -2 at 2:1 or more, -3 at 3:1, -4 at 4:1; only the largest."""
+    """A unit that loses a close combat (lost more men than the enemy) tests right after the combat
+    result; its side outnumbered: -1, -2 at 2:1 or more, -3 at 3:1, -4 at 4:1, only the largest."""
     for row in OUTNUMBERED:
         if winners > row.ratio * losers or (not row.strictly and winners == row.ratio * losers):
             reason = f"{row.reason} ({winners} to {losers})"
