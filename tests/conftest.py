@@ -3,20 +3,16 @@
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
 
-from morale.app.roster import load_roster
-from morale.app.service import record, start_battle
 from morale.core.outcomes import Outcome
 from morale.core.referee import next_phase
 from morale.core.replay import Replay, replay
 from morale.core.rules import Refusal
 from morale.core.state import Unit, digest
-from morale.events.codec import decode_event
-from morale.events.store import SqliteEventStore, seal
+from morale.events.store import seal
 from morale.events.types import (
     AnyEvent,
     BattleStarted,
@@ -145,16 +141,6 @@ class Table:
         """The same log replayed from scratch, as a later reader would."""
         stored = [s for s, _ in seal("test-battle", self.events, 0, "0" * 64, "2026-01-01T00:00:00Z")]
         return replay("test-battle", stored)
-
-
-def load_example(directory: Path, db: Path) -> tuple[str, SqliteEventStore]:
-    """A shipped example battle (roster.toml + battle.ndjson) recorded through the CLI's own path."""
-    store = SqliteEventStore(db)
-    roster = load_roster(directory / "roster.toml")
-    start_battle(store, roster.battle, roster.started, roster.units)
-    events = [decode_event(line) for line in (directory / "battle.ndjson").read_text().splitlines() if line]
-    record(store, roster.battle, events)
-    return roster.battle, store
 
 
 def kinds(outcomes: list[Outcome]) -> list[str]:
