@@ -187,8 +187,9 @@ def describe_outcome(outcome: Outcome, battle: Battle) -> str:
             dice = " + ".join(str(d) for d in outcome.dice)
             detail = f"; {outcome.detail}" if outcome.detail else ""
             return (
-                f"{name} {verdict} the {_words(outcome.test)} test: {dice} = {outcome.total} "
-                f"against {outcome.target}{modifiers}{detail}"
+                f"{name} {verdict} the {_words(outcome.test)} test: {dice} = {outcome.total}"
+                + (f" against {outcome.target}" if outcome.target is not None else "")
+                + f"{modifiers}{detail}"
             )
         case StateChanged():
             if outcome.from_state == outcome.to_state == "falling_back":

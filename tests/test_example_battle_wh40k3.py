@@ -60,6 +60,7 @@ def test_the_final_board(store):
         ("Wych Cult Strife Regroups at the table edge", "wh40k3.regroup.table_edge"),
         ("Kabalite Warriors fails the morale test: 4 + 2 = 6 against 5", "wh40k3.trigger.combat_lost"),
         ("Kabalite Warriors is caught in the crossfire and destroyed", "wh40k3.crossfire"),
+        ('Kabalite Warriors fails the fall back test: 4 + 2 = 6; 6" reaches the enemy 5" away', "wh40k3.crossfire"),
         ("Cadian Squad Vorn fails the regroup test: 5 + 4 = 9 against 7; it completes its Fall Back move",
          "wh40k3.regroup.cover"),
         ('Cadian Squad Vorn Falls Back 4.5" (5 + 4)', "wh40k3.fall_back.distance"),

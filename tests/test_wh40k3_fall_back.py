@@ -210,6 +210,9 @@ def test_wh40k3_crossfire_a_roll_equal_to_or_over_the_distance_destroys_the_unit
     if destroyed:
         change = only(caused, out.StateChanged)
         assert (change.rule, change.to_state) == ("wh40k3.crossfire", "dispersed")
+        result = only(caused, out.TestResolved)
+        assert (result.rule, result.passed) == ("wh40k3.crossfire", False)
+        assert result.detail == f'{sum(dice)}" reaches the enemy {distance:g}" away in its corridor'
         assert not any(isinstance(o, out.Moved) for o in caused)
     else:
         moved = only(caused, out.Moved)

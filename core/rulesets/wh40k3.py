@@ -581,7 +581,7 @@ class Wh40k3(Ruleset):
             notes.append("halved: difficult terrain")
         corridor = due.statement("enemy_in_corridor")
         if isinstance(corridor, int | float) and inches >= corridor:
-            return self.crossfire(battle, unit, caused_by)
+            return self.crossfire(battle, unit, due, dice, inches, corridor, caused_by)
         if corridor is not None:
             notes.append(f'short of the enemy {corridor:g}" away in its corridor')
         unit.phase_marks.add(FELL_BACK)
@@ -594,10 +594,14 @@ class Wh40k3(Ruleset):
         return caused
 
     @rule("wh40k3.crossfire")
-    def crossfire(self, battle: Battle, unit: Unit, caused_by: tuple[int, ...]) -> list[Outcome]:
+    def crossfire(self, battle: Battle, unit: Unit, due: DueTest, dice: tuple[int, ...], inches: float,
+                  corridor: float, caused_by: tuple[int, ...]) -> list[Outcome]:  # fmt: skip
         """An enemy model not in close combat inside the Fall Back corridor: if the Fall Back roll is
         equal to or greater than the distance to it, the unit is destroyed."""
-        return self.remove(battle, unit, "be_caught_in_crossfire", caused_by)
+        caught = TestResolved(unit=unit.id, rule="wh40k3.crossfire", caused_by=caused_by, test=due.test,
+                              trigger=due.rule, passed=False, dice=dice, total=sum(dice),
+                              detail=f'{inches:g}" reaches the enemy {corridor:g}" away in its corridor')  # fmt: skip
+        return [caught, *self.remove(battle, unit, "be_caught_in_crossfire", caused_by)]
 
     def pinned(self, battle: Battle, unit: Unit, caused_by: tuple[int, ...]) -> list[Outcome]:
         """A failed barrage Pinning test (wh40k3.who.auto_pass): pinned until the end of its next turn."""
