@@ -215,7 +215,38 @@ def test_wh40k3_regroup_cover_not_after_falling_back_out_of_a_close_combat_throu
 
     not_taken = only(caused, out.TestNotTaken)
     assert not_taken.rule == "wh40k3.regroup.cover"
-    assert not_taken.detail == "it fell back out of a close combat through this cover this turn"
+    assert not_taken.detail == "it fell back out of a close combat through cover this turn"
+
+
+def test_wh40k3_regroup_cover_after_falling_back_out_of_a_combat_through_it_no_last_chance_at_the_edge():
+    """The source text: no Regroup attempt that turn, and the last chance only where no such
+    restriction applies."""
+    t = table(unit("guard", models=10), unit("boyz", "orks", models=10))
+    t.go_to(1, "orks", "assault")
+    t.record(charge("boyz", "guard"))
+    t.record(combat(("imperium", "guard", 0), ("orks", "boyz", 2)))
+    t.roll("guard", "morale", 6, 6)
+    t.roll("guard", "fall_back", 6, 6)
+    t.record(fact("guard", "reached_cover"))
+
+    caused = t.record(fact("guard", "reached_table_edge"))
+
+    not_taken = only(caused, out.TestNotTaken)
+    assert (not_taken.rule, not_taken.trigger) == ("wh40k3.regroup.cover", "wh40k3.regroup.table_edge")
+    assert only(caused, out.StateChanged).to_state == "dispersed"
+
+
+def test_wh40k3_regroup_cover_falling_back_out_of_a_combat_in_the_open_keeps_the_last_chance():
+    t = table(unit("guard", models=10), unit("boyz", "orks", models=10))
+    t.go_to(1, "orks", "assault")
+    t.record(charge("boyz", "guard"))
+    t.record(combat(("imperium", "guard", 0), ("orks", "boyz", 2)))
+    t.roll("guard", "morale", 6, 6)
+    t.roll("guard", "fall_back", 6, 6)
+
+    caused = t.record(fact("guard", "reached_table_edge"))
+
+    assert only(caused, out.TestDue).rule == "wh40k3.regroup.table_edge"
 
 
 @pytest.mark.parametrize("when", ["steady", "before_the_move", "next_phase"])

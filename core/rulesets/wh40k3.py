@@ -175,6 +175,7 @@ GRAPH = StateGraph(
 FELL_BACK = "fell_back"  # made a Fall Back move this phase
 FELL_BACK_FROM_COMBAT = "fell_back_from_combat"  # ...out of a close combat
 TRIED_IN_COVER = "tried_to_regroup_in_cover"
+THROUGH_COVER_FROM_COMBAT = "fell_back_from_combat_through_cover"  # no Regroup attempt this turn
 
 
 # -- who tests ----------------------------------------------------------------------------------
@@ -473,14 +474,14 @@ class Wh40k3(Ruleset):
     @rule("wh40k3.regroup.cover")
     def reaches_cover(self, battle: Battle, unit: Unit, seq: int) -> list[Outcome]:
         """The whole unit in cover inside its corridor: a second chance to Regroup, once per phase,
-        under the conditions of wh40k3.regroup.when. Not after falling back out of a close combat
-        through that cover this turn. Passed: it stops. Failed: it completes its move."""
-        trying = DueTest(unit=unit.id, test="regroup", rule="wh40k3.regroup.cover", caused_by=(seq,))
+        under the conditions of wh40k3.regroup.when. A unit that fell back out of a close combat
+        through cover may not try to Regroup that turn (nor at the table edge). Passed: it stops.
+        Failed: it completes its move."""
         if TRIED_IN_COVER in unit.phase_marks:
+            trying = DueTest(unit=unit.id, test="regroup", rule="wh40k3.regroup.cover", caused_by=(seq,))
             return [self.not_taken(trying, "wh40k3.regroup.cover", (seq,), "it already tried in cover this phase")]
         if FELL_BACK_FROM_COMBAT in unit.phase_marks:
-            return [self.not_taken(trying, "wh40k3.regroup.cover", (seq,),
-                                    "it fell back out of a close combat through this cover this turn")]  # fmt: skip
+            unit.phase_marks.add(THROUGH_COVER_FROM_COMBAT)
         unit.phase_marks.add(TRIED_IN_COVER)
         return self.offer_regroup(battle, unit, "wh40k3.regroup.cover", (seq,))
 
@@ -503,16 +504,26 @@ class Wh40k3(Ruleset):
         chance = REGROUP_CHANCES[trigger]
         if not chance.conditional:
             return self.require(battle, unit, "regroup", trigger, caused_by)
+        if THROUGH_COVER_FROM_COMBAT in unit.phase_marks:
+            detail = "it fell back out of a close combat through cover this turn"
+            return self._may_not_regroup(battle, unit, trigger, caused_by, "wh40k3.regroup.cover", detail)
         threshold = int(self.param(battle, "regroup_threshold_percent"))  # type: ignore[call-overload]
         if unit.models * 100 < threshold * unit.starting_models and not knows_no_fear(unit):
             detail = f"{unit.models} of {unit.starting_models} models: under {threshold}% of its starting strength"
-            trying = DueTest(unit=unit.id, test="regroup", rule=trigger, caused_by=caused_by)
-            return [self.not_taken(trying, "wh40k3.regroup.when", caused_by, detail),
-                    *self.does_not_regroup(battle, unit, trigger, caused_by)]  # fmt: skip
+            return self._may_not_regroup(battle, unit, trigger, caused_by, "wh40k3.regroup.when", detail)
         automatic = trigger == "wh40k3.special.atsknf" or passes_automatically(unit, "regroup")
         return self.require(battle, unit, "regroup", trigger, caused_by, dice=0 if automatic else 2,
                             decisions=("decline_regroup",) if chance.optional else (),
                             facts=(*([CONDITIONS_MET] if automatic else []), *AGAINST_REGROUPING))  # fmt: skip
+
+    def _may_not_regroup(
+        self, battle: Battle, unit: Unit, trigger: str, caused_by: tuple[int, ...], rule: str, detail: str
+    ) -> list[Outcome]:
+        trying = DueTest(unit=unit.id, test="regroup", rule=trigger, caused_by=caused_by)
+        return [
+            self.not_taken(trying, rule, caused_by, detail),
+            *self.does_not_regroup(battle, unit, trigger, caused_by),
+        ]
 
     @rule("wh40k3.regroup.pass")
     def regroups(self, battle: Battle, unit: Unit, trigger: str, caused_by: tuple[int, ...]) -> list[Outcome]:
