@@ -130,6 +130,16 @@ def test_wh40k3_regroup_pass_it_may_assault_that_turn_and_is_steady_at_its_end()
     assert (change.rule, change.to_state) == ("wh40k3.regroup.pass", "steady")
 
 
+def lost_combat_and_fled(t, unit_id: str = "guard", lost: int = 0) -> None:
+    t.go_to(1, "orks", "assault")
+    t.record(charge("boyz", unit_id))
+    if lost:
+        t.casualties(unit_id, lost)
+    t.record(combat(("imperium", unit_id, 0), ("orks", "boyz", 2)))
+    t.roll(unit_id, "morale", 6, 6)
+    t.roll(unit_id, "fall_back", 3, 4)
+
+
 # -- wh40k3.regroup.cover -----------------------------------------------------------------------
 def fled_into_cover(t, unit_id: str = "guard", lost: int = 3) -> list:
     shot_and_fled(t, unit_id, lost)
@@ -205,11 +215,7 @@ def test_wh40k3_regroup_cover_under_the_conditions_of_regroup_when():
 
 def test_wh40k3_regroup_cover_not_after_falling_back_out_of_a_close_combat_through_it():
     t = table(unit("guard", models=10), unit("boyz", "orks", models=10))
-    t.go_to(1, "orks", "assault")
-    t.record(charge("boyz", "guard"))
-    t.record(combat(("imperium", "guard", 0), ("orks", "boyz", 2)))
-    t.roll("guard", "morale", 6, 6)
-    t.roll("guard", "fall_back", 3, 4)
+    lost_combat_and_fled(t)
 
     caused = t.record(fact("guard", "reached_cover"))
 
@@ -222,11 +228,7 @@ def test_wh40k3_regroup_cover_after_falling_back_out_of_a_combat_through_it_no_l
     """The source text: no Regroup attempt that turn, and the last chance only where no such
     restriction applies."""
     t = table(unit("guard", models=10), unit("boyz", "orks", models=10))
-    t.go_to(1, "orks", "assault")
-    t.record(charge("boyz", "guard"))
-    t.record(combat(("imperium", "guard", 0), ("orks", "boyz", 2)))
-    t.roll("guard", "morale", 6, 6)
-    t.roll("guard", "fall_back", 6, 6)
+    lost_combat_and_fled(t)
     t.record(fact("guard", "reached_cover"))
 
     caused = t.record(fact("guard", "reached_table_edge"))
@@ -238,11 +240,7 @@ def test_wh40k3_regroup_cover_after_falling_back_out_of_a_combat_through_it_no_l
 
 def test_wh40k3_regroup_cover_falling_back_out_of_a_combat_in_the_open_keeps_the_last_chance():
     t = table(unit("guard", models=10), unit("boyz", "orks", models=10))
-    t.go_to(1, "orks", "assault")
-    t.record(charge("boyz", "guard"))
-    t.record(combat(("imperium", "guard", 0), ("orks", "boyz", 2)))
-    t.roll("guard", "morale", 6, 6)
-    t.roll("guard", "fall_back", 6, 6)
+    lost_combat_and_fled(t)
 
     caused = t.record(fact("guard", "reached_table_edge"))
 
@@ -367,16 +365,6 @@ def test_wh40k3_special_atsknf_the_table_must_report_before_the_next_phase():
 
 
 # -- wh40k3.sweeping_advance --------------------------------------------------------------------
-def lost_combat_and_fled(t, unit_id: str = "guard", lost: int = 0) -> None:
-    t.go_to(1, "orks", "assault")
-    t.record(charge("boyz", unit_id))
-    if lost:
-        t.casualties(unit_id, lost)
-    t.record(combat(("imperium", unit_id, 0), ("orks", "boyz", 2)))
-    t.roll(unit_id, "morale", 6, 6)
-    t.roll(unit_id, "fall_back", 3, 4)
-
-
 def test_wh40k3_sweeping_advance_contacted_while_falling_back_it_must_pass_a_regroup_test():
     t = table(unit("guard", models=10, ld=8), unit("boyz", "orks"))
     lost_combat_and_fled(t, lost=7)  # 3 of 10: it could not otherwise Regroup
