@@ -101,6 +101,11 @@ def decide(battle: Battle | None, event: AnyEvent) -> None:
         case DiceRolled():
             living_unit(battle, event.unit)
             due = due_test(battle, event.unit, event.test)
+            if due.dice == 0:
+                raise Refusal(
+                    f"the {event.test} of {event.unit} takes no dice: the table reports {' or '.join(due.facts)}",
+                    field="dice",
+                )
             if len(event.dice) != due.dice:
                 raise Refusal(
                     f"the {event.test} roll for {event.unit} takes {due.dice} dice, not {len(event.dice)}",
@@ -177,6 +182,7 @@ def evolve(battle: Battle | None, event: AnyEvent, seq: int) -> tuple[Battle, li
             battle.phase_index, battle.phase_open = ruleset.phases.index(event.phase), True
             for unit in battle.units.values():
                 unit.models_at_phase_start, unit.phase_losses = unit.models, []
+                unit.phase_marks.clear()
             caused += ruleset.on_phase_started(battle, seq)
         case PhaseEnded():
             battle.phase_open = False

@@ -20,6 +20,8 @@ class DueView(msgspec.Struct, frozen=True, kw_only=True):
     modifiers: tuple[Modifier, ...]
     decisions: tuple[str, ...]
     odds: Odds | None = None  # the exact chance of each result; None where the ruleset gives none
+    facts: tuple[str, ...] = ()  # facts from the table that settle it instead of dice
+    stated: dict[str, object] = {}  # what the table already stated about this roll
 
 
 def due_tests(battle: Battle) -> list[DueView]:
@@ -38,6 +40,8 @@ def due_tests(battle: Battle) -> list[DueView]:
                 modifiers=due.modifiers,
                 decisions=due.decisions,
                 odds=odds(battle, due),
+                facts=due.facts,
+                stated=dict(due.stated),
             )
         )
     return views

@@ -23,17 +23,18 @@ def stored(table: Table, battle: str = "test-battle") -> list[StoredEvent]:
     return [s for s, _ in seal(battle, table.events, 0, GENESIS_HASH, "2026-01-01T00:00:00Z")]
 
 
-def example_events() -> list:
-    return [decode_event(line) for line in (EXAMPLE / "battle.ndjson").read_text().splitlines() if line]
+def example_events(example: Path = EXAMPLE) -> list:
+    return [decode_event(line) for line in (example / "battle.ndjson").read_text().splitlines() if line]
 
 
-def example_store(path: Path | str, *, dice: str | None = None) -> SqliteEventStore:
-    """The shipped example battle, written through `record` as the CLI writes it."""
+def example_store(path: Path | str, *, dice: str | None = None, example: Path = EXAMPLE) -> SqliteEventStore:
+    """A shipped example battle (the 40K 6th edition one unless `example` names another folder of
+    examples/), written through `record` as the CLI writes it."""
     store = SqliteEventStore(path)
-    roster = load_roster(EXAMPLE / "roster.toml")
+    roster = load_roster(example / "roster.toml")
     started = roster.started
     if dice is not None:
         started = replace(started, dice_policy=dice)
     start_battle(store, roster.battle, started, roster.units)
-    record(store, roster.battle, example_events())
+    record(store, roster.battle, example_events(example))
     return store

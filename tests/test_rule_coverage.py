@@ -8,10 +8,11 @@ from pathlib import Path
 import pytest
 
 from morale.core.rules import CLAUSES
-from morale.core.rulesets.wh40k6 import WH40K6
+from morale.core.rulesets import lookup
 
 TESTS = Path(__file__).resolve().parent
 RULES = TESTS.parents[1] / "shared" / "rules"
+RULESETS = {"wh40k6": 29, "wh40k3": 21}  # ruleset -> how many seed and standard clauses its digest has
 
 
 def digest_ids(ruleset: str) -> list[str]:
@@ -23,16 +24,20 @@ def all_test_names() -> str:
     return "\n".join(re.findall(r"^def (test_\w+)", "".join(p.read_text() for p in TESTS.glob("test_*.py")), re.M))
 
 
-@pytest.mark.parametrize("rule_id", digest_ids("wh40k6"))
-def test_each_wh40k6_clause_has_a_test_named_after_it(rule_id):
+CLAUSE_IDS = [(ruleset, rule_id) for ruleset in RULESETS for rule_id in digest_ids(ruleset)]
+
+
+@pytest.mark.parametrize(("ruleset", "rule_id"), CLAUSE_IDS)
+def test_each_clause_has_a_test_named_after_it(ruleset, rule_id):
     assert re.sub(r"[.]", "_", rule_id) in all_test_names()
 
 
-@pytest.mark.parametrize("rule_id", digest_ids("wh40k6"))
-def test_each_wh40k6_clause_is_a_function_or_a_row_of_the_state_graph(rule_id):
-    graph_rules = {row["rule"] for row in WH40K6.graph.rows}
+@pytest.mark.parametrize(("ruleset", "rule_id"), CLAUSE_IDS)
+def test_each_clause_is_a_function_or_a_row_of_the_state_graph(ruleset, rule_id):
+    graph_rules = {row["rule"] for row in lookup(ruleset, "1").graph.rows}
     assert rule_id in CLAUSES or rule_id in graph_rules
 
 
-def test_the_digest_is_where_the_tests_expect_it():
-    assert len(digest_ids("wh40k6")) >= 29
+@pytest.mark.parametrize(("ruleset", "count"), RULESETS.items())
+def test_the_digest_is_where_the_tests_expect_it(ruleset, count):
+    assert len(digest_ids(ruleset)) >= count
