@@ -3,8 +3,11 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 DB ?= demo.db
+# The viewer's browser tests drive Debian's Chromium through Playwright (never a downloaded browser).
+CHROMIUM ?= /usr/bin/chromium
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: demo test lint clean
+.PHONY: demo serve test lint clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -18,6 +21,18 @@ $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install -q -e '.[test]'
 	touch $@
 
+$(CHROMIUM):
+	@echo "installing Debian's chromium for the viewer's browser tests"
+	$(SUDO) apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium
+
+## serve: the example battle over HTTP, with its viewer (tokens are printed once)
+serve: $(VENV)/.installed-app
+	rm -f $(DB) $(DB)-wal $(DB)-shm
+	$(BIN)/morale new examples/wh40k6/roster.toml --tokens --db $(DB)
+	$(BIN)/morale append hive-tarsis --file examples/wh40k6/battle.ndjson --db $(DB) > /dev/null
+	$(BIN)/morale serve --db $(DB)
+
 ## demo: replay the shipped 40K example battle into a SQLite file and print what happened
 demo: $(VENV)/.installed-app
 	rm -f $(DB) $(DB)-wal $(DB)-shm
@@ -25,9 +40,10 @@ demo: $(VENV)/.installed-app
 	$(BIN)/morale append hive-tarsis --file examples/wh40k6/battle.ndjson --db $(DB) > /dev/null
 	$(BIN)/morale replay hive-tarsis --db $(DB)
 	$(BIN)/morale board hive-tarsis --db $(DB)
+	$(BIN)/morale verify hive-tarsis --db $(DB)
 
 ## test: lint, then the whole test suite
-test: $(VENV)/.installed-test
+test: $(VENV)/.installed-test | $(CHROMIUM)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/python -m pytest

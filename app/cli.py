@@ -29,6 +29,7 @@ from morale.projections.log import log_rows
 from morale.projections.narrative import describe_event, narrate
 
 from . import render
+from .access import issue_tokens
 from .roster import load_roster
 from .service import Recorded, load, record, roll_for, start_battle
 
@@ -85,6 +86,7 @@ def report(store: SqliteEventStore, battle: str, recorded: list[Recorded], as_js
 def new(
     roster: Annotated[Path, typer.Argument(help="A roster file (TOML): [battle] and [[unit]] tables.")],
     battle: Annotated[str | None, typer.Option(help="The battle's id (default: battle.id in the roster).")] = None,
+    tokens: Annotated[bool, typer.Option(help="Also issue the battle's tokens for `morale serve`.")] = False,
     db: Db = Path(DEFAULT_DB),
     as_json: Json = False,
 ) -> None:
@@ -93,10 +95,14 @@ def new(
         parsed = load_roster(roster, battle)
         store = open_store(db)
         recorded = start_battle(store, parsed.battle, parsed.started, parsed.units)
+        issued = issue_tokens(store, parsed.battle, parsed.started.sides) if tokens else None
         if as_json:
-            emit_json({"battle": parsed.battle, "seq": recorded[-1].stored.seq})
+            created = {"battle": parsed.battle, "seq": recorded[-1].stored.seq}
+            emit_json({**created, "tokens": issued} if issued else created)
         else:
             out.print(f"Battle [bold]{parsed.battle}[/bold] created with {len(parsed.units)} units in {db}.")
+            if issued:
+                render.print_tokens(out, issued)
 
 
 @app.command()
@@ -215,6 +221,47 @@ def battles_command(db: Db = Path(DEFAULT_DB), as_json: Json = False) -> None:
             out.print(f"{row['battle']}  ({row['events']} events)")
 
 
+@app.command("tokens")
+def tokens_command(battle: BattleArg, db: Db = Path(DEFAULT_DB), as_json: Json = False) -> None:
+    """Issue a battle's tokens for `morale serve` (referee, one per side, spectator); earlier ones stop working."""
+    with refusals():
+        store = open_store(db)
+        issued = issue_tokens(store, battle, load(store, battle).state().sides)
+        emit_json(issued) if as_json else render.print_tokens(out, issued)
+
+
+@app.command("serve")
+def serve_command(
+    db: Db = Path(DEFAULT_DB),
+    host: Annotated[str, typer.Option(help="Address to listen on (loopback unless you mean otherwise).")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port to listen on.")] = 8000,
+    heartbeat: Annotated[float, typer.Option(help="Seconds between heartbeats on an idle feed.")] = 15.0,
+    poll: Annotated[float, typer.Option(help="Seconds between looks for events other processes append.")] = 0.5,
+    max_body: Annotated[int, typer.Option(help="Largest request body accepted, in bytes.")] = 1_000_000,
+    create_token: Annotated[
+        str | None,
+        typer.Option(envvar="MORALE_CREATE_TOKEN", help="Require this Bearer token to create battles."),
+    ] = None,
+    allow_origin: Annotated[
+        list[str] | None, typer.Option(help="A web origin allowed to call the API (CORS); repeatable.")
+    ] = None,
+) -> None:
+    """Serve the store over HTTP: the API (OpenAPI at /schema), the live feed and the viewer (/view)."""
+    import uvicorn
+
+    from .server import Settings, create_app
+
+    settings = Settings(
+        poll_s=poll,
+        heartbeat_s=heartbeat,
+        max_body_bytes=max_body,
+        create_token=create_token,
+        allow_origins=tuple(allow_origin or ()),
+    )
+    out.print(f"Serving {db} on http://{host}:{port}/ (viewer: /view, API: /schema)")
+    uvicorn.run(create_app(db, settings), host=host, port=port, timeout_graceful_shutdown=2, log_level="warning")
+
+
 @app.command("rulesets")
 def rulesets_command(as_json: Json = False) -> None:
     """The rulesets this engine knows, with their versions."""
@@ -285,6 +332,11 @@ def _scalar(text: str) -> Any:
         return json.loads(text)
     except ValueError:
         return text
+
+
+# The audit and replay commands (explain, at, diff, what-if, verify, reveal, luck, export, import,
+# schema) live in their own module and register themselves on `app`.
+from . import audit_cli  # noqa: E402, F401
 
 
 def main() -> None:

@@ -6,6 +6,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from morale.app.access import IssuedTokens
 from morale.core.outcomes import Outcome
 from morale.core.state import Battle
 from morale.projections.board import Board
@@ -58,18 +59,32 @@ def print_due(console: Console, views: list[DueView]) -> None:
         console.print("No tests are due.")
         return
     table = Table(title="Tests due", title_justify="left")
-    for column in ("unit", "test", "dice", "needs", "modifiers", "why", "caused by", "or decide"):
+    for column in (
+        "unit",
+        "test",
+        "dice",
+        "needs",
+        "chance",
+        "modifiers",
+        "why",
+        "caused by",
+        "or decide",
+        "or report",
+    ):
         table.add_column(column)
     for view in views:
         table.add_row(
             f"{view.name}\n[dim]{view.unit}[/dim]",
             view.test,
-            f"{view.dice}D6",
+            f"{view.dice}D6" if view.dice else "no dice",
             "" if view.target is None else f"{view.target} or less",
-            "\n".join(f"{m.value:+d} {m.reason} [{m.rule}]" for m in view.modifiers),
+            "" if view.odds is None else f"{view.odds.percent()} ({view.odds.pass_ways}/{view.odds.of})",
+            "\n".join(f"{m.value:+d} {m.reason} [{m.rule}]" for m in view.modifiers)
+            + "".join(f"\n{fact}: {value}" for fact, value in view.stated.items()),
             view.rule,
             ", ".join(f"#{s}" for s in view.caused_by),
             ", ".join(view.decisions),
+            ", ".join(view.facts),
         )
     console.print(table)
 
@@ -103,3 +118,15 @@ def print_recorded(console: Console, seq: int, event_text: str, caused: list[Out
 
 
 __all__ = ["describe_event", "print_board", "print_due", "print_log", "print_narrative", "print_recorded"]
+
+
+def print_tokens(console: Console, tokens: IssuedTokens) -> None:
+    """Shown once: the store keeps only their hashes."""
+    table = Table(title="Tokens (shown once; `morale tokens` issues new ones)", title_justify="left")
+    table.add_column("role")
+    table.add_column("token")
+    table.add_row("referee", tokens.referee)
+    for side, token in tokens.players.items():
+        table.add_row(f"player: {side}", token)
+    table.add_row("spectator", tokens.spectator)
+    console.print(table)

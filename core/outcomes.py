@@ -28,6 +28,7 @@ class TestDue(Outcome, tag="test_due"):
     target: int | None = None  # the most the dice may show to pass, where the test has one
     modifiers: tuple[Modifier, ...] = ()
     decisions: tuple[str, ...] = ()
+    facts: tuple[str, ...] = ()  # facts from the table that settle it instead of dice
 
 
 class TestNotTaken(Outcome, tag="test_not_taken"):
@@ -35,6 +36,7 @@ class TestNotTaken(Outcome, tag="test_not_taken"):
 
     test: str
     trigger: str
+    detail: str = ""  # why not, where the rule alone does not say it
 
 
 class TestResolved(Outcome, tag="test_resolved"):
@@ -94,8 +96,9 @@ class MarkerPlaced(Outcome, tag="marker_placed"):
 class Moved(Outcome, tag="moved"):
     """A move the rules impose (falling back, regrouping), with its distance in inches."""
 
-    inches: int
+    inches: int | float  # halved moves can end on a half inch
     dice: tuple[int, ...] = ()
+    detail: str = ""  # where to, and what changed the distance
 
 
 AnyOutcome = (

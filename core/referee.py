@@ -13,6 +13,7 @@ from morale.events.types import (
     CasualtiesSuffered,
     ChargeDeclared,
     CombatResolved,
+    DiceRevealed,
     DiceRolled,
     EventRetracted,
     PhaseEnded,
@@ -25,6 +26,7 @@ from morale.events.types import (
 )
 
 from . import rules
+from .dice import commitment
 from .outcomes import Outcome, RestrictionLifted, StateChanged, TestNotTaken, TestResolved
 from .rules import Refusal
 from .rulesets import lookup
@@ -104,6 +106,11 @@ def decide(battle: Battle | None, event: AnyEvent) -> None:
             living_unit(battle, event.unit)
             battle.ruleset.check_roll(battle, event)
             due = due_test(battle, event.unit, event.test)
+            if due.dice == 0:
+                raise Refusal(
+                    f"the {event.test} of {event.unit} takes no dice: the table reports {' or '.join(due.facts)}",
+                    field="dice",
+                )
             if len(event.dice) != due.dice:
                 raise Refusal(
                     f"the {event.test} roll for {event.unit} takes {due.dice} dice, not {len(event.dice)}",
@@ -114,6 +121,15 @@ def decide(battle: Battle | None, event: AnyEvent) -> None:
                     f"this battle's dice are rolled by the {battle.dice_policy}, not the {event.source}",
                     field="source",
                 )
+            if event.source == "engine" and battle.dice_secret:
+                raise Refusal("the dice secret is public: the engine rolls no more", rule=rules.DICE_REVEAL)
+        case DiceRevealed():
+            if not battle.dice_commitment:
+                raise Refusal("this battle committed to no dice secret: the engine never rolled", field="secret")
+            if battle.dice_secret:
+                raise Refusal("the dice secret is already revealed", rule=rules.DICE_REVEAL)
+            if commitment(event.secret) != battle.dice_commitment:
+                raise Refusal("this secret does not hash to the battle's dice commitment", field="secret")
         case PlayerDecided():
             unit = living_unit(battle, event.unit)
             if event.decision in battle.ruleset.free_decisions:
@@ -177,6 +193,7 @@ def evolve(battle: Battle | None, event: AnyEvent, seq: int) -> tuple[Battle, li
             battle.phase_index, battle.phase_open = ruleset.phases.index(event.phase), True
             for unit in battle.units.values():
                 unit.models_at_phase_start, unit.phase_losses = unit.models, []
+                unit.phase_marks.clear()
             caused += ruleset.on_phase_started(battle, seq)
         case PhaseEnded():
             battle.phase_open = False
@@ -201,6 +218,8 @@ def evolve(battle: Battle | None, event: AnyEvent, seq: int) -> tuple[Battle, li
             due = due_test(battle, event.unit, event.test)
             battle.due.remove(due)
             caused += ruleset.resolve(battle, due, tuple(event.dice), seq)
+        case DiceRevealed():
+            battle.dice_secret = event.secret
         case PlayerDecided() if event.decision in ruleset.free_decisions:
             caused += ruleset.on_free_decision(battle, battle.units[event.unit], event, seq)
         case PlayerDecided():

@@ -15,6 +15,7 @@ DICE = "engine.dice"
 RULING = "engine.ruling"
 RETRACTION = "engine.retraction"
 DECISION = "engine.decision"
+DICE_REVEAL = "engine.dice.reveal"
 
 CLAUSES: dict[str, Callable[..., object]] = {}
 

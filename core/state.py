@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from morale.events.types import FactValue
+
 from .outcomes import Modifier
 
 if TYPE_CHECKING:
@@ -32,6 +34,14 @@ class DueTest:
     modifiers: tuple[Modifier, ...] = ()
     decisions: tuple[str, ...] = ()  # decisions that settle it without dice ("decline_regroup")
     opponents: tuple[str, ...] = ()  # the other units in a roll-off (sweeping advance)
+    # Facts that settle it without dice, as decisions do ("enemy_within_6_inches"). A test with no
+    # dice (dice=0) waits for the table's word alone: the rules pass it automatically if allowed.
+    facts: tuple[str, ...] = ()
+    # What the table stated about this roll before its dice ("enemy_in_corridor" at 4.5 inches).
+    stated: tuple[tuple[str, FactValue], ...] = ()
+
+    def statement(self, fact: str) -> FactValue | None:
+        return next((value for name, value in self.stated if name == fact), None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +76,9 @@ class Unit:
     state: str = "steady"
     models_at_phase_start: int = 0
     phase_losses: list[int] = field(default_factory=list)  # seqs of this phase's casualty events
+    # What the rules remember about the unit until the next phase starts: a chance already used, a
+    # move already made ("once per phase", "not in the turn it fell back out of a combat").
+    phase_marks: set[str] = field(default_factory=set)
     restrictions: list[Restriction] = field(default_factory=list)
     pending: list[Pending] = field(default_factory=list)
     # What the ruleset remembers about the unit between events (General de Brigade: losses by
@@ -79,6 +92,11 @@ class Unit:
     def alive(self) -> bool:
         return self.state not in ("destroyed", "dispersed")
 
+    def lost_this_phase(self, percent: int) -> bool:
+        """Lost at least `percent` of the models it had when the phase began (25% of 21 models is 6)."""
+        lost = self.models_at_phase_start - self.models
+        return bool(self.phase_losses) and lost > 0 and lost * 100 >= percent * self.models_at_phase_start
+
     def restricted(self, name: str) -> Restriction | None:
         return next((r for r in self.restrictions if r.name == name), None)
 
@@ -90,6 +108,7 @@ class Battle:
     sides: tuple[str, ...]
     dice_policy: str = "either"
     dice_commitment: str = ""
+    dice_secret: str = ""  # public once a dice_revealed event is in the log
     house_rules: dict[str, object] = field(default_factory=dict)
     seq: int = 0
     turn: int = 0  # 0 until the first phase starts
@@ -117,21 +136,25 @@ class Battle:
         return [t for t in self.due if t.unit == unit]
 
 
-class _UnitView(msgspec.Struct, frozen=True):
+# Digests are written into logs (PhaseEnded.state_digest): a field added here must leave the digest
+# of every battle that does not use it unchanged, so new fields are omitted while empty.
+class _UnitView(msgspec.Struct, frozen=True, omit_defaults=True):
     id: str
     state: str
     models: int
     restrictions: list[tuple[str, str, tuple[int, int, int]]]
     pending: list[tuple[str, tuple[int, int, int]]]
+    marks: list[str] = []
     profile: dict[str, Any] = {}
     bookkeeping: Any = None
 
 
-class _BattleView(msgspec.Struct, frozen=True):
+class _BattleView(msgspec.Struct, frozen=True, omit_defaults=True):
     seq: int
     clock: tuple[int, int, int, bool]
     units: list[_UnitView]
     due: list[tuple[str, str, str, tuple[int, ...]]]
+    stated: list[tuple[int, tuple[tuple[str, FactValue], ...]]] = []  # (index in due, facts stated)
     bookkeeping: Any = None
     modifiers: list[tuple[str, int, str]] = []
 
@@ -148,12 +171,14 @@ def digest(battle: Battle) -> str:
                 u.models,
                 [(r.name, r.rule, r.until) for r in u.restrictions],
                 [(p.trigger, p.at) for p in u.pending],
+                sorted(u.phase_marks),
                 u.profile,
                 u.bookkeeping,
             )
             for u in battle.units.values()
         ],
         due=[(t.unit, t.test, t.rule, t.caused_by) for t in battle.due],
+        stated=[(i, t.stated) for i, t in enumerate(battle.due) if t.stated],
         bookkeeping=battle.bookkeeping,
         modifiers=[(t.unit, m.value, m.rule) for t in battle.due for m in t.modifiers],
     )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import msgspec
 
+from morale.core.odds import Odds, odds
 from morale.core.outcomes import Modifier
 from morale.core.state import Battle
 
@@ -18,6 +19,9 @@ class DueView(msgspec.Struct, frozen=True, kw_only=True):
     target: int | None
     modifiers: tuple[Modifier, ...]
     decisions: tuple[str, ...]
+    odds: Odds | None = None  # the exact chance of each result; None where the ruleset gives none
+    facts: tuple[str, ...] = ()  # facts from the table that settle it instead of dice
+    stated: dict[str, object] = {}  # what the table already stated about this roll
 
 
 def due_tests(battle: Battle) -> list[DueView]:
@@ -35,6 +39,9 @@ def due_tests(battle: Battle) -> list[DueView]:
                 target=battle.ruleset.target(battle, due),
                 modifiers=due.modifiers,
                 decisions=due.decisions,
+                odds=odds(battle, due),
+                facts=due.facts,
+                stated=dict(due.stated),
             )
         )
     return views

@@ -27,6 +27,7 @@ from morale.events.types import (
     CasualtiesSuffered,
     ChargeDeclared,
     CombatResolved,
+    DiceRevealed,
     DiceRolled,
     EventRetracted,
     PhaseEnded,
@@ -105,11 +106,14 @@ def describe_event(event: AnyEvent, battle: Battle) -> str:
         case UnitJoined():
             rules = f"; {', '.join(_words(r) for r in event.special_rules)}" if event.special_rules else ""
             ld = f", Ld {event.ld}" if event.ld is not None else ""
-            return f"{event.name} joins {event.side}: {event.models} models, {_words(event.unit_type)}{ld}{rules}"
+            models = f"{event.models} model{'s' * (event.models != 1)}"
+            return f"{event.name} joins {event.side}: {models}, {_words(event.unit_type)}{ld}{rules}"
         case UnitChanged():
             changes = ", ".join(f"{_words(k)} {v}" for k, v in event.changes.items())
             note = f" ({event.note})" if event.note else ""
             return f"{_name(battle, event.unit)} changes: {changes}{note}"
+        case PhaseStarted():
+            return f"Start of the {_words(event.phase)} phase ({event.side}, turn {event.turn})"
         case PhaseEnded():
             return f"End of the {_words(event.phase)} phase ({event.side}, turn {event.turn})"
         case CasualtiesSuffered():
@@ -135,6 +139,8 @@ def describe_event(event: AnyEvent, battle: Battle) -> str:
         case DiceRolled():
             dice = " + ".join(str(d) for d in event.dice)
             return f"{_name(battle, event.unit)} rolls for {_words(event.test)}: {dice} ({event.source})"
+        case DiceRevealed():
+            return "The dice secret is revealed: every engine roll can now be recomputed"
         case PlayerDecided():
             note = f" ({event.note})" if event.note else ""
             return f"{_name(battle, event.unit)}: the player chooses to {_words(event.decision)}{note}"
@@ -162,10 +168,15 @@ def describe_outcome(outcome: Outcome, battle: Battle) -> str:
     name = _name(battle, outcome.unit)
     match outcome:
         case TestDue():
+            reports = " or ".join(_words(f) for f in outcome.facts)
+            if outcome.dice == 0:
+                return f"{name} waits for the table to report {reports} ({_words(outcome.test)})"
             needs = f", needs {outcome.target} or less" if outcome.target is not None else ""
-            return f"{name} must roll {outcome.dice}D6 for {_words(outcome.test)}{needs}"
+            unless = f"; unless the table reports {reports}" if reports else ""
+            return f"{name} must roll {outcome.dice}D6 for {_words(outcome.test)}{needs}{unless}"
         case TestNotTaken():
-            return f"{name} takes no {_words(outcome.test)} test"
+            because = f": {outcome.detail}" if outcome.detail else ""
+            return f"{name} takes no {_words(outcome.test)} test{because}"
         case TestResolved():
             verdict = "passes" if outcome.passed else "fails"
             if outcome.automatic:
@@ -184,13 +195,14 @@ def describe_outcome(outcome: Outcome, battle: Battle) -> str:
             dice = " + ".join(str(d) for d in outcome.dice)
             detail = f"; {outcome.detail}" if outcome.detail else ""
             return (
-                f"{name} {verdict} the {_words(outcome.test)} test: {dice} = {outcome.total} "
-                f"against {outcome.target}{modifiers}{detail}"
+                f"{name} {verdict} the {_words(outcome.test)} test: {dice} = {outcome.total}"
+                + (f" against {outcome.target}" if outcome.target is not None else "")
+                + f"{modifiers}{detail}"
             )
         case StateChanged():
-            phrases = battle.ruleset.phrases  # "rule>state" where one rule leads to several states
-            if f"{outcome.rule}>{outcome.to_state}" in phrases:
-                return f"{name} {phrases[f'{outcome.rule}>{outcome.to_state}']}"
+            phrases = battle.ruleset.phrases  # by "rule:state" where one rule leads to two states, else by rule
+            if f"{outcome.rule}:{outcome.to_state}" in phrases:
+                return f"{name} {phrases[f'{outcome.rule}:{outcome.to_state}']}"
             if outcome.from_state == outcome.to_state == "falling_back":
                 return f"{name} Falls Back again"
             phrase = phrases.get(outcome.rule) or _STATE_WORDS.get(outcome.to_state)
@@ -207,16 +219,17 @@ def describe_outcome(outcome: Outcome, battle: Battle) -> str:
             return f"{name}: {_words(outcome.marker)} marked" + (f" ({outcome.detail})" if outcome.detail else "")
         case Moved():
             dice = " + ".join(str(d) for d in outcome.dice)
-            return f'{name} Falls Back {outcome.inches}" ({dice})'
+            detail = f" {outcome.detail}" if outcome.detail else ""
+            return f'{name} Falls Back {outcome.inches:g}" ({dice}){detail}'
     return type(outcome).__name__
 
 
 def _table_result(name: str, outcome: TestResolved, battle: Battle) -> str:
     """A test read in a column of a results table: the dice, each modifier, the total, the row.
-    The ruleset may word a column ("column>brigade") or a result ("result>carry_on")."""
+    The ruleset may word a column ("column:brigade") or a result ("result:carry_on")."""
     phrases = battle.ruleset.phrases
-    column = phrases.get(f"column>{outcome.column}", f"{_words(outcome.column)} column")
-    result = phrases.get(f"result>{outcome.result}", _words(outcome.result).capitalize())
+    column = phrases.get(f"column:{outcome.column}", f"{_words(outcome.column)} column")
+    result = phrases.get(f"result:{outcome.result}", _words(outcome.result).capitalize())
     dice = " + ".join(str(d) for d in outcome.dice)
     modifiers = "".join(
         f" {m.value:+d} ({m.reason}{', not counted: ' + m.ignored_by if m.ignored_by else ''})"

@@ -3,13 +3,10 @@
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
 
-from morale.app.roster import load_roster
-from morale.app.service import record, start_battle
 from morale.app.tables import pinned_tables
 from morale.core.outcomes import Outcome
 from morale.core.referee import next_phase
@@ -17,8 +14,7 @@ from morale.core.replay import Replay, replay
 from morale.core.rules import Refusal
 from morale.core.rulesets import lookup
 from morale.core.state import Unit, digest
-from morale.events.codec import decode_event
-from morale.events.store import SqliteEventStore, seal
+from morale.events.store import seal
 from morale.events.types import (
     AnyEvent,
     BattleStarted,
@@ -46,6 +42,7 @@ def unit(
     initiative: int = 4,
     unit_type: str = "infantry",
     rules: tuple[str, ...] = (),
+    profile: dict | None = None,
 ) -> UnitJoined:
     return UnitJoined(
         unit=unit_id,
@@ -56,6 +53,7 @@ def unit(
         ld=ld,
         initiative=initiative,
         special_rules=list(rules),
+        profile=profile or {},
     )
 
 
@@ -159,16 +157,6 @@ class Table:
         """The same log replayed from scratch, as a later reader would."""
         stored = [s for s, _ in seal("test-battle", self.events, 0, "0" * 64, "2026-01-01T00:00:00Z")]
         return replay("test-battle", stored)
-
-
-def import_example(db: Path, folder: Path) -> SqliteEventStore:
-    """A shipped example battle, imported as `morale new` and `morale append --file` would."""
-    store = SqliteEventStore(db)
-    roster = load_roster(folder / "roster.toml")
-    start_battle(store, roster.battle, roster.started, roster.units)
-    events = [decode_event(line) for line in (folder / "battle.ndjson").read_text().splitlines() if line]
-    record(store, roster.battle, events)
-    return store
 
 
 def kinds(outcomes: list[Outcome]) -> list[str]:

@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import import_example
+from audit_support import example_store
 
 from morale.app.service import load
 from morale.core.rules import CLAUSES
@@ -20,7 +20,7 @@ DIGEST = Path(__file__).resolve().parents[2] / "shared" / "rules" / "wh40k6.md"
 
 @pytest.fixture(scope="module")
 def store(tmp_path_factory):
-    return import_example(tmp_path_factory.mktemp("example") / "example.db", EXAMPLE)
+    return example_store(tmp_path_factory.mktemp("example") / "example.db")
 
 
 @pytest.fixture(scope="module")

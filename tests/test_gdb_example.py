@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import import_example
+from audit_support import example_store
 
 from morale.app.roster import load_roster
 from morale.app.service import load
@@ -27,7 +27,7 @@ DIGEST = Path(__file__).resolve().parents[2] / "shared" / "rules" / "gdb.md"
 
 @pytest.fixture(scope="module")
 def store(tmp_path_factory):
-    return import_example(tmp_path_factory.mktemp("example") / "example.db", EXAMPLE)
+    return example_store(tmp_path_factory.mktemp("example") / "example.db", example=EXAMPLE)
 
 
 @pytest.fixture(scope="module")

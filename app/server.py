@@ -1,0 +1,393 @@
+"""`morale serve`: the battles of one store over HTTP, for other UIs and for the viewer.
+
+A thin shell: every handler checks who is calling, then calls the service or a projection, exactly
+as the CLI does. Reads and writes need a battle's token (`Authorization: Bearer TOKEN`, or
+`?token=` where a header cannot be set, as with a browser's EventSource). Refusals come back as
+JSON `{status_code, detail, extra}` with the field or rule ID, and nothing is written.
+"""
+
+from __future__ import annotations
+
+import hmac
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any
+
+import msgspec
+from litestar import Litestar, Request, Response, get, post
+from litestar.config.cors import CORSConfig
+from litestar.connection import ASGIConnection
+from litestar.datastructures import State
+from litestar.exceptions import HTTPException, NotAuthorizedException, NotFoundException, PermissionDeniedException
+from litestar.handlers import BaseRouteHandler
+from litestar.logging import LoggingConfig
+from litestar.openapi import OpenAPIConfig
+from litestar.params import FromPath, FromQuery, JSONBody, QueryParameter
+from litestar.response import File, Redirect, Stream
+from litestar.static_files import create_static_files_router
+from msgspec import Meta
+
+from morale.core.rules import Refusal
+from morale.events.codec import MalformedEvent
+from morale.events.store import ConflictError, SqliteEventStore, UnknownBattle
+from morale.events.types import AnyEvent, BattleStarted, Slug, UnitJoined
+from morale.projections.board import Board, board
+from morale.projections.due import DueView, due_tests
+from morale.projections.explain import Explanation, explain
+from morale.projections.feed import FeedItem, feed_item, feed_schema
+from morale.projections.log import LogRow, log_rows
+from morale.projections.timeline import Diff, Mark, Timeline, fold_at
+
+from . import live
+from .access import Forbidden, Grant, IssuedTokens, check_may_append, check_own_unit, grant_for, issue_tokens
+from .service import Recorded, load, record, roll_for, start_battle
+
+STATIC = Path(__file__).parent / "static"
+
+
+@dataclass(frozen=True)
+class Settings:
+    poll_s: float = 0.5  # how often a follower looks for events other processes appended
+    heartbeat_s: float = 15.0
+    max_body_bytes: int = 1_000_000
+    create_token: str | None = None  # when set, creating a battle needs it as a Bearer token
+    allow_origins: tuple[str, ...] = ()  # other web pages allowed to call (CORS), e.g. an overlay
+
+
+# -- request bodies ---------------------------------------------------------------------------
+class CreateBattle(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    battle: Slug
+    started: BattleStarted
+    units: list[UnitJoined] = []
+
+
+class BattleCreated(msgspec.Struct, frozen=True, kw_only=True):
+    battle: str
+    seq: int
+    tokens: IssuedTokens
+
+
+class AppendEvents(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    expected_seq: Annotated[int, Meta(ge=0)]  # the seq the log ended at when the client last read it
+    events: Annotated[list[AnyEvent], Meta(min_length=1, max_length=1000)]
+
+
+class RollDice(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Ask the engine to roll a due test's dice (battles whose dice policy allows it)."""
+
+    unit: Slug
+    test: Slug
+    expected_seq: Annotated[int, Meta(ge=0)]
+
+
+At = Annotated[
+    str | None,
+    QueryParameter(
+        name="at", description="a point: N (after event N), start, end, start:TURN[/SIDE][/PHASE], end:TURN..."
+    ),
+]
+After = Annotated[int | None, QueryParameter(name="after", ge=0, description="resume after this sequence number")]
+BattleId = FromPath[str]
+
+
+# -- who is calling ------------------------------------------------------------------------------
+def _stores(connection: ASGIConnection) -> live.Stores:
+    return connection.app.state.stores
+
+
+def _bearer(connection: ASGIConnection) -> str | None:
+    scheme, _, value = connection.headers.get("authorization", "").partition(" ")
+    if scheme.lower() == "bearer" and value.strip():
+        return value.strip()
+    return connection.query_params.get("token") or None
+
+
+def battle_token(connection: ASGIConnection, handler: BaseRouteHandler) -> None:
+    """Guard: a token of this battle; a write needs a role that writes. Runs before the body is read."""
+    battle = connection.path_params["battle"]
+    store = _stores(connection).get()
+    if not store.last_seq(battle):
+        raise NotFoundException(f"battle: no battle {battle!r} in this store")
+    token = _bearer(connection)
+    if token is None:
+        raise NotAuthorizedException("a token is needed: Authorization: Bearer TOKEN (or ?token=TOKEN)")
+    grant = grant_for(store, battle, token)
+    if grant is None:
+        raise NotAuthorizedException(f"this token does not open battle {battle!r}")
+    if handler.opt.get("writes") and grant.role == "spectator":
+        raise PermissionDeniedException("a spectator's token reads and follows the battle; it records nothing")
+    connection.state.grant = grant
+
+
+def creator_token(connection: ASGIConnection, handler: BaseRouteHandler) -> None:
+    """Guard: when the server was started with a creation token, only its holder creates battles."""
+    required = connection.app.state.settings.create_token
+    if required is None:
+        return
+    given = _bearer(connection)
+    if given is None:
+        raise NotAuthorizedException("this server needs its creation token to create a battle")
+    if not hmac.compare_digest(given.encode(), required.encode()):
+        raise PermissionDeniedException("this is not the server's creation token")
+
+
+# -- writes ---------------------------------------------------------------------------------------
+def _fed(recorded: list[Recorded]) -> list[FeedItem]:
+    return [feed_item(r.stored, r.caused) for r in recorded]  # type: ignore[arg-type]
+
+
+@post("/battles", guards=[creator_token], status_code=201, tags=["battles"])
+async def create_battle(data: JSONBody[CreateBattle], state: State) -> BattleCreated:
+    """Create a battle: its first event and its units. The answer holds the battle's tokens, once."""
+
+    def work(store: SqliteEventStore) -> BattleCreated:
+        recorded = start_battle(store, data.battle, data.started, data.units)
+        tokens = issue_tokens(store, data.battle, data.started.sides)
+        return BattleCreated(battle=data.battle, seq=recorded[-1].stored.seq, tokens=tokens)
+
+    created = await state.stores.run(work)
+    state.hub.notify(data.battle)
+    return created  # type: ignore[return-value]
+
+
+@post("/battles/{battle:str}/events", guards=[battle_token], opt={"writes": True}, status_code=201, tags=["battles"])
+async def append_events(
+    battle: BattleId, data: JSONBody[AppendEvents], request: Request, state: State
+) -> list[FeedItem]:
+    """Append events, all or none, if the log still ends at `expected_seq` (409 if not)."""
+    grant: Grant = request.state.grant
+
+    def work(store: SqliteEventStore) -> list[FeedItem]:
+        check_may_append(grant, load(store, battle).state(), data.events)
+        return _fed(record(store, battle, data.events, expected_seq=data.expected_seq))
+
+    appended = await state.stores.run(work)
+    state.hub.notify(battle)
+    return appended  # type: ignore[return-value]
+
+
+@post("/battles/{battle:str}/roll", guards=[battle_token], opt={"writes": True}, status_code=201, tags=["battles"])
+async def roll_dice(battle: BattleId, data: JSONBody[RollDice], request: Request, state: State) -> list[FeedItem]:
+    """The engine rolls a due test's dice and records them (dice policy `engine` or `either`)."""
+    grant: Grant = request.state.grant
+
+    def work(store: SqliteEventStore) -> list[FeedItem]:
+        check_own_unit(grant, load(store, battle).state(), data.unit)
+        return _fed(roll_for(store, battle, data.unit, data.test, expected_seq=data.expected_seq))
+
+    rolled = await state.stores.run(work)
+    state.hub.notify(battle)
+    return rolled  # type: ignore[return-value]
+
+
+# -- reads ------------------------------------------------------------------------------------------
+class TimelineView(msgspec.Struct, frozen=True, kw_only=True):
+    last: int  # the last event's seq
+    marks: list[Mark]  # where each phase starts
+
+
+def _at(battle: str, events: list, at: str | None) -> int | None:
+    """The seq a point names (see `morale at`), or None for now."""
+    return None if at is None else Timeline(battle, events).point(at).seq
+
+
+@get("/battles/{battle:str}/board", guards=[battle_token], tags=["battles"])
+async def status_board(battle: BattleId, state: State, at: At = None) -> Board:
+    """Every unit's state, models, restrictions and tests due; `?at=POINT`: as it stood then."""
+
+    def work(store: SqliteEventStore) -> Board:
+        events = list(store.read(battle))
+        seq = _at(battle, events, at)
+        return board((load(store, battle) if seq is None else fold_at(battle, events, seq)).state())
+
+    return await state.stores.run(work)  # type: ignore[return-value]
+
+
+@get("/battles/{battle:str}/due", guards=[battle_token], tags=["battles"])
+async def due(battle: BattleId, state: State, at: At = None) -> list[DueView]:
+    """The tests due, the number needed, the modifiers, why, and the exact odds of each result."""
+
+    def work(store: SqliteEventStore) -> list[DueView]:
+        events = list(store.read(battle))
+        seq = _at(battle, events, at)
+        return due_tests(fold_at(battle, events, seq if seq is not None else events[-1].seq).state())
+
+    return await state.stores.run(work)  # type: ignore[return-value]
+
+
+@get("/battles/{battle:str}/explain/{unit:str}", guards=[battle_token], tags=["battles"])
+async def explain_unit(battle: BattleId, unit: FromPath[str], state: State, at: At = None) -> Explanation:
+    """Every test the unit took and every change to it, each with its rule ID (at `?at=POINT`, or now)."""
+
+    def work(store: SqliteEventStore) -> Explanation:
+        events = list(store.read(battle))
+        return explain(battle, events, unit, _at(battle, events, at))
+
+    return await state.stores.run(work)  # type: ignore[return-value]
+
+
+@get("/battles/{battle:str}/diff", guards=[battle_token], tags=["battles"])
+async def diff(battle: BattleId, state: State, before: FromQuery[str], after: FromQuery[str] = "end") -> Diff:
+    """What changed between two points, unit by unit, and the steps that changed it."""
+
+    def work(store: SqliteEventStore) -> Diff:
+        timeline = Timeline(battle, store.read(battle))
+        return timeline.diff(timeline.point(before), timeline.point(after))
+
+    return await state.stores.run(work)  # type: ignore[return-value]
+
+
+@get("/battles/{battle:str}/log", guards=[battle_token], tags=["battles"])
+async def log(battle: BattleId, state: State) -> list[LogRow]:
+    """Every stored event with its hash link and what it says in words."""
+    return await state.stores.run(lambda store: log_rows(battle, store.read(battle)))  # type: ignore[return-value]
+
+
+@get("/battles/{battle:str}/timeline", guards=[battle_token], tags=["battles"])
+async def battle_timeline(battle: BattleId, state: State) -> TimelineView:
+    """Where each phase starts: the marks the viewer scrubs through."""
+
+    def work(store: SqliteEventStore) -> TimelineView:
+        timeline = Timeline(battle, store.read(battle))
+        return TimelineView(last=timeline.last, marks=timeline.marks)
+
+    return await state.stores.run(work)  # type: ignore[return-value]
+
+
+# -- the feed ---------------------------------------------------------------------------------------
+def _resume_point(request: Request, after: int | None) -> int:
+    """Last-Event-ID wins: a browser reconnecting sends it with the URL it first opened, whose
+    `?after=` is older news."""
+    last_seen = request.headers.get("last-event-id", "").strip()
+    if not last_seen:
+        return after or 0
+    if not last_seen.isdigit():
+        raise Refusal("Last-Event-ID must be a sequence number", field="Last-Event-ID")
+    return int(last_seen)
+
+
+def _items(request: Request, battle: str, after: int, keep_following: bool):
+    state = request.app.state
+    live.check_resume_point(state.stores.get(), battle, after)
+    return live.items(
+        state.stores,
+        state.hub,
+        battle,
+        after=after,
+        keep_following=keep_following,
+        poll_s=state.settings.poll_s,
+        heartbeat_s=state.settings.heartbeat_s,
+    )
+
+
+_NO_BUFFERING = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+
+
+@get("/battles/{battle:str}/feed", guards=[battle_token], tags=["feed"])
+async def feed_sse(
+    battle: BattleId,
+    request: Request,
+    after: After = None,
+) -> Stream:
+    """Server-Sent Events: one message per stored event with what it caused, `id:` = its seq.
+    Resumes after `Last-Event-ID` (or `?after=SEQ`); heartbeats are comments."""
+    source = _items(request, battle, _resume_point(request, after), keep_following=True)
+    return Stream(live.sse(source), media_type="text/event-stream", headers=_NO_BUFFERING)
+
+
+@get("/battles/{battle:str}/feed.ndjson", guards=[battle_token], tags=["feed"])
+async def feed_ndjson(
+    battle: BattleId,
+    request: Request,
+    after: After = None,
+    follow: FromQuery[bool] = True,
+) -> Stream:
+    """The same items as NDJSON; `?follow=false` ends after the last stored event (an export).
+    Blank lines are heartbeats."""
+    source = _items(request, battle, _resume_point(request, after), keep_following=follow)
+    return Stream(live.ndjson(source), media_type="application/x-ndjson", headers=_NO_BUFFERING)
+
+
+@get("/feed.schema.json", tags=["feed"])
+async def schema_of_feed() -> dict[str, Any]:
+    """JSON Schema of one feed item (one SSE message's data, one NDJSON line)."""
+    return feed_schema()
+
+
+# -- the viewer ------------------------------------------------------------------------------------
+@get("/", include_in_schema=False)
+async def home() -> Redirect:
+    return Redirect("/view")
+
+
+@get("/view", include_in_schema=False)
+async def viewer() -> File:
+    return File(STATIC / "viewer.html", content_disposition_type="inline", media_type="text/html")
+
+
+@get("/health", tags=["server"])
+async def health() -> dict[str, str]:
+    return {"status": "ok"}
+
+
+# -- errors ----------------------------------------------------------------------------------------
+def _error(status: int, exc: Exception, **extra: object) -> Response:
+    body = {"status_code": status, "detail": str(exc), "extra": {k: v for k, v in extra.items() if v is not None}}
+    return Response(body, status_code=status)
+
+
+EXCEPTION_HANDLERS = {
+    Refusal: lambda _, exc: _error(422, exc, rule=exc.rule, field=exc.field),
+    MalformedEvent: lambda _, exc: _error(400, exc),
+    ConflictError: lambda _, exc: _error(409, exc, expected_seq=exc.expected_seq, actual_seq=exc.actual_seq),
+    UnknownBattle: lambda _, exc: _error(404, exc),
+    Forbidden: lambda _, exc: _error(403, exc, field=exc.field),
+}
+
+
+logger = logging.getLogger("morale.server")
+
+
+async def log_unexpected(exc: Exception, scope: object) -> None:
+    """Refusals are answers, not incidents; anything else is a bug worth a traceback in the log."""
+    if isinstance(exc, (HTTPException, *EXCEPTION_HANDLERS)):
+        return
+    logger.error("unexpected error while serving a request", exc_info=exc)
+
+
+def create_app(db: str | Path, settings: Settings | None = None) -> Litestar:
+    settings = settings or Settings()
+    stores = live.Stores(db)
+    stores.get()  # create the tables now, not inside the first request
+    hub = live.Hub()
+    return Litestar(
+        route_handlers=[
+            create_battle,
+            append_events,
+            roll_dice,
+            status_board,
+            due,
+            explain_unit,
+            diff,
+            log,
+            battle_timeline,
+            feed_sse,
+            feed_ndjson,
+            schema_of_feed,
+            home,
+            viewer,
+            health,
+            create_static_files_router(path="/static", directories=[STATIC], include_in_schema=False),
+        ],
+        state=State({"stores": stores, "hub": hub, "settings": settings}),
+        exception_handlers=EXCEPTION_HANDLERS,  # type: ignore[arg-type]
+        request_max_body_size=settings.max_body_bytes,
+        cors_config=CORSConfig(allow_origins=list(settings.allow_origins)) if settings.allow_origins else None,
+        on_shutdown=[hub.close],
+        # Litestar's default raises the root logger to INFO, which would make `transitions` log every
+        # state change of every replay.
+        logging_config=LoggingConfig(configure_root_logger=False, log_exceptions="never"),
+        after_exception=[log_unexpected],
+        openapi_config=OpenAPIConfig(title="morale", version="1", description=__doc__),
+    )
