@@ -64,7 +64,7 @@ def print_due(console: Console, views: list[DueView]) -> None:
         table.add_row(
             f"{view.name}\n[dim]{view.unit}[/dim]",
             view.test,
-            f"{view.dice}D6",
+            f"{view.dice}D6" + (f" re-roll ({view.reroll})" if view.reroll else ""),
             "" if view.target is None else f"{view.target} or less",
             "\n".join(f"{m.value:+d} {m.reason} [{m.rule}]" for m in view.modifiers),
             view.rule,

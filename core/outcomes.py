@@ -28,6 +28,7 @@ class TestDue(Outcome, tag="test_due"):
     target: int | None = None  # the most the dice may show to pass, where the test has one
     modifiers: tuple[Modifier, ...] = ()
     decisions: tuple[str, ...] = ()
+    reroll: bool = False  # these dice re-roll a failed result (`rule` is the clause that grants it)
 
 
 class TestNotTaken(Outcome, tag="test_not_taken"):
@@ -72,6 +73,13 @@ class StateChangeScheduled(Outcome, tag="state_change_scheduled"):
     at: str
 
 
+class EngagementChanged(Outcome, tag="engagement_changed"):
+    """A unit enters or leaves a close combat (where a ruleset's tests depend on it)."""
+
+    engaged: bool
+    detail: str = ""
+
+
 class Moved(Outcome, tag="moved"):
     """A move the rules impose (falling back, regrouping), with its distance in inches."""
 
@@ -87,5 +95,6 @@ AnyOutcome = (
     | StateChangeScheduled
     | RestrictionApplied
     | RestrictionLifted
+    | EngagementChanged
     | Moved
 )

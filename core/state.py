@@ -32,6 +32,7 @@ class DueTest:
     modifiers: tuple[Modifier, ...] = ()
     decisions: tuple[str, ...] = ()  # decisions that settle it without dice ("decline_regroup")
     opponents: tuple[str, ...] = ()  # the other units in a roll-off (sweeping advance)
+    reroll: str = ""  # the rule ID that grants re-rolling this test's failed result; "" for a first roll
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +69,11 @@ class Unit:
     phase_losses: list[int] = field(default_factory=list)  # seqs of this phase's casualty events
     restrictions: list[Restriction] = field(default_factory=list)
     pending: list[Pending] = field(default_factory=list)
+    # Tests a ruleset limits to once per phase (Ruleset.once_per_phase): test -> the phase it was last taken in.
+    tests_taken: dict[str, tuple] = field(default_factory=dict)
+    # What a ruleset remembers about a unit beside its state ("mark the units that have tested this
+    # phase", as the WFB text puts it): engaged foes, when it broke... JSON-able values only.
+    marks: dict[str, object] = field(default_factory=dict)
 
     def has(self, special_rule: str) -> bool:
         return special_rule in self.special_rules
@@ -95,6 +101,8 @@ class Battle:
     phase_open: bool = False
     units: dict[str, Unit] = field(default_factory=dict)
     due: list[DueTest] = field(default_factory=list)
+    # Simultaneous tests (Ruleset.ordered_tests): (side, test) -> the unit its player chose to test first.
+    chosen_first: dict[tuple[str, str], str] = field(default_factory=dict)
 
     @property
     def phase(self) -> str | None:
@@ -118,6 +126,8 @@ class _UnitView(msgspec.Struct, frozen=True):
     models: int
     restrictions: list[tuple[str, str, tuple[int, int, int]]]
     pending: list[tuple[str, tuple[int, int, int]]]
+    tests_taken: dict[str, tuple] = {}
+    marks: dict[str, object] = {}
 
 
 class _BattleView(msgspec.Struct, frozen=True):
@@ -125,6 +135,7 @@ class _BattleView(msgspec.Struct, frozen=True):
     clock: tuple[int, int, int, bool]
     units: list[_UnitView]
     due: list[tuple[str, str, str, tuple[int, ...]]]
+    chosen_first: list[tuple[str, str, str]] = []
 
 
 def digest(battle: Battle) -> str:
@@ -139,9 +150,12 @@ def digest(battle: Battle) -> str:
                 u.models,
                 [(r.name, r.rule, r.until) for r in u.restrictions],
                 [(p.trigger, p.at) for p in u.pending],
+                u.tests_taken,
+                u.marks,
             )
             for u in battle.units.values()
         ],
         due=[(t.unit, t.test, t.rule, t.caused_by) for t in battle.due],
+        chosen_first=sorted((side, test, unit) for (side, test), unit in battle.chosen_first.items()),
     )
     return hashlib.sha256(msgspec.json.encode(view)).hexdigest()

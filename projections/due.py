@@ -18,6 +18,7 @@ class DueView(msgspec.Struct, frozen=True, kw_only=True):
     target: int | None
     modifiers: tuple[Modifier, ...]
     decisions: tuple[str, ...]
+    reroll: str = ""  # the rule that grants re-rolling a failed result: roll these dice as a re-roll
 
 
 def due_tests(battle: Battle) -> list[DueView]:
@@ -35,6 +36,7 @@ def due_tests(battle: Battle) -> list[DueView]:
                 target=battle.ruleset.target(battle, due),
                 modifiers=due.modifiers,
                 decisions=due.decisions,
+                reroll=due.reroll,
             )
         )
     return views

@@ -7,6 +7,7 @@ from collections.abc import Iterable
 import msgspec
 
 from morale.core.outcomes import (
+    EngagementChanged,
     Moved,
     Outcome,
     RestrictionApplied,
@@ -116,6 +117,8 @@ def describe_event(event: AnyEvent, battle: Battle) -> str:
             parts = [
                 f"{side.side} ({', '.join(_name(battle, u) for u in side.units)}) inflict {side.wounds_inflicted}"
                 + (f" +{side.bonus}" if side.bonus else "")
+                + "".join(f" +{bonus} ({_name(battle, u)})" for u, bonus in side.unit_bonus.items() if bonus)
+                + "".join(f", {_name(battle, u)} left the combat" for u in side.left_combat)
                 for side in event.sides
             ]
             return "Combat resolved: " + "; ".join(parts)
@@ -124,11 +127,13 @@ def describe_event(event: AnyEvent, battle: Battle) -> str:
             in_range = ", ".join(_name(battle, t) for t in event.in_range) or "none"
             return f"{_name(battle, event.charger)} declares a charge on {targets} (in range: {in_range})"
         case TableFactRecorded():
-            value = "" if event.value is True else f": {event.value}"
+            named = _name(battle, event.value) if isinstance(event.value, str) else event.value
+            value = "" if event.value is True else f": {named}"
             return f"At the table: {_name(battle, event.unit)} {_words(event.fact)}{value}"
         case DiceRolled():
             dice = " + ".join(str(d) for d in event.dice)
-            return f"{_name(battle, event.unit)} rolls for {_words(event.test)}: {dice} ({event.source})"
+            rolls = "re-rolls" if event.reroll else "rolls"
+            return f"{_name(battle, event.unit)} {rolls} for {_words(event.test)}: {dice} ({event.source})"
         case PlayerDecided():
             note = f" ({event.note})" if event.note else ""
             return f"{_name(battle, event.unit)}: the player chooses to {_words(event.decision)}{note}"
@@ -157,7 +162,8 @@ def describe_outcome(outcome: Outcome, battle: Battle) -> str:
     match outcome:
         case TestDue():
             needs = f", needs {outcome.target} or less" if outcome.target is not None else ""
-            return f"{name} must roll {outcome.dice}D6 for {_words(outcome.test)}{needs}"
+            roll = "re-roll" if outcome.reroll else "roll"
+            return f"{name} must {roll} {outcome.dice}D6 for {_words(outcome.test)}{needs}"
         case TestNotTaken():
             return f"{name} takes no {_words(outcome.test)} test"
         case TestResolved():
@@ -180,9 +186,14 @@ def describe_outcome(outcome: Outcome, battle: Battle) -> str:
                 f"against {outcome.target}{modifiers}{detail}"
             )
         case StateChanged():
+            words = battle.ruleset.state_words
             if outcome.from_state == outcome.to_state == "falling_back":
-                return f"{name} Falls Back again"
-            phrase = battle.ruleset.phrases.get(outcome.rule) or _STATE_WORDS.get(outcome.to_state)
+                return f"{name} {words.get('falling_back', 'Falls Back')} again"
+            phrase = (
+                battle.ruleset.phrases.get(outcome.rule)
+                or words.get(outcome.to_state)
+                or _STATE_WORDS.get(outcome.to_state)
+            )
             return f"{name} {phrase or _words(outcome.to_state)}"
         case StateChangeScheduled():
             return f"{name} will be {_words(outcome.to_state)} at the {outcome.at}"
@@ -190,7 +201,11 @@ def describe_outcome(outcome: Outcome, battle: Battle) -> str:
             return f"{name}: {_words(outcome.restriction)} until the {outcome.until}"
         case RestrictionLifted():
             return f"{name}: {_words(outcome.restriction)} ends"
+        case EngagementChanged():
+            where = "is in close combat" if outcome.engaged else "is out of the combat"
+            return f"{name} {where}" + (f": {outcome.detail}" if outcome.detail else "")
         case Moved():
             dice = " + ".join(str(d) for d in outcome.dice)
-            return f'{name} Falls Back {outcome.inches}" ({dice})'
+            verb = battle.ruleset.state_words.get("falling_back", "Falls Back")
+            return f'{name} {verb} {outcome.inches}" ({dice})'
     return type(outcome).__name__
