@@ -171,6 +171,34 @@ def test_wfb8_panic_exempt_only_while_the_combat_lasts():
     assert only(caused, out.TestDue).rule == "wfb8.panic.heavy_casualties"
 
 
+def test_wfb8_panic_exempt_the_table_says_who_is_in_base_contact():
+    table = battle(regiment("spearmen"), regiment("boyz", "orcs"))
+    table.go_to(1, "orcs", "magic")
+
+    caused = table.record(fact("spearmen", "in_close_combat", "boyz"))  # a pursuit into fresh enemies
+
+    assert {(o.unit, o.engaged) for o in caused if isinstance(o, out.EngagementChanged)} == {
+        ("spearmen", True),
+        ("boyz", True),
+    }
+    assert only(table.casualties("spearmen", 5, cause="magic"), out.TestNotTaken).rule == "wfb8.panic.exempt"
+    caused = table.record(fact("boyz", "in_close_combat", False))
+    assert {(o.unit, o.engaged, o.rule) for o in caused if isinstance(o, out.EngagementChanged)} == {
+        ("boyz", False, "wfb8.panic.exempt"),
+        ("spearmen", False, "wfb8.multi.no_more_foes"),
+    }
+    assert only(table.casualties("boyz", 5, cause="a miscast"), out.TestDue).rule == "wfb8.panic.heavy_casualties"
+
+
+def test_wfb8_panic_exempt_contact_names_a_living_enemy_neither_side_fleeing():
+    table = battle(regiment("spearmen"), regiment("halberdiers"), regiment("boyz", "orcs"))
+    fled(table, "halberdiers")
+
+    for value in (True, "halberdiers", "nobody", False):  # False: the spearmen are in no combat
+        assert table.refuse(fact("spearmen", "in_close_combat", value)).field == "value"
+    assert table.refuse(fact("boyz", "in_close_combat", "halberdiers")).rule == "wfb8.flee.move"
+
+
 # -- wfb8.panic.heavy_casualties ----------------------------------------------------------------------
 @pytest.mark.parametrize(
     ("models", "lost", "tested"),

@@ -1,9 +1,8 @@
 """Warhammer Fantasy Battle 8th edition: Panic, Break tests, fleeing and rallying, multiple combats
 (`shared/rules/wfb8.md`; source text `shared/seeds/003_e72087467a2521e8.txt`).
 
-Tables first, then one function per clause, each under the rule ID it carries out. Who is locked in
-close combat with whom is remembered in each unit's marks (`foes`), because Panic and Break tests
-depend on it; it comes from charges that reach their targets, from combat reports, and from the table.
+Tables first, then one function per clause, each under the rule ID it carries out. Who fights whom,
+the scoring of a round and the multiple-combat clauses are in `wfb8_combat.py`.
 """
 
 from __future__ import annotations
@@ -14,7 +13,6 @@ from morale.events.types import (
     CasualtiesSuffered,
     ChargeDeclared,
     CombatResolved,
-    CombatSide,
     TableFactRecorded,
     UnitJoined,
 )
@@ -22,7 +20,6 @@ from morale.events.types import (
 from ..machine import StateGraph
 from ..outcomes import (
     EngagementChanged,
-    Modifier,
     Moved,
     Outcome,
     RestrictionApplied,
@@ -32,6 +29,18 @@ from ..outcomes import (
 from ..rules import DESTROYED, TEST_FIRST, Refusal, rule
 from ..ruleset import Ruleset
 from ..state import Battle, DueTest, Pending, Restriction, Unit
+from .wfb8_combat import (
+    break_modifier,
+    combat_score,
+    engaged,
+    enters_combat,
+    foes,
+    has_no_more_foes,
+    no_more_foes,
+    set_foes,
+    steadfast,
+    still_in_combat,
+)
 
 # -- tables -------------------------------------------------------------------------------------
 # A player turn on the clock. The rulebook's Movement phase opens with Start of Turn, then the
@@ -112,32 +121,6 @@ GRAPH = StateGraph(
 )  # fmt: skip
 
 
-# -- who fights whom --------------------------------------------------------------------------------
-def foes(unit: Unit) -> tuple[str, ...]:
-    return unit.marks.get("foes", ())  # type: ignore[return-value]
-
-
-def engaged(unit: Unit) -> bool:
-    return bool(foes(unit))
-
-
-def set_foes(unit: Unit, enemies: tuple[str, ...]) -> None:
-    if enemies:
-        unit.marks["foes"] = tuple(sorted(set(enemies)))
-    else:
-        unit.marks.pop("foes", None)
-
-
-def enters_combat(unit_id: str, caused_by: tuple[int, ...]) -> EngagementChanged:
-    return EngagementChanged(unit=unit_id, rule="wfb8.panic.exempt", caused_by=caused_by, engaged=True,
-                             detail="Break tests, not Panic tests, govern it")  # fmt: skip
-
-
-def has_no_more_foes(unit_id: str, caused_by: tuple[int, ...]) -> EngagementChanged:
-    return EngagementChanged(unit=unit_id, rule="wfb8.multi.no_more_foes", caused_by=caused_by, engaged=False,
-                             detail="no enemy left: counts as having won")  # fmt: skip
-
-
 # -- Leadership tests -----------------------------------------------------------------------------
 def ld_test(unit: Unit, due: DueTest, dice: tuple[int, ...], target: int, decided_by: str) -> TestResolved:
     """2D6 against the target: equal to or under it passes."""
@@ -194,16 +177,6 @@ def unbreakable(unit: Unit) -> bool:
     return unit.has("unbreakable")
 
 
-def steadfast(unit: Unit, side: CombatSide, enemy: CombatSide) -> str:
-    """wfb8.break.test: more ranks than every enemy unit still in the combat; Stubborn units always are.
-    Returns why the unit is Steadfast, or ""."""
-    if unit.has("stubborn"):
-        return "Stubborn: always Steadfast"
-    own = side.ranks.get(unit.id, 0)
-    best = max((enemy.ranks.get(u, 0) for u in still_in_combat(enemy)), default=0)
-    return f"Steadfast: {own} ranks to {best}" if own > best else ""
-
-
 @rule("wfb8.break.test")
 def break_test(unit: Unit, due: DueTest, dice: tuple[int, ...], target: int) -> TestResolved:
     """The loser's Leadership minus the difference in combat result (unmodified when Steadfast);
@@ -212,13 +185,6 @@ def break_test(unit: Unit, due: DueTest, dice: tuple[int, ...], target: int) -> 
     if dice == (1, 1):
         return replace(result, passed=True, detail="Insane Courage: a double 1 always passes")
     return result
-
-
-def break_modifier(margin: int, steadfast_because: str) -> Modifier:
-    reason = f"combat lost by {margin}" + (f"; {steadfast_because}" if steadfast_because else "")
-    return Modifier(
-        rule="wfb8.break.test", value=-margin, reason=reason, ignored_by="wfb8.break.test" if steadfast_because else ""
-    )
 
 
 def rallies_only_on_double_one(unit: Unit, threshold_percent: int) -> bool:
@@ -235,26 +201,6 @@ def hold_your_ground(battle: Battle, unit: Unit) -> bool:
     if bearer is None or bearer.state == "falling_back":
         return False
     return bearer is unit or unit.marks.get("near_battle_standard") is True
-
-
-# -- multiple combats -----------------------------------------------------------------------------
-@rule("wfb8.multi.left_combat")
-def still_in_combat(side: CombatSide) -> list[str]:
-    """A unit that leaves the combat because it lost base contact still adds its wounds to the result
-    (they are in the side's wounds_inflicted), but none of its other bonuses, and it no longer counts
-    when deciding which enemy units are Steadfast. The units that still count:"""
-    return [u for u in side.units if u not in side.left_combat]
-
-
-def combat_score(side: CombatSide) -> int:
-    return side.wounds_inflicted + side.bonus + sum(side.unit_bonus.get(u, 0) for u in still_in_combat(side))
-
-
-@rule("wfb8.multi.no_more_foes")
-def no_more_foes(unit: Unit, side: CombatSide) -> bool:
-    """Left with no enemy in base contact at the end of a round (its foes destroyed), a unit counts as
-    having won the combat and acts normally, with no penalty: it takes no Break test."""
-    return unit.id in side.left_combat
 
 
 class Wfb8(Ruleset):
@@ -321,44 +267,47 @@ class Wfb8(Ruleset):
     # -- facts from the table -----------------------------------------------------------------------
     def check_fact(self, battle: Battle, event: TableFactRecorded) -> None:
         unit = battle.units[event.unit]
-        cited = FACTS[event.fact]
         if event.fact in ("friend_destroyed_within_6", "friend_broke_within_6", "friend_fled_through"):
-            friend = self._friend(battle, unit, event)
-            window = self.phase_window(battle)
-            if event.fact == "friend_destroyed_within_6" and not (friend.state == "destroyed" and friend.phase_losses):
-                raise Refusal(f"{friend.id} was not destroyed this phase", rule=cited)
-            if event.fact == "friend_broke_within_6" and friend.marks.get("broke_in") != list(window):
-                raise Refusal(f"{friend.id} did not break from a combat this phase", rule=cited)
-            if event.fact == "friend_fled_through":
-                if friend.state != "falling_back":
-                    raise Refusal(f"{friend.id} is not fleeing", rule=cited)
-                if any(t.test == "flee" for t in battle.due_for(friend.id)):
-                    raise Refusal(f"{friend.id} has not made its flee move yet: the test comes after it", rule=cited)
+            self._check_friend(battle, unit, event)
         elif event.fact == "fled_off_table":
             if event.value is not True:
                 raise Refusal("fled_off_table is recorded when it happens, with value true", field="value")
             if unit.state != "falling_back":
-                raise Refusal(f"{unit.id} is not fleeing (it is {unit.state})", rule=cited)
+                raise Refusal(f"{unit.id} is not fleeing (it is {unit.state})", rule="wfb8.flee.move")
         elif event.fact == "near_battle_standard":
             if not isinstance(event.value, bool):
                 raise Refusal("near_battle_standard is true or false, as measured", field="value")
-        else:  # in_close_combat
-            if event.value is False:
-                if not engaged(unit):
-                    raise Refusal(f"{unit.id} is not in close combat", field="value")
-                return
-            enemy = battle.units.get(event.value) if isinstance(event.value, str) else None
-            if enemy is None or enemy.side == unit.side or not enemy.alive:
-                raise Refusal("in_close_combat names an enemy unit now in base contact, or is false", field="value")
-            for fighter in (unit, enemy):
-                if fighter.state == "falling_back":
-                    raise Refusal(f"{fighter.id} is fleeing and fights no one", rule="wfb8.flee.move")
+        else:
+            self._check_contact(battle, unit, event.value)
 
-    def _friend(self, battle: Battle, unit: Unit, event: TableFactRecorded) -> Unit:
+    def _check_friend(self, battle: Battle, unit: Unit, event: TableFactRecorded) -> None:
+        """The friend a Panic cause names: another unit of the side, in the state the cause needs."""
         friend = battle.units.get(event.value) if isinstance(event.value, str) else None
         if friend is None or friend is unit or friend.side != unit.side:
             raise Refusal(f"{event.fact} names another unit of {unit.side} (got {event.value!r})", field="value")
-        return friend
+        cited = FACTS[event.fact]
+        if event.fact == "friend_destroyed_within_6" and not (friend.state == "destroyed" and friend.phase_losses):
+            raise Refusal(f"{friend.id} was not destroyed this phase", rule=cited)
+        if event.fact == "friend_broke_within_6" and friend.marks.get("broke_in") != list(self.phase_window(battle)):
+            raise Refusal(f"{friend.id} did not break from a combat this phase", rule=cited)
+        if event.fact == "friend_fled_through":
+            if friend.state != "falling_back":
+                raise Refusal(f"{friend.id} is not fleeing", rule=cited)
+            if any(t.test == "flee" for t in battle.due_for(friend.id)):
+                raise Refusal(f"{friend.id} has not made its flee move yet: the test comes after it", rule=cited)
+
+    def _check_contact(self, battle: Battle, unit: Unit, value: object) -> None:
+        """in_close_combat: an enemy now in base contact, or false when the unit is out of its combat."""
+        if value is False:
+            if not engaged(unit):
+                raise Refusal(f"{unit.id} is not in close combat", field="value")
+            return
+        enemy = battle.units.get(value) if isinstance(value, str) else None
+        if enemy is None or enemy.side == unit.side or not enemy.alive:
+            raise Refusal("in_close_combat names an enemy unit now in base contact, or is false", field="value")
+        for fighter in (unit, enemy):
+            if fighter.state == "falling_back":
+                raise Refusal(f"{fighter.id} is fleeing and fights no one", rule="wfb8.flee.move")
 
     def on_fact(self, battle: Battle, event: TableFactRecorded, seq: int) -> list[Outcome]:
         unit = battle.units[event.unit]
