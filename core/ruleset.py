@@ -215,6 +215,19 @@ class Ruleset:
             )
         ]
 
+    def remove(self, battle: Battle, unit: Unit, trigger: str, caused_by: tuple[int, ...]) -> list[Outcome]:
+        """Take a unit out of the battle by a morale result (a trigger of the graph): the tests it was
+        facing are not taken, and what was pending or restricted for it ends with it."""
+        caused: list[Outcome] = []
+        for due in battle.due_for(unit.id):
+            battle.due.remove(due)
+            caused.append(TestNotTaken(unit=unit.id, rule=self.graph.rule_for(unit, trigger), caused_by=caused_by,
+                                       test=due.test, trigger=due.rule))  # fmt: skip
+        unit.pending.clear()
+        unit.restrictions.clear()
+        caused.append(self.graph.fire(unit, trigger, caused_by))
+        return caused
+
     def end_of_player_turn(self, battle: Battle, side: str, *, next_turn: bool = False) -> Point:
         """The point at which `side`'s current (or next) player turn ends."""
         last = len(self.phases) - 1

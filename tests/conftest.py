@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
 
+from morale.app.roster import load_roster
+from morale.app.service import record, start_battle
 from morale.core.outcomes import Outcome
 from morale.core.referee import next_phase
 from morale.core.replay import Replay, replay
 from morale.core.rules import Refusal
-from morale.core.state import Unit, digest
-from morale.events.store import seal
+from morale.core.state import Battle, Unit, digest
+from morale.events.codec import decode_event
+from morale.events.store import SqliteEventStore, seal
 from morale.events.types import (
     AnyEvent,
     BattleStarted,
@@ -58,6 +62,27 @@ def combat(*sides: tuple[str, str, int]) -> CombatResolved:
     return CombatResolved(
         sides=[CombatSide(side=side, units=[unit_id], wounds_inflicted=wounds) for side, unit_id, wounds in sides]
     )
+
+
+def clock_event(battle: Battle) -> PhaseStarted | PhaseEnded:
+    """What moves the clock on: the end of the phase in progress, or the start of the next."""
+    if battle.phase_open:
+        return PhaseEnded(turn=battle.turn, side=battle.active_side, phase=battle.phase)
+    turn, side, phase = next_phase(battle)
+    return PhaseStarted(turn=turn, side=side, phase=phase)
+
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+
+def example_store(db: Path, ruleset: str) -> tuple[SqliteEventStore, str]:
+    """The shipped example battle of `ruleset` (examples/RULESET), imported as the CLI does; and its id."""
+    store = SqliteEventStore(db)
+    roster = load_roster(EXAMPLES / ruleset / "roster.toml")
+    start_battle(store, roster.battle, roster.started, roster.units)
+    lines = (EXAMPLES / ruleset / "battle.ndjson").read_text(encoding="utf-8").splitlines()
+    record(store, roster.battle, [decode_event(line) for line in lines if line])
+    return store, roster.battle
 
 
 class Table:
@@ -106,12 +131,10 @@ class Table:
         return [f"{t.unit}:{t.test}" for t in self.battle.due if unit_id in (None, t.unit)]
 
     def start_next_phase(self) -> list[Outcome]:
-        battle = self.battle
         caused: list[Outcome] = []
-        if battle.phase_open:
-            caused += self.record(PhaseEnded(turn=battle.turn, side=battle.active_side, phase=battle.phase))
-        turn, side, phase = next_phase(self.battle)
-        return caused + self.record(PhaseStarted(turn=turn, side=side, phase=phase))
+        if self.battle.phase_open:
+            caused += self.record(clock_event(self.battle))
+        return caused + self.record(clock_event(self.battle))
 
     def go_to(self, turn: int, side: str, phase: str) -> list[Outcome]:
         """Walk the clock (ending and starting phases) until `phase` of `side`'s turn has started."""

@@ -7,13 +7,11 @@ import re
 from pathlib import Path
 
 import pytest
+from conftest import example_store
 
-from morale.app.roster import load_roster
-from morale.app.service import load, record, start_battle
+from morale.app.service import load
 from morale.core.rules import CLAUSES
 from morale.core.rulesets.wfb8 import WFB8
-from morale.events.codec import decode_event
-from morale.events.store import SqliteEventStore
 from morale.events.types import DiceRolled, PlayerDecided
 from morale.projections.narrative import narrate
 
@@ -24,12 +22,7 @@ BATTLE = "grunburg-bridge"
 
 @pytest.fixture(scope="module")
 def store(tmp_path_factory):
-    store = SqliteEventStore(tmp_path_factory.mktemp("example") / "example.db")
-    roster = load_roster(EXAMPLE / "roster.toml")
-    start_battle(store, roster.battle, roster.started, roster.units)
-    events = [decode_event(line) for line in (EXAMPLE / "battle.ndjson").read_text().splitlines() if line]
-    record(store, roster.battle, events)
-    return store
+    return example_store(tmp_path_factory.mktemp("example") / "example.db", "wfb8")[0]
 
 
 @pytest.fixture(scope="module")

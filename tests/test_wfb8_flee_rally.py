@@ -8,6 +8,16 @@ from morale.core import outcomes as out
 from morale.events.types import DiceRolled, PhaseEnded
 
 
+def failed_to_rally():
+    """The spearmen fled in the orcs' turn 1, fail to rally in their turn 2 and flee again 2 inches."""
+    table = battle(regiment("spearmen"), regiment("boyz", "orcs"))
+    fled(table, "spearmen")
+    table.go_to(2, "empire", "movement")
+    table.roll("spearmen", "rally", 6, 6)
+    table.roll("spearmen", "flee", 1, 1)
+    return table
+
+
 # -- wfb8.flee.move -----------------------------------------------------------------------------------
 def test_wfb8_flee_move_2d6_inches_directly_away():
     table = battle(regiment("spearmen"), regiment("boyz", "orcs"))
@@ -42,11 +52,7 @@ def test_wfb8_flee_move_only_a_fleeing_unit_flees_off_the_table():
 
 
 def test_wfb8_flee_move_a_fleeing_unit_can_do_nothing_but_flee():
-    table = battle(regiment("spearmen"), regiment("boyz", "orcs"))
-    fled(table, "spearmen")
-    table.go_to(2, "empire", "movement")
-    table.roll("spearmen", "rally", 6, 6)
-    table.roll("spearmen", "flee", 1, 1)
+    table = failed_to_rally()
 
     assert table.refuse(charge("spearmen", "boyz")).rule == "wfb8.flee.move"
 
@@ -126,11 +132,7 @@ def test_wfb8_rally_test_not_in_the_turn_it_began_to_flee():
 
 
 def test_wfb8_rally_test_not_in_the_enemy_turn():
-    table = battle(regiment("spearmen"), regiment("boyz", "orcs"))
-    fled(table, "spearmen")
-    table.go_to(2, "empire", "movement")
-    table.roll("spearmen", "rally", 6, 6)
-    table.roll("spearmen", "flee", 1, 1)
+    table = failed_to_rally()
 
     table.go_to(2, "orcs", "movement")
 
@@ -156,12 +158,17 @@ def army_with_battle_standard(**extra):
     return table
 
 
-def test_wfb8_hold_your_ground_a_failed_test_near_the_battle_standard_is_re_rolled():
-    table = army_with_battle_standard()
+def failed_near_the_standard(table) -> list:
+    """The spearmen, within 12 inches of their Battle Standard, lose 5 of 20 and fail their Panic test."""
     table.record(fact("spearmen", "near_battle_standard", True))
     table.casualties("spearmen", 5)
+    return table.roll("spearmen", "panic", 5, 5)
 
-    caused = table.roll("spearmen", "panic", 5, 5)
+
+def test_wfb8_hold_your_ground_a_failed_test_near_the_battle_standard_is_re_rolled():
+    table = army_with_battle_standard()
+
+    caused = failed_near_the_standard(table)
 
     failed = only(caused, out.TestResolved)
     assert not failed.passed and "Hold Your Ground" in failed.detail
@@ -174,9 +181,7 @@ def test_wfb8_hold_your_ground_a_failed_test_near_the_battle_standard_is_re_roll
 
 def test_wfb8_hold_your_ground_one_re_roll_only():
     table = army_with_battle_standard()
-    table.record(fact("spearmen", "near_battle_standard", True))
-    table.casualties("spearmen", 5)
-    table.roll("spearmen", "panic", 5, 5)
+    failed_near_the_standard(table)
 
     caused = table.record(reroll("spearmen", "panic", 6, 5))
 
@@ -198,9 +203,7 @@ def test_wfb8_hold_your_ground_the_re_roll_is_recorded_as_one_and_only_where_gra
 
 def test_wfb8_hold_your_ground_a_re_roll_is_not_a_second_panic_test():
     table = army_with_battle_standard()
-    table.record(fact("spearmen", "near_battle_standard", True))
-    table.casualties("spearmen", 5)
-    table.roll("spearmen", "panic", 5, 5)
+    failed_near_the_standard(table)
 
     caused = table.record(reroll("spearmen", "panic", 2, 2))
 

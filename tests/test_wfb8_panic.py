@@ -45,11 +45,17 @@ def test_wfb8_panic_test_failed_the_unit_flees():
 
 
 # -- wfb8.panic.once_per_phase ----------------------------------------------------------------------
-def test_wfb8_panic_once_per_phase_a_second_cause_in_the_phase_gives_no_second_test():
-    table = battle(regiment("spearmen"), regiment("archers", models=5), regiment("boyz", "orcs"))
+def spearmen_passed_in_the_orc_shooting(*others):
+    """The spearmen lose 5 of 20 in the orcs' Shooting phase of turn 1 and pass their Panic test."""
+    table = battle(regiment("spearmen"), *others, regiment("boyz", "orcs"))
     table.go_to(1, "orcs", "shooting")
     table.casualties("spearmen", 5)
     table.roll("spearmen", "panic", 3, 3)
+    return table
+
+
+def test_wfb8_panic_once_per_phase_a_second_cause_in_the_phase_gives_no_second_test():
+    table = spearmen_passed_in_the_orc_shooting(regiment("archers", models=5))
     table.casualties("archers", 5)  # destroyed, within 6 inches of the spearmen
 
     caused = table.record(fact("spearmen", "friend_destroyed_within_6", "archers"))
@@ -60,10 +66,7 @@ def test_wfb8_panic_once_per_phase_a_second_cause_in_the_phase_gives_no_second_t
 
 
 def test_wfb8_panic_once_per_phase_dice_for_a_second_test_are_refused_naming_the_rule():
-    table = battle(regiment("spearmen"), regiment("boyz", "orcs"))
-    table.go_to(1, "orcs", "shooting")
-    table.casualties("spearmen", 5)
-    table.roll("spearmen", "panic", 3, 3)
+    table = spearmen_passed_in_the_orc_shooting()
 
     refused = table.refuse(DiceRolled(unit="spearmen", test="panic", dice=[6, 6]))
 
@@ -83,10 +86,7 @@ def test_wfb8_panic_once_per_phase_more_causes_while_the_test_is_due_add_none():
 
 
 def test_wfb8_panic_once_per_phase_the_next_phase_is_a_new_phase():
-    table = battle(regiment("spearmen"), regiment("archers", models=5), regiment("boyz", "orcs"))
-    table.go_to(1, "orcs", "shooting")
-    table.casualties("spearmen", 5)
-    table.roll("spearmen", "panic", 3, 3)
+    table = spearmen_passed_in_the_orc_shooting(regiment("archers", models=5))
     table.go_to(1, "orcs", "close_combat")
     table.casualties("archers", 5)
 
@@ -109,10 +109,7 @@ def test_wfb8_panic_once_per_phase_start_of_turn_is_part_of_the_movement_phase()
 
 
 def test_wfb8_panic_once_per_phase_the_replayed_log_remembers_who_has_tested():
-    table = battle(regiment("spearmen"), regiment("boyz", "orcs"))
-    table.go_to(1, "orcs", "shooting")
-    table.casualties("spearmen", 5)
-    table.roll("spearmen", "panic", 3, 3)
+    table = spearmen_passed_in_the_orc_shooting()
 
     replayed = table.replayed()
 
@@ -148,10 +145,7 @@ def test_wfb8_panic_exempt_a_fleeing_unit():
 
 
 def test_wfb8_panic_exempt_a_unit_that_has_already_tested_this_phase():
-    table = battle(regiment("spearmen"), regiment("archers", models=5), regiment("boyz", "orcs"))
-    table.go_to(1, "orcs", "shooting")
-    table.casualties("spearmen", 5)
-    table.roll("spearmen", "panic", 2, 2)
+    table = spearmen_passed_in_the_orc_shooting(regiment("archers", models=5))
     table.casualties("archers", 5)
 
     caused = table.record(fact("spearmen", "friend_destroyed_within_6", "archers"))

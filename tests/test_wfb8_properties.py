@@ -5,15 +5,15 @@ from __future__ import annotations
 
 from collections import Counter
 
+from conftest import clock_event
 from hypothesis import given
 from hypothesis import strategies as st
 from wfb8_table import battle, charge, combat, fact, regiment, side
 
 from morale.core import outcomes as out
-from morale.core.referee import next_phase
 from morale.core.rules import Refusal
 from morale.core.state import digest
-from morale.events.types import CasualtiesSuffered, DiceRolled, PhaseEnded, PhaseStarted, PlayerDecided
+from morale.events.types import CasualtiesSuffered, DiceRolled, PlayerDecided
 
 UNITS = {"empire": ["spearmen", "knights", "bearer"], "orcs": ["boyz", "wolves", "trolls"]}
 EVERYONE = [u for units in UNITS.values() for u in units]
@@ -37,10 +37,7 @@ def proposals(data: st.DataObject, table):
     kind = data.draw(st.sampled_from(["clock", "clock", "clock", "roll", "roll", "roll", "casualties", "casualties",
                                       "fact", "charge", "combat", "decide"]))  # fmt: skip
     if kind == "clock":
-        if b.phase_open:
-            return PhaseEnded(turn=b.turn, side=b.active_side, phase=b.phase)
-        turn, side_name, phase = next_phase(b)
-        return PhaseStarted(turn=turn, side=side_name, phase=phase)
+        return clock_event(b)
     if kind == "roll":
         due = b.due[0] if b.due and data.draw(st.booleans()) else None
         unit_id = due.unit if due else data.draw(some_unit)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import Table
+from conftest import Table, unit
 
 from morale.events.types import (
     ChargeDeclared,
@@ -17,24 +17,10 @@ from morale.events.types import (
 SIDES = ("empire", "orcs")
 
 
-def regiment(
-    unit_id: str,
-    side: str = "empire",
-    *,
-    models: int = 20,
-    ld: int = 7,
-    unit_type: str = "infantry",
-    rules: tuple[str, ...] = (),
-) -> UnitJoined:
-    return UnitJoined(
-        unit=unit_id,
-        side=side,
-        name=unit_id.replace("_", " ").title(),
-        unit_type=unit_type,
-        models=models,
-        ld=ld,
-        special_rules=list(rules),
-    )
+def regiment(unit_id: str, side: str = "empire", *, models: int = 20, ld: int = 7, **profile) -> UnitJoined:
+    """A unit of the Empire (or of `side`), 20 strong with Ld 7 unless told; unit_type and rules as for
+    `conftest.unit`."""
+    return unit(unit_id, side, models=models, ld=ld, **profile)
 
 
 def battle(*units: UnitJoined, house_rules: dict | None = None) -> Table:

@@ -347,14 +347,7 @@ class Wfb8(Ruleset):
 
     def flees_off_table(self, battle: Battle, unit: Unit, seq: int) -> list[Outcome]:
         """wfb8.flee.move: a fleeing unit that moves off the table edge is out of the battle."""
-        caused: list[Outcome] = []
-        for due in battle.due_for(unit.id):
-            battle.due.remove(due)
-            caused.append(TestNotTaken(unit=unit.id, rule="wfb8.flee.move", caused_by=(seq,), test=due.test,
-                                       trigger=due.rule))  # fmt: skip
-        unit.pending.clear()
-        unit.restrictions.clear()
-        return [*caused, self.graph.fire(unit, "flee_off_table", (seq,))]
+        return self.remove(battle, unit, "flee_off_table", (seq,))
 
     # -- close combat -------------------------------------------------------------------------------
     def locked_in_combat(self, battle: Battle, unit: Unit, enemy: Unit, caused_by: tuple[int, ...]) -> list[Outcome]:

@@ -408,27 +408,16 @@ class Wh40k6(Ruleset):
     @rule("wh40k6.fall_back.edge")
     def leaves_by_table_edge(self, battle: Battle, unit: Unit, seq: int) -> list[Outcome]:
         """Any model reaching its table edge while Falling Back: the whole unit is removed."""
-        return self._remove(battle, unit, "reach_table_edge", (seq,))
+        return self.remove(battle, unit, "reach_table_edge", (seq,))
 
     @rule("wh40k6.fall_back.trapped")
     def trapped(self, battle: Battle, unit: Unit, seq: int) -> list[Outcome]:
         """Cannot complete the Fall Back move in coherency: destroyed."""
-        return self._remove(battle, unit, "be_trapped", (seq,))
+        return self.remove(battle, unit, "be_trapped", (seq,))
 
     @rule("wh40k6.pinning.test")
     def pinning_test_due(self, battle: Battle, unit: Unit, seq: int) -> list[Outcome]:
         return self.require(battle, unit, "pinning", "wh40k6.pinning.test", (seq,))
-
-    def _remove(self, battle: Battle, unit: Unit, trigger: str, caused_by: tuple[int, ...]) -> list[Outcome]:
-        caused: list[Outcome] = []
-        for due in battle.due_for(unit.id):
-            battle.due.remove(due)
-            caused.append(TestNotTaken(unit=unit.id, rule=self.graph.rule_for(unit, trigger), caused_by=caused_by,
-                                       test=due.test, trigger=due.rule))  # fmt: skip
-        unit.pending.clear()
-        unit.restrictions.clear()
-        caused.append(self.graph.fire(unit, trigger, caused_by))
-        return caused
 
     # -- dice -------------------------------------------------------------------------------------
     def resolve(self, battle: Battle, due: DueTest, dice: tuple[int, ...], seq: int) -> list[Outcome]:
@@ -513,7 +502,7 @@ class Wh40k6(Ruleset):
                    f"winners {dice[1]}+I{winner_initiative} = {winner_total}",
         )  # fmt: skip
         if caught:
-            return [result, *self._remove(battle, unit, "be_swept", caused_by)]
+            return [result, *self.remove(battle, unit, "be_swept", caused_by)]
         return [result, *self.falls_back_from_combat(battle, unit, caused_by)]
 
     @rule("wh40k6.regroup.pass")
@@ -544,7 +533,7 @@ class Wh40k6(Ruleset):
     def destroyed_in_multiple_charge(self, battle: Battle, unit: Unit, caused_by: tuple[int, ...]) -> list[Outcome]:
         """A target of a multiple charge that fails is destroyed at once; the chargers go on as if
         it had never been there."""
-        return self._remove(battle, unit, "be_destroyed_in_multiple_charge", caused_by)
+        return self.remove(battle, unit, "be_destroyed_in_multiple_charge", caused_by)
 
     @rule("wh40k6.assaulted.fail")
     def removed_after_assault(self, battle: Battle, unit: Unit, caused_by: tuple[int, ...]) -> list[Outcome]:
