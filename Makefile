@@ -25,6 +25,7 @@ demo: $(VENV)/.installed-app
 	$(BIN)/morale append hive-tarsis --file examples/wh40k6/battle.ndjson --db $(DB) > /dev/null
 	$(BIN)/morale replay hive-tarsis --db $(DB)
 	$(BIN)/morale board hive-tarsis --db $(DB)
+	$(BIN)/morale verify hive-tarsis --db $(DB)
 
 ## test: lint, then the whole test suite
 test: $(VENV)/.installed-test

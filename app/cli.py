@@ -293,6 +293,11 @@ def _scalar(text: str) -> Any:
         return text
 
 
+# The audit and replay commands (explain, at, diff, what-if, verify, reveal, luck, export, import,
+# schema) live in their own module and register themselves on `app`.
+from . import audit_cli  # noqa: E402, F401
+
+
 def main() -> None:
     app()
 

@@ -17,8 +17,9 @@ from morale.core.outcomes import Outcome
 from morale.core.referee import due_test
 from morale.core.replay import Replay, replay
 from morale.core.rules import Refusal
+from morale.core.state import digest
 from morale.events.store import ConflictError, SqliteEventStore, UnknownBattle
-from morale.events.types import AnyEvent, BattleStarted, DiceRolled, StoredEvent
+from morale.events.types import AnyEvent, BattleStarted, DiceRevealed, DiceRolled, PhaseEnded, StoredEvent
 
 
 @dataclass(frozen=True)
@@ -43,8 +44,10 @@ def record(
         raise ConflictError(battle, expected_seq, fold.seq)
     base = fold.seq
     caused: list[list[Outcome]] = []
+    sealed: list[AnyEvent] = []
     for offset, event in enumerate(events, start=1):
         try:
+            event = with_state_digest(fold, event)
             fold.check(event)
         except Refusal as refusal:
             if len(events) > 1:
@@ -52,8 +55,25 @@ def record(
                 raise Refusal(where, rule=refusal.rule, field=refusal.field) from None
             raise
         caused.append(fold.apply(base + offset, event))
-    stored = store.append(battle, events, expected_seq=base)
+        sealed.append(event)
+    stored = store.append(battle, sealed, expected_seq=base)
     return [Recorded(s, c) for s, c in zip(stored, caused, strict=True)]
+
+
+def with_state_digest(fold: Replay, event: AnyEvent) -> AnyEvent:
+    """A phase end records the digest of the battle as it stands when the phase is closed, before
+    the phase end itself is applied (so before its expiries and end-of-phase tests), for `verify`
+    to compare against a later replay. A writer that sends a digest is asserting the board it saw."""
+    if not isinstance(event, PhaseEnded) or fold.battle is None:
+        return event
+    current = digest(fold.battle)
+    if event.state_digest and event.state_digest != current:
+        raise Refusal(
+            f"this phase end was written against a board ({event.state_digest[:12]}...) that is not the "
+            f"one the log gives ({current[:12]}...): read the battle again",
+            field="state_digest",
+        )
+    return replace(event, state_digest=current)
 
 
 def start_battle(
@@ -67,6 +87,15 @@ def start_battle(
         started = replace(started, dice_commitment=commitment(secret))
         store.save_dice_secret(battle, secret)
     return record(store, battle, [started, *units], expected_seq=0)
+
+
+def reveal(store: SqliteEventStore, battle: str) -> list[Recorded]:
+    """Publish the battle's dice secret in its log, so every engine roll can be recomputed."""
+    fold = load(store, battle)
+    secret = store.dice_secret(battle)
+    if secret is None:
+        raise Refusal(f"this store keeps no dice secret for battle {battle!r}", field="secret")
+    return record(store, battle, [DiceRevealed(secret=secret)], expected_seq=fold.seq)
 
 
 def roll_for(store: SqliteEventStore, battle: str, unit: str, test: str) -> list[Recorded]:

@@ -14,6 +14,7 @@ from morale.events.types import (
     ChargeDeclared,
     CombatResolved,
     CombatSide,
+    DiceRevealed,
     DiceRolled,
     EventRetracted,
     PhaseEnded,
@@ -26,6 +27,7 @@ from morale.events.types import (
 )
 
 from . import order, rules
+from .dice import commitment
 from .outcomes import Outcome, RestrictionLifted, StateChanged, TestNotTaken, TestResolved
 from .rules import Refusal
 from .rulesets import lookup
@@ -121,6 +123,15 @@ def decide(battle: Battle | None, event: AnyEvent) -> None:
                     f"this battle's dice are rolled by the {battle.dice_policy}, not the {event.source}",
                     field="source",
                 )
+            if event.source == "engine" and battle.dice_secret:
+                raise Refusal("the dice secret is public: the engine rolls no more", rule=rules.DICE_REVEAL)
+        case DiceRevealed():
+            if not battle.dice_commitment:
+                raise Refusal("this battle committed to no dice secret: the engine never rolled", field="secret")
+            if battle.dice_secret:
+                raise Refusal("the dice secret is already revealed", rule=rules.DICE_REVEAL)
+            if commitment(event.secret) != battle.dice_commitment:
+                raise Refusal("this secret does not hash to the battle's dice commitment", field="secret")
         case PlayerDecided():
             living_unit(battle, event.unit)
             if event.decision == rules.TEST_FIRST and battle.ruleset.ordered_tests:
@@ -207,6 +218,8 @@ def evolve(battle: Battle | None, event: AnyEvent, seq: int) -> tuple[Battle, li
             due = due_test(battle, event.unit, event.test)
             battle.due.remove(due)
             caused += ruleset.resolve(battle, due, tuple(event.dice), seq)
+        case DiceRevealed():
+            battle.dice_secret = event.secret
         case PlayerDecided():
             if event.decision == rules.TEST_FIRST and ruleset.ordered_tests:
                 order.choose_first(battle, event.unit)

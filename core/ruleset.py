@@ -147,6 +147,11 @@ class Ruleset:
         """A test has become due: resolve it at once (immune, automatic) or return None to wait for dice."""
         return None
 
+    def result_of(self, battle: Battle, due: DueTest, dice: tuple[int, ...]) -> tuple[str, bool] | None:
+        """What these dice would give for a due test, as (result, passed), changing nothing: the odds
+        projection (`core/odds.py`) tries every roll through it. None: no odds for this test."""
+        return None
+
     def target(self, battle: Battle, due: DueTest) -> int | None:
         """The number a due test's dice must not exceed, where there is one (for the due list)."""
         return None

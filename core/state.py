@@ -93,6 +93,7 @@ class Battle:
     sides: tuple[str, ...]
     dice_policy: str = "either"
     dice_commitment: str = ""
+    dice_secret: str = ""  # public once a dice_revealed event is in the log
     house_rules: dict[str, object] = field(default_factory=dict)
     seq: int = 0
     turn: int = 0  # 0 until the first phase starts
@@ -120,7 +121,9 @@ class Battle:
         return [t for t in self.due if t.unit == unit]
 
 
-class _UnitView(msgspec.Struct, frozen=True):
+# New fields are omitted when empty, so a battle that never uses them keeps the digest it always had
+# (digests are recorded in logs: `phase_ended.state_digest`).
+class _UnitView(msgspec.Struct, frozen=True, omit_defaults=True):
     id: str
     state: str
     models: int
@@ -130,7 +133,7 @@ class _UnitView(msgspec.Struct, frozen=True):
     marks: dict[str, object] = {}
 
 
-class _BattleView(msgspec.Struct, frozen=True):
+class _BattleView(msgspec.Struct, frozen=True, omit_defaults=True):
     seq: int
     clock: tuple[int, int, int, bool]
     units: list[_UnitView]

@@ -7,7 +7,7 @@ from typing import Any
 
 import msgspec
 
-from .types import AnyEvent
+from .types import EVENT_TYPES, AnyEvent
 
 GENESIS_HASH = "0" * 64
 
@@ -49,7 +49,7 @@ def to_builtins(value: Any) -> Any:
     return msgspec.to_builtins(value, order="sorted")
 
 
-def body_bytes(battle: str, seq: int, schema_version: int, recorded_at: str, event: AnyEvent) -> bytes:
+def body_bytes(battle: str, seq: int, schema_version: int, recorded_at: str, event: AnyEvent | dict[str, Any]) -> bytes:
     """The canonical bytes that a stored event's hash covers: everything but the hashes."""
     return _canonical.encode(
         {
@@ -68,6 +68,64 @@ def chain_hash(prev_hash: str, body: bytes) -> str:
 
 def decode_body(body: str | bytes) -> AnyEvent:
     return _body_decoder.decode(body).event
+
+
+class RawStored(msgspec.Struct, forbid_unknown_fields=True):
+    """A stored event before its event is read: a row's body, or a line of an exported battle (which
+    adds the hash link). The event stays a plain dict, exactly as written, so its bytes can be hashed
+    again and an old version upcast."""
+
+    battle: str
+    seq: int
+    schema_version: int
+    recorded_at: str
+    event: dict[str, Any]
+    prev_hash: str = ""
+    hash: str = ""
+
+    def body(self) -> bytes:
+        return body_bytes(self.battle, self.seq, self.schema_version, self.recorded_at, self.event)
+
+    def read_event(self) -> AnyEvent:
+        return upcast(self.event, self.schema_version)
+
+
+_raw_decoder = msgspec.json.Decoder(RawStored)
+
+
+def decode_raw(data: str | bytes) -> RawStored:
+    try:
+        return _raw_decoder.decode(data)
+    except msgspec.DecodeError as exc:
+        raise MalformedEvent(_explain(exc)) from None
+
+
+def decode_stored(body: str | bytes, schema_version: int, event_type: str) -> AnyEvent:
+    """A stored event as this engine reads it: older versions of its type are upcast first."""
+    cls = EVENT_TYPES.get(event_type)
+    if cls is None:
+        raise MalformedEvent(f"type: unknown event type {event_type!r}")
+    if schema_version == cls.version:
+        return decode_body(body)
+    return upcast(decode_raw(body).event, schema_version)
+
+
+def upcast(data: dict[str, Any], schema_version: int) -> AnyEvent:
+    """Bring an event written as `schema_version` of its type up to the current version, one step at
+    a time through the type's `upcast_vN_vM` functions, then validate it like any input."""
+    cls = EVENT_TYPES.get(str(data.get("type")))
+    if cls is None:
+        raise MalformedEvent(f"type: unknown event type {data.get('type')!r}")
+    if schema_version > cls.version:
+        raise MalformedEvent(
+            f"schema_version: {cls.__struct_config__.tag} version {schema_version} was written by a newer "
+            f"engine (this one reads up to version {cls.version})"
+        )
+    if schema_version < 1:
+        raise MalformedEvent(f"schema_version: versions start at 1, not {schema_version}")
+    for version in range(schema_version, cls.version):
+        data = getattr(cls, f"upcast_v{version}_v{version + 1}")(dict(data))
+    return event_from_dict(data)
 
 
 def _explain(exc: msgspec.DecodeError) -> str:

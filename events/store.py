@@ -7,15 +7,15 @@ got there first the append is refused with `ConflictError` and nothing is writte
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Protocol
 
 import sqlite_utils
 
-from .codec import GENESIS_HASH, body_bytes, chain_hash, decode_body
-from .types import SCHEMA_VERSION, AnyEvent, StoredEvent
+from .codec import GENESIS_HASH, body_bytes, chain_hash, decode_stored
+from .types import AnyEvent, StoredEvent
 
 
 class ConflictError(Exception):
@@ -58,14 +58,15 @@ def seal(
     sealed = []
     for offset, event in enumerate(events, start=1):
         seq = after_seq + offset
-        body = body_bytes(battle, seq, SCHEMA_VERSION, recorded_at, event)
+        version = type(event).version
+        body = body_bytes(battle, seq, version, recorded_at, event)
         digest = chain_hash(prev_hash, body)
         sealed.append(
             (
                 StoredEvent(
                     battle=battle,
                     seq=seq,
-                    schema_version=SCHEMA_VERSION,
+                    schema_version=version,
                     recorded_at=recorded_at,
                     event=event,
                     prev_hash=prev_hash,
@@ -82,7 +83,7 @@ class SqliteEventStore:
     """Many battles in one SQLite file (WAL). `(battle, seq)` is the primary key, so two writers can
     never both hold one sequence number; each append takes the write lock before it checks."""
 
-    def __init__(self, path: str | Path, *, busy_timeout_s: float = 10.0) -> None:
+    def __init__(self, path: str | Path, *, busy_timeout_s: float = 10.0, synchronous: str = "NORMAL") -> None:
         self.path = str(path)
         conn = sqlite3.connect(self.path, timeout=busy_timeout_s, isolation_level=None)
         self.db = sqlite_utils.Database(conn)
@@ -90,7 +91,9 @@ class SqliteEventStore:
             self.db.enable_wal()
         # NORMAL is durable across application crashes in WAL mode; only a power cut can lose the
         # last commits, and never corrupts the file.
-        self.db.execute("PRAGMA synchronous=NORMAL")
+        if synchronous not in ("OFF", "NORMAL", "FULL", "EXTRA"):
+            raise ValueError(f"synchronous: {synchronous!r} is not a SQLite synchronous level")
+        self.db.execute(f"PRAGMA synchronous={synchronous}")
         if "events" not in self.db.table_names():
             self.db["events"].create(
                 {
@@ -117,6 +120,18 @@ class SqliteEventStore:
     ) -> list[StoredEvent]:
         if not events:
             return []
+        return self._write(
+            battle, expected_seq, lambda after, prev: seal(battle, events, after, prev, recorded_at or now_utc())
+        )
+
+    def append_sealed(self, battle: str, sealed: Sequence[tuple[StoredEvent, bytes]]) -> list[StoredEvent]:
+        """Write a whole battle sealed elsewhere (an imported log), its bytes and hashes as given.
+        The caller has checked the chain; the battle must not exist yet."""
+        return self._write(battle, 0, lambda after, prev: list(sealed)) if sealed else []
+
+    def _write(
+        self, battle: str, expected_seq: int, sealer: Callable[[int, str], list[tuple[StoredEvent, bytes]]]
+    ) -> list[StoredEvent]:
         conn = self.db.conn
         # IMMEDIATE takes the write lock now, so the check below and the insert are one step.
         conn.execute("BEGIN IMMEDIATE")
@@ -127,7 +142,7 @@ class SqliteEventStore:
             actual_seq, prev_hash = row if row else (0, GENESIS_HASH)
             if actual_seq != expected_seq:
                 raise ConflictError(battle, expected_seq, actual_seq)
-            sealed = seal(battle, events, actual_seq, prev_hash, recorded_at or now_utc())
+            sealed = sealer(actual_seq, prev_hash)
             self.db["events"].insert_all(
                 (
                     {
@@ -153,17 +168,17 @@ class SqliteEventStore:
 
     def read(self, battle: str, after_seq: int = 0) -> Iterator[StoredEvent]:
         rows = self.db.conn.execute(
-            "SELECT seq, schema_version, recorded_at, body, prev_hash, hash FROM events "
+            "SELECT seq, schema_version, recorded_at, type, body, prev_hash, hash FROM events "
             "WHERE battle = ? AND seq > ? ORDER BY seq",
             (battle, after_seq),
         )
-        for seq, schema_version, recorded_at, body, prev_hash, digest in rows:
+        for seq, schema_version, recorded_at, event_type, body, prev_hash, digest in rows:
             yield StoredEvent(
                 battle=battle,
                 seq=seq,
                 schema_version=schema_version,
                 recorded_at=recorded_at,
-                event=decode_body(body),
+                event=decode_stored(body, schema_version, event_type),
                 prev_hash=prev_hash,
                 hash=digest,
             )

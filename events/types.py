@@ -7,11 +7,13 @@ Schema evolution: a new field always has a default; an existing field never chan
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 import msgspec
 from msgspec import Meta
 
+# The version of an event type that has never changed. Each type says its own in `Event.version`;
+# it travels with every stored event, and a type that changes carries `upcast_vN_vM` for old ones.
 SCHEMA_VERSION = 1
 
 Die = Annotated[int, Meta(ge=1, le=6, description="one six-sided die, 1..6")]
@@ -20,6 +22,7 @@ Positive = Annotated[int, Meta(ge=1)]
 Slug = Annotated[str, Meta(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")]
 Name = Annotated[str, Meta(min_length=1, max_length=200)]
 Reason = Annotated[str, Meta(min_length=1, max_length=2000)]
+Hex64 = Annotated[str, Meta(pattern=r"^[0-9a-f]{64}$", description="64 lowercase hex digits")]
 Leadership = Annotated[int, Meta(ge=0, le=10)]
 Characteristic = Annotated[int, Meta(ge=0, le=10)]
 FactValue = bool | int | float | str
@@ -38,6 +41,10 @@ class Event(
     omit_defaults=True,
 ):
     """Something that happened at the table. Past tense, as the players would report it."""
+
+    # This type's schema version, stored with each event. A type that changes shape bumps it and
+    # carries `upcast_v{n}_v{n+1}(data: dict) -> dict`, applied in a chain to old events on read.
+    version: ClassVar[int] = SCHEMA_VERSION
 
 
 class BattleStarted(Event, tag="battle_started"):
@@ -81,9 +88,20 @@ class PhaseStarted(Event, tag="phase_started"):
 
 
 class PhaseEnded(Event, tag="phase_ended"):
+    """A phase closes. `state_digest` (version 2) is the writer's digest of the battle as it stood when
+    the phase was closed, before this event is applied, so `verify` can tell where a replay disagrees."""
+
+    version: ClassVar[int] = 2
+
     turn: Positive
     side: Slug
     phase: Slug
+    state_digest: Annotated[str, Meta(pattern=r"^([0-9a-f]{64})?$")] = ""  # "": none recorded
+
+    @staticmethod
+    def upcast_v1_v2(data: dict[str, Any]) -> dict[str, Any]:
+        # A version-1 phase end was written before digests were kept: it records none.
+        return {**data, "state_digest": ""}
 
 
 class CasualtiesSuffered(Event, tag="casualties_suffered"):
@@ -129,6 +147,13 @@ class DiceRolled(Event, tag="dice_rolled"):
     reroll: bool = False  # these dice re-roll the unit's last, failed result (where a rule grants it)
 
 
+class DiceRevealed(Event, tag="dice_revealed"):
+    """The battle's dice secret made public (after the battle), so anyone can recompute every engine
+    roll; it must hash to the battle's `dice_commitment`. The engine rolls no more after it."""
+
+    secret: Hex64
+
+
 class PlayerDecided(Event, tag="player_decided"):
     unit: Slug
     decision: Slug
@@ -162,6 +187,7 @@ AnyEvent = (
     | ChargeDeclared
     | TableFactRecorded
     | DiceRolled
+    | DiceRevealed
     | PlayerDecided
     | RefereeRuled
     | EventRetracted

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import msgspec
 
+from morale.core.odds import Odds, odds
 from morale.core.outcomes import Modifier
 from morale.core.state import Battle
 
@@ -19,6 +20,7 @@ class DueView(msgspec.Struct, frozen=True, kw_only=True):
     modifiers: tuple[Modifier, ...]
     decisions: tuple[str, ...]
     reroll: str = ""  # the rule that grants re-rolling a failed result: roll these dice as a re-roll
+    odds: Odds | None = None  # the exact chance of each result; None where the ruleset gives none
 
 
 def due_tests(battle: Battle) -> list[DueView]:
@@ -37,6 +39,7 @@ def due_tests(battle: Battle) -> list[DueView]:
                 modifiers=due.modifiers,
                 decisions=due.decisions,
                 reroll=due.reroll,
+                odds=odds(battle, due),
             )
         )
     return views

@@ -26,6 +26,7 @@ from morale.events.types import (
     CasualtiesSuffered,
     ChargeDeclared,
     CombatResolved,
+    DiceRevealed,
     DiceRolled,
     EventRetracted,
     PhaseEnded,
@@ -105,6 +106,8 @@ def describe_event(event: AnyEvent, battle: Battle) -> str:
             changes = ", ".join(f"{_words(k)} {v}" for k, v in event.changes.items())
             note = f" ({event.note})" if event.note else ""
             return f"{_name(battle, event.unit)} changes: {changes}{note}"
+        case PhaseStarted():
+            return f"Start of the {_words(event.phase)} phase ({event.side}, turn {event.turn})"
         case PhaseEnded():
             return f"End of the {_words(event.phase)} phase ({event.side}, turn {event.turn})"
         case CasualtiesSuffered():
@@ -134,6 +137,8 @@ def describe_event(event: AnyEvent, battle: Battle) -> str:
             dice = " + ".join(str(d) for d in event.dice)
             rolls = "re-rolls" if event.reroll else "rolls"
             return f"{_name(battle, event.unit)} {rolls} for {_words(event.test)}: {dice} ({event.source})"
+        case DiceRevealed():
+            return "The dice secret is revealed: every engine roll can now be recomputed"
         case PlayerDecided():
             note = f" ({event.note})" if event.note else ""
             return f"{_name(battle, event.unit)}: the player chooses to {_words(event.decision)}{note}"

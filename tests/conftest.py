@@ -3,20 +3,16 @@
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
 
-from morale.app.roster import load_roster
-from morale.app.service import record, start_battle
 from morale.core.outcomes import Outcome
 from morale.core.referee import next_phase
 from morale.core.replay import Replay, replay
 from morale.core.rules import Refusal
 from morale.core.state import Battle, Unit, digest
-from morale.events.codec import decode_event
-from morale.events.store import SqliteEventStore, seal
+from morale.events.store import seal
 from morale.events.types import (
     AnyEvent,
     BattleStarted,
@@ -70,19 +66,6 @@ def clock_event(battle: Battle) -> PhaseStarted | PhaseEnded:
         return PhaseEnded(turn=battle.turn, side=battle.active_side, phase=battle.phase)
     turn, side, phase = next_phase(battle)
     return PhaseStarted(turn=turn, side=side, phase=phase)
-
-
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
-
-
-def example_store(db: Path, ruleset: str) -> tuple[SqliteEventStore, str]:
-    """The shipped example battle of `ruleset` (examples/RULESET), imported as the CLI does; and its id."""
-    store = SqliteEventStore(db)
-    roster = load_roster(EXAMPLES / ruleset / "roster.toml")
-    start_battle(store, roster.battle, roster.started, roster.units)
-    lines = (EXAMPLES / ruleset / "battle.ndjson").read_text(encoding="utf-8").splitlines()
-    record(store, roster.battle, [decode_event(line) for line in lines if line])
-    return store, roster.battle
 
 
 class Table:

@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import example_store
+from audit_support import example_store
 
 from morale.app.service import load
 from morale.core.rules import CLAUSES
@@ -22,7 +22,7 @@ BATTLE = "grunburg-bridge"
 
 @pytest.fixture(scope="module")
 def store(tmp_path_factory):
-    return example_store(tmp_path_factory.mktemp("example") / "example.db", "wfb8")[0]
+    return example_store(tmp_path_factory.mktemp("example") / "example.db", ruleset="wfb8")
 
 
 @pytest.fixture(scope="module")

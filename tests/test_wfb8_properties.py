@@ -6,14 +6,19 @@ from __future__ import annotations
 from collections import Counter
 
 from conftest import clock_event
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from wfb8_table import battle, charge, combat, fact, regiment, side
 
+from morale.app.service import record
+from morale.app.transfer import export_lines, import_battle
 from morale.core import outcomes as out
 from morale.core.rules import Refusal
 from morale.core.state import digest
+from morale.events.store import SqliteEventStore
 from morale.events.types import CasualtiesSuffered, DiceRolled, PlayerDecided
+from morale.projections.verify import verify
+from morale.projections.whatif import what_if
 
 UNITS = {"empire": ["spearmen", "knights", "bearer"], "orcs": ["boyz", "wolves", "trolls"]}
 EVERYONE = [u for units in UNITS.values() for u in units]
@@ -87,3 +92,21 @@ def test_wfb8_replay_is_deterministic_refusals_change_nothing_and_panic_is_once_
     assert all(count == 1 for count in panic_tests.values()), panic_tests
     live = digest(table.battle)
     assert digest(table.replayed().state()) == live
+
+
+@settings(max_examples=25)
+@given(st.data())
+def test_any_accepted_wfb8_battle_verifies_round_trips_and_replays_unchanged(data):
+    table = a_battle()
+    for _ in range(data.draw(st.integers(20, 120))):
+        try:
+            table.record(proposals(data, table))
+        except Refusal:
+            continue
+    store = SqliteEventStore(":memory:")
+    record(store, "wfb8-prop", table.events)
+    assert verify("wfb8-prop", store.raw_rows("wfb8-prop")).ok
+    copy = SqliteEventStore(":memory:")
+    import_battle(copy, list(export_lines(store, "wfb8-prop")))
+    assert list(copy.raw_rows("wfb8-prop")) == list(store.raw_rows("wfb8-prop"))
+    assert what_if("wfb8-prop", list(store.read("wfb8-prop")), []).divergence is None

@@ -512,6 +512,19 @@ class Wfb8(Ruleset):
             return 2  # 2D6 at most 2: a double 1
         return (unit.ld or 0) + sum(m.value for m in due.modifiers if not m.ignored_by)
 
+    def result_of(self, battle: Battle, due: DueTest, dice: tuple[int, ...]) -> tuple[str, bool] | None:
+        """Panic, Break and Rally tests pass or fail as `evaluate` decides them (Insane Courage and the
+        double 1 to rally included); a failure the Battle Standard lets the unit re-roll is a re-roll.
+        A flee move neither passes nor fails: no odds."""
+        if due.test not in ("panic", "break", "rally"):
+            return None
+        unit = battle.units[due.unit]
+        if self.evaluate(battle, unit, due, dice).passed:
+            return ("pass", True)
+        if not due.reroll and hold_your_ground(battle, unit):
+            return ("re-roll", False)
+        return ("fail", False)
+
     def evaluate(self, battle: Battle, unit: Unit, due: DueTest, dice: tuple[int, ...]) -> TestResolved:
         target = self.target(battle, due) or 0
         if due.test == "panic":

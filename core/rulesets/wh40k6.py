@@ -490,11 +490,7 @@ class Wh40k6(Ruleset):
     ) -> list[Outcome]:
         """Both sides roll D6 + Initiative (the loser's die first); if the winners' total is equal or
         higher the loser is caught and destroyed, else it Falls Back."""
-        winners = [battle.units[u] for u in due.opponents if battle.units[u].alive]
-        winner_initiative = max((u.initiative or 0) for u in winners) if winners else 0
-        loser_total = dice[0] + (unit.initiative or 0)
-        winner_total = dice[1] + winner_initiative
-        caught = bool(winners) and winner_total >= loser_total
+        loser_total, winner_total, winner_initiative, caught = self.sweep(battle, unit, due, dice)
         result = TestResolved(
             unit=unit.id, rule="wh40k6.sweeping_advance", caused_by=caused_by, test=due.test, trigger=due.rule,
             passed=not caught, dice=dice, total=loser_total, target=winner_total,
@@ -504,6 +500,14 @@ class Wh40k6(Ruleset):
         if caught:
             return [result, *self.remove(battle, unit, "be_swept", caused_by)]
         return [result, *self.falls_back_from_combat(battle, unit, caused_by)]
+
+    def sweep(self, battle: Battle, unit: Unit, due: DueTest, dice: tuple[int, ...]) -> tuple[int, int, int, bool]:
+        """(loser's total, winners' total, winners' Initiative, caught) for these dice; changes nothing."""
+        winners = [battle.units[u] for u in due.opponents if battle.units[u].alive]
+        winner_initiative = max((u.initiative or 0) for u in winners) if winners else 0
+        loser_total = dice[0] + (unit.initiative or 0)
+        winner_total = dice[1] + winner_initiative
+        return loser_total, winner_total, winner_initiative, bool(winners) and winner_total >= loser_total
 
     @rule("wh40k6.regroup.pass")
     def regroups(self, battle: Battle, unit: Unit, caused_by: tuple[int, ...]) -> list[Outcome]:
@@ -575,6 +579,18 @@ class Wh40k6(Ruleset):
                     *self._fall_back_move_due(battle, unit, caused_by)]  # fmt: skip
         # decline_sweeping_advance: the winners consolidate; the loser Falls Back from the combat.
         return self.falls_back_from_combat(battle, unit, caused_by)
+
+    def result_of(self, battle: Battle, due: DueTest, dice: tuple[int, ...]) -> tuple[str, bool] | None:
+        """Leadership tests pass or fail exactly as `evaluate` would decide them (double 1 included);
+        a Sweeping Advance is escaped or not. A Fall Back move has no pass or fail: no odds."""
+        unit = battle.units[due.unit]
+        if due.test == "sweeping_advance":
+            caught = self.sweep(battle, unit, due, dice)[3]
+            return ("caught", False) if caught else ("escapes", True)
+        if due.test not in ("morale", "regroup", "pinning"):
+            return None
+        passed = self.evaluate(battle, unit, due, dice).passed
+        return ("pass", True) if passed else ("fail", False)
 
     def target(self, battle: Battle, due: DueTest) -> int | None:
         if due.test not in ("morale", "regroup", "pinning"):

@@ -1,0 +1,219 @@
+"""The audit and replay commands of `morale`: explain, at, diff, what-if, verify, reveal, luck,
+export, import, schema. Each reads the log (only `reveal` and `import` write) and prints a table or
+narrative, or JSON with `--json`; the work is done by the projections, which other front ends call.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.table import Table
+
+from morale.events.codec import MalformedEvent, event_from_dict
+from morale.events.schema import event_schema
+from morale.events.store import SqliteEventStore, UnknownBattle
+from morale.events.types import EVENT_TYPES
+from morale.projections.explain import explain
+from morale.projections.luck import luck
+from morale.projections.timeline import Timeline
+from morale.projections.verify import verify
+from morale.projections.whatif import Amendment, what_if
+
+from . import render, render_audit
+from .cli import DEFAULT_DB, BattleArg, Db, Json, app, emit_json, open_store, out, refusals, report
+from .service import load, reveal
+from .transfer import export_lines, import_battle
+
+EXIT_UNVERIFIED = 1
+
+
+def _events(store: SqliteEventStore, battle: str) -> list:
+    load(store, battle)
+    return list(store.read(battle))
+
+
+@app.command("explain")
+def explain_command(
+    battle: BattleArg,
+    unit: Annotated[str, typer.Argument(help="The unit whose state is to be explained.")],
+    at: Annotated[int | None, typer.Option("--at", help="As it stood after this event.")] = None,
+    db: Db = Path(DEFAULT_DB),
+    as_json: Json = False,
+) -> None:
+    """Why a unit is in its state: every test (why due, target, modifiers, chance, roll, result) and
+    every change, each with its rule ID, back to the start."""
+    with refusals():
+        view = explain(battle, _events(open_store(db), battle), unit, at)
+        emit_json(view) if as_json else render_audit.print_explanation(out, view)
+
+
+@app.command("at")
+def at_command(
+    battle: BattleArg,
+    point: Annotated[
+        str, typer.Argument(help="N (after event N), start, end, or start:TURN[/SIDE][/PHASE], end:TURN...")
+    ] = "end",
+    db: Db = Path(DEFAULT_DB),
+    as_json: Json = False,
+) -> None:
+    """The board at any point of the battle: after event N, or at the start or end of a turn or phase."""
+    with refusals():
+        timeline = Timeline(battle, _events(open_store(db), battle))
+        where = timeline.point(point)
+        view = timeline.board_at(where)
+        if as_json:
+            emit_json({"point": where, "board": view})
+        else:
+            out.print(f"{where.label} (event {where.seq}):")
+            render.print_board(out, view)
+
+
+@app.command("diff")
+def diff_command(
+    battle: BattleArg,
+    before: Annotated[str, typer.Argument(help="The earlier point (same forms as `morale at`).")],
+    after: Annotated[str, typer.Argument(help="The later point.")] = "end",
+    db: Db = Path(DEFAULT_DB),
+    as_json: Json = False,
+) -> None:
+    """Which units changed between two points, how, and why."""
+    with refusals():
+        timeline = Timeline(battle, _events(open_store(db), battle))
+        view = timeline.diff(timeline.point(before), timeline.point(after))
+        emit_json(view) if as_json else render_audit.print_diff(out, view)
+
+
+@app.command("what-if")
+def what_if_command(
+    battle: BattleArg,
+    strike: Annotated[list[int] | None, typer.Option("--strike", help="Replay without event SEQ.")] = None,
+    amend: Annotated[
+        list[str] | None, typer.Option("--amend", help='SEQ=JSON: change fields of event SEQ, e.g. 61={"count": 4}.')
+    ] = None,
+    insert: Annotated[
+        list[str] | None, typer.Option("--insert-after", help="SEQ=JSON: a whole new event after event SEQ.")
+    ] = None,
+    db: Db = Path(DEFAULT_DB),
+    as_json: Json = False,
+) -> None:
+    """Replay the battle with events amended, struck or inserted; the log is never touched."""
+    with refusals():
+        amendments = [Amendment("strike", seq) for seq in strike or []]
+        amendments += [Amendment("amend", *_seq_and_json(text, "--amend")) for text in amend or []]
+        amendments += [Amendment("insert", *_seq_and_json(text, "--insert-after")) for text in insert or []]
+        view = what_if(battle, _events(open_store(db), battle), amendments)
+        emit_json(view) if as_json else render_audit.print_what_if(out, view)
+
+
+def _seq_and_json(text: str, option: str) -> tuple[int, dict[str, Any]]:
+    seq, sep, data = text.partition("=")
+    if not sep or not seq.strip().isdigit():
+        raise MalformedEvent(f"{option} {text!r}: write SEQ=JSON, e.g. 12='{{\"count\": 2}}'")
+    try:
+        fields = json.loads(data)
+    except ValueError as exc:
+        raise MalformedEvent(f"{option} {text!r}: malformed JSON: {exc}") from None
+    if not isinstance(fields, dict):
+        raise MalformedEvent(f"{option} {text!r}: the JSON must be an object of fields")
+    return int(seq), fields
+
+
+@app.command("verify")
+def verify_command(
+    battle: BattleArg,
+    secret: Annotated[
+        str | None, typer.Option("--secret", help="A dice secret published outside the log, to check engine rolls.")
+    ] = None,
+    db: Db = Path(DEFAULT_DB),
+    as_json: Json = False,
+) -> None:
+    """Check the hash chain, re-derive the board at every phase end, and recompute every engine roll
+    once the dice secret is revealed. Exit code 1 names the first bad event."""
+    with refusals():
+        if secret is not None:
+            event_from_dict({"type": "dice_revealed", "secret": secret})  # refuses a malformed secret
+        store = open_store(db)
+        if not store.last_seq(battle):
+            raise UnknownBattle(battle)
+        view = verify(battle, store.raw_rows(battle), secret)
+    emit_json(view) if as_json else render_audit.print_verification(out, view)
+    if not view.ok:
+        raise typer.Exit(EXIT_UNVERIFIED)
+
+
+@app.command("reveal")
+def reveal_command(battle: BattleArg, db: Db = Path(DEFAULT_DB), as_json: Json = False) -> None:
+    """Publish the battle's dice secret in its log (after the battle): every engine roll can then be
+    recomputed by anyone, and the engine rolls no more in this battle."""
+    with refusals():
+        store = open_store(db)
+        recorded = reveal(store, battle)
+        if not as_json:
+            out.print(f"dice secret of {battle}: {store.dice_secret(battle)}")
+        report(store, battle, recorded, as_json)
+
+
+@app.command("luck")
+def luck_command(battle: BattleArg, db: Db = Path(DEFAULT_DB), as_json: Json = False) -> None:
+    """Each side's rolled tests against the exact chance each had: expected passes, actual, how unusual."""
+    with refusals():
+        view = luck(battle, _events(open_store(db), battle))
+        emit_json(view) if as_json else render_audit.print_luck(out, view)
+
+
+@app.command("export")
+def export_command(
+    battle: BattleArg,
+    output: Annotated[Path | None, typer.Option("--out", "-o", help="Write to this file (default: stdout).")] = None,
+    db: Db = Path(DEFAULT_DB),
+) -> None:
+    """The battle as NDJSON: one stored event per line, hashes included (what `import` reads)."""
+    with refusals():
+        lines = b"".join(export_lines(open_store(db), battle))
+        if output is None:
+            sys.stdout.buffer.write(lines)
+        else:
+            output.write_bytes(lines)
+
+
+@app.command("import")
+def import_command(
+    file: Annotated[Path, typer.Argument(help="An exported battle (NDJSON); - for stdin.")],
+    db: Db = Path(DEFAULT_DB),
+    as_json: Json = False,
+) -> None:
+    """Load an exported battle into this store: the hash chain and every event are checked first;
+    a refusal names the line and sequence number, and nothing is written."""
+    with refusals():
+        if str(file) == "-":
+            data = sys.stdin.buffer.read()
+        else:
+            try:
+                data = file.read_bytes()
+            except OSError as exc:
+                raise MalformedEvent(f"{file}: {exc.strerror}") from None
+        done = import_battle(open_store(db), data.splitlines(), str(file))
+        if as_json:
+            emit_json({"battle": done.battle, "events": done.events, "head": done.head})
+        else:
+            out.print(f"Imported battle [bold]{done.battle}[/bold]: {done.events} events, head {done.head}.")
+
+
+@app.command("schema")
+def schema_command(as_json: Json = False) -> None:
+    """The JSON Schema of every event (with --json), or a table of the event types and their versions."""
+    if as_json:
+        emit_json(event_schema())
+        return
+    definitions = event_schema()["$defs"]
+    table = Table(title="Events (morale schema --json prints the JSON Schema)", title_justify="left")
+    for column in ("type", "version", "fields"):
+        table.add_column(column)
+    for tag, cls in EVENT_TYPES.items():
+        properties = definitions[cls.__name__]["properties"]
+        table.add_row(tag, str(cls.version), ", ".join(name for name in properties if name != "type"))
+    out.print(table)

@@ -1,0 +1,146 @@
+"""Human output of the audit tools: explain, time travel, what-if, verify, luck, schema."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from morale.projections.explain import Explanation, Step
+from morale.projections.luck import Luck
+from morale.projections.timeline import Diff, UnitChange
+from morale.projections.verify import Verification
+from morale.projections.whatif import WhatIf
+
+from .render import state_text
+
+DIM = "dim"
+
+
+def _rule(rule: str) -> Text:
+    return Text(f"  [{rule}]", style=DIM) if rule else Text("")
+
+
+def _step_lines(console: Console, step: Step, indent: str = "") -> None:
+    console.print(Text(f"{indent}{step.seq:>4}  ", style=DIM) + Text(step.text) + _rule(step.rule))
+    pad = indent + "      "
+    if step.kind == "test":
+        kind = " move due" if step.status == "moved" else " test due"
+        console.print(Text(f"{pad}why: ", style="bold") + Text(step.test.replace("_", " ")) + Text(kind)
+                      + _rule(step.trigger))  # fmt: skip
+        if step.trigger_words:
+            console.print(Text(f"{pad}     {step.trigger_words}", style="italic"))
+        for cited in step.caused_by:
+            console.print(Text(f"{pad}     because of #{cited.seq}: {cited.text}"))
+        if step.target is not None:
+            console.print(Text(f"{pad}needs: {step.target} or less"))
+        for m in step.modifiers:
+            ignored = f", ignored: {m.ignored_by}" if m.ignored_by else ""
+            console.print(Text(f"{pad}       {m.value:+d} {m.reason}{ignored}") + _rule(m.rule))
+        if step.chance is not None:
+            console.print(Text(f"{pad}chance of passing: {100 * step.chance:.1f}% ({step.chance_ways})"))
+        if step.roll is not None:
+            dice = " + ".join(map(str, step.roll.dice))
+            console.print(Text(f"{pad}rolled at #{step.roll.seq}: {dice}" + (f" = {step.roll.total}" if step.roll.total
+                                                                                  is not None else "")))  # fmt: skip
+        status = step.status + (" automatically" if step.automatic else "")
+        console.print(Text(f"{pad}result: ", style="bold") + Text(status) + _rule(step.rule))
+        if step.words:
+            console.print(Text(f"{pad}        {step.words}", style="italic"))
+    elif step.kind == "consequence":
+        if step.words:
+            console.print(Text(f"{pad}{step.words}", style="italic"))
+        for cited in step.caused_by:
+            console.print(Text(f"{pad}because of #{cited.seq}: {cited.text}", style=DIM))
+
+
+def print_explanation(console: Console, view: Explanation) -> None:
+    ld = f", Ld {view.ld}" if view.ld is not None else ""
+    console.print(
+        Text(f"{view.name} ({view.unit}, {view.side}): ", style="bold")
+        + state_text(view.state)
+        + Text(f", {view.models} of {view.starting_models} models{ld}, after event {view.at}")
+    )
+    for step in view.steps:
+        _step_lines(console, step)
+
+
+def _change_table(title: str, changes: list[UnitChange], before: str, after: str) -> Table:
+    table = Table(title=title, title_justify="left")
+    for column in ("unit", "changed", before, after):
+        table.add_column(column)
+    for change in changes:
+        was, now = change.before, change.after
+
+        def cell(row: object) -> Text:
+            if row is None:
+                return Text("(not yet joined)")
+            return state_text(row.state) + Text(f", {row.models} models" + "".join(f"\ndue: {d}" for d in row.due))
+
+        table.add_row(f"{change.name}\n[dim]{change.unit}[/dim]", ", ".join(change.changed), cell(was), cell(now))
+    return table
+
+
+def print_diff(console: Console, view: Diff) -> None:
+    if not view.units:
+        console.print(f"No unit changed between {view.before.label} (#{view.before.seq}) and {view.after.label} "
+                      f"(#{view.after.seq}).")  # fmt: skip
+        return
+    title = f"{view.battle}: from {view.before.label} (#{view.before.seq}) to {view.after.label} (#{view.after.seq})"
+    console.print(_change_table(title, view.units, "before", "after"))
+    for change in view.units:
+        console.print(Text(f"\nwhy {change.name} changed:", style="bold"))
+        for step in change.why:
+            _step_lines(console, step, indent="  ")
+
+
+def print_what_if(console: Console, view: WhatIf) -> None:
+    console.print(Text("What if: ", style="bold") + Text("; ".join(view.changes) or "nothing changed"))
+    if view.divergence is None:
+        console.print("The engine's conclusions are the same throughout: only the facts you changed differ.")
+    else:
+        d = view.divergence
+        console.print(Text(f"First divergence at {d.at}: ", style="bold") + Text(d.event))
+        console.print(Text("  as played:   ") + Text("; ".join(d.happened) or "nothing"))
+        console.print(Text("  alternative: ") + Text("; ".join(d.instead) or "nothing"))
+    for dropped in view.dropped:
+        console.print(Text(f"  dropped #{dropped.seq}: {dropped.event} ({dropped.reason})", style=DIM))
+    if view.stopped:
+        console.print(Text(f"The alternative stops {view.stopped}", style="yellow"))
+    if view.final:
+        console.print(_change_table("Final board: where the alternative differs", view.final, "as played",
+                                    "alternative"))  # fmt: skip
+    else:
+        console.print("The final board is the same.")
+
+
+def print_verification(console: Console, view: Verification) -> None:
+    verdict = Text("OK", style="bold green") if view.ok else Text("FAILED", style="bold red")
+    console.print(Text(f"{view.battle}: ") + verdict + Text(f" ({view.events} events, head {view.head})"))
+    for finding in view.findings:
+        console.print(Text(f"  {finding.check}: first bad event #{finding.seq}: {finding.message}", style="red"))
+    console.print(f"  phase-end digests: {view.digests_checked} match"
+                  + (f", {view.digests_unrecorded} not recorded (written before version 2)"
+                     if view.digests_unrecorded else ""))  # fmt: skip
+    dice = f"  dice: {view.table_rolls} typed in from the table, {view.engine_rolls} rolled by the engine"
+    if view.engine_rolls:
+        dice += (f", all {view.engine_rolls_checked} recomputed from the {view.dice_secret} secret"
+                 if view.engine_rolls_checked else " (not checkable until the secret is revealed)")  # fmt: skip
+    console.print(dice)
+
+
+def print_luck(console: Console, view: Luck) -> None:
+    table = Table(title=f"{view.battle}: luck of the morale dice", title_justify="left")
+    for column in ("side", "tests rolled", "expected passes", "passes", "how unusual", "verdict"):
+        table.add_column(column)
+    for side in view.sides:
+        table.add_row(side.side, str(side.tests), f"{side.expected_passes:.2f}", str(side.passes),
+                      f"{100 * side.tail:.1f}%", side.verdict)  # fmt: skip
+    console.print(table)
+    rolls = Table(title="Rolls", title_justify="left")
+    for column in ("#", "unit", "test", "dice", "chance", "result"):
+        rolls.add_column(column)
+    for roll in view.rolls:
+        rolls.add_row(str(roll.seq), roll.unit, roll.test, " + ".join(map(str, roll.dice)),
+                      f"{100 * roll.chance:.1f}%", "passed" if roll.passed else "failed")  # fmt: skip
+    console.print(rolls)

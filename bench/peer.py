@@ -1,0 +1,51 @@
+"""The peer: the `eventsourcing` library storing the same events in its own SQLite persistence and
+replaying them into an aggregate that applies each one with the same referee.
+
+The aggregate's events carry each event's canonical JSON, decoded with the same msgspec decoder
+ours uses, so what differs between the two replays is the machinery around the rules: reading,
+deserialising and reconstructing.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from uuid import UUID
+
+from eventsourcing.application import Application
+from eventsourcing.domain import Aggregate, event
+
+from morale.core.replay import Replay
+from morale.events.codec import decode_event, encode
+from morale.events.types import AnyEvent
+
+
+class BattleLog(Aggregate):
+    @event("Opened")
+    def __init__(self, battle: str) -> None:
+        self.battle = battle
+        self.fold = Replay(battle)
+        self.trail: list = []
+
+    @event("Recorded")
+    def record(self, body: str) -> None:
+        fold = self.fold
+        self.trail.append(fold.apply(fold.seq + 1, decode_event(body)))
+
+
+def peer_app(path: Path) -> Application:
+    # The library's SQLite persistence, WAL; SQLite's default synchronous level (FULL).
+    os.environ.update({"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": str(path)})
+    return Application()
+
+
+def store_all(app: Application, battle: str, events: list[AnyEvent]) -> UUID:
+    log = BattleLog(battle)
+    for item in events:
+        log.record(encode(item).decode())
+    app.save(log)
+    return log.id
+
+
+def replay_all(app: Application, log_id: UUID) -> BattleLog:
+    return app.repository.get(log_id)

@@ -1,0 +1,196 @@
+"""Benchmarks: replay, append, import, time travel and memory, each against a baseline measured in
+the same run (ratios hold on a noisy machine; absolute times are for orientation).
+
+    .venv/bin/python bench/run.py            # the full set (first run generates and caches the logs)
+    .venv/bin/python bench/run.py --quick    # small sizes, a minute or so
+
+Baselines: the floor (read the same rows from SQLite and decode them with msgspec, nothing else)
+and a peer (the eventsourcing library's SQLite persistence replaying into an aggregate that applies
+the same referee).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import statistics
+import sys
+import time
+import tracemalloc
+from collections.abc import Callable
+from pathlib import Path
+
+import msgspec
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from generate import BattleGenerator  # noqa: E402
+from peer import peer_app, replay_all, store_all  # noqa: E402
+
+from morale.core.replay import Replay  # noqa: E402
+from morale.events.store import SqliteEventStore  # noqa: E402
+from morale.events.types import AnyEvent  # noqa: E402
+
+CACHE = HERE / ".cache"
+
+
+class _Body(msgspec.Struct):
+    event: AnyEvent
+
+
+_floor_decoder = msgspec.json.Decoder(_Body)
+
+
+def timed(fn: Callable[[], object], repeat: int = 3) -> float:
+    """Best of `repeat` wall-clock runs, in seconds (the least disturbed by the rest of the machine)."""
+    best = float("inf")
+    for _ in range(repeat):
+        gc.collect()
+        start = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def cached_battle(seed: int, count: int) -> tuple[SqliteEventStore, str, list[AnyEvent]]:
+    CACHE.mkdir(exist_ok=True)
+    path = CACHE / f"battle-{seed}-{count}.db"
+    battle = f"bench-{seed}"
+    fresh = not path.exists()
+    store = SqliteEventStore(path)
+    if fresh:
+        events = list(BattleGenerator(seed).events(count))
+        store.append(battle, events, expected_seq=0)
+    events = [stored.event for stored in store.read(battle)]
+    return store, battle, events
+
+
+def floor(store: SqliteEventStore, battle: str) -> int:
+    rows = store.db.conn.execute("SELECT body FROM events WHERE battle = ? ORDER BY seq", (battle,))
+    return sum(1 for (body,) in rows if _floor_decoder.decode(body))
+
+
+def full_replay(store: SqliteEventStore, battle: str) -> Replay:
+    """Every unit's state, the tests due, and the explanation trail (what each event caused)."""
+    fold = Replay(battle)
+    trail = [fold.apply(stored.seq, stored.event) for stored in store.read(battle)]
+    assert len(trail) == fold.seq
+    return fold
+
+
+def report(name: str, seconds: float, events: int, baselines: dict[str, float]) -> None:
+    ratios = "  ".join(f"{seconds / base:.2f}x {label}" for label, base in baselines.items())
+    print(f"  {name:<34} {seconds * 1000:9.1f} ms  {events / seconds:>11,.0f} events/s  {ratios}")
+
+
+def bench_replay(count: int, seed: int = 1) -> None:
+    store, battle, events = cached_battle(seed, count)
+    print(f"\nreplay: one battle of {len(events):,} events ({len({type(e) for e in events})} event types)")
+    t_floor = timed(lambda: floor(store, battle))
+    t_ours = timed(lambda: full_replay(store, battle))
+    app = peer_app(CACHE / f"peer-{seed}-{count}.db")
+    log_id = store_all(app, battle, events)
+    t_peer = timed(lambda: replay_all(app, log_id), repeat=2)
+    report("floor (SQLite rows + msgspec)", t_floor, len(events), {})
+    report("morale full replay", t_ours, len(events), {"floor": t_floor, "peer": t_peer})
+    report("peer (eventsourcing) replay", t_peer, len(events), {"floor": t_floor})
+    print(f"  -> morale replay is {t_ours / t_floor:.1f}x the floor and {t_peer / t_ours:.1f}x faster than the peer")
+
+
+def bench_append(count: int = 300, seed: int = 2) -> None:
+    print(f"\nappend: {count} validated single-event appends (decide, write, commit), WAL")
+    events = list(BattleGenerator(seed).events(count + 1))
+    results = {}
+    for level in ("NORMAL", "FULL"):
+        path = CACHE / f"append-{level}.db"
+        path.unlink(missing_ok=True)
+        store = SqliteEventStore(path, synchronous=level)
+        fold = Replay("append")
+        times = []
+        for event in events:
+            start = time.perf_counter()
+            fold.check(event)
+            store.append("append", [event], expected_seq=fold.seq)
+            fold.apply(fold.seq + 1, event)
+            times.append(time.perf_counter() - start)
+        results[level] = statistics.median(times[1:])
+    app = peer_app(CACHE / "append-peer.db")
+    from peer import BattleLog
+
+    (CACHE / "append-peer.db").unlink(missing_ok=True)
+    app = peer_app(CACHE / "append-peer.db")
+    log = BattleLog("append")
+    app.save(log)
+    peer_times = []
+    for event in events:
+        body = msgspec.json.encode(event).decode()
+        start = time.perf_counter()
+        log.record(body)
+        app.save(log)
+        peer_times.append(time.perf_counter() - start)
+    peer = statistics.median(peer_times[1:])
+    print(f"  morale, synchronous=NORMAL          median {results['NORMAL'] * 1e6:8.0f} us")
+    ratio = peer / results["FULL"]
+    full_us = results["FULL"] * 1e6
+    print(f"  morale, synchronous=FULL            median {full_us:8.0f} us  ({ratio:.1f}x faster than the peer)")
+    print(f"  peer (eventsourcing), FULL          median {peer * 1e6:8.0f} us")
+
+
+def bench_import(count: int, seed: int = 1) -> None:
+    _, _, events = cached_battle(seed, count)
+    path = CACHE / "import.db"
+
+    def bulk() -> None:
+        path.unlink(missing_ok=True)
+        store = SqliteEventStore(path)
+        fold = Replay("import")
+        for seq, event in enumerate(events, start=1):
+            fold.check(event)
+            fold.apply(seq, event)
+        store.append("import", events, expected_seq=0)
+        store.close()
+
+    seconds = timed(bulk, repeat=2)
+    print(f"\nbulk import: {len(events):,} events checked by the referee and written in one transaction")
+    report("validated bulk import", seconds, len(events), {})
+
+
+def bench_memory(battles: int, per_battle: int) -> None:
+    CACHE.mkdir(exist_ok=True)
+    path = CACHE / f"archive-{battles}x{per_battle}.db"
+    store = SqliteEventStore(path)
+    existing = set(store.battles())
+    for seed in range(battles):
+        name = f"bench-{seed}"
+        if name not in existing:
+            store.append(name, list(BattleGenerator(seed).events(per_battle)), expected_seq=0)
+    names = store.battles()
+    total = sum(store.last_seq(b) for b in names)
+    tracemalloc.start()
+    start = time.perf_counter()
+    for name in names:
+        full_replay(store, name)
+    seconds = time.perf_counter() - start
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    print(f"\narchive: {len(names):,} battles, {total:,} events, replayed one battle at a time")
+    print(
+        f"  {seconds:.1f} s ({total / seconds:,.0f} events/s under tracemalloc), peak Python memory {peak / 1e6:.1f} MB"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="small sizes, to check the benchmarks run")
+    args = parser.parse_args()
+    size, archive = (5_000, (20, 500)) if args.quick else (100_000, (1_000, 1_000))
+    bench_replay(500)
+    bench_replay(size)
+    bench_append()
+    bench_import(size)
+    bench_memory(*archive)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,204 @@
+"""Why a unit is where it is: every test it took and every change to it, back to the start.
+
+Each test says why it fell due (the trigger's rule ID and words, and the events that caused it),
+what it needed (target, every modifier with its rule ID, the exact chance of passing), the roll
+and the result with the rule that decided it. Each state change, restriction and forced move
+cites its rule. Events are described as they read when they happened, so a judge can check a
+call without the rulebook open.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+import msgspec
+
+from morale.core.odds import odds
+from morale.core.outcomes import (
+    Modifier,
+    Moved,
+    Outcome,
+    RestrictionApplied,
+    RestrictionLifted,
+    StateChanged,
+    StateChangeScheduled,
+    TestDue,
+    TestNotTaken,
+    TestResolved,
+)
+from morale.core.replay import Replay
+from morale.core.rules import CLAUSES, Refusal
+from morale.core.state import Battle
+from morale.events.types import (
+    AnyEvent,
+    CasualtiesSuffered,
+    PlayerDecided,
+    RefereeRuled,
+    StoredEvent,
+    UnitChanged,
+    UnitJoined,
+)
+
+from .narrative import describe_event, describe_outcome
+
+
+class Cited(msgspec.Struct, frozen=True, kw_only=True):
+    seq: int
+    text: str
+
+
+class Roll(msgspec.Struct, frozen=True, kw_only=True):
+    seq: int
+    dice: tuple[int, ...]
+    total: int | None
+    target: int | None
+    modifiers: tuple[Modifier, ...]
+    detail: str = ""
+
+
+class Step(msgspec.Struct, kw_only=True):
+    """One link of the chain: an event about the unit, a test it faced, or something the rules did to it."""
+
+    seq: int
+    kind: str  # "event", "test" or "consequence"
+    text: str
+    rule: str = ""  # what decided it (for a test: the clause that gave the result)
+    words: str = ""  # that clause in the engine's words
+    caused_by: list[Cited] = []
+    # tests only
+    test: str = ""
+    trigger: str = ""  # the clause that made the test due
+    trigger_words: str = ""
+    target: int | None = None
+    modifiers: tuple[Modifier, ...] = ()
+    chance: float | None = None  # of passing, when it fell due
+    chance_ways: str = ""  # e.g. "21/36"
+    status: str = ""  # "due", "passed", "failed" or "not taken"
+    roll: Roll | None = None
+    automatic: bool = False
+    settled_at: int | None = None
+
+
+class Explanation(msgspec.Struct, frozen=True, kw_only=True):
+    battle: str
+    unit: str
+    name: str
+    side: str
+    at: int
+    state: str
+    models: int
+    starting_models: int
+    ld: int | None
+    steps: list[Step]
+
+
+def rule_words(rule_id: str) -> str:
+    """The clause as the engine writes it down (its docstring's first paragraph), or ""."""
+    clause = CLAUSES.get(rule_id)
+    doc = (clause.__doc__ or "") if clause else ""
+    return re.sub(r"\s+", " ", doc.strip().split("\n\n")[0])
+
+
+class Chronicle:
+    """One replay that keeps, for every unit, the chain of steps that concern it."""
+
+    def __init__(self, battle_id: str) -> None:
+        self.fold = Replay(battle_id)
+        self.said: dict[int, str] = {}
+        self.steps: dict[str, list[Step]] = {}
+        self._open: dict[str, list[Step]] = {}
+
+    def add(self, seq: int, event: AnyEvent) -> list[Outcome]:
+        caused = self.fold.apply(seq, event)
+        battle = self.fold.state()
+        self.said[seq] = describe_event(event, battle)
+        unit_id = _about(event)
+        if unit_id:
+            self.steps.setdefault(unit_id, []).append(Step(seq=seq, kind="event", text=self.said[seq]))
+        for outcome in caused:
+            steps, open_tests = self.steps.setdefault(outcome.unit, []), self._open.setdefault(outcome.unit, [])
+            _fold_outcome(battle, seq, outcome, self.said, steps, open_tests)
+        return caused
+
+
+def explain(battle_id: str, events: Iterable[StoredEvent], unit_id: str, at: int | None = None) -> Explanation:
+    chronicle = Chronicle(battle_id)
+    for stored in events:
+        if at is not None and stored.seq > at:
+            break
+        chronicle.add(stored.seq, stored.event)
+    fold = chronicle.fold
+    if fold.battle is None:
+        raise Refusal(f"battle {battle_id!r} has not started", field="battle")
+    if at is not None and at > fold.seq:
+        raise Refusal(f"there is no event {at} (the log ends at {fold.seq})", field="at")
+    battle = fold.state()
+    unit = battle.units.get(unit_id)
+    if unit is None:
+        raise Refusal(f"no unit {unit_id!r} in this battle at event {fold.seq}", field="unit")
+    return Explanation(
+        battle=battle_id, unit=unit.id, name=unit.name, side=unit.side, at=fold.seq, state=unit.state,
+        models=unit.models, starting_models=unit.starting_models, ld=unit.ld, steps=chronicle.steps.get(unit_id, []),
+    )  # fmt: skip
+
+
+def _about(event: object) -> str:
+    """The unit an event is about, when it is about one unit."""
+    if isinstance(event, UnitJoined | UnitChanged | CasualtiesSuffered | PlayerDecided | RefereeRuled):
+        return event.unit
+    return ""
+
+
+def _cite(said: dict[int, str], seqs: Iterable[int]) -> list[Cited]:
+    return [Cited(seq=s, text=said.get(s, "")) for s in dict.fromkeys(seqs)]
+
+
+def _fold_outcome(
+    battle: Battle, seq: int, outcome: Outcome, said: dict[int, str], steps: list[Step], open_tests: list[Step]
+) -> None:
+    match outcome:
+        case TestDue():
+            step = Step(
+                seq=seq, kind="test", text=f"{outcome.test.replace('_', ' ')} test due", test=outcome.test,
+                trigger=outcome.rule, trigger_words=rule_words(outcome.rule), caused_by=_cite(said, outcome.caused_by),
+                target=outcome.target, modifiers=outcome.modifiers, status="due",
+            )  # fmt: skip
+            key = (outcome.unit, outcome.test, outcome.rule)
+            due = next((d for d in battle.due if (d.unit, d.test, d.rule) == key), None)
+            chance = odds(battle, due) if due else None
+            if chance is not None:
+                step.chance, step.chance_ways = chance.chance, f"{chance.pass_ways}/{chance.of}"
+            steps.append(step)
+            open_tests.append(step)
+        case TestResolved() | TestNotTaken():
+            step = next((s for s in open_tests if (s.test, s.trigger) == (outcome.test, outcome.trigger)), None)
+            if step is None:  # settled the moment it fell due (immune, automatic): a step of its own
+                step = Step(seq=seq, kind="test", text=f"{outcome.test.replace('_', ' ')} test", test=outcome.test,
+                            trigger=outcome.trigger, trigger_words=rule_words(outcome.trigger),
+                            caused_by=_cite(said, outcome.caused_by))  # fmt: skip
+                steps.append(step)
+            else:
+                open_tests.remove(step)
+            step.rule, step.words, step.settled_at = outcome.rule, rule_words(outcome.rule), seq
+            step.text = describe_outcome(outcome, battle)
+            if isinstance(outcome, TestNotTaken):
+                step.status = "not taken"
+                return
+            step.status, step.automatic = ("passed" if outcome.passed else "failed"), outcome.automatic
+            if outcome.dice:
+                step.roll = Roll(seq=seq, dice=outcome.dice, total=outcome.total, target=outcome.target,
+                                 modifiers=outcome.modifiers, detail=outcome.detail)  # fmt: skip
+        case Moved() if any(s.trigger == outcome.rule for s in open_tests):
+            # A forced move is the roll a due move test was waiting for: it settles that step.
+            step = next(s for s in open_tests if s.trigger == outcome.rule)
+            open_tests.remove(step)
+            step.rule, step.words, step.settled_at, step.status = outcome.rule, rule_words(outcome.rule), seq, "moved"
+            step.text = describe_outcome(outcome, battle)
+            step.roll = Roll(seq=seq, dice=outcome.dice, total=outcome.inches, target=None, modifiers=())
+        case StateChanged() | StateChangeScheduled() | RestrictionApplied() | RestrictionLifted() | Moved():
+            text = describe_outcome(outcome, battle)
+            if isinstance(outcome, StateChanged):
+                text += f" ({outcome.from_state} → {outcome.to_state})"
+            steps.append(Step(seq=seq, kind="consequence", text=text, rule=outcome.rule,
+                              words=rule_words(outcome.rule), caused_by=_cite(said, outcome.caused_by)))  # fmt: skip

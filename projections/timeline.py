@@ -1,0 +1,145 @@
+"""Time travel: the board at any point of a battle, and what changed between two points and why.
+
+A point is written `N` (after event N), `start` (before the first phase), `end` (the whole log),
+or `start:TURN[/SIDE][/PHASE]` and `end:TURN[/SIDE][/PHASE]`. A phase starts with its
+`phase_started` event (tests due at its start included) and ends just before the next phase starts,
+so the end of a phase includes the tests rolled when it closed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import msgspec
+
+from morale.core.rules import Refusal
+from morale.events.types import PhaseStarted, StoredEvent
+
+from .board import Board, UnitRow, board
+from .explain import Chronicle, Step
+
+
+class Point(msgspec.Struct, frozen=True, kw_only=True):
+    seq: int  # the state after this event
+    label: str
+
+
+class Mark(msgspec.Struct, frozen=True):
+    seq: int
+    turn: int
+    side: str
+    phase: str
+
+
+class UnitChange(msgspec.Struct, frozen=True, kw_only=True):
+    unit: str
+    name: str
+    side: str
+    changed: list[str]  # state, models, restrictions, due; or "joined"
+    before: UnitRow | None
+    after: UnitRow | None
+    why: list[Step] = []  # the steps of the unit's chain between the two points
+
+
+class Diff(msgspec.Struct, frozen=True, kw_only=True):
+    battle: str
+    before: Point
+    after: Point
+    units: list[UnitChange]
+
+
+class Timeline:
+    """A battle's log held in memory, to be looked at from any point."""
+
+    def __init__(self, battle_id: str, events: Iterable[StoredEvent]) -> None:
+        self.battle_id = battle_id
+        self.events = list(events)
+        if not self.events:
+            raise Refusal(f"battle {battle_id!r} has no events", field="battle")
+        self.last = self.events[-1].seq
+        self.marks = [
+            Mark(s.seq, s.event.turn, s.event.side, s.event.phase)
+            for s in self.events
+            if isinstance(s.event, PhaseStarted)
+        ]
+
+    def point(self, spec: str) -> Point:
+        spec = spec.strip()
+        if spec.isdigit():
+            seq = int(spec)
+            if not 1 <= seq <= self.last:
+                raise Refusal(f"there is no event {seq} (the log runs from 1 to {self.last})", field="point")
+            return Point(seq=seq, label=f"after event {seq}")
+        edge, _, where = spec.partition(":")
+        if edge not in ("start", "end"):
+            raise Refusal(f"{spec!r}: write N, start, end, or start:TURN[/SIDE][/PHASE], end:...", field="point")
+        if not where:
+            seq = (self.marks[0].seq - 1) if edge == "start" and self.marks else self.last
+            return Point(seq=seq, label="before the first phase" if edge == "start" else "the end of the log")
+        marks = self._matching(spec, where)
+        label = f"{edge} of turn {', '.join(where.split('/'))}"
+        if edge == "start":
+            return Point(seq=marks[0].seq, label=label)
+        after = [m.seq for m in self.marks if m.seq > marks[-1].seq]
+        return Point(seq=(after[0] - 1) if after else self.last, label=label)
+
+    def _matching(self, spec: str, where: str) -> list[Mark]:
+        turn_text, *parts = where.split("/")
+        if not turn_text.isdigit():
+            raise Refusal(f"{spec!r}: the turn must be a number", field="point")
+        marks = [m for m in self.marks if m.turn == int(turn_text)]
+        for part in parts:
+            marks = [m for m in marks if part in (m.side, m.phase)]
+        if not marks:
+            raise Refusal(f"{spec!r}: that never happened in this log", field="point")
+        return marks
+
+    def board_at(self, point: Point) -> Board:
+        return self._walk([point.seq])[1][point.seq]
+
+    def diff(self, before: Point, after: Point) -> Diff:
+        if before.seq > after.seq:
+            raise Refusal(f"{before.label} comes after {after.label}: give the earlier point first", field="point")
+        chronicle, boards = self._walk([before.seq, after.seq])
+        changes = compare_boards(boards[before.seq], boards[after.seq])
+        units = [
+            msgspec.structs.replace(change, why=steps_between(chronicle.steps.get(change.unit, []), before.seq))
+            for change in changes
+        ]
+        return Diff(battle=self.battle_id, before=before, after=after, units=units)
+
+    def _walk(self, seqs: list[int]) -> tuple[Chronicle, dict[int, Board]]:
+        chronicle = Chronicle(self.battle_id)
+        boards: dict[int, Board] = {}
+        for stored in self.events:
+            if stored.seq > max(seqs):
+                break
+            chronicle.add(stored.seq, stored.event)
+            if stored.seq in seqs:
+                boards[stored.seq] = board(chronicle.fold.state())
+        return chronicle, boards
+
+
+def steps_between(steps: list[Step], after_seq: int) -> list[Step]:
+    """The steps that happened, or were settled, after `after_seq` (the walk stopped at the later point)."""
+    return [s for s in steps if s.seq > after_seq or (s.settled_at or 0) > after_seq]
+
+
+def compare_boards(before: Board, after: Board) -> list[UnitChange]:
+    """The units whose state, models, restrictions or tests due differ between two boards."""
+    old = {row.unit: row for row in before.units}
+    changes = []
+    for row in after.units:
+        was = old.get(row.unit)
+        changed = ["joined"] if was is None else _changed_fields(was, row)
+        if changed:
+            changes.append(UnitChange(unit=row.unit, name=row.name, side=row.side, changed=changed, before=was,
+                                      after=row))  # fmt: skip
+    return changes
+
+
+def _changed_fields(was: UnitRow, now: UnitRow) -> list[str]:
+    fields = [name for name in ("state", "models", "due") if getattr(was, name) != getattr(now, name)]
+    if [(r.text, r.until) for r in was.restrictions] != [(r.text, r.until) for r in now.restrictions]:
+        fields.append("restrictions")
+    return fields

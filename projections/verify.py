@@ -1,0 +1,182 @@
+"""Verify a battle's log: the hash chain, the board each phase end recorded, and every engine roll.
+
+Three independent checks, each reporting the first sequence number where it fails:
+- the chain: each event's hash covers the previous hash and its own bytes, so an edit anywhere
+  breaks that link (and, if the editor re-hashed, the head hash a judge noted down earlier);
+- the replay: every event must still be accepted by the referee, and each phase end's
+  `state_digest` (the board as the writer saw it when the phase closed) must be the board this
+  engine derives at that point: a changed log or changed rules show up at the exact phase;
+- the dice: once the secret is revealed, every engine roll is recomputed from it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+import msgspec
+
+from morale.core.dice import commitment, engine_dice
+from morale.core.outcomes import Outcome
+from morale.core.replay import Replay
+from morale.core.rules import Refusal
+from morale.core.state import digest
+from morale.events.codec import GENESIS_HASH, MalformedEvent, chain_hash, decode_raw
+from morale.events.types import AnyEvent, DiceRolled, PhaseEnded
+
+
+class Finding(msgspec.Struct, frozen=True, kw_only=True):
+    check: str  # "chain", "replay", "digest" or "dice"
+    seq: int
+    message: str
+
+
+class Verification(msgspec.Struct, frozen=True, kw_only=True):
+    battle: str
+    ok: bool
+    events: int
+    head: str  # the last event's hash: note it down, and a later verify shows nothing was rewritten
+    findings: list[Finding]  # the first problem each check found, in log order
+    digests_checked: int
+    digests_unrecorded: int  # phase ends written before digests were kept (schema version 1)
+    table_rolls: int  # typed in from the table: nothing to recompute
+    engine_rolls: int
+    engine_rolls_checked: int
+    dice_secret: str  # "revealed" (in the log), "given" (on the command line) or "not revealed"
+
+
+@dataclass(frozen=True)
+class EngineRoll:
+    seq: int
+    unit: str
+    test: str
+    dice: tuple[int, ...]
+
+
+@dataclass
+class Auditor:
+    """Folds a log through the referee as a judge would, noting what does not add up."""
+
+    battle_id: str
+    fold: Replay = field(init=False)
+    engine_rolls: list[EngineRoll] = field(default_factory=list)
+    table_rolls: int = 0
+    digests_checked: int = 0
+    digests_unrecorded: int = 0
+
+    def __post_init__(self) -> None:
+        self.fold = Replay(self.battle_id)
+
+    def step(self, seq: int, event: AnyEvent) -> tuple[list[Outcome], list[Finding]]:
+        """Check and fold one event. Raises `Refusal` if the referee refuses it; returns what it
+        caused and any disagreement with what its writer recorded."""
+        findings = []
+        if isinstance(event, PhaseEnded) and self.fold.battle is not None:
+            if not event.state_digest:
+                self.digests_unrecorded += 1
+            else:
+                self.digests_checked += 1
+                derived = digest(self.fold.battle)
+                if derived != event.state_digest:
+                    findings.append(
+                        Finding(
+                            check="digest",
+                            seq=seq,
+                            message=f"the board at this phase end was recorded as {event.state_digest[:12]}... "
+                            f"but replay gives {derived[:12]}...: the log before it or the rules changed",
+                        )
+                    )
+        if isinstance(event, DiceRolled):
+            if event.source == "engine":
+                self.engine_rolls.append(EngineRoll(seq, event.unit, event.test, tuple(event.dice)))
+            else:
+                self.table_rolls += 1
+        self.fold.check(event)
+        return self.fold.apply(seq, event), findings
+
+    @property
+    def revealed_secret(self) -> str:
+        return self.fold.battle.dice_secret if self.fold.battle else ""
+
+    def dice_findings(self, secret: str) -> list[Finding]:
+        """Every engine roll recomputed from the secret; the first that differs."""
+        for roll in self.engine_rolls:
+            expected = engine_dice(secret, self.battle_id, roll.seq, len(roll.dice))
+            if expected != roll.dice:
+                shown, derived = ", ".join(map(str, roll.dice)), ", ".join(map(str, expected))
+                return [
+                    Finding(
+                        check="dice",
+                        seq=roll.seq,
+                        message=f"the engine's {roll.test} roll for {roll.unit} shows {shown}, "
+                        f"but the dice secret gives {derived}",
+                    )
+                ]
+        return []
+
+
+def link_problem(
+    expected_seq: int, expected_prev: str, seq: int, prev_hash: str, hash_: str, body: bytes
+) -> tuple[str, str] | None:
+    """What is wrong with one link of the hash chain, as (field, message), or None if nothing is."""
+    if seq != expected_seq:
+        return "seq", f"sequence number {seq} where {expected_seq} was expected: an event is missing or out of place"
+    if prev_hash != expected_prev:
+        return "prev_hash", f"prev_hash does not link to event {seq - 1}'s hash: an earlier event was replaced"
+    if chain_hash(prev_hash, body) != hash_:
+        return "hash", "hash does not match the event's bytes: the event was changed after it was written"
+    return None
+
+
+def verify(battle_id: str, rows: Iterable[tuple[int, str, str, str]], secret: str | None = None) -> Verification:
+    """`rows`: (seq, body, prev_hash, hash) exactly as stored. `secret`: a dice secret published
+    outside the log, to check engine rolls before (or instead of) a `dice_revealed` event."""
+    auditor = Auditor(battle_id)
+    findings: list[Finding] = []
+    chain_ok = replay_ok = True
+    count, head = 0, GENESIS_HASH
+    for seq, body, prev_hash, hash_ in rows:
+        count += 1
+        if chain_ok:
+            problem = link_problem(count, head, seq, prev_hash, hash_, body.encode("utf-8"))
+            if problem:
+                findings.append(Finding(check="chain", seq=seq, message=problem[1]))
+                chain_ok = False
+        head = hash_
+        if replay_ok:
+            try:
+                raw = decode_raw(body)
+                if (raw.battle, raw.seq) != (battle_id, seq):
+                    raise MalformedEvent(f"the stored bytes say battle {raw.battle!r}, event {raw.seq}")
+                findings += auditor.step(seq, raw.read_event())[1]
+            except (Refusal, MalformedEvent) as exc:
+                findings.append(Finding(check="replay", seq=seq, message=f"the referee refuses it: {exc}"))
+                replay_ok = False
+    source = "not revealed"
+    if auditor.revealed_secret:
+        secret, source = auditor.revealed_secret, "revealed"
+    elif secret:
+        source = "given"
+        committed = auditor.fold.battle.dice_commitment if auditor.fold.battle else ""
+        if not committed or commitment(secret) != committed:
+            findings.append(
+                Finding(check="dice", seq=1, message="the given secret does not hash to the battle's dice commitment")
+            )
+            secret = None
+    if secret:
+        findings += auditor.dice_findings(secret)
+    digest_findings = [f for f in findings if f.check == "digest"][:1]
+    findings = sorted([f for f in findings if f.check != "digest"] + digest_findings, key=lambda f: f.seq)
+    return Verification(
+        battle=battle_id,
+        ok=not findings,
+        events=count,
+        head=head,
+        findings=findings,
+        digests_checked=auditor.digests_checked,
+        digests_unrecorded=auditor.digests_unrecorded,
+        table_rolls=auditor.table_rolls,
+        engine_rolls=len(auditor.engine_rolls),
+        engine_rolls_checked=len(auditor.engine_rolls) if secret else 0,
+        dice_secret=source,
+    )

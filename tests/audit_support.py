@@ -1,0 +1,40 @@
+"""Shared by the audit tests: battles in a store, and logs as a later reader sees them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from conftest import Table
+from msgspec.structs import replace
+
+from morale.app.roster import load_roster
+from morale.app.service import record, start_battle
+from morale.events.codec import decode_event
+from morale.events.store import GENESIS_HASH, SqliteEventStore, seal
+from morale.events.types import StoredEvent
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = ROOT / "examples" / "wh40k6"
+V1_FIXTURE = Path(__file__).resolve().parent / "fixtures" / "hive-tarsis.v1.ndjson"
+
+
+def stored(table: Table, battle: str = "test-battle") -> list[StoredEvent]:
+    """A Table's events as the log would hold them."""
+    return [s for s, _ in seal(battle, table.events, 0, GENESIS_HASH, "2026-01-01T00:00:00Z")]
+
+
+def example_events(ruleset: str = "wh40k6") -> list:
+    lines = (ROOT / "examples" / ruleset / "battle.ndjson").read_text(encoding="utf-8").splitlines()
+    return [decode_event(line) for line in lines if line]
+
+
+def example_store(path: Path | str, *, dice: str | None = None, ruleset: str = "wh40k6") -> SqliteEventStore:
+    """The shipped example battle of `ruleset`, written through `record` as the CLI writes it."""
+    store = SqliteEventStore(path)
+    roster = load_roster(ROOT / "examples" / ruleset / "roster.toml")
+    started = roster.started
+    if dice is not None:
+        started = replace(started, dice_policy=dice)
+    start_battle(store, roster.battle, started, roster.units)
+    record(store, roster.battle, example_events(ruleset))
+    return store

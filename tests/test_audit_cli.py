@@ -1,0 +1,166 @@
+"""The audit commands as a judge uses them: human output, --json, and refusals with exit code 2."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from audit_support import EXAMPLE, V1_FIXTURE
+from typer.testing import CliRunner
+
+from morale.app.cli import app
+from morale.events.store import SqliteEventStore
+
+runner = CliRunner()
+
+
+def morale(db: Path, *args: str):
+    return runner.invoke(app, [*args, "--db", str(db)])
+
+
+@pytest.fixture
+def db(tmp_path) -> Path:
+    path = tmp_path / "battles.db"
+    assert morale(path, "new", str(EXAMPLE / "roster.toml")).exit_code == 0
+    assert morale(path, "append", "hive-tarsis", "--file", str(EXAMPLE / "battle.ndjson")).exit_code == 0
+    return path
+
+
+def log_of(db: Path) -> list[tuple]:
+    return list(SqliteEventStore(db).raw_rows("hive-tarsis"))
+
+
+def test_explain_prints_each_test_with_its_rules_and_chance(db):
+    result = morale(db, "explain", "hive-tarsis", "kraak")
+    assert result.exit_code == 0, result.output
+    text = result.stdout
+    assert "Sergeant Kraak's Guardsmen (kraak, imperium): steady" in text
+    assert "why: morale test due  [wh40k6.trigger.combat_lost]" in text
+    assert "-2 combat lost by 2  [wh40k6.trigger.combat_lost]" in text
+    assert "chance of passing: 41.7% (15/36)" in text and "result: failed  [wh40k6.test.morale]" in text
+    data = json.loads(morale(db, "explain", "hive-tarsis", "kraak", "--at", "50", "--json").stdout)
+    assert data["state"] == "falling_back" and data["at"] == 50
+
+
+def test_at_and_diff_show_the_board_then_and_what_changed(db):
+    at = json.loads(morale(db, "at", "hive-tarsis", "end:1/imperium/shooting", "--json").stdout)
+    assert at["point"]["seq"] == 22 and {u["unit"]: u["state"] for u in at["board"]["units"]}["nobz"] == "falling_back"
+    assert (
+        "end of turn 1, imperium, shooting (event 22)"
+        in morale(db, "at", "hive-tarsis", "end:1/imperium/shooting").stdout
+    )
+    diff = morale(db, "diff", "hive-tarsis", "end:1", "end:2")
+    assert diff.exit_code == 0 and "why Sergeant Kraak's Guardsmen changed:" in diff.stdout
+    assert [u["unit"] for u in json.loads(morale(db, "diff", "hive-tarsis", "22", "--json").stdout)["units"]]
+
+
+def test_what_if_shows_the_first_divergence_and_the_final_board(db):
+    before = log_of(db)
+    result = morale(db, "what-if", "hive-tarsis", "--amend", '61={"count": 4}')
+    assert result.exit_code == 0, result.output
+    assert "event 61 amended: count 5 → 4" in result.stdout and "First divergence at event 62" in result.stdout
+    assert "Final board: where the alternative differs" in result.stdout
+    data = json.loads(morale(db, "what-if", "hive-tarsis", "--strike", "46", "--json").stdout)
+    assert data["changes"] == ["event 46 struck"]
+    assert log_of(db) == before
+
+
+def test_verify_passes_a_clean_log_and_names_the_first_bad_event_of_a_tampered_one(db):
+    clean = morale(db, "verify", "hive-tarsis")
+    assert clean.exit_code == 0 and "OK" in clean.stdout and "phase-end digests: 24 match" in clean.stdout
+    store = SqliteEventStore(db)
+    store.db.conn.execute("UPDATE events SET body = replace(body, '\"count\":5', '\"count\":4') WHERE seq = 61")
+    tampered = morale(db, "verify", "hive-tarsis")
+    assert tampered.exit_code == 1 and "chain: first bad event #61" in tampered.stdout
+    assert json.loads(morale(db, "verify", "hive-tarsis", "--json").stdout)["findings"][0]["seq"] == 61
+
+
+def test_engine_dice_reveal_then_verify(tmp_path):
+    roster = tmp_path / "roster.toml"
+    roster.write_text((EXAMPLE / "roster.toml").read_text().replace('dice = "table"', 'dice = "engine"'))
+    db = tmp_path / "engine.db"
+    assert morale(db, "new", str(roster)).exit_code == 0
+    for _ in range(5):
+        morale(db, "next-phase", "hive-tarsis")
+    morale(db, "append", "hive-tarsis", "casualties_suffered", "unit=kraak", "count=5")
+    morale(db, "next-phase", "hive-tarsis")
+    assert morale(db, "roll", "hive-tarsis", "kraak", "morale").exit_code == 0
+    revealed = morale(db, "reveal", "hive-tarsis")
+    assert revealed.exit_code == 0 and "dice secret of hive-tarsis:" in revealed.stdout
+    checked = morale(db, "verify", "hive-tarsis")
+    assert checked.exit_code == 0 and "all 1 recomputed from the revealed secret" in checked.stdout
+    again = morale(db, "reveal", "hive-tarsis")
+    assert again.exit_code == 2 and "engine.dice.reveal" in again.stderr
+
+
+def test_luck_prints_each_sides_expected_and_actual_passes(db):
+    human = morale(db, "luck", "hive-tarsis")
+    assert human.exit_code == 0 and "luck of the morale dice" in human.stdout
+    data = json.loads(morale(db, "luck", "hive-tarsis", "--json").stdout)
+    assert {s["side"] for s in data["sides"]} == {"imperium", "orks"}
+
+
+def test_export_then_import_into_a_fresh_store_keeps_every_hash(db, tmp_path):
+    file = tmp_path / "battle.ndjson"
+    assert morale(db, "export", "hive-tarsis", "--out", str(file)).exit_code == 0
+    fresh = tmp_path / "fresh.db"
+    imported = morale(fresh, "import", str(file))
+    assert imported.exit_code == 0 and "Imported battle hive-tarsis: 104 events" in imported.stdout
+    assert log_of(fresh) == log_of(db)
+    assert morale(db, "export", "hive-tarsis").stdout.encode() == file.read_bytes()
+
+
+def test_importing_a_broken_file_is_refused_naming_the_line_and_writes_nothing(tmp_path):
+    lines = V1_FIXTURE.read_text().splitlines()
+    edited = next(i for i, line in enumerate(lines) if '"count":2' in line)
+    lines[edited] = lines[edited].replace('"count":2', '"count":1')
+    file = tmp_path / "broken.ndjson"
+    file.write_text("\n".join(lines) + "\n")
+    db = tmp_path / "fresh.db"
+    result = morale(db, "import", str(file))
+    assert result.exit_code == 2 and result.stderr.startswith("refused: hash: ")
+    assert f"line {edited + 1} (seq {edited + 1})" in result.stderr and SqliteEventStore(db).battles() == []
+
+
+def test_schema_prints_the_json_schema_of_every_event():
+    data = json.loads(runner.invoke(app, ["schema", "--json"]).stdout)
+    assert data["$defs"]["PhaseEnded"]["x-schema-version"] == 2
+    assert "phase_ended" in runner.invoke(app, ["schema"]).stdout
+
+
+def test_the_due_list_shows_the_chance_of_passing(db, tmp_path):
+    db = tmp_path / "due.db"
+    morale(db, "new", str(EXAMPLE / "roster.toml"))
+    for _ in range(5):
+        morale(db, "next-phase", "hive-tarsis")
+    morale(db, "append", "hive-tarsis", "casualties_suffered", "unit=kraak", "count=3")
+    morale(db, "next-phase", "hive-tarsis")
+    (due,) = json.loads(morale(db, "due", "hive-tarsis", "--json").stdout)
+    assert (due["odds"]["pass_ways"], due["odds"]["of"]) == (26, 36)
+    assert "Tests due" in morale(db, "due", "hive-tarsis").stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "named"),
+    [
+        (["explain", "hive-tarsis", "eldar"], "unit"),
+        (["explain", "hive-tarsis", "kraak", "--at", "999"], "at"),
+        (["at", "hive-tarsis", "start:7"], "point"),
+        (["diff", "hive-tarsis", "end", "start"], "point"),
+        (["what-if", "hive-tarsis", "--strike", "999"], "seq"),
+        (["what-if", "hive-tarsis", "--amend", "61:{}"], "--amend"),
+        (["what-if", "hive-tarsis", "--amend", '61={"count": 99}'], "count"),
+        (["verify", "hive-tarsis", "--secret", "nothex"], "$.secret"),
+        (["verify", "no-such-battle"], "battle"),
+        (["reveal", "hive-tarsis"], "secret"),
+        (["luck", "no-such-battle"], "battle"),
+        (["export", "no-such-battle"], "battle"),
+    ],
+)
+def test_bad_input_to_the_audit_commands_is_refused_and_nothing_is_written(db, args, named):
+    before = log_of(db)
+    result = morale(db, *args)
+    assert result.exit_code == 2, result.output
+    assert result.stderr.startswith("refused: ") and named in result.stderr
+    assert log_of(db) == before

@@ -1,0 +1,165 @@
+"""Verify: the hash chain, the board each phase end recorded, and engine dice from the revealed secret.
+Each problem is reported at the first sequence number where it shows."""
+
+from __future__ import annotations
+
+import pytest
+from audit_support import EXAMPLE, example_store
+from msgspec.structs import replace
+
+from morale.app.roster import load_roster
+from morale.app.service import load, record, reveal, roll_for, start_battle
+from morale.core import rules
+from morale.core.dice import engine_dice
+from morale.core.rules import Refusal
+from morale.core.rulesets.wh40k6 import WH40K6
+from morale.events.codec import GENESIS_HASH, chain_hash, decode_raw, encode
+from morale.events.store import SqliteEventStore
+from morale.events.types import CasualtiesSuffered, DiceRevealed, DiceRolled, PhaseEnded, PhaseStarted
+from morale.projections.verify import verify
+
+
+@pytest.fixture
+def store(tmp_path) -> SqliteEventStore:
+    return example_store(tmp_path / "example.db")
+
+
+def checked(store: SqliteEventStore, secret: str | None = None):
+    return verify("hive-tarsis", store.raw_rows("hive-tarsis"), secret)
+
+
+def seq_of(store: SqliteEventStore, event) -> int:
+    return next(s.seq for s in store.read("hive-tarsis") if s.event == event)
+
+
+def rewrite(store: SqliteEventStore, seq: int, change, *, rehash: bool) -> None:
+    """Edit one stored event in place, as someone with the file would; optionally re-seal the chain."""
+    conn = store.db.conn
+    rows = list(store.raw_rows("hive-tarsis"))
+    prev = GENESIS_HASH
+    for at, body, _prev, digest in rows:
+        if at == seq:
+            raw = decode_raw(body)
+            change(raw.event)
+            body = encode(raw).decode()
+            conn.execute("UPDATE events SET body = ? WHERE battle = 'hive-tarsis' AND seq = ?", (body, at))
+        if rehash:
+            digest = chain_hash(prev, body.encode())
+            conn.execute("UPDATE events SET prev_hash = ?, hash = ? WHERE battle = 'hive-tarsis' AND seq = ?",
+                         (prev, digest, at))  # fmt: skip
+        prev = digest
+
+
+def test_a_log_written_through_the_referee_verifies(store):
+    result = checked(store)
+    assert result.ok and result.findings == []
+    assert result.events == 104 and result.digests_checked == 24 and result.digests_unrecorded == 0
+    assert result.table_rolls == 25 and result.engine_rolls == 0 and result.dice_secret == "not revealed"
+    assert result.head == list(store.raw_rows("hive-tarsis"))[-1][3]
+
+
+def test_an_edited_event_is_reported_at_its_sequence_number(store):
+    rewrite(store, 30, lambda event: event.update(count=1), rehash=False)
+    result = checked(store)
+    assert not result.ok
+    chain = [f for f in result.findings if f.check == "chain"]
+    assert [(f.seq, f.message.split(":")[0]) for f in chain] == [(30, "hash does not match the event's bytes")]
+
+
+def test_a_removed_event_is_reported_where_the_chain_breaks(store):
+    store.db.conn.execute("DELETE FROM events WHERE battle = 'hive-tarsis' AND seq = 50")
+    chain = [f for f in checked(store).findings if f.check == "chain"]
+    assert chain[0].seq == 51 and "sequence number 51 where 50 was expected" in chain[0].message
+
+
+def test_a_rehashed_edit_shows_at_the_first_phase_end_after_it_and_in_the_head(store):
+    head = checked(store).head
+    lootas = seq_of(store, CasualtiesSuffered(unit="lootas", count=2, cause="shooting"))
+    rewrite(store, lootas, lambda event: event.update(count=1), rehash=True)
+    result = checked(store)
+    phase_end = next(s.seq for s in store.read("hive-tarsis") if s.seq > lootas and isinstance(s.event, PhaseEnded))
+    assert [(f.check, f.seq) for f in result.findings] == [("digest", phase_end)]
+    assert "replay gives" in result.findings[0].message
+    assert result.head != head  # a judge who noted the head hash sees the rewrite too
+
+
+def test_an_engine_whose_rules_changed_shows_at_the_first_event_it_no_longer_accepts(store, monkeypatch):
+    monkeypatch.setitem(WH40K6.parameters, "casualty_threshold_percent", 50)
+    result = checked(store)
+    # Event 19 is the Nobz' morale roll: 2 of 5 lost is 40%, a test under 25% but not under 50%.
+    assert [(f.check, f.seq) for f in result.findings] == [("replay", 19)]
+    assert rules.DICE in result.findings[0].message
+
+
+# -- engine dice, committed at the start and revealed after the battle --------------------------------
+@pytest.fixture
+def engine_store(tmp_path) -> SqliteEventStore:
+    store = SqliteEventStore(tmp_path / "engine.db")
+    roster = load_roster(EXAMPLE / "roster.toml")
+    start_battle(store, "hive-tarsis", replace(roster.started, dice_policy="either"), roster.units)
+    for phase in ("movement", "psychic"):
+        record(store, "hive-tarsis", [PhaseStarted(turn=1, side="imperium", phase=phase),
+                                      PhaseEnded(turn=1, side="imperium", phase=phase)])  # fmt: skip
+    record(store, "hive-tarsis", [PhaseStarted(turn=1, side="imperium", phase="shooting"),
+                                  CasualtiesSuffered(unit="boyz", count=6), CasualtiesSuffered(unit="grots", count=4),
+                                  PhaseEnded(turn=1, side="imperium", phase="shooting")])  # fmt: skip
+    return store
+
+
+def roll_everything(store: SqliteEventStore) -> None:
+    while load(store, "hive-tarsis").state().due:
+        due = load(store, "hive-tarsis").state().due[0]
+        roll_for(store, "hive-tarsis", due.unit, due.test)
+
+
+def test_revealed_engine_dice_are_all_recomputed(engine_store):
+    roll_everything(engine_store)
+    before = checked(engine_store)
+    assert before.ok and before.engine_rolls >= 2 and before.engine_rolls_checked == 0
+    reveal(engine_store, "hive-tarsis")
+    after = checked(engine_store)
+    assert after.ok and after.dice_secret == "revealed" and after.engine_rolls_checked == before.engine_rolls
+
+
+def test_an_engine_roll_typed_in_by_hand_is_caught_once_the_secret_is_out(engine_store):
+    seq = engine_store.last_seq("hive-tarsis") + 1
+    true_dice = engine_dice(engine_store.dice_secret("hive-tarsis"), "hive-tarsis", seq, 2)
+    forged = [1, 1] if true_dice != (1, 1) else [1, 2]
+    record(engine_store, "hive-tarsis", [DiceRolled(unit="boyz", test="morale", dice=forged, source="engine")])
+    roll_everything(engine_store)
+    reveal(engine_store, "hive-tarsis")
+    result = checked(engine_store)
+    assert [(f.check, f.seq) for f in result.findings] == [("dice", seq)]
+    assert "but the dice secret gives" in result.findings[0].message
+
+
+def test_a_secret_given_on_the_command_line_checks_the_dice_without_a_reveal(engine_store):
+    roll_everything(engine_store)
+    secret = engine_store.dice_secret("hive-tarsis")
+    assert checked(engine_store, secret).dice_secret == "given"
+    wrong = checked(engine_store, "0" * 64)
+    assert [(f.check, f.seq) for f in wrong.findings] == [("dice", 1)]
+
+
+def test_a_secret_that_does_not_match_the_commitment_is_refused_engine_dice_reveal(engine_store):
+    with pytest.raises(Refusal) as refused:
+        record(engine_store, "hive-tarsis", [DiceRevealed(secret="0" * 64)])
+    assert refused.value.field == "secret"
+    reveal(engine_store, "hive-tarsis")
+    with pytest.raises(Refusal) as twice:
+        reveal(engine_store, "hive-tarsis")
+    assert twice.value.rule == rules.DICE_REVEAL
+
+
+def test_the_engine_rolls_no_more_once_the_secret_is_public_engine_dice_reveal(engine_store):
+    reveal(engine_store, "hive-tarsis")
+    length = engine_store.last_seq("hive-tarsis")
+    with pytest.raises(Refusal) as refused:
+        roll_for(engine_store, "hive-tarsis", "boyz", "morale")
+    assert refused.value.rule == rules.DICE_REVEAL and engine_store.last_seq("hive-tarsis") == length
+
+
+def test_a_battle_with_table_dice_has_no_secret_to_reveal(store):
+    with pytest.raises(Refusal) as refused:
+        reveal(store, "hive-tarsis")
+    assert refused.value.field == "secret"
