@@ -109,7 +109,8 @@ def decide(battle: Battle | None, event: AnyEvent) -> None:
                 raise Refusal(f"no rule grants {unit.id} a re-roll of its {event.test} test", rule=rules.REROLL)
             if due.reroll and not event.reroll:
                 raise Refusal(
-                    f"these dice re-roll {unit.id}'s failed {event.test} test ({due.reroll}): record them with reroll",
+                    f"these dice re-roll {unit.id}'s failed {event.test} test ({due.reroll}): record them as a "
+                    "re-roll (reroll: true; `morale roll ... --reroll`)",
                     field="reroll",
                 )
             order.check_turn(battle, due)
