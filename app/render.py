@@ -58,19 +58,32 @@ def print_due(console: Console, views: list[DueView]) -> None:
         console.print("No tests are due.")
         return
     table = Table(title="Tests due", title_justify="left")
-    for column in ("unit", "test", "dice", "needs", "chance", "modifiers", "why", "caused by", "or decide"):
+    for column in (
+        "unit",
+        "test",
+        "dice",
+        "needs",
+        "chance",
+        "modifiers",
+        "why",
+        "caused by",
+        "or decide",
+        "or report",
+    ):
         table.add_column(column)
     for view in views:
         table.add_row(
             f"{view.name}\n[dim]{view.unit}[/dim]",
             view.test,
-            f"{view.dice}D6" + (f" re-roll ({view.reroll})" if view.reroll else ""),
+            (f"{view.dice}D6" + (f" re-roll ({view.reroll})" if view.reroll else "")) if view.dice else "no dice",
             "" if view.target is None else f"{view.target} or less",
             "" if view.odds is None else f"{view.odds.percent()} ({view.odds.pass_ways}/{view.odds.of})",
-            "\n".join(f"{m.value:+d} {m.reason} [{m.rule}]" for m in view.modifiers),
+            "\n".join(f"{m.value:+d} {m.reason} [{m.rule}]" for m in view.modifiers)
+            + "".join(f"\n{fact}: {value}" for fact, value in view.stated.items()),
             view.rule,
             ", ".join(f"#{s}" for s in view.caused_by),
             ", ".join(view.decisions),
+            ", ".join(view.facts),
         )
     console.print(table)
 

@@ -28,6 +28,7 @@ class TestDue(Outcome, tag="test_due"):
     target: int | None = None  # the most the dice may show to pass, where the test has one
     modifiers: tuple[Modifier, ...] = ()
     decisions: tuple[str, ...] = ()
+    facts: tuple[str, ...] = ()  # facts from the table that settle it instead of dice
     reroll: bool = False  # these dice re-roll a failed result (`rule` is the clause that grants it)
 
 
@@ -36,6 +37,7 @@ class TestNotTaken(Outcome, tag="test_not_taken"):
 
     test: str
     trigger: str
+    detail: str = ""  # why not, where the rule alone does not say it
 
 
 class TestResolved(Outcome, tag="test_resolved"):
@@ -83,8 +85,9 @@ class EngagementChanged(Outcome, tag="engagement_changed"):
 class Moved(Outcome, tag="moved"):
     """A move the rules impose (falling back, regrouping), with its distance in inches."""
 
-    inches: int
+    inches: int | float  # halved moves can end on a half inch
     dice: tuple[int, ...] = ()
+    detail: str = ""  # where to, and what changed the distance
 
 
 AnyOutcome = (

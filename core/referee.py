@@ -105,6 +105,11 @@ def decide(battle: Battle | None, event: AnyEvent) -> None:
             unit = living_unit(battle, event.unit)
             _check_once_per_phase(battle, unit, event.test)
             due = due_test(battle, event.unit, event.test)
+            if due.dice == 0:
+                raise Refusal(
+                    f"the {event.test} of {event.unit} takes no dice: the table reports {' or '.join(due.facts)}",
+                    field="dice",
+                )
             if event.reroll and not due.reroll:
                 raise Refusal(f"no rule grants {unit.id} a re-roll of its {event.test} test", rule=rules.REROLL)
             if due.reroll and not event.reroll:
@@ -192,10 +197,12 @@ def evolve(battle: Battle | None, event: AnyEvent, seq: int) -> tuple[Battle, li
             window = ruleset.phase_window(battle)
             battle.turn, battle.side_index = event.turn, battle.sides.index(event.side)
             battle.phase_index, battle.phase_open = ruleset.phases.index(event.phase), True
-            # Losses count from the start of the rulebook phase, which may span several clock phases.
+            # Losses and phase marks count from the start of the rulebook phase, which may span several
+            # clock phases.
             if ruleset.phase_window(battle) != window:
                 for unit in battle.units.values():
                     unit.models_at_phase_start, unit.phase_losses = unit.models, []
+                    unit.phase_marks.clear()
             caused += ruleset.on_phase_started(battle, seq)
         case PhaseEnded():
             battle.phase_open = False
@@ -329,7 +336,7 @@ def _check_once_per_phase(battle: Battle, unit: Unit, test: str) -> None:
     """Dice for a test the unit may take once a phase, and has taken, with none of that kind due."""
     limit = battle.ruleset.once_per_phase.get(test)
     due_now = any(t.test == test for t in battle.due_for(unit.id))
-    if limit and not due_now and battle.ruleset.taken_this_phase(battle, unit, test):
+    if limit and not due_now and battle.ruleset.taken_this_phase(unit, test):
         raise Refusal(f"{unit.id} has already taken its {test} test this phase", rule=limit)
 
 

@@ -8,6 +8,7 @@ refuse; `on_*` methods are called only for accepted events and change the battle
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
@@ -17,15 +18,43 @@ from morale.events.types import (
     CasualtiesSuffered,
     ChargeDeclared,
     CombatResolved,
+    FactValue,
     TableFactRecorded,
     UnitChanged,
     UnitJoined,
 )
 
 from .machine import StateGraph
-from .outcomes import Modifier, Outcome, TestDue, TestNotTaken, TestResolved
+from .outcomes import Modifier, Outcome, RestrictionApplied, TestDue, TestNotTaken, TestResolved
 from .rules import Refusal
-from .state import Battle, DueTest, Point, Unit
+from .state import Battle, DueTest, Point, Restriction, Unit
+
+
+def leadership_result(
+    unit: Unit,
+    due: DueTest,
+    dice: tuple[int, ...],
+    target: int,
+    *,
+    rule: str,
+    passed: bool | None = None,
+    modifiers: tuple[Modifier, ...] | None = None,
+) -> TestResolved:
+    """A roll of the dice against a target that the total must not exceed (a Leadership test), as
+    `rule` decides it: passed when the total is under or equal, unless the rule says otherwise."""
+    total = sum(dice)
+    return TestResolved(
+        unit=unit.id,
+        rule=rule,
+        caused_by=due.caused_by,
+        test=due.test,
+        trigger=due.rule,
+        passed=total <= target if passed is None else passed,
+        dice=dice,
+        total=total,
+        target=target,
+        modifiers=due.modifiers if modifiers is None else modifiers,
+    )
 
 
 class Ruleset:
@@ -147,6 +176,12 @@ class Ruleset:
         """A test has become due: resolve it at once (immune, automatic) or return None to wait for dice."""
         return None
 
+    def consequences(
+        self, battle: Battle, due: DueTest, result: TestResolved, caused_by: tuple[int, ...]
+    ) -> list[Outcome]:
+        """What a test's result brings about (the unit falls back, regroups...); `settle` calls it."""
+        return []
+
     def result_of(self, battle: Battle, due: DueTest, dice: tuple[int, ...]) -> tuple[str, bool] | None:
         """What these dice would give for a due test, as (result, passed), changing nothing: the odds
         projection (`core/odds.py`) tries every roll through it. None: no odds for this test."""
@@ -166,8 +201,13 @@ class Ruleset:
         phase = battle.phase
         return (battle.turn, battle.side_index, self.phase_of.get(phase, phase) if phase else None)
 
-    def taken_this_phase(self, battle: Battle, unit: Unit, test: str) -> bool:
-        return unit.tests_taken.get(test) == self.phase_window(battle)
+    @staticmethod
+    def taken_mark(test: str) -> str:
+        """The phase mark of a unit that has taken a test limited to once a phase (Ruleset.once_per_phase)."""
+        return f"{test}_test_taken"
+
+    def taken_this_phase(self, unit: Unit, test: str) -> bool:
+        return self.taken_mark(test) in unit.phase_marks
 
     def require(
         self,
@@ -181,13 +221,14 @@ class Ruleset:
         modifiers: tuple[Modifier, ...] = (),
         decisions: tuple[str, ...] = (),
         opponents: tuple[str, ...] = (),
+        facts: tuple[str, ...] = (),
         reroll: str = "",
     ) -> list[Outcome]:
         """Make a test due; the ruleset may settle it at once without dice. A test limited to once a
         phase that the unit has already taken is not taken again; a re-roll (`reroll`: the rule that
         grants it) continues the test it re-rolls and is never a second test."""
         limit = "" if reroll else self.once_per_phase.get(test, "")
-        if limit and self.taken_this_phase(battle, unit, test):
+        if limit and self.taken_this_phase(unit, test):
             return [TestNotTaken(unit=unit.id, rule=limit, caused_by=caused_by, test=test, trigger=rule)]
         due = DueTest(
             unit=unit.id,
@@ -198,11 +239,12 @@ class Ruleset:
             modifiers=modifiers,
             decisions=decisions,
             opponents=opponents,
+            facts=facts,
             reroll=reroll,
         )
         settled = self.on_due(battle, due)
         if limit and (settled is None or any(isinstance(o, TestResolved) for o in settled)):
-            unit.tests_taken[test] = self.phase_window(battle)
+            unit.phase_marks.add(self.taken_mark(test))
         if settled is not None:
             return settled
         battle.due.append(due)
@@ -217,21 +259,60 @@ class Ruleset:
                 modifiers=modifiers,
                 decisions=decisions,
                 reroll=bool(reroll),
+                facts=facts,
             )
         ]
 
+    def settle(self, battle: Battle, due: DueTest, *, passed: bool, rule: str, detail: str = "") -> list[Outcome]:
+        """Resolve a test without dice (passed or failed automatically) and carry out its result."""
+        result = TestResolved(
+            unit=due.unit,
+            rule=rule,
+            caused_by=due.caused_by,
+            test=due.test,
+            trigger=due.rule,
+            passed=passed,
+            automatic=True,
+            detail=detail,
+        )
+        return [result, *self.consequences(battle, due, result, due.caused_by)]
+
+    def withdraw(
+        self, battle: Battle, due: DueTest, rule: str, caused_by: tuple[int, ...], detail: str = ""
+    ) -> TestNotTaken:
+        """Take a due test off the list without a result: the rule cited makes it moot."""
+        battle.due.remove(due)
+        return self.not_taken(due, rule, caused_by, detail)
+
+    @staticmethod
+    def not_taken(due: DueTest, rule: str, caused_by: tuple[int, ...], detail: str = "") -> TestNotTaken:
+        """A test the trigger called for that the unit does not take; `rule` says why."""
+        return TestNotTaken(unit=due.unit, rule=rule, caused_by=caused_by, test=due.test, trigger=due.rule,
+                            detail=detail)  # fmt: skip
+
+    def restate(self, battle: Battle, due: DueTest, fact: str, value: FactValue) -> DueTest:
+        """Attach what the table stated about a due roll before its dice; it keeps its place in the list."""
+        stated = dataclasses.replace(due, stated=(*due.stated, (fact, value)))
+        battle.due[battle.due.index(due)] = stated
+        return stated
+
     def remove(self, battle: Battle, unit: Unit, trigger: str, caused_by: tuple[int, ...]) -> list[Outcome]:
-        """Take a unit out of the battle by a morale result (a trigger of the graph): the tests it was
-        facing are not taken, and what was pending or restricted for it ends with it."""
-        caused: list[Outcome] = []
-        for due in battle.due_for(unit.id):
-            battle.due.remove(due)
-            caused.append(TestNotTaken(unit=unit.id, rule=self.graph.rule_for(unit, trigger), caused_by=caused_by,
-                                       test=due.test, trigger=due.rule))  # fmt: skip
+        """Take a unit out of the battle by a morale result (`trigger` leads to `dispersed`): the tests
+        it was facing are moot, and nothing is pending for it any more."""
+        rule = self.graph.rule_for(unit, trigger)
+        caused: list[Outcome] = [self.withdraw(battle, due, rule, caused_by) for due in battle.due_for(unit.id)]
         unit.pending.clear()
         unit.restrictions.clear()
         caused.append(self.graph.fire(unit, trigger, caused_by))
         return caused
+
+    def restrict(
+        self, battle: Battle, unit: Unit, name: str, rule: str, until: Point, caused_by: tuple[int, ...]
+    ) -> RestrictionApplied:
+        """Put a restriction on a unit until the end of the phase at `until`."""
+        unit.restrictions.append(Restriction(name=name, rule=rule, until=until, caused_by=caused_by))
+        return RestrictionApplied(unit=unit.id, rule=rule, caused_by=caused_by, restriction=name,
+                                  until=self.describe_point(battle, until))  # fmt: skip
 
     def end_of_player_turn(self, battle: Battle, side: str, *, next_turn: bool = False) -> Point:
         """The point at which `side`'s current (or next) player turn ends."""

@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
+from morale.events.types import FactValue
+
 from .outcomes import Modifier
 
 if TYPE_CHECKING:
@@ -33,6 +35,14 @@ class DueTest:
     decisions: tuple[str, ...] = ()  # decisions that settle it without dice ("decline_regroup")
     opponents: tuple[str, ...] = ()  # the other units in a roll-off (sweeping advance)
     reroll: str = ""  # the rule ID that grants re-rolling this test's failed result; "" for a first roll
+    # Facts that settle it without dice, as decisions do ("enemy_within_6_inches"). A test with no
+    # dice (dice=0) waits for the table's word alone: the rules pass it automatically if allowed.
+    facts: tuple[str, ...] = ()
+    # What the table stated about this roll before its dice ("enemy_in_corridor" at 4.5 inches).
+    stated: tuple[tuple[str, FactValue], ...] = ()
+
+    def statement(self, fact: str) -> FactValue | None:
+        return next((value for name, value in self.stated if name == fact), None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,13 +77,15 @@ class Unit:
     state: str = "steady"
     models_at_phase_start: int = 0
     phase_losses: list[int] = field(default_factory=list)  # seqs of this phase's casualty events
+    # What the rules remember about the unit until the next phase starts (the next rulebook phase,
+    # see Ruleset.phase_of): a chance already used, a move already made, a test taken ("once per
+    # phase", "not in the turn it fell back out of a combat").
+    phase_marks: set[str] = field(default_factory=set)
     restrictions: list[Restriction] = field(default_factory=list)
     pending: list[Pending] = field(default_factory=list)
-    # Tests a ruleset limits to once per phase (Ruleset.once_per_phase): test -> the phase it was last taken in.
-    tests_taken: dict[str, tuple] = field(default_factory=dict)
-    # What a ruleset remembers about a unit beside its state ("mark the units that have tested this
-    # phase", as the WFB text puts it): engaged foes, when it broke... JSON-able values only.
-    marks: dict[str, object] = field(default_factory=dict)
+    # What a ruleset notes about a unit beside its state, for longer than a phase (the enemies it is
+    # locked in combat with, the charge it declared...): JSON-able values only.
+    notes: dict[str, object] = field(default_factory=dict)
 
     def has(self, special_rule: str) -> bool:
         return special_rule in self.special_rules
@@ -81,6 +93,11 @@ class Unit:
     @property
     def alive(self) -> bool:
         return self.state not in ("destroyed", "dispersed")
+
+    def lost_this_phase(self, percent: int) -> bool:
+        """Lost at least `percent` of the models it had when the phase began (25% of 21 models is 6)."""
+        lost = self.models_at_phase_start - self.models
+        return bool(self.phase_losses) and lost > 0 and lost * 100 >= percent * self.models_at_phase_start
 
     def restricted(self, name: str) -> Restriction | None:
         return next((r for r in self.restrictions if r.name == name), None)
@@ -121,16 +138,16 @@ class Battle:
         return [t for t in self.due if t.unit == unit]
 
 
-# New fields are omitted when empty, so a battle that never uses them keeps the digest it always had
-# (digests are recorded in logs: `phase_ended.state_digest`).
+# Digests are written into logs (PhaseEnded.state_digest): a field added here must leave the digest
+# of every battle that does not use it unchanged, so new fields are omitted while empty.
 class _UnitView(msgspec.Struct, frozen=True, omit_defaults=True):
     id: str
     state: str
     models: int
     restrictions: list[tuple[str, str, tuple[int, int, int]]]
     pending: list[tuple[str, tuple[int, int, int]]]
-    tests_taken: dict[str, tuple] = {}
-    marks: dict[str, object] = {}
+    marks: list[str] = []
+    notes: dict[str, object] = {}
 
 
 class _BattleView(msgspec.Struct, frozen=True, omit_defaults=True):
@@ -138,6 +155,7 @@ class _BattleView(msgspec.Struct, frozen=True, omit_defaults=True):
     clock: tuple[int, int, int, bool]
     units: list[_UnitView]
     due: list[tuple[str, str, str, tuple[int, ...]]]
+    stated: list[tuple[int, tuple[tuple[str, FactValue], ...]]] = []  # (index in due, facts stated)
     chosen_first: list[tuple[str, str, str]] = []
 
 
@@ -153,12 +171,13 @@ def digest(battle: Battle) -> str:
                 u.models,
                 [(r.name, r.rule, r.until) for r in u.restrictions],
                 [(p.trigger, p.at) for p in u.pending],
-                u.tests_taken,
-                u.marks,
+                sorted(u.phase_marks),
+                u.notes,
             )
             for u in battle.units.values()
         ],
         due=[(t.unit, t.test, t.rule, t.caused_by) for t in battle.due],
+        stated=[(i, t.stated) for i, t in enumerate(battle.due) if t.stated],
         chosen_first=sorted((side, test, unit) for (side, test), unit in battle.chosen_first.items()),
     )
     return hashlib.sha256(msgspec.json.encode(view)).hexdigest()

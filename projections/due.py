@@ -21,6 +21,8 @@ class DueView(msgspec.Struct, frozen=True, kw_only=True):
     decisions: tuple[str, ...]
     reroll: str = ""  # the rule that grants re-rolling a failed result: roll these dice as a re-roll
     odds: Odds | None = None  # the exact chance of each result; None where the ruleset gives none
+    facts: tuple[str, ...] = ()  # facts from the table that settle it instead of dice
+    stated: dict[str, object] = {}  # what the table already stated about this roll
 
 
 def due_tests(battle: Battle) -> list[DueView]:
@@ -40,6 +42,8 @@ def due_tests(battle: Battle) -> list[DueView]:
                 decisions=due.decisions,
                 reroll=due.reroll,
                 odds=odds(battle, due),
+                facts=due.facts,
+                stated=dict(due.stated),
             )
         )
     return views

@@ -101,7 +101,8 @@ def describe_event(event: AnyEvent, battle: Battle) -> str:
         case UnitJoined():
             rules = f"; {', '.join(_words(r) for r in event.special_rules)}" if event.special_rules else ""
             ld = f", Ld {event.ld}" if event.ld is not None else ""
-            return f"{event.name} joins {event.side}: {event.models} models, {_words(event.unit_type)}{ld}{rules}"
+            models = f"{event.models} model{'s' * (event.models != 1)}"
+            return f"{event.name} joins {event.side}: {models}, {_words(event.unit_type)}{ld}{rules}"
         case UnitChanged():
             changes = ", ".join(f"{_words(k)} {v}" for k, v in event.changes.items())
             note = f" ({event.note})" if event.note else ""
@@ -166,11 +167,16 @@ def describe_outcome(outcome: Outcome, battle: Battle) -> str:
     name = _name(battle, outcome.unit)
     match outcome:
         case TestDue():
+            reports = " or ".join(_words(f) for f in outcome.facts)
+            if outcome.dice == 0:
+                return f"{name} waits for the table to report {reports} ({_words(outcome.test)})"
             needs = f", needs {outcome.target} or less" if outcome.target is not None else ""
+            unless = f"; unless the table reports {reports}" if reports else ""
             roll = "re-roll" if outcome.reroll else "roll"
-            return f"{name} must {roll} {outcome.dice}D6 for {_words(outcome.test)}{needs}"
+            return f"{name} must {roll} {outcome.dice}D6 for {_words(outcome.test)}{needs}{unless}"
         case TestNotTaken():
-            return f"{name} takes no {_words(outcome.test)} test"
+            because = f": {outcome.detail}" if outcome.detail else ""
+            return f"{name} takes no {_words(outcome.test)} test{because}"
         case TestResolved():
             verdict = "passes" if outcome.passed else "fails"
             if outcome.automatic:
@@ -187,15 +193,18 @@ def describe_outcome(outcome: Outcome, battle: Battle) -> str:
             dice = " + ".join(str(d) for d in outcome.dice)
             detail = f"; {outcome.detail}" if outcome.detail else ""
             return (
-                f"{name} {verdict} the {_words(outcome.test)} test: {dice} = {outcome.total} "
-                f"against {outcome.target}{modifiers}{detail}"
+                f"{name} {verdict} the {_words(outcome.test)} test: {dice} = {outcome.total}"
+                + (f" against {outcome.target}" if outcome.target is not None else "")
+                + f"{modifiers}{detail}"
             )
         case StateChanged():
             words = battle.ruleset.state_words
             if outcome.from_state == outcome.to_state == "falling_back":
                 return f"{name} {words.get('falling_back', 'Falls Back')} again"
+            phrases = battle.ruleset.phrases  # by "rule:state" where one rule leads to two states, else by rule
             phrase = (
-                battle.ruleset.phrases.get(outcome.rule)
+                phrases.get(f"{outcome.rule}:{outcome.to_state}")
+                or phrases.get(outcome.rule)
                 or words.get(outcome.to_state)
                 or _STATE_WORDS.get(outcome.to_state)
             )
@@ -211,6 +220,7 @@ def describe_outcome(outcome: Outcome, battle: Battle) -> str:
             return f"{name} {where}" + (f": {outcome.detail}" if outcome.detail else "")
         case Moved():
             dice = " + ".join(str(d) for d in outcome.dice)
+            detail = f" {outcome.detail}" if outcome.detail else ""
             verb = battle.ruleset.state_words.get("falling_back", "Falls Back")
-            return f'{name} {verb} {outcome.inches}" ({dice})'
+            return f'{name} {verb} {outcome.inches:g}" ({dice}){detail}'
     return type(outcome).__name__

@@ -23,18 +23,18 @@ def stored(table: Table, battle: str = "test-battle") -> list[StoredEvent]:
     return [s for s, _ in seal(battle, table.events, 0, GENESIS_HASH, "2026-01-01T00:00:00Z")]
 
 
-def example_events(ruleset: str = "wh40k6") -> list:
-    lines = (ROOT / "examples" / ruleset / "battle.ndjson").read_text(encoding="utf-8").splitlines()
-    return [decode_event(line) for line in lines if line]
+def example_events(example: Path = EXAMPLE) -> list:
+    return [decode_event(line) for line in (example / "battle.ndjson").read_text().splitlines() if line]
 
 
-def example_store(path: Path | str, *, dice: str | None = None, ruleset: str = "wh40k6") -> SqliteEventStore:
-    """The shipped example battle of `ruleset`, written through `record` as the CLI writes it."""
+def example_store(path: Path | str, *, dice: str | None = None, example: Path = EXAMPLE) -> SqliteEventStore:
+    """A shipped example battle (the 40K 6th edition one unless `example` names another folder of
+    examples/), written through `record` as the CLI writes it."""
     store = SqliteEventStore(path)
-    roster = load_roster(ROOT / "examples" / ruleset / "roster.toml")
+    roster = load_roster(example / "roster.toml")
     started = roster.started
     if dice is not None:
         started = replace(started, dice_policy=dice)
     start_battle(store, roster.battle, started, roster.units)
-    record(store, roster.battle, example_events(ruleset))
+    record(store, roster.battle, example_events(example))
     return store

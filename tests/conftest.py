@@ -40,6 +40,7 @@ def unit(
     initiative: int = 4,
     unit_type: str = "infantry",
     rules: tuple[str, ...] = (),
+    profile: dict | None = None,
 ) -> UnitJoined:
     return UnitJoined(
         unit=unit_id,
@@ -50,6 +51,7 @@ def unit(
         ld=ld,
         initiative=initiative,
         special_rules=list(rules),
+        profile=profile or {},
     )
 
 

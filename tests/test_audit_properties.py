@@ -6,9 +6,10 @@ from __future__ import annotations
 import contextlib
 import itertools
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_properties import a_battle, proposals
+from test_properties import WH40K3_FACTS, WH40K6_FACTS, a_3rd_edition_battle, a_battle, proposals
 
 from morale.app.service import record
 from morale.app.transfer import export_lines, import_battle
@@ -21,13 +22,15 @@ from morale.projections.whatif import what_if
 counter = itertools.count()
 
 
+@pytest.mark.parametrize(("new_battle", "facts"), [(a_battle, WH40K6_FACTS), (a_3rd_edition_battle, WH40K3_FACTS)],
+                         ids=["wh40k6", "wh40k3"])  # fmt: skip
 @settings(max_examples=25)
-@given(st.data())
-def test_any_accepted_battle_verifies_round_trips_and_replays_unchanged(data):
-    table = a_battle()
+@given(data=st.data())
+def test_any_accepted_battle_verifies_round_trips_and_replays_unchanged(new_battle, facts, data):
+    table = new_battle()
     for _ in range(data.draw(st.integers(10, 80))):
         with contextlib.suppress(Refusal):  # the referee sorts legal proposals from the rest
-            table.record(proposals(data, table))
+            table.record(proposals(data, table, facts))
     battle = f"prop-{next(counter)}"
     store = SqliteEventStore(":memory:")
     record(store, battle, table.events)

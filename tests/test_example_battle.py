@@ -7,13 +7,11 @@ import re
 from pathlib import Path
 
 import pytest
+from audit_support import example_store
 
-from morale.app.roster import load_roster
-from morale.app.service import load, record, start_battle
+from morale.app.service import load
 from morale.core.rules import CLAUSES
 from morale.core.rulesets.wh40k6 import WH40K6
-from morale.events.codec import decode_event
-from morale.events.store import SqliteEventStore
 from morale.projections.narrative import narrate
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "wh40k6"
@@ -22,12 +20,7 @@ DIGEST = Path(__file__).resolve().parents[2] / "shared" / "rules" / "wh40k6.md"
 
 @pytest.fixture(scope="module")
 def store(tmp_path_factory):
-    store = SqliteEventStore(tmp_path_factory.mktemp("example") / "example.db")
-    roster = load_roster(EXAMPLE / "roster.toml")
-    start_battle(store, roster.battle, roster.started, roster.units)
-    events = [decode_event(line) for line in (EXAMPLE / "battle.ndjson").read_text().splitlines() if line]
-    record(store, roster.battle, events)
-    return store
+    return example_store(tmp_path_factory.mktemp("example") / "example.db")
 
 
 @pytest.fixture(scope="module")

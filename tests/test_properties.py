@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from conftest import Table, clock_event, unit
 from hypothesis import given
 from hypothesis import strategies as st
@@ -36,7 +37,31 @@ def a_battle() -> Table:
     )
 
 
-def proposals(data: st.DataObject, table: Table):
+def a_3rd_edition_battle() -> Table:
+    """The same armies under 40K 3rd edition: a tank for the grots, and every special rule it knows."""
+    return Table(
+        unit("marines", models=5, rules=("and_they_shall_know_no_fear",)),
+        unit("guard", models=10, ld=7, initiative=3),
+        unit("bikers", models=3, unit_type="bike", rules=("always_passes_leadership",),
+             profile={"fall_back_dice": 3}),
+        unit("boyz", "orks", models=20, ld=7, initiative=2),
+        unit("grots", "orks", models=1, ld=None, unit_type="tank"),
+        unit("nobz", "orks", models=5, ld=7, initiative=3, rules=("immune_to_morale",)),
+        ruleset="wh40k3",
+    )  # fmt: skip
+
+
+WH40K6_FACTS = {name: st.just(True) for name in ("reached_table_edge", "trapped", "hit_by_pinning_weapon")}
+WH40K3_FACTS = {
+    **{name: st.just(True) for name in ("hit_by_barrage", "through_difficult_terrain", "enemy_within_6_inches",
+                                        "out_of_coherency", "regroup_conditions_met", "reached_cover",
+                                        "reached_table_edge", "caught_by_sweeping_advance")},
+    "tank_shocked": st.sampled_from(["grots", "boyz", "guard"]),
+    "enemy_in_corridor": st.floats(0.5, 12).map(lambda x: round(x * 2) / 2),
+}  # fmt: skip
+
+
+def proposals(data: st.DataObject, table: Table, facts: dict = WH40K6_FACTS):
     """Any event a player might type, legal or not: the referee sorts them out."""
     battle = table.battle
     everyone = [u for side in UNITS.values() for u in side]
@@ -58,8 +83,8 @@ def proposals(data: st.DataObject, table: Table):
     if kind == "casualties":
         return CasualtiesSuffered(unit=data.draw(some_unit), count=data.draw(st.integers(1, 6)))
     if kind == "fact":
-        fact = data.draw(st.sampled_from(["reached_table_edge", "trapped", "hit_by_pinning_weapon"]))
-        return TableFactRecorded(unit=data.draw(some_unit), fact=fact)
+        fact = data.draw(st.sampled_from(sorted(facts)))
+        return TableFactRecorded(unit=data.draw(some_unit), fact=fact, value=data.draw(facts[fact]))
     if kind == "charge":
         side = data.draw(st.sampled_from(list(UNITS)))
         enemy = "orks" if side == "imperium" else "imperium"
@@ -78,11 +103,13 @@ def proposals(data: st.DataObject, table: Table):
     return PlayerDecided(unit=due.unit if due else data.draw(some_unit), decision=decision)
 
 
-@given(st.data())
-def test_replaying_a_log_twice_gives_the_same_state_and_refusals_change_nothing(data):
-    table = a_battle()
+@pytest.mark.parametrize(("battle", "facts"), [(a_battle, WH40K6_FACTS), (a_3rd_edition_battle, WH40K3_FACTS)],
+                         ids=["wh40k6", "wh40k3"])  # fmt: skip
+@given(data=st.data())
+def test_replaying_a_log_twice_gives_the_same_state_and_refusals_change_nothing(battle, facts, data):
+    table = battle()
     for _ in range(data.draw(st.integers(10, 120))):
-        event = proposals(data, table)
+        event = proposals(data, table, facts)
         before, seq = digest(table.battle), table.fold.seq
         try:
             table.record(event)

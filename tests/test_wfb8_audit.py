@@ -3,7 +3,7 @@ example battle verifying, exporting and replaying unchanged."""
 
 from __future__ import annotations
 
-from audit_support import example_store
+from audit_support import ROOT, example_store
 from wfb8_table import battle, charge, combat, fact, fled, regiment, side
 
 from morale.app.transfer import export_lines, import_battle
@@ -71,7 +71,7 @@ def test_wfb8_flee_move_has_no_odds():
 
 
 def test_the_wfb8_example_verifies_exports_and_replays_unchanged(tmp_path):
-    store = example_store(tmp_path / "wfb8.db", ruleset="wfb8")
+    store = example_store(tmp_path / "wfb8.db", example=ROOT / "examples" / "wfb8")
 
     assert verify(BATTLE, store.raw_rows(BATTLE)).ok
     copy = SqliteEventStore(tmp_path / "copy.db")

@@ -44,7 +44,7 @@ def test_wfb8_break_test_passed_the_unit_fights_on():
     caused = table.roll("spearmen", "break", 2, 3)
 
     assert only(caused, out.TestResolved).passed and table.state("spearmen") == "steady"
-    assert table.unit("spearmen").marks["foes"] == ("boyz",)
+    assert table.unit("spearmen").notes["foes"] == ("boyz",)
 
 
 def test_wfb8_break_test_failed_the_unit_flees_and_its_foes_are_free():
@@ -193,7 +193,7 @@ def test_wfb8_multi_no_more_foes_the_unit_acts_normally_out_of_the_combat():
     )
     table.roll("spearmen", "break", 1, 2)
 
-    assert "foes" not in table.unit("knights").marks
+    assert "foes" not in table.unit("knights").notes
     assert only(table.casualties("knights", 2, cause="a miscast"), out.TestDue).test == "panic"
 
 
@@ -218,7 +218,7 @@ def test_wfb8_multi_no_more_foes_a_winner_still_fighting_another_foe_stays_in():
     caused = table.roll("boyz", "break", 6, 5)  # the boyz break
 
     assert not any(isinstance(o, out.EngagementChanged) for o in caused)
-    assert table.unit("spearmen").marks["foes"] == ("wolves",)
+    assert table.unit("spearmen").notes["foes"] == ("wolves",)
 
 
 # -- wfb8.multi.left_combat ----------------------------------------------------------------------------

@@ -22,7 +22,7 @@ BATTLE = "grunburg-bridge"
 
 @pytest.fixture(scope="module")
 def store(tmp_path_factory):
-    return example_store(tmp_path_factory.mktemp("example") / "example.db", ruleset="wfb8")
+    return example_store(tmp_path_factory.mktemp("example") / "example.db", example=EXAMPLE)
 
 
 @pytest.fixture(scope="module")

@@ -208,7 +208,7 @@ def test_wfb8_hold_your_ground_a_re_roll_is_not_a_second_panic_test():
     caused = table.record(reroll("spearmen", "panic", 2, 2))
 
     assert not any(isinstance(o, out.TestNotTaken) for o in caused)
-    assert table.unit("spearmen").tests_taken == {"panic": (1, 1, "shooting")}
+    assert table.unit("spearmen").phase_marks == {"panic_test_taken"}
 
 
 def test_wfb8_hold_your_ground_not_beyond_12_inches():

@@ -113,7 +113,7 @@ def test_wfb8_panic_once_per_phase_the_replayed_log_remembers_who_has_tested():
 
     replayed = table.replayed()
 
-    assert replayed.state().units["spearmen"].tests_taken == {"panic": (1, 1, "shooting")}
+    assert replayed.state().units["spearmen"].phase_marks == {"panic_test_taken"}
 
 
 # -- wfb8.panic.exempt ------------------------------------------------------------------------------
@@ -316,7 +316,7 @@ def test_wfb8_panic_stand_and_shoot_failed_the_charger_flees_and_never_arrives()
     table.roll("knights", "flee", 4, 4)
     ended = table.end_phase()
     assert not any(isinstance(o, out.EngagementChanged) for o in ended)
-    assert table.unit("archers").marks == {}
+    assert table.unit("archers").notes == {}
 
 
 def test_wfb8_panic_stand_and_shoot_passed_the_charge_goes_in():

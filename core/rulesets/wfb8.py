@@ -22,13 +22,12 @@ from ..outcomes import (
     EngagementChanged,
     Moved,
     Outcome,
-    RestrictionApplied,
     TestNotTaken,
     TestResolved,
 )
 from ..rules import DESTROYED, TEST_FIRST, Refusal, rule
-from ..ruleset import Ruleset
-from ..state import Battle, DueTest, Pending, Restriction, Unit
+from ..ruleset import Ruleset, leadership_result
+from ..state import Battle, DueTest, Pending, Unit
 from .wfb8_combat import (
     break_modifier,
     combat_score,
@@ -122,27 +121,10 @@ GRAPH = StateGraph(
 
 
 # -- Leadership tests -----------------------------------------------------------------------------
-def ld_test(unit: Unit, due: DueTest, dice: tuple[int, ...], target: int, decided_by: str) -> TestResolved:
-    """2D6 against the target: equal to or under it passes."""
-    total = sum(dice)
-    return TestResolved(
-        unit=unit.id,
-        rule=decided_by,
-        caused_by=due.caused_by,
-        test=due.test,
-        trigger=due.rule,
-        passed=total <= target,
-        dice=dice,
-        total=total,
-        target=target,
-        modifiers=due.modifiers,
-    )
-
-
 @rule("wfb8.panic.test")
 def panic_test(unit: Unit, due: DueTest, dice: tuple[int, ...], target: int) -> TestResolved:
     """A Panic test is a normal Leadership test: passed, nothing happens; failed, the unit flees."""
-    return ld_test(unit, due, dice, target, "wfb8.panic.test")
+    return leadership_result(unit, due, dice, target, rule="wfb8.panic.test")
 
 
 @rule("wfb8.panic.exempt")
@@ -181,7 +163,7 @@ def unbreakable(unit: Unit) -> bool:
 def break_test(unit: Unit, due: DueTest, dice: tuple[int, ...], target: int) -> TestResolved:
     """The loser's Leadership minus the difference in combat result (unmodified when Steadfast);
     a double 1, Insane Courage, always passes. Failed: the unit flees."""
-    result = ld_test(unit, due, dice, target, "wfb8.break.test")
+    result = leadership_result(unit, due, dice, target, rule="wfb8.break.test")
     if dice == (1, 1):
         return replace(result, passed=True, detail="Insane Courage: a double 1 always passes")
     return result
@@ -200,7 +182,7 @@ def hold_your_ground(battle: Battle, unit: Unit) -> bool:
     )
     if bearer is None or bearer.state == "falling_back":
         return False
-    return bearer is unit or unit.marks.get("near_battle_standard") is True
+    return bearer is unit or unit.notes.get("near_battle_standard") is True
 
 
 class Wfb8(Ruleset):
@@ -237,11 +219,11 @@ class Wfb8(Ruleset):
     # -- which tests a unit takes ------------------------------------------------------------------
     def on_due(self, battle: Battle, due: DueTest) -> list[Outcome] | None:
         unit = battle.units[due.unit]
-        not_taken = TestNotTaken(unit=unit.id, rule="", caused_by=due.caused_by, test=due.test, trigger=due.rule)
-        if due.test == "panic" and panic_exemption(unit):
-            return [replace(not_taken, rule="wfb8.panic.exempt")]
+        why = panic_exemption(unit) if due.test == "panic" else ""
+        if why:
+            return [self.not_taken(due, "wfb8.panic.exempt", due.caused_by, why)]
         if due.test in ("panic", "break") and unbreakable(unit):
-            return [replace(not_taken, rule="wfb8.break.test")]
+            return [self.not_taken(due, "wfb8.break.test", due.caused_by, "Unbreakable")]
         return None
 
     def panic(self, battle: Battle, unit: Unit, trigger: str, caused_by: tuple[int, ...]) -> list[Outcome]:
@@ -249,7 +231,7 @@ class Wfb8(Ruleset):
 
     # -- casualties ---------------------------------------------------------------------------------
     def check_casualties(self, battle: Battle, unit: Unit, event: CasualtiesSuffered) -> None:
-        if from_stand_and_shoot(event) and "charging" not in unit.marks:
+        if from_stand_and_shoot(event) and "charging" not in unit.notes:
             raise Refusal(
                 f"{unit.id} declared no charge this phase: no Stand and Shoot was aimed at it",
                 rule="wfb8.panic.stand_and_shoot",
@@ -288,7 +270,7 @@ class Wfb8(Ruleset):
         cited = FACTS[event.fact]
         if event.fact == "friend_destroyed_within_6" and not (friend.state == "destroyed" and friend.phase_losses):
             raise Refusal(f"{friend.id} was not destroyed this phase", rule=cited)
-        if event.fact == "friend_broke_within_6" and friend.marks.get("broke_in") != list(self.phase_window(battle)):
+        if event.fact == "friend_broke_within_6" and friend.notes.get("broke_in") != list(self.phase_window(battle)):
             raise Refusal(f"{friend.id} did not break from a combat this phase", rule=cited)
         if event.fact == "friend_fled_through":
             if friend.state != "falling_back":
@@ -321,7 +303,7 @@ class Wfb8(Ruleset):
             case "fled_off_table":
                 return self.flees_off_table(battle, unit, seq)
             case "near_battle_standard":
-                unit.marks["near_battle_standard"] = event.value
+                unit.notes["near_battle_standard"] = event.value
                 return []
         if event.value is False:
             return [
@@ -384,7 +366,7 @@ class Wfb8(Ruleset):
     def on_charge(self, battle: Battle, event: ChargeDeclared, seq: int) -> list[Outcome]:
         # The charge is declared now; the chargers reach their targets at the end of the Movement phase,
         # after the targets' reactions (a Stand and Shoot may make the charger flee first).
-        battle.units[event.charger].marks["charging"] = [*event.in_range]
+        battle.units[event.charger].notes["charging"] = [*event.in_range]
         return []
 
     def on_phase_ended(self, battle: Battle, seq: int) -> list[Outcome]:
@@ -392,7 +374,7 @@ class Wfb8(Ruleset):
             return []
         caused: list[Outcome] = []
         for charger in battle.units.values():
-            reached = charger.marks.pop("charging", [])
+            reached = charger.notes.pop("charging", [])
             if charger.state == "falling_back" or not charger.alive:
                 continue
             for target_id in reached:  # type: ignore[attr-defined]
@@ -479,9 +461,7 @@ class Wfb8(Ruleset):
     def _restrict(self, battle: Battle, unit: Unit, name: str, caused_by: tuple[int, ...]) -> list[Outcome]:
         """Until the end of this player turn."""
         end = self.end_of_player_turn(battle, battle.active_side or unit.side)
-        unit.restrictions.append(Restriction(name=name, rule="wfb8.rally.test", until=end, caused_by=caused_by))
-        return [RestrictionApplied(unit=unit.id, rule="wfb8.rally.test", caused_by=caused_by, restriction=name,
-                                   until=self.describe_point(battle, end))]  # fmt: skip
+        return [self.restrict(battle, unit, name, "wfb8.rally.test", end, caused_by)]
 
     # -- fleeing ------------------------------------------------------------------------------------
     def flees(
@@ -490,7 +470,7 @@ class Wfb8(Ruleset):
         """A failed Panic or Break test: the unit flees at once, out of any combat and any charge it made."""
         caused: list[Outcome] = [self.graph.fire(unit, trigger, caused_by, cite)]
         caused += self.leaves_combat(battle, unit, caused_by)
-        unit.marks.pop("charging", None)
+        unit.notes.pop("charging", None)
         caused += self._restrict(battle, unit, "fled_this_turn", caused_by)
         return caused + self.flee_move_due(battle, unit, caused_by)
 
@@ -531,7 +511,7 @@ class Wfb8(Ruleset):
             return panic_test(unit, due, dice, target)
         if due.test == "break":
             return break_test(unit, due, dice, target)
-        result = ld_test(unit, due, dice, target, "wfb8.rally.test")
+        result = leadership_result(unit, due, dice, target, rule="wfb8.rally.test")
         if rallies_only_on_double_one(unit, self._threshold(battle, "rally_threshold_percent")):
             left = f"{unit.models} of {unit.starting_models} models left"
             return replace(result, detail=f"{left}: 25% or less, only a double 1 rallies")
@@ -562,7 +542,7 @@ class Wfb8(Ruleset):
         if result.passed:
             return []
         if due.test == "break":
-            unit.marks["broke_in"] = list(self.phase_window(battle))
+            unit.notes["broke_in"] = list(self.phase_window(battle))
             return self.flees(battle, unit, "fail_break", caused_by)
         cite = "wfb8.panic.stand_and_shoot" if due.rule == "wfb8.panic.stand_and_shoot" else ""
         return self.flees(battle, unit, "fail_panic", caused_by, cite)
@@ -575,7 +555,7 @@ class Wfb8(Ruleset):
         if engaged(unit):
             implied.append((f"in close combat with {', '.join(foes(unit))}: Break tests, not Panic tests",
                             "wfb8.panic.exempt"))  # fmt: skip
-        if unit.marks.get("near_battle_standard") is True:
+        if unit.notes.get("near_battle_standard") is True:
             implied.append(
                 ("within 12 inches of the Battle Standard: re-rolls failed Ld tests", "wfb8.hold_your_ground")
             )

@@ -15,7 +15,7 @@ from ..state import Unit
 
 
 def foes(unit: Unit) -> tuple[str, ...]:
-    return unit.marks.get("foes", ())  # type: ignore[return-value]
+    return unit.notes.get("foes", ())  # type: ignore[return-value]
 
 
 def engaged(unit: Unit) -> bool:
@@ -24,9 +24,9 @@ def engaged(unit: Unit) -> bool:
 
 def set_foes(unit: Unit, enemies: tuple[str, ...]) -> None:
     if enemies:
-        unit.marks["foes"] = tuple(sorted(set(enemies)))
+        unit.notes["foes"] = tuple(sorted(set(enemies)))
     else:
-        unit.marks.pop("foes", None)
+        unit.notes.pop("foes", None)
 
 
 def enters_combat(unit_id: str, caused_by: tuple[int, ...]) -> EngagementChanged:

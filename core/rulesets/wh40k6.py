@@ -14,14 +14,13 @@ from ..outcomes import (
     Modifier,
     Moved,
     Outcome,
-    RestrictionApplied,
     StateChangeScheduled,
-    TestNotTaken,
     TestResolved,
 )
 from ..rules import DESTROYED, Refusal, rule
-from ..ruleset import Ruleset
-from ..state import Battle, DueTest, Pending, Restriction, Unit
+from ..ruleset import Ruleset, leadership_result
+from ..state import Battle, DueTest, Pending, Unit
+from .forty_k import check_in_assault_phase
 
 # -- tables -------------------------------------------------------------------------------------
 PHASES = ("movement", "psychic", "shooting", "assault")
@@ -131,23 +130,10 @@ def leadership_test(unit: Unit, due: DueTest, dice: tuple[int, ...]) -> TestReso
     """2D6 against modified Ld: equal or under passes, over fails; double 1 always passes."""
     modifiers, total_modifier = apply_modifiers(unit, due.modifiers)
     target = (unit.ld or 0) + total_modifier
-    total = sum(dice)
     if insane_heroism(dice):
-        passed, decided_by = True, "wh40k6.test.insane_heroism"
-    else:
-        passed, decided_by = total <= target, "wh40k6.test.morale"
-    return TestResolved(
-        unit=unit.id,
-        rule=decided_by,
-        caused_by=due.caused_by,
-        test=due.test,
-        trigger=due.rule,
-        passed=passed,
-        dice=dice,
-        total=total,
-        target=target,
-        modifiers=modifiers,
-    )
+        return leadership_result(unit, due, dice, target, rule="wh40k6.test.insane_heroism", passed=True,
+                                 modifiers=modifiers)  # fmt: skip
+    return leadership_result(unit, due, dice, target, rule="wh40k6.test.morale", modifiers=modifiers)
 
 
 @rule("wh40k6.test.multiple_per_turn")
@@ -202,10 +188,7 @@ def cannot_charge_while_falling_back(unit: Unit) -> bool:
 @rule("wh40k6.trigger.casualties")
 def heavy_casualties(unit: Unit, phase: str | None, threshold_percent: int) -> bool:
     """25% or more of the models it had when a Movement or Shooting phase began, lost in that phase."""
-    if phase not in ("movement", "shooting") or not unit.phase_losses or unit.models_at_phase_start == 0:
-        return False
-    lost = unit.models_at_phase_start - unit.models
-    return lost * 100 >= threshold_percent * unit.models_at_phase_start
+    return phase in ("movement", "shooting") and unit.lost_this_phase(threshold_percent)
 
 
 @rule("wh40k6.trigger.combat_lost")
@@ -232,18 +215,7 @@ def regrouped_restrictions(battle: Battle, unit: Unit, caused_by: tuple[int, ...
     unit.pending.append(Pending(trigger="end_regroup", at=end, caused_by=caused_by))
     if knows_no_fear(unit):
         return []
-    unit.restrictions.append(
-        Restriction(name="regrouped_this_turn", rule="wh40k6.regroup.after", until=end, caused_by=caused_by)
-    )
-    return [
-        RestrictionApplied(
-            unit=unit.id,
-            rule="wh40k6.regroup.after",
-            caused_by=caused_by,
-            restriction="regrouped_this_turn",
-            until=WH40K6.describe_point(battle, end),
-        )
-    ]
+    return [WH40K6.restrict(battle, unit, "regrouped_this_turn", "wh40k6.regroup.after", end, caused_by)]
 
 
 class Wh40k6(Ruleset):
@@ -272,40 +244,26 @@ class Wh40k6(Ruleset):
         unit = battle.units[due.unit]
         if due.test == "morale":
             if immune(unit):
-                return [TestNotTaken(unit=unit.id, rule="wh40k6.special.immune", caused_by=due.caused_by,
-                                     test=due.test, trigger=due.rule)]  # fmt: skip
+                return [self.not_taken(due, "wh40k6.special.immune", due.caused_by)]
             if fails_morale_automatically(unit):
-                return self._settle(battle, due, passed=False, rule="wh40k6.fall_back.auto_fail")
+                return self.settle(battle, due, passed=False, rule="wh40k6.fall_back.auto_fail")
             if fearless(unit):
-                return self._settle(battle, due, passed=True, rule="wh40k6.special.fearless")
+                return self.settle(battle, due, passed=True, rule="wh40k6.special.fearless")
             if always_passes_morale(unit):
-                return self._settle(battle, due, passed=True, rule="wh40k6.special.auto_pass")
+                return self.settle(battle, due, passed=True, rule="wh40k6.special.auto_pass")
         if due.test == "regroup":
             if knows_no_fear(unit):
-                return self._settle(battle, due, passed=True, rule="wh40k6.special.atsknf")
+                return self.settle(battle, due, passed=True, rule="wh40k6.special.atsknf")
             if fearless(unit):
-                return self._settle(battle, due, passed=True, rule="wh40k6.special.fearless")
+                return self.settle(battle, due, passed=True, rule="wh40k6.special.fearless")
         if due.test == "pinning":
             if passes_pinning_automatically(unit):
-                return self._settle(battle, due, passed=True, rule="wh40k6.fall_back.shooting")
+                return self.settle(battle, due, passed=True, rule="wh40k6.fall_back.shooting")
             if fearless(unit):
-                return self._settle(battle, due, passed=True, rule="wh40k6.special.fearless")
+                return self.settle(battle, due, passed=True, rule="wh40k6.special.fearless")
             if unit.restricted("gone_to_ground"):
-                return [TestNotTaken(unit=unit.id, rule="wh40k6.pinning.test", caused_by=due.caused_by,
-                                     test=due.test, trigger=due.rule)]  # fmt: skip
+                return [self.not_taken(due, "wh40k6.pinning.test", due.caused_by)]
         return None
-
-    def _settle(self, battle: Battle, due: DueTest, *, passed: bool, rule: str) -> list[Outcome]:
-        result = TestResolved(
-            unit=due.unit,
-            rule=rule,
-            caused_by=due.caused_by,
-            test=due.test,
-            trigger=due.rule,
-            passed=passed,
-            automatic=True,
-        )
-        return [result, *self._consequences(battle, due, result, due.caused_by)]
 
     # -- phases ---------------------------------------------------------------------------------
     def on_phase_started(self, battle: Battle, seq: int) -> list[Outcome]:
@@ -354,8 +312,7 @@ class Wh40k6(Ruleset):
 
     # -- charges ----------------------------------------------------------------------------------
     def check_combat(self, battle: Battle, event: CombatResolved) -> None:
-        if not (battle.phase_open and battle.phase == "assault"):
-            raise Refusal("close combats are resolved in an Assault phase", field="type")
+        check_in_assault_phase(battle)
         for side in event.sides:
             for unit_id in side.units:
                 if battle.units[unit_id].state == "falling_back":
@@ -363,8 +320,7 @@ class Wh40k6(Ruleset):
 
     def check_charge(self, battle: Battle, event: ChargeDeclared) -> None:
         charger = battle.units[event.charger]
-        if not (battle.phase_open and battle.phase == "assault" and charger.side == battle.active_side):
-            raise Refusal(f"{charger.id} can charge only in its own side's Assault phase", field="charger")
+        check_in_assault_phase(battle, charger)
         if cannot_charge_while_falling_back(charger):
             raise Refusal(
                 f"{charger.id} is Falling Back and cannot declare a charge", rule="wh40k6.fall_back.no_charge"
@@ -428,7 +384,7 @@ class Wh40k6(Ruleset):
         if due.test == "sweeping_advance":
             return self.sweeping_advance(battle, unit, due, dice, caused_by)
         result = replace(self.evaluate(battle, unit, due, dice), caused_by=caused_by)
-        return [result, *self._consequences(battle, due, result, (seq,))]
+        return [result, *self.consequences(battle, due, result, (seq,))]
 
     def evaluate(self, battle: Battle, unit: Unit, due: DueTest, dice: tuple[int, ...]) -> TestResolved:
         result = leadership_test(unit, due, dice)
@@ -439,7 +395,7 @@ class Wh40k6(Ruleset):
                 return replace(result, passed=False, rule="wh40k6.regroup.test", detail=detail)
         return result
 
-    def _consequences(
+    def consequences(
         self, battle: Battle, due: DueTest, result: TestResolved, caused_by: tuple[int, ...]
     ) -> list[Outcome]:
         unit = battle.units[due.unit]
@@ -556,18 +512,7 @@ class Wh40k6(Ruleset):
     def goes_to_ground(self, battle: Battle, unit: Unit, caused_by: tuple[int, ...]) -> list[Outcome]:
         """wh40k6.pinning.test failed: Gone to Ground until the end of the unit's next turn."""
         until = self.end_of_player_turn(battle, unit.side, next_turn=True)
-        unit.restrictions.append(
-            Restriction(name="gone_to_ground", rule="wh40k6.pinning.test", until=until, caused_by=caused_by)
-        )
-        return [
-            RestrictionApplied(
-                unit=unit.id,
-                rule="wh40k6.pinning.test",
-                caused_by=caused_by,
-                restriction="gone_to_ground",
-                until=self.describe_point(battle, until),
-            )
-        ]
+        return [self.restrict(battle, unit, "gone_to_ground", "wh40k6.pinning.test", until, caused_by)]
 
     # -- decisions ---------------------------------------------------------------------------------
     def on_decision(self, battle: Battle, due: DueTest, decision: str, seq: int) -> list[Outcome]:
