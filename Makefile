@@ -7,7 +7,7 @@ DB ?= demo.db
 CHROMIUM ?= /usr/bin/chromium
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: demo serve test lint clean
+.PHONY: demo serve test bench lint clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -19,6 +19,10 @@ $(VENV)/.installed-app: pyproject.toml | $(BIN)/python
 
 $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install -q -e '.[test]'
+	touch $@
+
+$(VENV)/.installed-bench: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -q -e '.[bench]'
 	touch $@
 
 $(CHROMIUM):
@@ -47,6 +51,10 @@ test: $(VENV)/.installed-test | $(CHROMIUM)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/python -m pytest
+
+## bench: the benchmarks (not part of the tests); see bench/README.md. QUICK=1 for small sizes
+bench: $(VENV)/.installed-bench
+	$(BIN)/python bench/run.py $(if $(QUICK),--quick)
 
 clean:
 	rm -rf $(VENV) $(DB) $(DB)-wal $(DB)-shm .pytest_cache .ruff_cache .hypothesis

@@ -135,6 +135,9 @@ def roll(
     dice: Annotated[
         list[int] | None, typer.Argument(help="The dice as rolled at the table; none: the engine rolls.")
     ] = None,
+    reroll: Annotated[
+        bool, typer.Option("--reroll", help="The dice re-roll the unit's failed result (where a rule grants it).")
+    ] = False,
     expect: Expect = None,
     db: Db = Path(DEFAULT_DB),
     as_json: Json = False,
@@ -143,7 +146,10 @@ def roll(
     with refusals():
         store = open_store(db)
         if dice:
-            event = event_from_dict({"type": "dice_rolled", "unit": unit, "test": test, "dice": dice})
+            fields: dict[str, Any] = {"type": "dice_rolled", "unit": unit, "test": test, "dice": dice}
+            if reroll:
+                fields["reroll"] = True
+            event = event_from_dict(fields)
             recorded = record(store, battle, [event], expected_seq=expect)
         else:
             recorded = roll_for(store, battle, unit, test)

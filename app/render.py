@@ -76,7 +76,7 @@ def print_due(console: Console, views: list[DueView]) -> None:
         table.add_row(
             f"{view.name}\n[dim]{view.unit}[/dim]",
             view.test,
-            f"{view.dice}D6" if view.dice else "no dice",
+            (f"{view.dice}D6" + (f" re-roll ({view.reroll})" if view.reroll else "")) if view.dice else "no dice",
             "" if view.target is None else f"{view.target} or less",
             "" if view.odds is None else f"{view.odds.percent()} ({view.odds.pass_ways}/{view.odds.of})",
             "\n".join(f"{m.value:+d} {m.reason} [{m.rule}]" for m in view.modifiers)

@@ -111,5 +111,5 @@ def roll_for(
     if secret is None or state.dice_policy == "table":
         raise Refusal("this battle's dice are rolled at the table: type them in", field="dice")
     dice = engine_dice(secret, battle, fold.seq + 1, due.dice)
-    event = DiceRolled(unit=unit, test=test, dice=list(dice), source="engine")
+    event = DiceRolled(unit=unit, test=test, dice=list(dice), source="engine", reroll=bool(due.reroll))
     return record(store, battle, [event], expected_seq=fold.seq)

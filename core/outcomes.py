@@ -29,6 +29,7 @@ class TestDue(Outcome, tag="test_due"):
     modifiers: tuple[Modifier, ...] = ()
     decisions: tuple[str, ...] = ()
     facts: tuple[str, ...] = ()  # facts from the table that settle it instead of dice
+    reroll: bool = False  # these dice re-roll a failed result (`rule` is the clause that grants it)
 
 
 class TestNotTaken(Outcome, tag="test_not_taken"):
@@ -93,6 +94,13 @@ class MarkerPlaced(Outcome, tag="marker_placed"):
     detail: str = ""
 
 
+class EngagementChanged(Outcome, tag="engagement_changed"):
+    """A unit enters or leaves a close combat (where a ruleset's tests depend on it)."""
+
+    engaged: bool
+    detail: str = ""
+
+
 class Moved(Outcome, tag="moved"):
     """A move the rules impose (falling back, regrouping), with its distance in inches."""
 
@@ -111,5 +119,6 @@ AnyOutcome = (
     | RestrictionLifted
     | ProfileChanged
     | MarkerPlaced
+    | EngagementChanged
     | Moved
 )

@@ -13,6 +13,7 @@ from morale.events.types import (
     CasualtiesSuffered,
     ChargeDeclared,
     CombatResolved,
+    CombatSide,
     DiceRevealed,
     DiceRolled,
     EventRetracted,
@@ -25,7 +26,7 @@ from morale.events.types import (
     UnitJoined,
 )
 
-from . import rules
+from . import order, rules
 from .dice import commitment
 from .outcomes import Outcome, RestrictionLifted, StateChanged, TestNotTaken, TestResolved
 from .rules import Refusal
@@ -69,6 +70,7 @@ def decide(battle: Battle | None, event: AnyEvent) -> None:
             unit = living_unit(battle, event.unit)
             if event.count > unit.models:
                 raise Refusal(f"{unit.id} has only {unit.models} models left, not {event.count}", field="count")
+            battle.ruleset.check_casualties(battle, unit, event)
         case CombatResolved():
             _check_no_tests_due(battle, "resolve a combat")
             seen: set[str] = set()
@@ -81,6 +83,7 @@ def decide(battle: Battle | None, event: AnyEvent) -> None:
                     if unit.side != side.side or unit_id in seen:
                         raise Refusal(f"unit {unit_id!r} cannot fight for {side.side!r} here", field="units")
                     seen.add(unit_id)
+                _check_combat_detail(battle, side)
             battle.ruleset.check_combat(battle, event)
         case ChargeDeclared():
             _check_no_tests_due(battle, "declare a charge")
@@ -103,14 +106,24 @@ def decide(battle: Battle | None, event: AnyEvent) -> None:
                 raise Refusal(f"{battle.ruleset.id} knows no fact {event.fact!r} (known: {known})", field="fact")
             battle.ruleset.check_fact(battle, event)
         case DiceRolled():
-            living_unit(battle, event.unit)
+            unit = living_unit(battle, event.unit)
             battle.ruleset.check_roll(battle, event)
+            _check_once_per_phase(battle, unit, event.test)
             due = due_test(battle, event.unit, event.test)
             if due.dice == 0:
                 raise Refusal(
                     f"the {event.test} of {event.unit} takes no dice: the table reports {' or '.join(due.facts)}",
                     field="dice",
                 )
+            if event.reroll and not due.reroll:
+                raise Refusal(f"no rule grants {unit.id} a re-roll of its {event.test} test", rule=rules.REROLL)
+            if due.reroll and not event.reroll:
+                raise Refusal(
+                    f"these dice re-roll {unit.id}'s failed {event.test} test ({due.reroll}): record them as a "
+                    "re-roll (reroll: true; `morale roll ... --reroll`)",
+                    field="reroll",
+                )
+            order.check_turn(battle, due)
             if len(event.dice) != due.dice:
                 raise Refusal(
                     f"the {event.test} roll for {event.unit} takes {due.dice} dice, not {len(event.dice)}",
@@ -134,8 +147,10 @@ def decide(battle: Battle | None, event: AnyEvent) -> None:
             unit = living_unit(battle, event.unit)
             if event.decision in battle.ruleset.free_decisions:
                 battle.ruleset.check_free_decision(battle, unit, event)
+            elif event.decision == rules.TEST_FIRST and battle.ruleset.ordered_tests:
+                order.check_choice(battle, event.unit)
             else:
-                first_due(battle, event.unit, event.decision)
+                order.check_turn(battle, first_due(battle, event.unit, event.decision))
         case RefereeRuled():
             unit = known_unit(battle, event.unit)
             if event.state is None and not event.waive_tests:
@@ -185,15 +200,19 @@ def evolve(battle: Battle | None, event: AnyEvent, seq: int) -> tuple[Battle, li
                 special_rules=frozenset(event.special_rules),
                 profile=ruleset.read_profile(event.profile),
             )
-            battle.units[event.unit].bookkeeping = ruleset.unit_bookkeeping(battle.units[event.unit])
+            battle.units[event.unit].notes.update(ruleset.first_notes(battle.units[event.unit]))
         case UnitChanged():
             caused += ruleset.on_unit_change(battle, battle.units[event.unit], event, seq)
         case PhaseStarted():
+            window = ruleset.phase_window(battle)
             battle.turn, battle.side_index = event.turn, battle.sides.index(event.side)
             battle.phase_index, battle.phase_open = ruleset.phases.index(event.phase), True
-            for unit in battle.units.values():
-                unit.models_at_phase_start, unit.phase_losses = unit.models, []
-                unit.phase_marks.clear()
+            # Losses and phase marks count from the start of the rulebook phase, which may span several
+            # clock phases.
+            if ruleset.phase_window(battle) != window:
+                for unit in battle.units.values():
+                    unit.models_at_phase_start, unit.phase_losses = unit.models, []
+                    unit.phase_marks.clear()
             caused += ruleset.on_phase_started(battle, seq)
         case PhaseEnded():
             battle.phase_open = False
@@ -206,8 +225,7 @@ def evolve(battle: Battle | None, event: AnyEvent, seq: int) -> tuple[Battle, li
                 unit.phase_losses.append(seq)
             if unit.models == 0:
                 caused += _destroy(battle, unit, seq)
-            elif unit.alive:
-                caused += ruleset.on_casualties(battle, unit, event, seq)
+            caused += ruleset.on_casualties(battle, unit, event, seq)
         case CombatResolved():
             caused += ruleset.on_combat(battle, event, seq)
         case ChargeDeclared():
@@ -223,9 +241,12 @@ def evolve(battle: Battle | None, event: AnyEvent, seq: int) -> tuple[Battle, li
         case PlayerDecided() if event.decision in ruleset.free_decisions:
             caused += ruleset.on_free_decision(battle, battle.units[event.unit], event, seq)
         case PlayerDecided():
-            due = first_due(battle, event.unit, event.decision)
-            battle.due.remove(due)
-            caused += ruleset.on_decision(battle, due, event.decision, seq)
+            if event.decision == rules.TEST_FIRST and ruleset.ordered_tests:
+                order.choose_first(battle, event.unit)
+            else:
+                due = first_due(battle, event.unit, event.decision)
+                battle.due.remove(due)
+                caused += ruleset.on_decision(battle, due, event.decision, seq)
         case RefereeRuled():
             unit = battle.units[event.unit]
             # A ruling on the unit's state makes the tests it was facing moot: they are waived with it.
@@ -249,6 +270,7 @@ def evolve(battle: Battle | None, event: AnyEvent, seq: int) -> tuple[Battle, li
                 caused.append(ruleset.graph.force(unit, event.state, rules.RULING, (seq,)))
         case EventRetracted():
             raise AssertionError("retractions are folded by replay, which holds the log")
+    order.forget_finished(battle)
     return battle, caused
 
 
@@ -320,6 +342,26 @@ def _clock_message(battle: Battle, event: PhaseStarted | PhaseEnded, expected: t
 def _check_side(battle: Battle, side: str) -> None:
     if side not in battle.sides:
         raise Refusal(f"no side {side!r} in this battle (sides: {', '.join(battle.sides)})", field="side")
+
+
+def _check_once_per_phase(battle: Battle, unit: Unit, test: str) -> None:
+    """Dice for a test the unit may take once a phase, and has taken, with none of that kind due."""
+    limit = battle.ruleset.once_per_phase.get(test)
+    due_now = any(t.test == test for t in battle.due_for(unit.id))
+    if limit and not due_now and battle.ruleset.taken_this_phase(unit, test):
+        raise Refusal(f"{unit.id} has already taken its {test} test this phase", rule=limit)
+
+
+def _check_combat_detail(battle: Battle, side: CombatSide) -> None:
+    """Per-unit detail of a combat report: only what the ruleset reads, and only about the side's units."""
+    for name, value in (("ranks", side.ranks), ("unit_bonus", side.unit_bonus), ("left_combat", side.left_combat)):
+        if not value:
+            continue
+        if name not in battle.ruleset.combat_detail:
+            raise Refusal(f"{battle.ruleset.id} reads no {name} in a combat report", field=name)
+        stray = [u for u in value if u not in side.units]
+        if stray:
+            raise Refusal(f"{stray[0]!r} is not among {side.side}'s units in this combat", field=name)
 
 
 def _check_no_tests_due(battle: Battle, action: str) -> None:

@@ -15,7 +15,11 @@ DICE = "engine.dice"
 RULING = "engine.ruling"
 RETRACTION = "engine.retraction"
 DECISION = "engine.decision"
+REROLL = "engine.reroll"
 DICE_REVEAL = "engine.dice.reveal"
+
+# The decision by which a player chooses which of several simultaneous tests is taken first.
+TEST_FIRST = "test_first"
 
 CLAUSES: dict[str, Callable[..., object]] = {}
 

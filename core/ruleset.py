@@ -89,6 +89,15 @@ class Ruleset:
     profile_type: type[msgspec.Struct] | None = None
     changeable: frozenset[str] = frozenset()  # profile fields a unit_changed event may set
     phrases: Mapping[str, str] = {}  # rule ID -> how the narrative words the state change it causes
+    state_words: Mapping[str, str] = {}  # state -> how the narrative words reaching it, where the book differs
+    # A rulebook phase may span several steps of the clock ("Start of Turn" is part of the Movement
+    # phase): clock phase -> the rulebook phase it belongs to, where they differ.
+    phase_of: Mapping[str, str] = {}
+    once_per_phase: Mapping[str, str] = {}  # test -> rule ID that lets a unit take it at most once a phase
+    # test -> rule ID by which, when several units of one side have it due at once, their player
+    # chooses the order (a `test_first` decision) before any of them rolls.
+    ordered_tests: Mapping[str, str] = {}
+    combat_detail: frozenset[str] = frozenset()  # per-unit fields of a combat report the ruleset reads
     # True: both sides act in every phase of a game turn (the clock names the first side); False:
     # each side plays all the phases in its own player turn, then the other side does.
     shared_turn: bool = False
@@ -139,9 +148,9 @@ class Ruleset:
         """A fresh battle-wide memory for the ruleset (Battle.bookkeeping); None: it keeps none."""
         return None
 
-    def unit_bookkeeping(self, unit: Unit) -> Any:
-        """A fresh memory for a unit that joins (Unit.bookkeeping); None: the ruleset keeps none."""
-        return None
+    def first_notes(self, unit: Unit) -> dict[str, object]:
+        """What the ruleset notes about a unit as it joins (Unit.notes); {}: nothing yet."""
+        return {}
 
     def param(self, battle: Battle, key: str) -> object:
         return battle.house_rules.get(key, self.parameters[key])
@@ -191,6 +200,13 @@ class Ruleset:
     def on_phase_ended(self, battle: Battle, seq: int) -> list[Outcome]:
         return []
 
+    def check_casualties(self, battle: Battle, unit: Unit, event: CasualtiesSuffered) -> None:
+        pass
+
+    def on_casualties(self, battle: Battle, unit: Unit, event: CasualtiesSuffered, seq: int) -> list[Outcome]:
+        """Called after the models are removed (and the unit destroyed, if that was its last)."""
+        return []
+
     def check_combat(self, battle: Battle, event: CombatResolved) -> None:
         pass
 
@@ -207,10 +223,6 @@ class Ruleset:
         pass
 
     def on_fact(self, battle: Battle, event: TableFactRecorded, seq: int) -> list[Outcome]:
-        return []
-
-    def on_casualties(self, battle: Battle, unit: Unit, event: CasualtiesSuffered, seq: int) -> list[Outcome]:
-        """Models were removed from a unit that still has some left."""
         return []
 
     def check_roll(self, battle: Battle, event: DiceRolled) -> None:
@@ -257,6 +269,19 @@ class Ruleset:
         return []
 
     # -- shared helpers -------------------------------------------------------------------
+    def phase_window(self, battle: Battle) -> tuple[int, int, str | None]:
+        """The rulebook phase in progress (or last ended): steps of the clock in one rulebook phase share it."""
+        phase = battle.phase
+        return (battle.turn, battle.side_index, self.phase_of.get(phase, phase) if phase else None)
+
+    @staticmethod
+    def taken_mark(test: str) -> str:
+        """The phase mark of a unit that has taken a test limited to once a phase (Ruleset.once_per_phase)."""
+        return f"{test}_test_taken"
+
+    def taken_this_phase(self, unit: Unit, test: str) -> bool:
+        return self.taken_mark(test) in unit.phase_marks
+
     def require(
         self,
         battle: Battle,
@@ -270,8 +295,14 @@ class Ruleset:
         decisions: tuple[str, ...] = (),
         opponents: tuple[str, ...] = (),
         facts: tuple[str, ...] = (),
+        reroll: str = "",
     ) -> list[Outcome]:
-        """Make a test due; the ruleset may settle it at once without dice."""
+        """Make a test due; the ruleset may settle it at once without dice. A test limited to once a
+        phase that the unit has already taken is not taken again; a re-roll (`reroll`: the rule that
+        grants it) continues the test it re-rolls and is never a second test."""
+        limit = "" if reroll else self.once_per_phase.get(test, "")
+        if limit and self.taken_this_phase(unit, test):
+            return [TestNotTaken(unit=unit.id, rule=limit, caused_by=caused_by, test=test, trigger=rule)]
         due = DueTest(
             unit=unit.id,
             test=test,
@@ -282,21 +313,25 @@ class Ruleset:
             decisions=decisions,
             opponents=opponents,
             facts=facts,
+            reroll=reroll,
         )
         settled = self.on_due(battle, due)
+        if limit and (settled is None or any(isinstance(o, TestResolved) for o in settled)):
+            unit.phase_marks.add(self.taken_mark(test))
         if settled is not None:
             return settled
         battle.due.append(due)
         return [
             TestDue(
                 unit=unit.id,
-                rule=rule,
+                rule=reroll or rule,
                 caused_by=caused_by,
                 test=test,
                 dice=dice,
                 target=self.target(battle, due),
                 modifiers=modifiers,
                 decisions=decisions,
+                reroll=bool(reroll),
                 facts=facts,
             )
         ]

@@ -34,6 +34,7 @@ class DueTest:
     modifiers: tuple[Modifier, ...] = ()
     decisions: tuple[str, ...] = ()  # decisions that settle it without dice ("decline_regroup")
     opponents: tuple[str, ...] = ()  # the other units in a roll-off (sweeping advance)
+    reroll: str = ""  # the rule ID that grants re-rolling this test's failed result; "" for a first roll
     # Facts that settle it without dice, as decisions do ("enemy_within_6_inches"). A test with no
     # dice (dice=0) waits for the table's word alone: the rules pass it automatically if allowed.
     facts: tuple[str, ...] = ()
@@ -76,14 +77,16 @@ class Unit:
     state: str = "steady"
     models_at_phase_start: int = 0
     phase_losses: list[int] = field(default_factory=list)  # seqs of this phase's casualty events
-    # What the rules remember about the unit until the next phase starts: a chance already used, a
-    # move already made ("once per phase", "not in the turn it fell back out of a combat").
+    # What the rules remember about the unit until the next phase starts (the next rulebook phase,
+    # see Ruleset.phase_of): a chance already used, a move already made, a test taken ("once per
+    # phase", "not in the turn it fell back out of a combat").
     phase_marks: set[str] = field(default_factory=set)
     restrictions: list[Restriction] = field(default_factory=list)
     pending: list[Pending] = field(default_factory=list)
-    # What the ruleset remembers about the unit between events (General de Brigade: losses by
-    # phase, who is within 15 cm...). Created by `Ruleset.unit_bookkeeping`; must encode as JSON.
-    bookkeeping: Any = None
+    # What a ruleset notes about a unit beside its state, for longer than a phase (the enemies it is
+    # locked in combat with, the charge it declared...): values msgspec encodes (JSON-able, or
+    # dataclasses of them, as General de Brigade keeps under "gdb").
+    notes: dict[str, object] = field(default_factory=dict)
 
     def has(self, special_rule: str) -> bool:
         return special_rule in self.special_rules
@@ -119,6 +122,8 @@ class Battle:
     due: list[DueTest] = field(default_factory=list)
     tables: dict[str, Any] = field(default_factory=dict)  # the pinned data tables, as the ruleset reads them
     bookkeeping: Any = None  # the ruleset's battle-wide memory (`Ruleset.battle_bookkeeping`)
+    # Simultaneous tests (Ruleset.ordered_tests): (side, test) -> the unit its player chose to test first.
+    chosen_first: dict[tuple[str, str], str] = field(default_factory=dict)
 
     @property
     def phase(self) -> str | None:
@@ -145,8 +150,8 @@ class _UnitView(msgspec.Struct, frozen=True, omit_defaults=True):
     restrictions: list[tuple[str, str, tuple[int, int, int]]]
     pending: list[tuple[str, tuple[int, int, int]]]
     marks: list[str] = []
+    notes: dict[str, object] = {}
     profile: dict[str, Any] = {}
-    bookkeeping: Any = None
 
 
 class _BattleView(msgspec.Struct, frozen=True, omit_defaults=True):
@@ -155,6 +160,7 @@ class _BattleView(msgspec.Struct, frozen=True, omit_defaults=True):
     units: list[_UnitView]
     due: list[tuple[str, str, str, tuple[int, ...]]]
     stated: list[tuple[int, tuple[tuple[str, FactValue], ...]]] = []  # (index in due, facts stated)
+    chosen_first: list[tuple[str, str, str]] = []
     bookkeeping: Any = None
     modifiers: list[tuple[str, int, str]] = []
 
@@ -172,13 +178,14 @@ def digest(battle: Battle) -> str:
                 [(r.name, r.rule, r.until) for r in u.restrictions],
                 [(p.trigger, p.at) for p in u.pending],
                 sorted(u.phase_marks),
+                u.notes,
                 u.profile,
-                u.bookkeeping,
             )
             for u in battle.units.values()
         ],
         due=[(t.unit, t.test, t.rule, t.caused_by) for t in battle.due],
         stated=[(i, t.stated) for i, t in enumerate(battle.due) if t.stated],
+        chosen_first=sorted((side, test, unit) for (side, test), unit in battle.chosen_first.items()),
         bookkeeping=battle.bookkeeping,
         modifiers=[(t.unit, m.value, m.rule) for t in battle.due for m in t.modifiers],
     )

@@ -126,6 +126,12 @@ class CombatSide(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
     units: Annotated[list[Slug], Meta(min_length=1)]
     wounds_inflicted: Count
     bonus: int = 0  # combat resolution from special rules, added to the wounds inflicted
+    # Per-unit detail, for the rulesets that read it (Ruleset.combat_detail): each unit's ranks at the
+    # end of the round, bonuses that belong to one unit (its ranks, standard, flank...), and the units
+    # that lost base contact with every foe during the round.
+    ranks: dict[Slug, Count] = {}
+    unit_bonus: dict[Slug, int] = {}
+    left_combat: list[Slug] = []
 
 
 class CombatResolved(Event, tag="combat_resolved"):
@@ -150,6 +156,7 @@ class DiceRolled(Event, tag="dice_rolled"):
     test: Slug  # which due roll these dice are for: morale, regroup, pinning, fall_back...
     dice: Annotated[list[Die], Meta(min_length=1, max_length=12)]
     source: DiceSource = "table"
+    reroll: bool = False  # these dice re-roll the unit's last, failed result (where a rule grants it)
 
 
 class DiceRevealed(Event, tag="dice_revealed"):

@@ -19,6 +19,7 @@ class DueView(msgspec.Struct, frozen=True, kw_only=True):
     target: int | None
     modifiers: tuple[Modifier, ...]
     decisions: tuple[str, ...]
+    reroll: str = ""  # the rule that grants re-rolling a failed result: roll these dice as a re-roll
     odds: Odds | None = None  # the exact chance of each result; None where the ruleset gives none
     facts: tuple[str, ...] = ()  # facts from the table that settle it instead of dice
     stated: dict[str, object] = {}  # what the table already stated about this roll
@@ -39,6 +40,7 @@ def due_tests(battle: Battle) -> list[DueView]:
                 target=battle.ruleset.target(battle, due),
                 modifiers=due.modifiers,
                 decisions=due.decisions,
+                reroll=due.reroll,
                 odds=odds(battle, due),
                 facts=due.facts,
                 stated=dict(due.stated),

@@ -7,6 +7,7 @@ from collections.abc import Iterable
 import msgspec
 
 from morale.core.outcomes import (
+    EngagementChanged,
     MarkerPlaced,
     Moved,
     Outcome,
@@ -126,6 +127,8 @@ def describe_event(event: AnyEvent, battle: Battle) -> str:
             parts = [
                 f"{side.side} ({', '.join(_name(battle, u) for u in side.units)}) inflict {side.wounds_inflicted}"
                 + (f" +{side.bonus}" if side.bonus else "")
+                + "".join(f" +{bonus} ({_name(battle, u)})" for u, bonus in side.unit_bonus.items() if bonus)
+                + "".join(f", {_name(battle, u)} left the combat" for u in side.left_combat)
                 for side in event.sides
             ]
             return "Combat resolved: " + "; ".join(parts)
@@ -134,11 +137,13 @@ def describe_event(event: AnyEvent, battle: Battle) -> str:
             in_range = ", ".join(_name(battle, t) for t in event.in_range) or "none"
             return f"{_name(battle, event.charger)} declares a charge on {targets} (in range: {in_range})"
         case TableFactRecorded():
-            value = "" if event.value is True else f": {event.value}"
+            named = _name(battle, event.value) if isinstance(event.value, str) else event.value
+            value = "" if event.value is True else f": {named}"
             return f"At the table: {_name(battle, event.unit)} {_words(event.fact)}{value}"
         case DiceRolled():
             dice = " + ".join(str(d) for d in event.dice)
-            return f"{_name(battle, event.unit)} rolls for {_words(event.test)}: {dice} ({event.source})"
+            rolls = "re-rolls" if event.reroll else "rolls"
+            return f"{_name(battle, event.unit)} {rolls} for {_words(event.test)}: {dice} ({event.source})"
         case DiceRevealed():
             return "The dice secret is revealed: every engine roll can now be recomputed"
         case PlayerDecided():
@@ -173,7 +178,8 @@ def describe_outcome(outcome: Outcome, battle: Battle) -> str:
                 return f"{name} waits for the table to report {reports} ({_words(outcome.test)})"
             needs = f", needs {outcome.target} or less" if outcome.target is not None else ""
             unless = f"; unless the table reports {reports}" if reports else ""
-            return f"{name} must roll {outcome.dice}D6 for {_words(outcome.test)}{needs}{unless}"
+            roll = "re-roll" if outcome.reroll else "roll"
+            return f"{name} must {roll} {outcome.dice}D6 for {_words(outcome.test)}{needs}{unless}"
         case TestNotTaken():
             because = f": {outcome.detail}" if outcome.detail else ""
             return f"{name} takes no {_words(outcome.test)} test{because}"
@@ -200,12 +206,13 @@ def describe_outcome(outcome: Outcome, battle: Battle) -> str:
                 + f"{modifiers}{detail}"
             )
         case StateChanged():
+            words = battle.ruleset.state_words
             phrases = battle.ruleset.phrases  # by "rule:state" where one rule leads to two states, else by rule
             if f"{outcome.rule}:{outcome.to_state}" in phrases:
                 return f"{name} {phrases[f'{outcome.rule}:{outcome.to_state}']}"
             if outcome.from_state == outcome.to_state == "falling_back":
-                return f"{name} Falls Back again"
-            phrase = phrases.get(outcome.rule) or _STATE_WORDS.get(outcome.to_state)
+                return f"{name} {words.get('falling_back', 'Falls Back')} again"
+            phrase = phrases.get(outcome.rule) or words.get(outcome.to_state) or _STATE_WORDS.get(outcome.to_state)
             return f"{name} {phrase or _words(outcome.to_state)}"
         case StateChangeScheduled():
             return f"{name} will be {_words(outcome.to_state)} at the {outcome.at}"
@@ -217,10 +224,14 @@ def describe_outcome(outcome: Outcome, battle: Battle) -> str:
             return f"{name}: " + ", ".join(_profile_words(k, v) for k, v in outcome.changes.items())
         case MarkerPlaced():
             return f"{name}: {_words(outcome.marker)} marked" + (f" ({outcome.detail})" if outcome.detail else "")
+        case EngagementChanged():
+            where = "is in close combat" if outcome.engaged else "is out of the combat"
+            return f"{name} {where}" + (f": {outcome.detail}" if outcome.detail else "")
         case Moved():
             dice = " + ".join(str(d) for d in outcome.dice)
             detail = f" {outcome.detail}" if outcome.detail else ""
-            return f'{name} Falls Back {outcome.inches:g}" ({dice}){detail}'
+            verb = battle.ruleset.state_words.get("falling_back", "Falls Back")
+            return f'{name} {verb} {outcome.inches:g}" ({dice}){detail}'
     return type(outcome).__name__
 
 

@@ -13,7 +13,7 @@ from morale.core.referee import next_phase
 from morale.core.replay import Replay, replay
 from morale.core.rules import Refusal
 from morale.core.rulesets import lookup
-from morale.core.state import Unit, digest
+from morale.core.state import Battle, Unit, digest
 from morale.events.store import seal
 from morale.events.types import (
     AnyEvent,
@@ -62,6 +62,14 @@ def combat(*sides: tuple[str, str, int]) -> CombatResolved:
     return CombatResolved(
         sides=[CombatSide(side=side, units=[unit_id], wounds_inflicted=wounds) for side, unit_id, wounds in sides]
     )
+
+
+def clock_event(battle: Battle) -> PhaseStarted | PhaseEnded:
+    """What moves the clock on: the end of the phase in progress, or the start of the next."""
+    if battle.phase_open:
+        return PhaseEnded(turn=battle.turn, side=battle.active_side, phase=battle.phase)
+    turn, side, phase = next_phase(battle)
+    return PhaseStarted(turn=turn, side=side, phase=phase)
 
 
 class Table:
@@ -124,12 +132,10 @@ class Table:
         return [f"{t.unit}:{t.test}" for t in self.battle.due if unit_id in (None, t.unit)]
 
     def start_next_phase(self) -> list[Outcome]:
-        battle = self.battle
         caused: list[Outcome] = []
-        if battle.phase_open:
-            caused += self.record(PhaseEnded(turn=battle.turn, side=battle.active_side, phase=battle.phase))
-        turn, side, phase = next_phase(self.battle)
-        return caused + self.record(PhaseStarted(turn=turn, side=side, phase=phase))
+        if self.battle.phase_open:
+            caused += self.record(clock_event(self.battle))
+        return caused + self.record(clock_event(self.battle))
 
     def go_to(self, turn: int, side: str, phase: str) -> list[Outcome]:
         """Walk the clock (ending and starting phases) until `phase` of `side`'s turn has started."""

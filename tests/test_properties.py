@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from conftest import Table, unit
+from conftest import Table, clock_event, unit
 from hypothesis import given
 from hypothesis import strategies as st
 
-from morale.core.referee import next_phase
 from morale.core.state import digest
 from morale.events.types import (
     CasualtiesSuffered,
@@ -15,7 +14,6 @@ from morale.events.types import (
     CombatResolved,
     CombatSide,
     DiceRolled,
-    PhaseEnded,
     PhaseStarted,
     PlayerDecided,
     TableFactRecorded,
@@ -70,10 +68,7 @@ def proposals(data: st.DataObject, table: Table, facts: dict = WH40K6_FACTS):
     kind = data.draw(st.sampled_from(["clock", "clock", "roll", "roll", "casualties", "fact", "charge", "combat",
                                       "decide", "wild_phase"]))  # fmt: skip
     if kind == "clock":
-        if battle.phase_open:
-            return PhaseEnded(turn=battle.turn, side=battle.active_side, phase=battle.phase)
-        turn, side, phase = next_phase(battle)
-        return PhaseStarted(turn=turn, side=side, phase=phase)
+        return clock_event(battle)
     if kind == "wild_phase":
         return PhaseStarted(turn=data.draw(st.integers(1, 3)), side=data.draw(st.sampled_from(list(UNITS))),
                             phase=data.draw(st.sampled_from(["movement", "shooting", "assault"])))  # fmt: skip

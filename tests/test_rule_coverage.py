@@ -8,11 +8,12 @@ from pathlib import Path
 import pytest
 
 from morale.core.rules import CLAUSES
+from morale.core.ruleset import Ruleset
 from morale.core.rulesets import lookup
 
 TESTS = Path(__file__).resolve().parent
 RULES = TESTS.parents[1] / "shared" / "rules"
-RULESETS = {"wh40k6": 29, "wh40k3": 21, "gdb": 57}  # ruleset -> how many clauses its digest has
+RULESETS = {"wh40k6": 29, "wh40k3": 21, "wfb8": 15, "gdb": 57}  # ruleset -> how many clauses its digest has
 # The gdb digest tags its sections (seed, default) rather than each clause: every clause it defines
 # counts, whatever its tag.
 EVERY_CLAUSE = {"gdb"}
@@ -32,15 +33,21 @@ def all_test_names() -> str:
 CLAUSE_IDS = [(ruleset, rule_id) for ruleset in RULESETS for rule_id in digest_ids(ruleset)]
 
 
+def data_rows(ruleset: Ruleset) -> set[str]:
+    """Rules written as rows of the ruleset's tables that the engine itself carries out: the state graph,
+    the tests limited to once a phase, and the tests whose order the player chooses."""
+    graph = {row["rule"] for row in ruleset.graph.rows}
+    return graph | set(ruleset.once_per_phase.values()) | set(ruleset.ordered_tests.values())
+
+
 @pytest.mark.parametrize(("ruleset", "rule_id"), CLAUSE_IDS)
 def test_each_clause_has_a_test_named_after_it(ruleset, rule_id):
     assert re.sub(r"[.]", "_", rule_id) in all_test_names()
 
 
 @pytest.mark.parametrize(("ruleset", "rule_id"), CLAUSE_IDS)
-def test_each_clause_is_a_function_or_a_row_of_the_state_graph(ruleset, rule_id):
-    graph_rules = {row["rule"] for row in lookup(ruleset, "1").graph.rows}
-    assert rule_id in CLAUSES or rule_id in graph_rules
+def test_each_clause_is_a_function_or_a_row_of_the_rulesets_tables(ruleset, rule_id):
+    assert rule_id in CLAUSES or rule_id in data_rows(lookup(ruleset, "1"))
 
 
 @pytest.mark.parametrize(("ruleset", "count"), RULESETS.items())

@@ -140,8 +140,8 @@ class Gdb(Ruleset):
     def battle_bookkeeping(self) -> BattleBook:
         return BattleBook()
 
-    def unit_bookkeeping(self, unit: Unit) -> UnitBook:
-        return UnitBook()
+    def first_notes(self, unit: Unit) -> dict[str, object]:
+        return {"gdb": UnitBook()}
 
     def describe_point(self, battle: Battle, point: Point) -> str:
         turn, _, phase_index = point

@@ -1,7 +1,7 @@
 """What General de Brigade remembers between events, per unit and per battle.
 
-Folded from the log like everything else (Unit.bookkeeping, Battle.bookkeeping), so it is in the
-state digest and a replay rebuilds it. The facts the players state (who is within 15 cm of whom,
+Folded from the log like everything else (a unit's `notes["gdb"]`, Battle.bookkeeping), so it is in
+the state digest and a replay rebuilds it. The facts the players state (who is within 15 cm of whom,
 an enemy within charge range, a melee) stand, like markers on the table, until they state
 otherwise.
 """
@@ -64,7 +64,7 @@ class BattleBook:
 
 
 def book(unit: Unit) -> UnitBook:
-    return unit.bookkeeping  # type: ignore[no-any-return]
+    return unit.notes["gdb"]  # type: ignore[return-value]
 
 
 def battle_book(battle: Battle) -> BattleBook:

@@ -1,0 +1,72 @@
+"""A Warhammer Fantasy 8th edition battle at the table, for the wfb8 tests: the Empire against the Orcs."""
+
+from __future__ import annotations
+
+from conftest import Table, unit
+
+from morale.events.types import (
+    ChargeDeclared,
+    CombatResolved,
+    CombatSide,
+    DiceRolled,
+    PlayerDecided,
+    TableFactRecorded,
+    UnitJoined,
+)
+
+SIDES = ("empire", "orcs")
+
+
+def regiment(unit_id: str, side: str = "empire", *, models: int = 20, ld: int = 7, **profile) -> UnitJoined:
+    """A unit of the Empire (or of `side`), 20 strong with Ld 7 unless told; unit_type and rules as for
+    `conftest.unit`."""
+    return unit(unit_id, side, models=models, ld=ld, **profile)
+
+
+def battle(*units: UnitJoined, house_rules: dict | None = None) -> Table:
+    return Table(*units, sides=SIDES, ruleset="wfb8", house_rules=house_rules)
+
+
+def fact(unit_id: str, name: str, value: object = True) -> TableFactRecorded:
+    return TableFactRecorded(unit=unit_id, fact=name, value=value)  # type: ignore[arg-type]
+
+
+def reroll(unit_id: str, test: str, *dice: int) -> DiceRolled:
+    return DiceRolled(unit=unit_id, test=test, dice=list(dice), reroll=True)
+
+
+def first(unit_id: str) -> PlayerDecided:
+    return PlayerDecided(unit=unit_id, decision="test_first")
+
+
+def charge(charger: str, *targets: str, in_range: tuple[str, ...] | None = None) -> ChargeDeclared:
+    reached = targets if in_range is None else in_range
+    return ChargeDeclared(charger=charger, targets=list(targets), in_range=list(reached))
+
+
+def side(name: str, *units: str, wounds: int, bonus: int = 0, **detail) -> CombatSide:
+    """side("empire", "halberds", wounds=3, ranks={"halberds": 3}, left_combat=["knights"])"""
+    return CombatSide(side=name, units=list(units), wounds_inflicted=wounds, bonus=bonus, **detail)
+
+
+def combat(*sides: CombatSide) -> CombatResolved:
+    return CombatResolved(sides=list(sides))
+
+
+def only(outcomes: list, kind: type):
+    (found,) = [o for o in outcomes if isinstance(o, kind)]
+    return found
+
+
+def fled(table: Table, unit_id: str, *, lost: int = 5) -> None:
+    """In the orcs' Shooting phase of turn 1 `unit_id` (of the empire) loses `lost` models, fails its
+    Panic test and flees 7 inches."""
+    table.go_to(1, "orcs", "shooting")
+    table.casualties(unit_id, lost)
+    table.roll(unit_id, "panic", 6, 6)
+    table.roll(unit_id, "flee", 3, 4)
+
+
+def locked(table: Table, charger: str, target: str) -> None:
+    """`charger` charges `target` in the current Movement phase and reaches it when the phase ends."""
+    table.record(charge(charger, target))
