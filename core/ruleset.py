@@ -84,6 +84,12 @@ class Ruleset:
     ordered_tests: Mapping[str, str] = {}
     combat_detail: frozenset[str] = frozenset()  # per-unit fields of a combat report the ruleset reads
 
+    def __reduce__(self) -> tuple[object, tuple[str, str]]:
+        # A pickled battle (a snapshot) refers to its ruleset by id and version, never by copy.
+        from .rulesets import lookup
+
+        return (lookup, (self.id, self.version))
+
     # -- set-up -----------------------------------------------------------------------------
     def check_house_rules(self, house_rules: Mapping[str, object]) -> None:
         for key, value in house_rules.items():

@@ -203,6 +203,27 @@ class SqliteEventStore:
     def battles(self) -> list[str]:
         return [row[0] for row in self.db.conn.execute("SELECT DISTINCT battle FROM events ORDER BY battle")]
 
+    # -- snapshots: derived state kept beside the log, never part of it --------------------------------
+    def save_snapshot(self, battle: str, seq: int, engine: str, blob: bytes) -> None:
+        self.db["snapshots"].insert(
+            {"battle": battle, "seq": seq, "engine": engine, "blob": blob}, pk=("battle", "seq"), replace=True
+        )
+
+    def snapshot_before(self, battle: str, seq: int, engine: str) -> tuple[int, bytes] | None:
+        """The latest snapshot of `battle` at or before `seq` taken by this engine version."""
+        if "snapshots" not in self.db.table_names():
+            return None
+        row = self.db.conn.execute(
+            "SELECT seq, blob FROM snapshots WHERE battle = ? AND engine = ? AND seq <= ? ORDER BY seq DESC LIMIT 1",
+            (battle, engine, seq),
+        ).fetchone()
+        return (row[0], row[1]) if row else None
+
+    def drop_snapshots(self, battle: str) -> None:
+        if "snapshots" in self.db.table_names():
+            self.db.execute("DELETE FROM snapshots WHERE battle = ?", (battle,))
+            self.db.conn.commit()
+
     def save_dice_secret(self, battle: str, secret: str) -> None:
         self.db["dice_secrets"].insert({"battle": battle, "secret": secret}, replace=True)
 
