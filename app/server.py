@@ -37,7 +37,8 @@ from morale.projections.due import DueView, due_tests
 from morale.projections.explain import Explanation, explain
 from morale.projections.feed import FeedItem, feed_item, feed_schema
 from morale.projections.log import LogRow, log_rows
-from morale.projections.timeline import Diff, Mark, Timeline, fold_at
+from morale.projections.snapshots import battle_at
+from morale.projections.timeline import Diff, Mark, Timeline
 
 from . import live
 from .access import Forbidden, Grant, IssuedTokens, check_may_append, check_own_unit, grant_for, issue_tokens
@@ -199,7 +200,7 @@ async def status_board(battle: BattleId, state: State, at: At = None) -> Board:
     def work(store: SqliteEventStore) -> Board:
         events = list(store.read(battle))
         seq = _at(battle, events, at)
-        return board((load(store, battle) if seq is None else fold_at(battle, events, seq)).state())
+        return board(load(store, battle).state() if seq is None else battle_at(store, battle, seq))
 
     return await state.stores.run(work)  # type: ignore[return-value]
 
@@ -211,7 +212,7 @@ async def due(battle: BattleId, state: State, at: At = None) -> list[DueView]:
     def work(store: SqliteEventStore) -> list[DueView]:
         events = list(store.read(battle))
         seq = _at(battle, events, at)
-        return due_tests(fold_at(battle, events, seq if seq is not None else events[-1].seq).state())
+        return due_tests(battle_at(store, battle, seq if seq is not None else events[-1].seq))
 
     return await state.stores.run(work)  # type: ignore[return-value]
 

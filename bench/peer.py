@@ -14,10 +14,13 @@ from uuid import UUID
 
 from eventsourcing.application import Application
 from eventsourcing.domain import Aggregate, event
+from eventsourcing.sqlite import SQLiteConnectionPool
 
 from morale.core.replay import Replay
 from morale.events.codec import decode_event, encode
 from morale.events.types import AnyEvent
+
+_original_create_connection = SQLiteConnectionPool._create_connection
 
 
 class BattleLog(Aggregate):
@@ -33,9 +36,19 @@ class BattleLog(Aggregate):
         self.trail.append(fold.apply(fold.seq + 1, decode_event(body)))
 
 
-def peer_app(path: Path) -> Application:
-    # The library's SQLite persistence, WAL; SQLite's default synchronous level (FULL).
+def peer_app(path: Path, synchronous: str = "FULL") -> Application:
+    """The library's SQLite persistence (WAL) at the given synchronous level. The library leaves it
+    at SQLite's default (FULL) and has no setting for it, so each new connection is told here, to
+    compare the two stores under the same durability."""
     os.environ.update({"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": str(path)})
+    create = _original_create_connection
+
+    def create_connection(pool: SQLiteConnectionPool) -> object:
+        connection = create(pool)
+        connection._sqlite_conn.execute(f"PRAGMA synchronous={synchronous}")
+        return connection
+
+    SQLiteConnectionPool._create_connection = create_connection  # type: ignore[method-assign]
     return Application()
 
 

@@ -101,40 +101,44 @@ def bench_replay(count: int, seed: int = 1) -> None:
 def bench_append(count: int = 300, seed: int = 2) -> None:
     print(f"\nappend: {count} validated single-event appends (decide, write, commit), WAL")
     events = list(BattleGenerator(seed).events(count + 1))
-    results = {}
     for level in ("NORMAL", "FULL"):
-        path = CACHE / f"append-{level}.db"
-        path.unlink(missing_ok=True)
-        store = SqliteEventStore(path, synchronous=level)
-        fold = Replay("append")
-        times = []
-        for event in events:
-            start = time.perf_counter()
-            fold.check(event)
-            store.append("append", [event], expected_seq=fold.seq)
-            fold.apply(fold.seq + 1, event)
-            times.append(time.perf_counter() - start)
-        results[level] = statistics.median(times[1:])
-    app = peer_app(CACHE / "append-peer.db")
+        ours = _append_ours(events, level)
+        peer = _append_peer(events, level)
+        print(f"  synchronous={level:<6}  morale median {ours * 1e6:7.0f} us   peer (eventsourcing) median "
+              f"{peer * 1e6:7.0f} us   -> morale {peer / ours:.1f}x faster")  # fmt: skip
+
+
+def _append_ours(events: list[AnyEvent], level: str) -> float:
+    path = CACHE / f"append-{level}.db"
+    path.unlink(missing_ok=True)
+    store = SqliteEventStore(path, synchronous=level)
+    fold = Replay("append")
+    times = []
+    for event in events:
+        start = time.perf_counter()
+        fold.check(event)
+        store.append("append", [event], expected_seq=fold.seq)
+        fold.apply(fold.seq + 1, event)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times[1:])
+
+
+def _append_peer(events: list[AnyEvent], level: str) -> float:
     from peer import BattleLog
 
-    (CACHE / "append-peer.db").unlink(missing_ok=True)
-    app = peer_app(CACHE / "append-peer.db")
+    path = CACHE / f"append-peer-{level}.db"
+    path.unlink(missing_ok=True)
+    app = peer_app(path, synchronous=level)
     log = BattleLog("append")
     app.save(log)
-    peer_times = []
+    times = []
     for event in events:
         body = msgspec.json.encode(event).decode()
         start = time.perf_counter()
         log.record(body)
         app.save(log)
-        peer_times.append(time.perf_counter() - start)
-    peer = statistics.median(peer_times[1:])
-    print(f"  morale, synchronous=NORMAL          median {results['NORMAL'] * 1e6:8.0f} us")
-    ratio = peer / results["FULL"]
-    full_us = results["FULL"] * 1e6
-    print(f"  morale, synchronous=FULL            median {full_us:8.0f} us  ({ratio:.1f}x faster than the peer)")
-    print(f"  peer (eventsourcing), FULL          median {peer * 1e6:8.0f} us")
+        times.append(time.perf_counter() - start)
+    return statistics.median(times[1:])
 
 
 def bench_import(count: int, seed: int = 1) -> None:
@@ -154,6 +158,26 @@ def bench_import(count: int, seed: int = 1) -> None:
     seconds = timed(bulk, repeat=2)
     print(f"\nbulk import: {len(events):,} events checked by the referee and written in one transaction")
     report("validated bulk import", seconds, len(events), {})
+
+
+def bench_time_travel(count: int, seed: int = 1, points: int = 50) -> None:
+    from morale.projections.snapshots import battle_at, rebuild
+
+    store, battle, events = cached_battle(seed, count)
+    started = time.perf_counter()
+    rebuild(store, battle)
+    rebuild_s = time.perf_counter() - started
+    rng = __import__("random").Random(seed)
+    seqs = rng.sample(range(1, len(events) + 1), points)
+    times = []
+    for seq in seqs:
+        start = time.perf_counter()
+        battle_at(store, battle, seq)
+        times.append(time.perf_counter() - start)
+    full = timed(lambda: full_replay(store, battle), repeat=1)
+    print(f"\ntime travel: the battle at {points} random points of a {len(events):,}-event battle, from snapshots")
+    print(f"  median {statistics.median(times) * 1000:.2f} ms, max {max(times) * 1000:.2f} ms "
+          f"(a full replay: {full * 1000:.0f} ms; taking the snapshots: {rebuild_s:.1f} s)")  # fmt: skip
 
 
 def bench_memory(battles: int, per_battle: int) -> None:
@@ -189,6 +213,7 @@ def main() -> None:
     bench_replay(size)
     bench_append()
     bench_import(size)
+    bench_time_travel(size)
     bench_memory(*archive)
 
 

@@ -2,8 +2,12 @@
 
 The graph is data: rows of {trigger, source, dest, rule}. The machine says which moves are legal;
 units change state only when `evolve` fires a trigger on them. Units are never added to the
-machine (`add_model` is quadratic and skips models that compare equal); a trigger is fired on a
-unit directly through the machine's event, which is all a model needs.
+machine (`add_model` is quadratic and skips models that compare equal).
+
+Firing reads the destination from the machine's own transitions (built once from the rows) and
+moves the unit with `Machine.set_state`. Going through `Event.trigger` gives the same result, since
+the graph has no conditions or callbacks (state changes are bookkeeping-free by design), but costs
+about 20 times as much (~40 us against ~2 us a fire, measured), and replay fires often.
 """
 
 from __future__ import annotations
@@ -11,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from transitions import Machine
+from transitions import Machine, MachineError
 
 from .outcomes import StateChanged
 from .state import Unit
@@ -30,6 +34,13 @@ class StateGraph:
             auto_transitions=False,
             send_event=False,
         )
+        if any(key in row for row in self.rows for key in ("conditions", "unless", "before", "after", "prepare")):
+            raise ValueError("state graph rows carry no conditions or callbacks: rules live in the rulesets")
+        self._dest: dict[tuple[str, str], str] = {
+            (trigger, source): transitions[0].dest or source
+            for trigger, event in self._machine.events.items()
+            for source, transitions in event.transitions.items()
+        }
         self._rule: dict[tuple[str, str], str] = {}
         for row in self.rows:
             sources = STATES if row["source"] == "*" else row["source"]
@@ -50,11 +61,14 @@ class StateGraph:
         return self._rule[(trigger, unit.state)]
 
     def fire(self, unit: Unit, trigger: str, caused_by: tuple[int, ...] = (), rule: str = "") -> StateChanged:
-        """Move `unit` by `trigger`; an illegal trigger raises (transitions' MachineError)."""
+        """Move `unit` by `trigger`; an illegal trigger raises transitions' MachineError."""
         before = unit.state
-        cited = rule or self._rule.get((trigger, before), "")
-        self._machine.events[trigger].trigger(unit)
-        return StateChanged(unit=unit.id, rule=cited, caused_by=caused_by, from_state=before, to_state=unit.state)
+        dest = self._dest.get((trigger, before))
+        if dest is None:
+            raise MachineError(f"Can't trigger event {trigger} from state {before}!")
+        self._machine.set_state(dest, model=unit)
+        cited = rule or self._rule[(trigger, before)]
+        return StateChanged(unit=unit.id, rule=cited, caused_by=caused_by, from_state=before, to_state=dest)
 
     def force(self, unit: Unit, state: str, rule: str, caused_by: tuple[int, ...]) -> StateChanged:
         """A referee's ruling: outside the graph by design, and always recorded with its reason."""

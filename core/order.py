@@ -64,6 +64,8 @@ def choose_first(battle: Battle, unit_id: str) -> None:
 
 def forget_finished(battle: Battle) -> None:
     """A choice lasts until the chosen unit's test is over (its re-roll included)."""
+    if not battle.chosen_first:
+        return
     for (side, test), unit_id in list(battle.chosen_first.items()):
         if not any(t.test == test for t in battle.due_for(unit_id)):
             del battle.chosen_first[(side, test)]

@@ -187,7 +187,7 @@ def evolve(battle: Battle | None, event: AnyEvent, seq: int) -> tuple[Battle, li
     caused: list[Outcome] = []
     match event:
         case UnitJoined():
-            battle.units[event.unit] = Unit(
+            battle.units[event.unit] = battle.living[event.unit] = Unit(
                 id=event.unit,
                 side=event.side,
                 name=event.name,
@@ -210,9 +210,10 @@ def evolve(battle: Battle | None, event: AnyEvent, seq: int) -> tuple[Battle, li
             # Losses and phase marks count from the start of the rulebook phase, which may span several
             # clock phases.
             if ruleset.phase_window(battle) != window:
-                for unit in battle.units.values():
+                for unit in (*battle.living.values(), *battle.left_play):
                     unit.models_at_phase_start, unit.phase_losses = unit.models, []
                     unit.phase_marks.clear()
+                battle.left_play.clear()
             caused += ruleset.on_phase_started(battle, seq)
         case PhaseEnded():
             battle.phase_open = False
@@ -271,6 +272,7 @@ def evolve(battle: Battle | None, event: AnyEvent, seq: int) -> tuple[Battle, li
         case EventRetracted():
             raise AssertionError("retractions are folded by replay, which holds the log")
     order.forget_finished(battle)
+    battle.track(caused)
     return battle, caused
 
 
@@ -387,7 +389,7 @@ def _expire(battle: Battle, seq: int) -> list[Outcome]:
     """At a phase's end: lift the restrictions and carry out the state changes scheduled for it."""
     caused: list[Outcome] = []
     now = battle.point
-    for unit in battle.units.values():
+    for unit in battle.living.values():
         for pending in [p for p in unit.pending if p.at <= now]:
             unit.pending.remove(pending)
             if unit.alive and battle.ruleset.graph.can(unit, pending.trigger):

@@ -107,6 +107,12 @@ class Ruleset:
     # battalion reforms): decision -> rule ID. Checked by check_free_decision.
     free_decisions: Mapping[str, str] = {}
 
+    def __reduce__(self) -> tuple[object, tuple[str, str]]:
+        # A pickled battle (a snapshot) refers to its ruleset by id and version, never by copy.
+        from .rulesets import lookup
+
+        return (lookup, (self.id, self.version))
+
     # -- set-up -----------------------------------------------------------------------------
     def check_house_rules(self, house_rules: Mapping[str, object]) -> None:
         for key, value in house_rules.items():

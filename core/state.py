@@ -15,7 +15,7 @@ import msgspec
 
 from morale.events.types import FactValue
 
-from .outcomes import Modifier
+from .outcomes import Modifier, Outcome, StateChanged
 
 if TYPE_CHECKING:
     from .ruleset import Ruleset
@@ -119,6 +119,10 @@ class Battle:
     phase_index: int = -1
     phase_open: bool = False
     units: dict[str, Unit] = field(default_factory=dict)
+    # The units still on the table, kept beside `units` so that what happens at every phase boundary
+    # costs the number of units in play, not the number that ever joined (a long battle's reserves).
+    living: dict[str, Unit] = field(default_factory=dict)
+    left_play: list[Unit] = field(default_factory=list)  # gone since the last phase reset; reset once more
     due: list[DueTest] = field(default_factory=list)
     tables: dict[str, Any] = field(default_factory=dict)  # the pinned data tables, as the ruleset reads them
     bookkeeping: Any = None  # the ruleset's battle-wide memory (`Ruleset.battle_bookkeeping`)
@@ -136,6 +140,16 @@ class Battle:
     @property
     def point(self) -> Point:
         return (self.turn, self.side_index, self.phase_index)
+
+    def track(self, changes: list[Outcome]) -> None:
+        """Keep `living` in step with the state changes an event caused (a ruling may bring a unit back)."""
+        for change in changes:
+            if type(change) is StateChanged:
+                unit = self.units[change.unit]
+                if unit.alive:
+                    self.living[unit.id] = unit
+                elif self.living.pop(unit.id, None) is not None:
+                    self.left_play.append(unit)
 
     def due_for(self, unit: str) -> list[DueTest]:
         return [t for t in self.due if t.unit == unit]

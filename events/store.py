@@ -150,21 +150,24 @@ class SqliteEventStore:
             if actual_seq != expected_seq:
                 raise ConflictError(battle, expected_seq, actual_seq)
             sealed = sealer(actual_seq, prev_hash)
-            self.db["events"].insert_all(
-                (
-                    {
-                        "battle": stored.battle,
-                        "seq": stored.seq,
-                        "schema_version": stored.schema_version,
-                        "recorded_at": stored.recorded_at,
-                        "type": stored.event.__struct_config__.tag,
-                        "body": body.decode("utf-8"),
-                        "prev_hash": stored.prev_hash,
-                        "hash": stored.hash,
-                    }
+            # A plain prepared INSERT: sqlite-utils' insert_all re-reads the table's columns on every
+            # call, which was most of a single append's cost (measured in bench/run.py).
+            conn.executemany(
+                "INSERT INTO events (battle, seq, schema_version, recorded_at, type, body, prev_hash, hash) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (
+                        stored.battle,
+                        stored.seq,
+                        stored.schema_version,
+                        stored.recorded_at,
+                        stored.event.__struct_config__.tag,
+                        body.decode("utf-8"),
+                        stored.prev_hash,
+                        stored.hash,
+                    )
                     for stored, body in sealed
-                ),
-                batch_size=500,
+                ],
             )
             conn.execute("COMMIT")
         except BaseException:
@@ -202,6 +205,27 @@ class SqliteEventStore:
 
     def battles(self) -> list[str]:
         return [row[0] for row in self.db.conn.execute("SELECT DISTINCT battle FROM events ORDER BY battle")]
+
+    # -- snapshots: derived state kept beside the log, never part of it --------------------------------
+    def save_snapshot(self, battle: str, seq: int, engine: str, blob: bytes) -> None:
+        self.db["snapshots"].insert(
+            {"battle": battle, "seq": seq, "engine": engine, "blob": blob}, pk=("battle", "seq"), replace=True
+        )
+
+    def snapshot_before(self, battle: str, seq: int, engine: str) -> tuple[int, bytes] | None:
+        """The latest snapshot of `battle` at or before `seq` taken by this engine version."""
+        if "snapshots" not in self.db.table_names():
+            return None
+        row = self.db.conn.execute(
+            "SELECT seq, blob FROM snapshots WHERE battle = ? AND engine = ? AND seq <= ? ORDER BY seq DESC LIMIT 1",
+            (battle, engine, seq),
+        ).fetchone()
+        return (row[0], row[1]) if row else None
+
+    def drop_snapshots(self, battle: str) -> None:
+        if "snapshots" in self.db.table_names():
+            self.db.execute("DELETE FROM snapshots WHERE battle = ?", (battle,))
+            self.db.conn.commit()
 
     def save_dice_secret(self, battle: str, secret: str) -> None:
         self.db["dice_secrets"].insert({"battle": battle, "secret": secret}, replace=True)

@@ -103,7 +103,11 @@ class Table:
     def record(self, event: AnyEvent) -> list[Outcome]:
         self.fold.check(event)
         self.events.append(event)
-        return self.fold.apply(self.fold.seq + 1, event)
+        caused = self.fold.apply(self.fold.seq + 1, event)
+        battle = self.battle
+        # The engine keeps the units in play beside all units, for speed; it must never drift.
+        assert set(battle.living) == {u.id for u in battle.units.values() if u.alive}
+        return caused
 
     def try_record(self, event: AnyEvent) -> list[Outcome] | None:
         """Record the event if the referee accepts it; if it refuses, prove nothing changed (None)."""

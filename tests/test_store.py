@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 import subprocess
 import sys
 import textwrap
@@ -9,6 +10,7 @@ from itertools import pairwise
 
 import pytest
 
+from morale.events import store as store_module
 from morale.events.codec import GENESIS_HASH, chain_hash
 from morale.events.store import ConflictError, SqliteEventStore
 from morale.events.types import BattleStarted, CasualtiesSuffered, PhaseStarted
@@ -59,22 +61,19 @@ def test_a_stale_expected_sequence_is_a_conflict_and_writes_nothing(store):
 def test_an_append_is_all_or_nothing(store, monkeypatch):
     store.append("b1", [START], expected_seq=0)
     before = list(store.raw_rows("b1"))
-    table = store.db["events"]
+    real_seal = store_module.seal
 
-    def failing_insert_all(rows, **kwargs):
-        rows = list(rows)
-        table.db.execute(
-            "INSERT INTO events (battle, seq, schema_version, recorded_at, type, body, prev_hash, hash) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            list(rows[0].values()),
-        )
-        raise OSError("disk full after the first row")
+    def seal_with_a_clash(*args, **kwargs):
+        # Two rows claiming one sequence number: the second insert fails after the first succeeded.
+        sealed = real_seal(*args, **kwargs)
+        return [sealed[0], sealed[0]]
 
-    monkeypatch.setattr(type(table), "insert_all", lambda self, rows, **kw: failing_insert_all(rows, **kw))
-    with pytest.raises(OSError):
+    monkeypatch.setattr(store_module, "seal", seal_with_a_clash)
+    with pytest.raises(sqlite3.IntegrityError):
         store.append("b1", [START, START], expected_seq=1)
     monkeypatch.undo()
     assert list(store.raw_rows("b1")) == before
+    assert store.append("b1", [START], expected_seq=1)[0].seq == 2  # and the store still works
 
 
 WRITER = textwrap.dedent(

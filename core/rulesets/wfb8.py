@@ -440,7 +440,7 @@ class Wfb8(Ruleset):
         double 1 rallies it. Passed: it rallies (stops and reforms; cannot move or shoot that turn) and is
         steady from the next turn. Failed: it flees again."""
         caused: list[Outcome] = []
-        for unit in battle.units.values():
+        for unit in battle.living.values():
             if unit.side != battle.active_side or unit.state != "falling_back":
                 continue
             if unit.restricted("fled_this_turn"):

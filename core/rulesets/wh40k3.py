@@ -321,8 +321,8 @@ class Wh40k3(Ruleset):
         if battle.phase != "movement":
             return []
         caused: list[Outcome] = []
-        for unit in battle.units.values():
-            if unit.side != battle.active_side or not unit.alive:
+        for unit in battle.living.values():
+            if unit.side != battle.active_side:
                 continue
             if unit.state == "falling_back":
                 caused += self.regroup_tests_due(battle, unit, seq)
@@ -340,8 +340,8 @@ class Wh40k3(Ruleset):
     def on_phase_ended(self, battle: Battle, seq: int) -> list[Outcome]:
         caused: list[Outcome] = []
         threshold = int(self.param(battle, "casualty_threshold_percent"))  # type: ignore[call-overload]
-        for unit in battle.units.values():
-            if unit.alive and heavy_casualties(battle, unit, threshold):
+        for unit in battle.living.values():
+            if heavy_casualties(battle, unit, threshold):
                 caused += self._morale_test_due(battle, unit, "wh40k3.trigger.shooting", tuple(unit.phase_losses))
         return caused
 

@@ -275,7 +275,7 @@ class Wh40k6(Ruleset):
     def regroup_tests_due(self, battle: Battle, seq: int) -> list[Outcome]:
         """In its own Movement phase, before any model moves, a Falling Back unit may test to Regroup."""
         caused: list[Outcome] = []
-        for unit in battle.units.values():
+        for unit in battle.living.values():
             if unit.side == battle.active_side and unit.state == "falling_back" and not unit.pending:
                 caused += self.require(
                     battle, unit, "regroup", "wh40k6.regroup.when", (seq,), decisions=("decline_regroup",)
@@ -285,8 +285,8 @@ class Wh40k6(Ruleset):
     def on_phase_ended(self, battle: Battle, seq: int) -> list[Outcome]:
         caused: list[Outcome] = []
         threshold = int(self.param(battle, "casualty_threshold_percent"))  # type: ignore[call-overload]
-        for unit in battle.units.values():
-            if unit.alive and heavy_casualties(unit, battle.phase, threshold) and may_test_again(unit, "morale"):
+        for unit in battle.living.values():
+            if heavy_casualties(unit, battle.phase, threshold) and may_test_again(unit, "morale"):
                 caused += self.require(battle, unit, "morale", "wh40k6.trigger.casualties", tuple(unit.phase_losses))
         return caused
 
