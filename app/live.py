@@ -112,13 +112,14 @@ class Hub:
     """The channels of the battles being followed; wakes a battle's followers when this process
     appends to it."""
 
-    def __init__(self) -> None:
+    def __init__(self, keep: int = 256) -> None:
         self._channels: dict[str, Channel] = {}
+        self.keep = keep  # items each battle's shared tail holds; followers further behind read the gap
         self.closing = False
 
     def channel(self, battle: str) -> Channel:
         if battle not in self._channels:
-            self._channels[battle] = Channel(battle)
+            self._channels[battle] = Channel(battle, self.keep)
         return self._channels[battle]
 
     def notify(self, battle: str) -> None:
