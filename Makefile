@@ -7,7 +7,7 @@ DB ?= demo.db
 CHROMIUM ?= /usr/bin/chromium
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: demo serve test bench lint clean
+.PHONY: demo serve test bench bench-feed lint clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -55,6 +55,11 @@ test: $(VENV)/.installed-test | $(CHROMIUM)
 ## bench: the benchmarks (not part of the tests); see bench/README.md. QUICK=1 for small sizes
 bench: $(VENV)/.installed-bench
 	$(BIN)/python bench/run.py $(if $(QUICK),--quick)
+
+## bench-feed: an append reaching 1,000 live SSE followers on loopback (CLIENTS=, EVENTS= to change)
+# bench/feed.py raises its own soft descriptor limit; the server it starts inherits it.
+bench-feed: $(VENV)/.installed-test
+	$(BIN)/python bench/feed.py $(if $(CLIENTS),--clients $(CLIENTS)) $(if $(EVENTS),--events $(EVENTS))
 
 clean:
 	rm -rf $(VENV) $(DB) $(DB)-wal $(DB)-shm .pytest_cache .ruff_cache .hypothesis

@@ -2,16 +2,21 @@
 
 Writers in this process poke the hub after an append, so followers wake at once; writers in other
 processes (the CLI on the same SQLite file) are seen by a cheap poll of the last sequence number.
-Each follower keeps its own fold of the log, so what an event caused is computed once per
-follower, incrementally, exactly as replay computes it.
+The followers of a battle share one channel: one fold of the log, so what an event caused is
+computed once, incrementally, exactly as replay computes it, and read and encoded once however many
+followers there are (with one read per follower, 1,000 followers made an append take seconds).
 """
 
 from __future__ import annotations
 
 import asyncio
+import math
 import threading
 import time
+from collections import deque
 from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 import anyio
@@ -43,27 +48,88 @@ class Stores:
         return await anyio.to_thread.run_sync(lambda: work(self.get()))
 
 
-class Hub:
-    """Wakes the followers of a battle when this process appends to it."""
+@dataclass(frozen=True)
+class Published:
+    """A feed item with its JSON, encoded once however many followers send it."""
 
-    def __init__(self) -> None:
-        self._waiting: dict[str, asyncio.Event] = {}
+    item: FeedItem
+
+    @property
+    def seq(self) -> int:
+        return self.item.seq
+
+    @cached_property
+    def json(self) -> bytes:
+        return encode_item(self.item)
+
+
+class Channel:
+    """One battle's live tail, shared by all its followers: one fold of the log, one read of the
+    store per append (not one per follower), and the last `keep` items, each encoded once."""
+
+    def __init__(self, battle: str, keep: int = 256) -> None:
+        self.battle = battle
+        self.fold = Replay(battle)
+        self.recent: deque[Published] = deque(maxlen=keep)
+        self.changed = asyncio.Event()  # set (and replaced) whenever there may be news
+        self._stale = True  # an append in this process happened since the last read
+        self._checked_at = -math.inf
+        self._lock = asyncio.Lock()
+
+    def notify(self) -> None:
+        self._stale = True
+        self._wake()
+
+    def _wake(self) -> None:
+        self.changed.set()
+        self.changed = asyncio.Event()
+
+    async def refresh(self, stores: Stores, poll_s: float) -> None:
+        """Read what was appended since the last read: at once after an append in this process,
+        and at most once per `poll_s` for appends by other processes, however many followers ask."""
+        async with self._lock:
+            if not self._stale and time.monotonic() - self._checked_at < poll_s:
+                return
+            self._stale, self._checked_at = False, time.monotonic()
+            if stores.get().last_seq(self.battle) <= self.fold.seq:
+                return
+
+            def read_new(store: SqliteEventStore) -> list[Published]:
+                return [Published(i) for i in follow(self.fold, store.read(self.battle, after_seq=self.fold.seq))]
+
+            self.recent.extend(await stores.run(read_new))  # type: ignore[arg-type]
+            self._wake()
+
+    def since(self, position: int) -> list[Published] | None:
+        """The items after `position`, or None if the tail no longer reaches back that far."""
+        first = self.recent[0].seq if self.recent else self.fold.seq + 1
+        if position < first - 1:
+            return None
+        return [published for published in self.recent if published.seq > position]
+
+
+class Hub:
+    """The channels of the battles being followed; wakes a battle's followers when this process
+    appends to it."""
+
+    def __init__(self, keep: int = 256) -> None:
+        self._channels: dict[str, Channel] = {}
+        self.keep = keep  # items each battle's shared tail holds; followers further behind read the gap
         self.closing = False
 
-    def notify(self, battle: str) -> None:
-        woken = self._waiting.pop(battle, None)
-        if woken is not None:
-            woken.set()
+    def channel(self, battle: str) -> Channel:
+        if battle not in self._channels:
+            self._channels[battle] = Channel(battle, self.keep)
+        return self._channels[battle]
 
-    async def wait(self, battle: str, timeout_s: float) -> None:
-        event = self._waiting.setdefault(battle, asyncio.Event())
-        with anyio.move_on_after(timeout_s):
-            await event.wait()
+    def notify(self, battle: str) -> None:
+        if battle in self._channels:
+            self._channels[battle].notify()
 
     def close(self) -> None:
         self.closing = True
-        for battle in list(self._waiting):
-            self.notify(battle)
+        for channel in self._channels.values():
+            channel.notify()
 
 
 async def items(
@@ -75,31 +141,46 @@ async def items(
     keep_following: bool = True,
     poll_s: float = 0.5,
     heartbeat_s: float = 15.0,
-) -> AsyncIterator[FeedItem | None]:
+) -> AsyncIterator[Published | None]:
     """The feed items after `after`, in log order; then, if following, each new one as it lands,
-    with a heartbeat (None) whenever `heartbeat_s` passes without one."""
-    fold = Replay(battle)
+    with a heartbeat (None) whenever `heartbeat_s` passes without one.
 
-    def read_new(store: SqliteEventStore) -> list[FeedItem]:
-        return list(follow(fold, store.read(battle, after_seq=fold.seq)))
+    A follower behind the shared tail (resuming from far back, or an export) reads the gap with a
+    fold of its own, exactly as replay does; once it is within the tail it takes the shared items."""
+    own_fold: Replay | None = None
+    position = after
 
+    def read_gap(store: SqliteEventStore) -> list[Published]:
+        assert own_fold is not None
+        return [Published(i) for i in follow(own_fold, store.read(battle, after_seq=own_fold.seq))]
+
+    if not keep_following:
+        own_fold = Replay(battle)
+        for published in await stores.run(read_gap):  # type: ignore[union-attr]
+            if published.seq > position:
+                yield published
+        return
+
+    channel = hub.channel(battle)
     last_sent = time.monotonic()
-    while True:
-        for item in await stores.run(read_new):  # type: ignore[union-attr]
-            if item.seq > after:
-                yield item
-                last_sent = time.monotonic()
-        if not keep_following:
-            return
-        while not hub.closing:
-            await hub.wait(battle, poll_s)
-            if stores.get().last_seq(battle) > fold.seq:
-                break
-            if time.monotonic() - last_sent >= heartbeat_s:
-                yield HEARTBEAT
-                last_sent = time.monotonic()
-        if hub.closing:
-            return
+    while not hub.closing:
+        news = channel.changed  # taken before looking, so news that lands meanwhile is not slept through
+        await channel.refresh(stores, poll_s)
+        batch = channel.since(position)
+        if batch is None:
+            own_fold = own_fold or Replay(battle)
+            batch = await stores.run(read_gap)  # type: ignore[assignment]
+        for published in batch:  # type: ignore[union-attr]
+            if published.seq > position:
+                yield published
+                position, last_sent = published.seq, time.monotonic()
+        if batch:
+            continue
+        if time.monotonic() - last_sent >= heartbeat_s:
+            yield HEARTBEAT
+            last_sent = time.monotonic()
+        with anyio.move_on_after(min(poll_s, heartbeat_s)):
+            await news.wait()
 
 
 def check_resume_point(store: SqliteEventStore, battle: str, after: int) -> None:
@@ -109,7 +190,7 @@ def check_resume_point(store: SqliteEventStore, battle: str, after: int) -> None
         raise Refusal(f"the log holds events 1 to {last}; cannot resume after {after}", field="after")
 
 
-async def sse(source: AsyncIterator[FeedItem | None], retry_ms: int = 2000) -> AsyncIterator[bytes]:
+async def sse(source: AsyncIterator[Published | None], retry_ms: int = 2000) -> AsyncIterator[bytes]:
     """Server-Sent Events: `id:` is the sequence number, so a reconnecting browser sends
     Last-Event-ID and resumes exactly after the last event it saw. Heartbeats are comments."""
     yield f"retry: {retry_ms}\n: following\n\n".encode()
@@ -117,10 +198,10 @@ async def sse(source: AsyncIterator[FeedItem | None], retry_ms: int = 2000) -> A
         if item is HEARTBEAT:
             yield b": heartbeat\n\n"
         else:
-            yield b"id: %d\ndata: %s\n\n" % (item.seq, encode_item(item))
+            yield b"id: %d\ndata: %s\n\n" % (item.seq, item.json)
 
 
-async def ndjson(source: AsyncIterator[FeedItem | None]) -> AsyncIterator[bytes]:
+async def ndjson(source: AsyncIterator[Published | None]) -> AsyncIterator[bytes]:
     """One JSON object per line; a blank line is a heartbeat (JSON readers skip it)."""
     async for item in source:
-        yield b"\n" if item is HEARTBEAT else encode_item(item) + b"\n"
+        yield b"\n" if item is HEARTBEAT else item.json + b"\n"
