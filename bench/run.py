@@ -193,9 +193,9 @@ def bench_memory(battles: int, per_battle: int) -> None:
     store.close()
     # A fresh process, so its peak resident memory is the replay's own (not the generator's).
     script = (
-        "import resource, sys, time; sys.path.insert(0, sys.argv[2]); from run import full_replay; "
+        "import collections, resource, sys, time; sys.path.insert(0, sys.argv[2]); from run import full_replay; "
         "from morale.events.store import SqliteEventStore; store = SqliteEventStore(sys.argv[1]); "
-        "start = time.perf_counter(); [full_replay(store, b) for b in store.battles()]; "
+        "start = time.perf_counter(); collections.deque(map(lambda b: full_replay(store, b), store.battles()), 0); "
         "print(time.perf_counter() - start, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
     )
     out = subprocess.run([sys.executable, "-c", script, str(path), str(HERE)], capture_output=True, text=True,
