@@ -16,7 +16,9 @@ class Modifier(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     ignored_by: str = ""  # rule ID that cancels it (Stubborn ignores negative modifiers)
 
 
-class Outcome(msgspec.Struct, frozen=True, kw_only=True, tag_field="kind", omit_defaults=True):
+class Outcome(msgspec.Struct, frozen=True, kw_only=True, tag_field="kind", omit_defaults=True, gc=False):
+    # gc=False: outcomes are immutable data with no cycles; an explanation trail holds many of them.
+
     unit: str
     rule: str
     caused_by: tuple[int, ...] = ()
