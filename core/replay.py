@@ -24,10 +24,11 @@ class Replay:
     battle: Battle | None = None
     log: list[tuple[int, AnyEvent]] = field(default_factory=list)
     struck: set[int] = field(default_factory=set)
+    start_seq: int = 0  # where a fold begun from a snapshot starts (its log holds only what follows)
 
     @property
     def seq(self) -> int:
-        return self.log[-1][0] if self.log else 0
+        return self.log[-1][0] if self.log else self.start_seq
 
     def state(self) -> Battle:
         if self.battle is None:

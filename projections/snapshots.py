@@ -47,7 +47,7 @@ def battle_at(store: SqliteEventStore, battle_id: str, seq: int) -> Battle:
         start, blob = found
         restored = _restore(blob)
         if restored is not None and restored.seq == start:  # a snapshot filed under the wrong point is not used
-            fold = Replay(battle_id, battle=restored, log=[(start, _Placeholder)])
+            fold = Replay(battle_id, battle=restored, start_seq=start)
             for stored in store.read(battle_id, after_seq=start):
                 if stored.seq > seq:
                     break
@@ -67,10 +67,6 @@ def rebuild(store: SqliteEventStore, battle_id: str) -> int:
     last = store.last_seq(battle_id)
     _replay_and_snapshot(store, battle_id, last)
     return last // SNAPSHOT_EVERY
-
-
-class _Placeholder:
-    """Stands in for the events before a snapshot, which a snapshot-started fold never reads."""
 
 
 def _replay_and_snapshot(store: SqliteEventStore, battle_id: str, seq: int) -> Battle:

@@ -17,7 +17,6 @@ from .gdb_profile import UNIT_TYPES
 UNIT_RESULTS = ("charge", "carry_on", "halt", "waver", "retreat", "rout")
 RALLY_RESULTS = ("rally", "fail")
 BRIGADE_RESULTS = ("holds", "halt", "retreat")
-COLUMNS = ("charging", "charged", "morale", "rally")
 
 
 class Row(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
