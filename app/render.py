@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
@@ -109,7 +111,7 @@ def print_narrative(console: Console, lines: list[Line]) -> None:
             console.print(Text("      → " + line.text + "  ") + Text(f"[{', '.join(line.rules)}]", style="dim"))
 
 
-def print_recorded(console: Console, seq: int, event_text: str, caused: list[Outcome], battle: Battle) -> None:
+def print_recorded(console: Console, seq: int, event_text: str, caused: Sequence[Outcome], battle: Battle) -> None:
     console.print(Text(f"{seq:>4}  ", style="dim") + Text(event_text))
     for outcome in caused:
         console.print(

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from msgspec.structs import replace
 
 from morale.core.dice import commitment, engine_dice, new_secret
-from morale.core.outcomes import Outcome
+from morale.core.outcomes import Caused
 from morale.core.referee import due_test
 from morale.core.replay import Replay, replay
 from morale.core.rules import Refusal
@@ -25,7 +25,7 @@ from morale.events.types import AnyEvent, BattleStarted, DiceRevealed, DiceRolle
 @dataclass(frozen=True)
 class Recorded:
     stored: StoredEvent
-    caused: list[Outcome]
+    caused: Caused
 
 
 def load(store: SqliteEventStore, battle: str) -> Replay:
@@ -43,7 +43,7 @@ def record(
     if expected_seq is not None and expected_seq != fold.seq:
         raise ConflictError(battle, expected_seq, fold.seq)
     base = fold.seq
-    caused: list[list[Outcome]] = []
+    caused: list[Caused] = []
     sealed: list[AnyEvent] = []
     for offset, event in enumerate(events, start=1):
         try:
@@ -111,5 +111,5 @@ def roll_for(
     if secret is None or state.dice_policy == "table":
         raise Refusal("this battle's dice are rolled at the table: type them in", field="dice")
     dice = engine_dice(secret, battle, fold.seq + 1, due.dice)
-    event = DiceRolled(unit=unit, test=test, dice=list(dice), source="engine", reroll=bool(due.reroll))
+    event = DiceRolled(unit=unit, test=test, dice=tuple(dice), source="engine", reroll=bool(due.reroll))
     return record(store, battle, [event], expected_seq=fold.seq)

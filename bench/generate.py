@@ -61,7 +61,7 @@ class BattleGenerator:
         return event
 
     def events(self, count: int) -> Iterator[AnyEvent]:
-        yield from filter(None, [self.offer(BattleStarted(ruleset="wh40k6", ruleset_version="1", sides=list(SIDES)))])
+        yield from filter(None, [self.offer(BattleStarted(ruleset="wh40k6", ruleset_version="1", sides=tuple(SIDES)))])
         produced = 1
         while produced < count:
             for event in self._step():
@@ -87,7 +87,11 @@ class BattleGenerator:
             if due.decisions and self.rng.random() < 0.2:
                 do(PlayerDecided(unit=due.unit, decision=due.decisions[0]))
             else:
-                do(DiceRolled(unit=due.unit, test=due.test, dice=[self.rng.randint(1, 6) for _ in range(due.dice)]))
+                do(
+                    DiceRolled(
+                        unit=due.unit, test=due.test, dice=tuple(self.rng.randint(1, 6) for _ in range(due.dice))
+                    )
+                )
             unit = self.battle.units[due.unit]
             if due.test == "fall_back" and unit.state == "falling_back" and self.rng.random() < 0.15:
                 do(TableFactRecorded(unit=unit.id, fact=self.rng.choice(["reached_table_edge", "trapped"])))
@@ -119,7 +123,7 @@ class BattleGenerator:
             do(CasualtiesSuffered(unit=mover.id, count=1, cause="dangerous_terrain"))
         elif battle.phase == "assault" and self.rng.random() < 0.6:
             charger, target = self.rng.choice(friends), self.rng.choice(enemies)
-            do(ChargeDeclared(charger=charger.id, targets=[target.id], in_range=[target.id]))
+            do(ChargeDeclared(charger=charger.id, targets=(target.id,), in_range=(target.id,)))
             if self.battle.due or not (charger.alive and target.alive and target.state != "falling_back"):
                 return
             lost_charger = self.rng.randint(0, min(3, charger.models))
@@ -129,17 +133,17 @@ class BattleGenerator:
             if lost_target:
                 do(CasualtiesSuffered(unit=target.id, count=lost_target, cause="close_combat"))
             if charger.alive and target.alive:
-                do(CombatResolved(sides=[
-                    CombatSide(side=charger.side, units=[charger.id], wounds_inflicted=lost_target),
-                    CombatSide(side=target.side, units=[target.id], wounds_inflicted=lost_charger),
-                ]))  # fmt: skip
+                do(CombatResolved(sides=(
+                    CombatSide(side=charger.side, units=(charger.id,), wounds_inflicted=lost_target),
+                    CombatSide(side=target.side, units=(target.id,), wounds_inflicted=lost_charger),
+                )))  # fmt: skip
 
     def _new_unit(self, side: str) -> UnitJoined:
         self.joined += 1
         unit_type, models, ld, initiative, rules = self.rng.choice(PROFILES)
         return UnitJoined(unit=f"{side}-{self.joined}", side=side, name=f"{side.title()} unit {self.joined}",
                           unit_type=unit_type, models=models, ld=ld, initiative=initiative,
-                          special_rules=list(rules))  # fmt: skip
+                          special_rules=tuple(rules))  # fmt: skip
 
 
 def battle_events(seed: int, count: int) -> list[AnyEvent]:

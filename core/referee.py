@@ -28,7 +28,7 @@ from morale.events.types import (
 
 from . import order, rules
 from .dice import commitment
-from .outcomes import Outcome, RestrictionLifted, StateChanged, TestNotTaken, TestResolved
+from .outcomes import Caused, Outcome, RestrictionLifted, StateChanged, TestNotTaken, TestResolved
 from .rules import Refusal
 from .rulesets import lookup
 from .state import Battle, DueTest, Unit
@@ -166,7 +166,7 @@ def decide(battle: Battle | None, event: AnyEvent) -> None:
                 raise Refusal("battle_started cannot be struck: start a new battle instead", field="seq")
 
 
-def evolve(battle: Battle | None, event: AnyEvent, seq: int) -> tuple[Battle, list[Outcome]]:
+def evolve(battle: Battle | None, event: AnyEvent, seq: int) -> tuple[Battle, Caused]:
     """Fold an accepted event into the battle. Returns the battle and what the event caused."""
     if isinstance(event, BattleStarted):
         fresh = Battle(
@@ -180,7 +180,7 @@ def evolve(battle: Battle | None, event: AnyEvent, seq: int) -> tuple[Battle, li
         )
         fresh.tables = fresh.ruleset.read_tables(event.tables)
         fresh.bookkeeping = fresh.ruleset.battle_bookkeeping()
-        return fresh, []
+        return fresh, ()
     assert battle is not None
     battle.seq = seq
     ruleset = battle.ruleset
@@ -273,7 +273,7 @@ def evolve(battle: Battle | None, event: AnyEvent, seq: int) -> tuple[Battle, li
             raise AssertionError("retractions are folded by replay, which holds the log")
     order.forget_finished(battle)
     battle.track(caused)
-    return battle, caused
+    return battle, tuple(caused)
 
 
 # -- lookups that refuse with a message naming the field -----------------------------------------

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from morale.events.types import AnyEvent, EventRetracted, StoredEvent
 
 from . import rules
-from .outcomes import Outcome, StateChanged
+from .outcomes import Caused, StateChanged
 from .referee import decide, evolve
 from .rules import Refusal
 from .state import Battle
@@ -41,7 +41,7 @@ class Replay:
         if isinstance(event, EventRetracted):
             self._refold_without(event.seq)
 
-    def apply(self, seq: int, event: AnyEvent) -> list[Outcome]:
+    def apply(self, seq: int, event: AnyEvent) -> Caused:
         """Fold an event that `check` accepted (or that the log holds) and return what it caused."""
         if isinstance(event, EventRetracted):
             before = {u.id: u.state for u in self.state().units.values()}
@@ -49,12 +49,12 @@ class Replay:
             self.battle.seq = seq
             self.struck.add(event.seq)
             self.log.append((seq, event))
-            return [
+            return tuple(
                 StateChanged(unit=u.id, rule=rules.RETRACTION, caused_by=(event.seq, seq),
                              from_state=before.get(u.id, "absent"), to_state=u.state)
                 for u in self.battle.units.values()
                 if before.get(u.id) != u.state
-            ]  # fmt: skip
+            )  # fmt: skip
         self.battle, caused = evolve(self.battle, event, seq)
         if self.battle.id == "":
             self.battle.id = self.battle_id

@@ -22,4 +22,6 @@ def event_schema() -> dict[str, Any]:
     )
     for cls in EVENT_TYPES.values():
         definitions[cls.__name__]["x-schema-version"] = cls.version
-    return {"$schema": DIALECT, "title": "morale event", **event, "$defs": definitions}
+    # As plain JSON data: the defaults of sequence fields are tuples in Python, arrays in the schema.
+    schema = {"$schema": DIALECT, "title": "morale event", **event, "$defs": definitions}
+    return msgspec.json.decode(msgspec.json.encode(schema))

@@ -43,8 +43,9 @@ class Event(
 ):
     """Something that happened at the table. Past tense, as the players would report it."""
 
-    # gc=False: events are immutable data and never part of a reference cycle, so the cyclic
-    # garbage collector need not walk the thousands a replay holds (measured: ~14% of a long replay).
+    # Immutable all the way down (sequences are tuples) and never part of a reference cycle: with
+    # gc=False and no lists inside, the cyclic garbage collector need not walk the many thousands a
+    # replay keeps (lists are always tracked; tuples of strings and numbers are not).
 
     # This type's schema version, stored with each event. A type that changes shape bumps it and
     # carries `upcast_v{n}_v{n+1}(data: dict) -> dict`, applied in a chain to old events on read.
@@ -66,7 +67,7 @@ class BattleStarted(Event, tag="battle_started"):
 
     ruleset: Slug
     ruleset_version: Slug
-    sides: Annotated[list[Slug], Meta(min_length=2, max_length=2)]
+    sides: Annotated[tuple[Slug, ...], Meta(min_length=2, max_length=2)]
     name: str = ""
     house_rules: dict[str, FactValue] = {}
     dice_policy: DicePolicy = "either"
@@ -82,7 +83,7 @@ class UnitJoined(Event, tag="unit_joined"):
     models: Positive
     ld: Leadership | None = None
     initiative: Characteristic | None = None
-    special_rules: list[Slug] = []
+    special_rules: tuple[Slug, ...] = ()
     # What only one ruleset reads (a Napoleonic battalion's quality, brigade, formation...): the
     # ruleset declares and validates these fields; the log keeps them as given.
     profile: dict[str, FactValue] = {}
@@ -125,9 +126,9 @@ class CasualtiesSuffered(Event, tag="casualties_suffered"):
     cause: str = ""
 
 
-class CombatSide(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, omit_defaults=True):
+class CombatSide(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, omit_defaults=True, gc=False):
     side: Slug
-    units: Annotated[list[Slug], Meta(min_length=1)]
+    units: Annotated[tuple[Slug, ...], Meta(min_length=1)]
     wounds_inflicted: Count
     bonus: int = 0  # combat resolution from special rules, added to the wounds inflicted
     # Per-unit detail, for the rulesets that read it (Ruleset.combat_detail): each unit's ranks at the
@@ -135,18 +136,18 @@ class CombatSide(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
     # that lost base contact with every foe during the round.
     ranks: dict[Slug, Count] = {}
     unit_bonus: dict[Slug, int] = {}
-    left_combat: list[Slug] = []
+    left_combat: tuple[Slug, ...] = ()
 
 
 class CombatResolved(Event, tag="combat_resolved"):
-    sides: Annotated[list[CombatSide], Meta(min_length=2, max_length=2)]
+    sides: Annotated[tuple[CombatSide, ...], Meta(min_length=2, max_length=2)]
 
 
 class ChargeDeclared(Event, tag="charge_declared"):
     charger: Slug
-    targets: Annotated[list[Slug], Meta(min_length=1)]
-    in_range: list[Slug] = []  # targets that at least one charging model can reach, as measured
-    flank: list[Slug] = []  # targets charged in the flank or rear, as measured
+    targets: Annotated[tuple[Slug, ...], Meta(min_length=1)]
+    in_range: tuple[Slug, ...] = ()  # targets that at least one charging model can reach, as measured
+    flank: tuple[Slug, ...] = ()  # targets charged in the flank or rear, as measured
 
 
 class TableFactRecorded(Event, tag="table_fact_recorded"):
@@ -158,7 +159,7 @@ class TableFactRecorded(Event, tag="table_fact_recorded"):
 class DiceRolled(Event, tag="dice_rolled"):
     unit: Slug
     test: Slug  # which due roll these dice are for: morale, regroup, pinning, fall_back...
-    dice: Annotated[list[Die], Meta(min_length=1, max_length=12)]
+    dice: Annotated[tuple[Die, ...], Meta(min_length=1, max_length=12)]
     source: DiceSource = "table"
     reroll: bool = False  # these dice re-roll the unit's last, failed result (where a rule grants it)
 

@@ -16,6 +16,7 @@ import msgspec
 
 from morale.core.odds import odds
 from morale.core.outcomes import (
+    Caused,
     MarkerPlaced,
     Modifier,
     Moved,
@@ -111,7 +112,7 @@ class Chronicle:
         self.steps: dict[str, list[Step]] = {}
         self._open: dict[str, list[Step]] = {}
 
-    def add(self, seq: int, event: AnyEvent) -> list[Outcome]:
+    def add(self, seq: int, event: AnyEvent) -> Caused:
         caused = self.fold.apply(seq, event)
         battle = self.fold.state()
         self.said[seq] = describe_event(event, battle)

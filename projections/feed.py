@@ -22,11 +22,11 @@ from morale.events.types import EVENT_TYPES, StoredEvent
 class FeedItem(StoredEvent, frozen=True, kw_only=True):
     """A stored event, as the log holds it, and what it caused. `seq` is the SSE message id."""
 
-    caused: list[AnyOutcome]
+    caused: tuple[AnyOutcome, ...]
 
 
 def feed_item(stored: StoredEvent, caused: Iterable[AnyOutcome]) -> FeedItem:
-    return FeedItem(**msgspec.structs.asdict(stored), caused=list(caused))
+    return FeedItem(**msgspec.structs.asdict(stored), caused=tuple(caused))
 
 
 def follow(fold: Replay, events: Iterable[StoredEvent]) -> Iterator[FeedItem]:

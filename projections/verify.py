@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import msgspec
 
 from morale.core.dice import commitment, engine_dice
-from morale.core.outcomes import Outcome
+from morale.core.outcomes import Caused
 from morale.core.replay import Replay
 from morale.core.rules import Refusal
 from morale.core.state import digest
@@ -67,7 +67,7 @@ class Auditor:
     def __post_init__(self) -> None:
         self.fold = Replay(self.battle_id)
 
-    def step(self, seq: int, event: AnyEvent) -> tuple[list[Outcome], list[Finding]]:
+    def step(self, seq: int, event: AnyEvent) -> tuple[Caused, list[Finding]]:
         """Check and fold one event. Raises `Refusal` if the referee refuses it; returns what it
         caused and any disagreement with what its writer recorded."""
         findings = []

@@ -17,7 +17,7 @@ from typing import Any, Literal
 import msgspec
 
 from morale.core import rules
-from morale.core.outcomes import Outcome
+from morale.core.outcomes import Caused, Outcome
 from morale.core.replay import Replay
 from morale.core.rules import Refusal
 from morale.core.state import Battle
@@ -71,7 +71,7 @@ def what_if(battle_id: str, events: Sequence[StoredEvent], amendments: Sequence[
     original, happened = _replay_original(battle_id, events)
     fold = Replay(battle_id)
     label_of: dict[int, str] = {}
-    instead: dict[str, list[Outcome]] = {}
+    instead: dict[str, Caused] = {}
     dropped: list[Dropped] = []
     stopped = ""
     for entry in entries:
@@ -143,7 +143,7 @@ def _changed(old: AnyEvent, new: AnyEvent) -> str:
     return ", ".join(f"{k} {before.get(k)!r} → {after.get(k)!r}" for k in keys) or "nothing"
 
 
-def _replay_original(battle_id: str, events: Sequence[StoredEvent]) -> tuple[Battle, dict[str, list[Outcome]]]:
+def _replay_original(battle_id: str, events: Sequence[StoredEvent]) -> tuple[Battle, dict[str, Caused]]:
     fold = Replay(battle_id)
     happened = {f"event {s.seq}": fold.apply(s.seq, s.event) for s in events}
     return fold.state(), happened
@@ -151,9 +151,9 @@ def _replay_original(battle_id: str, events: Sequence[StoredEvent]) -> tuple[Bat
 
 def _first_divergence(
     original: Battle,
-    happened: dict[str, list[Outcome]],
+    happened: dict[str, Caused],
     alternative: Battle,
-    instead: dict[str, list[Outcome]],
+    instead: dict[str, Caused],
     entries: list[_Entry],
     label_of: dict[int, str],
 ) -> Divergence | None:

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 
 import pytest
 from hypothesis import HealthCheck, settings
 
 from morale.app.tables import pinned_tables
-from morale.core.outcomes import Outcome
+from morale.core.outcomes import Caused, Outcome
 from morale.core.referee import next_phase
 from morale.core.replay import Replay, replay
 from morale.core.rules import Refusal
@@ -52,7 +53,7 @@ def unit(
         models=models,
         ld=ld,
         initiative=initiative,
-        special_rules=list(rules),
+        special_rules=tuple(rules),
         profile=profile or {},
     )
 
@@ -60,7 +61,7 @@ def unit(
 def combat(*sides: tuple[str, str, int]) -> CombatResolved:
     """combat(("imperium", "guard", 1), ("orks", "boyz", 3)): each side's unit and wounds inflicted."""
     return CombatResolved(
-        sides=[CombatSide(side=side, units=[unit_id], wounds_inflicted=wounds) for side, unit_id, wounds in sides]
+        sides=tuple(CombatSide(side=side, units=(unit_id,), wounds_inflicted=wounds) for side, unit_id, wounds in sides)
     )
 
 
@@ -90,7 +91,7 @@ class Table:
         pinned = pinned_tables(lookup(ruleset, "1")) if tables is None else tables
         self.record(
             BattleStarted(
-                ruleset=ruleset, ruleset_version="1", sides=list(sides), house_rules=house_rules or {}, tables=pinned
+                ruleset=ruleset, ruleset_version="1", sides=tuple(sides), house_rules=house_rules or {}, tables=pinned
             )
         )
         for joined in units:
@@ -100,7 +101,7 @@ class Table:
     def battle(self):
         return self.fold.state()
 
-    def record(self, event: AnyEvent) -> list[Outcome]:
+    def record(self, event: AnyEvent) -> Caused:
         self.fold.check(event)
         self.events.append(event)
         caused = self.fold.apply(self.fold.seq + 1, event)
@@ -109,7 +110,7 @@ class Table:
         assert set(battle.living) == {u.id for u in battle.units.values() if u.alive}
         return caused
 
-    def try_record(self, event: AnyEvent) -> list[Outcome] | None:
+    def try_record(self, event: AnyEvent) -> Caused | None:
         """Record the event if the referee accepts it; if it refuses, prove nothing changed (None)."""
         before, seq = digest(self.battle), self.fold.seq
         try:
@@ -135,15 +136,15 @@ class Table:
     def due(self, unit_id: str | None = None) -> list[str]:
         return [f"{t.unit}:{t.test}" for t in self.battle.due if unit_id in (None, t.unit)]
 
-    def start_next_phase(self) -> list[Outcome]:
-        caused: list[Outcome] = []
+    def start_next_phase(self) -> Caused:
+        caused: Caused = ()
         if self.battle.phase_open:
             caused += self.record(clock_event(self.battle))
         return caused + self.record(clock_event(self.battle))
 
-    def go_to(self, turn: int, side: str, phase: str) -> list[Outcome]:
+    def go_to(self, turn: int, side: str, phase: str) -> Caused:
         """Walk the clock (ending and starting phases) until `phase` of `side`'s turn has started."""
-        caused: list[Outcome] = []
+        caused: Caused = ()
         while (self.battle.turn, self.battle.active_side, self.battle.phase, self.battle.phase_open) != (
             turn,
             side,
@@ -153,15 +154,15 @@ class Table:
             caused += self.start_next_phase()
         return caused
 
-    def end_phase(self) -> list[Outcome]:
+    def end_phase(self) -> Caused:
         battle = self.battle
         return self.record(PhaseEnded(turn=battle.turn, side=battle.active_side, phase=battle.phase))
 
-    def casualties(self, unit_id: str, count: int, cause: str = "shooting") -> list[Outcome]:
+    def casualties(self, unit_id: str, count: int, cause: str = "shooting") -> Caused:
         return self.record(CasualtiesSuffered(unit=unit_id, count=count, cause=cause))
 
-    def roll(self, unit_id: str, test: str, *dice: int) -> list[Outcome]:
-        return self.record(DiceRolled(unit=unit_id, test=test, dice=list(dice)))
+    def roll(self, unit_id: str, test: str, *dice: int) -> Caused:
+        return self.record(DiceRolled(unit=unit_id, test=test, dice=tuple(dice)))
 
     def replayed(self) -> Replay:
         """The same log replayed from scratch, as a later reader would."""
@@ -169,9 +170,9 @@ class Table:
         return replay("test-battle", stored)
 
 
-def kinds(outcomes: list[Outcome]) -> list[str]:
+def kinds(outcomes: Sequence[Outcome]) -> list[str]:
     return [type(o).__name__ for o in outcomes]
 
 
-def rules_cited(outcomes: list[Outcome]) -> set[str]:
+def rules_cited(outcomes: Sequence[Outcome]) -> set[str]:
     return {o.rule for o in outcomes} | {getattr(o, "trigger", "") for o in outcomes} - {""}

@@ -35,7 +35,7 @@ def gdb_unit(
         name=unit_id.replace("_", " ").title(),
         unit_type=unit_type,
         models=models,
-        special_rules=list(tags),
+        special_rules=tuple(tags),
         profile={"brigade": "first", **profile},  # type: ignore[dict-item]
     )
 
@@ -55,8 +55,8 @@ def near(table: Table, unit: str, *others: str) -> None:
 
 
 def charge(table: Table, charger: str, *targets: str, flank: tuple[str, ...] = (), out_of_range: tuple = ()):
-    in_range = [t for t in targets if t not in out_of_range]
-    return table.record(ChargeDeclared(charger=charger, targets=list(targets), in_range=in_range, flank=list(flank)))
+    in_range = tuple(t for t in targets if t not in out_of_range)
+    return table.record(ChargeDeclared(charger=charger, targets=tuple(targets), in_range=in_range, flank=tuple(flank)))
 
 
 def change(table: Table, unit: str, **changes: object) -> list[Outcome]:
@@ -68,7 +68,7 @@ def decide(table: Table, unit: str, decision: str) -> list[Outcome]:
 
 
 def roll(table: Table, unit: str, test: str, *dice: int) -> list[Outcome]:
-    return table.record(DiceRolled(unit=unit, test=test, dice=list(dice)))
+    return table.record(DiceRolled(unit=unit, test=test, dice=tuple(dice)))
 
 
 def resolved(outcomes: list[Outcome]) -> out.TestResolved:

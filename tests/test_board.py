@@ -29,7 +29,7 @@ def test_a_falling_back_unit_shows_what_it_may_not_do_wh40k6_fall_back_no_charge
 def test_the_due_list_gives_the_number_to_roll_and_why():
     table = Table(unit("guard", ld=8), unit("boyz", "orks"))
     table.go_to(1, "orks", "assault")
-    table.record(ChargeDeclared(charger="boyz", targets=["guard"], in_range=["guard"]))
+    table.record(ChargeDeclared(charger="boyz", targets=("guard",), in_range=("guard",)))
     table.record(combat(("imperium", "guard", 1), ("orks", "boyz", 3)))
     [due] = due_tests(table.battle)
     assert (due.unit, due.test, due.dice, due.target, due.rule) == (

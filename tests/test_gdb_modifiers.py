@@ -256,5 +256,5 @@ def test_gdb_mod_charged_flank_not_for_austrian_infantry_in_mass_charged_by_cava
 def test_gdb_mod_charged_flank_a_flank_target_must_be_a_declared_target():
     table = gdb_table(french(), allied(), allied("ir4"))
     table.go_to(1, "french", "charge")
-    refused = table.refuse(ChargeDeclared(charger="fusiliers", targets=["whitecoats"], flank=["ir4"]))
+    refused = table.refuse(ChargeDeclared(charger="fusiliers", targets=("whitecoats",), flank=("ir4",)))
     assert refused.field == "flank"

@@ -69,9 +69,9 @@ def proposal(data: st.DataObject, table):
         side = data.draw(st.sampled_from(list(UNITS)))
         enemy = "allies" if side == "french" else "french"
         target = data.draw(st.sampled_from(UNITS[enemy]))
-        return ChargeDeclared(charger=data.draw(st.sampled_from(UNITS[side])), targets=[target],
-                              in_range=[target] if data.draw(st.booleans()) else [],
-                              flank=[target] if data.draw(st.booleans()) else [])  # fmt: skip
+        return ChargeDeclared(charger=data.draw(st.sampled_from(UNITS[side])), targets=(target,),
+                              in_range=(target,) if data.draw(st.booleans()) else [],
+                              flank=(target,) if data.draw(st.booleans()) else [])  # fmt: skip
     if kind == "decide":
         return PlayerDecided(
             unit=data.draw(some_unit), decision=data.draw(st.sampled_from(["reform", "countercharge"]))

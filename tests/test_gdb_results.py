@@ -77,7 +77,7 @@ def test_gdb_result_carry_on_no_melee_this_turn_then_free_again():
     caused = roll(table, "ligne", "charged", 4, 3)  # 7 + 1 - 1 (line v infantry) = 7: Carry out orders
     assert resolved(caused).result == "carry_on" and table.state("ligne") == "steady"
     assert restrictions(table, "ligne") == ["no_melee"]
-    assert table.refuse(ChargeDeclared(charger="ligne", targets=["ir5"])).rule == "gdb.result.carry_on"
+    assert table.refuse(ChargeDeclared(charger="ligne", targets=("ir5",))).rule == "gdb.result.carry_on"
     lifted = table.go_to(2, "french", "movement")
     assert any(isinstance(o, out.RestrictionLifted) and o.unit == "ligne" for o in lifted)
     assert restrictions(table, "ligne") == []
@@ -122,7 +122,7 @@ def test_gdb_result_waver_a_wavering_unit_cannot_charge_or_change_formation():
     assert table.refuse(UnitChanged(unit="ligne", changes={"formation": "square"})).rule == "gdb.waver.reform"
     assert table.refuse(UnitChanged(unit="ligne", changes={"formed": True})).rule == "gdb.waver.reform"
     table.go_to(2, "french", "charge")
-    assert table.refuse(ChargeDeclared(charger="ligne", targets=["ir4"])).rule == "gdb.result.waver"
+    assert table.refuse(ChargeDeclared(charger="ligne", targets=("ir4",))).rule == "gdb.result.waver"
 
 
 def test_gdb_waver_reform_not_before_the_movement_phase_of_the_next_turn():
@@ -148,7 +148,7 @@ def test_gdb_waver_reform_takes_the_whole_movement_phase_into_the_same_formation
     assert (profile(table, "ligne")["formed"], profile(table, "ligne")["formation"]) == (True, "column")
     assert restrictions(table, "ligne") == ["reforming"]  # no move, no shooting this turn
     table.go_to(2, "french", "charge")
-    assert table.refuse(ChargeDeclared(charger="ligne", targets=["chevaulegers"])).rule == "gdb.waver.reform"
+    assert table.refuse(ChargeDeclared(charger="ligne", targets=("chevaulegers",))).rule == "gdb.waver.reform"
 
 
 def test_gdb_waver_reform_only_a_wavering_unit_reforms():
@@ -269,7 +269,7 @@ def test_gdb_retreat_rally_passed_it_stops_unformed_and_forms_up_in_the_next_mov
     assert state_changes(ended) == [("ligne", "steady", "gdb.retreat.rally")]
     assert (profile(table, "ligne")["formed"], profile(table, "ligne")["formation"]) == (True, "square")
     table.go_to(2, "french", "charge")
-    assert table.refuse(ChargeDeclared(charger="ligne", targets=["ir4"])).rule == "gdb.retreat.rally"
+    assert table.refuse(ChargeDeclared(charger="ligne", targets=("ir4",))).rule == "gdb.retreat.rally"
 
 
 def test_gdb_retreat_rally_failed_it_keeps_retreating():
@@ -287,7 +287,7 @@ def test_gdb_result_rout_routs_unformed():
     caused = charged_by_cavalry(table, "ligne", 1, 1)  # 2 + 1 - 2 = 1: Rout
     assert state_changes(caused) == [("ligne", "broken", "gdb.result.rout")]
     assert profile(table, "ligne")["formed"] is False
-    assert table.refuse(ChargeDeclared(charger="ligne", targets=["chevaulegers"])).rule == "gdb.result.rout"
+    assert table.refuse(ChargeDeclared(charger="ligne", targets=("chevaulegers",))).rule == "gdb.result.rout"
 
 
 @pytest.mark.parametrize(("models", "dispersed"), [(13, False), (12, True)])
@@ -388,7 +388,7 @@ def test_gdb_rout_rally_a_second_attempt_is_refused():
     table.record(RefereeRuled(unit="ligne", state="broken", reason="it was behind the hill all along"))
     caused = table.go_to(2, "french", "morale")
     assert ("ligne", "rally", "gdb.rout.rally") in not_taken(caused)
-    assert table.refuse(DiceRolled(unit="ligne", test="rally", dice=[6, 5])).rule == "gdb.rout.rally"
+    assert table.refuse(DiceRolled(unit="ligne", test="rally", dice=(6, 5))).rule == "gdb.rout.rally"
 
 
 # -- the Brigade Morale Test ------------------------------------------------------------------------

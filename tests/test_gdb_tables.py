@@ -144,7 +144,7 @@ def test_gdb_results_table_is_pinned_by_value_and_hash_in_battle_started():
 
 
 def battle_started(**tables) -> BattleStarted:
-    return BattleStarted(ruleset="gdb", ruleset_version="1", sides=list(SIDES), tables=tables)
+    return BattleStarted(ruleset="gdb", ruleset_version="1", sides=tuple(SIDES), tables=tables)
 
 
 def test_gdb_results_table_a_battle_without_its_tables_is_refused():
@@ -241,8 +241,10 @@ def test_gdb_results_table_named_in_the_roster_replays_the_same_after_the_file_c
         PhaseStarted(turn=1, side="french", phase="charge"),
     ]
     record(store, "house-rules", events)
-    record(store, "house-rules", [ChargeDeclared(charger="fusiliers", targets=["whitecoats"], in_range=["whitecoats"])])
-    [rolled] = record(store, "house-rules", [DiceRolled(unit="fusiliers", test="charging", dice=[4, 3])])
+    record(
+        store, "house-rules", [ChargeDeclared(charger="fusiliers", targets=("whitecoats",), in_range=("whitecoats",))]
+    )
+    [rolled] = record(store, "house-rules", [DiceRolled(unit="fusiliers", test="charging", dice=(4, 3))])
     assert resolved(rolled.caused).result == "halt"  # 8 does not reach this table's 9
 
     shutil.rmtree(house_rules / "tables")  # the file is gone; the log still holds its values

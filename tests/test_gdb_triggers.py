@@ -50,7 +50,7 @@ def test_gdb_trigger_charging_the_charger_tests_in_the_charging_column():
 def test_gdb_trigger_charging_either_side_charges_in_the_charge_phase_only():
     table = gdb_table(french("ligne"), allied("ir4"))
     table.go_to(1, "french", "movement")
-    assert table.refuse(ChargeDeclared(charger="ir4", targets=["ligne"])).rule == "gdb.trigger.charging"
+    assert table.refuse(ChargeDeclared(charger="ir4", targets=("ligne",))).rule == "gdb.trigger.charging"
     table.go_to(1, "french", "charge")
     charge(table, "ir4", "ligne")
     assert due(table) == [("ir4", "charging", "gdb.trigger.charging")]
@@ -59,10 +59,10 @@ def test_gdb_trigger_charging_either_side_charges_in_the_charge_phase_only():
 def test_gdb_trigger_charging_artillery_does_not_charge_and_a_unit_charges_once_a_phase():
     table = gdb_table(french("battery", unit_type="foot_artillery", models=4), french("ligne"), allied("ir4"))
     table.go_to(1, "french", "charge")
-    assert table.refuse(ChargeDeclared(charger="battery", targets=["ir4"])).rule == "gdb.trigger.charging"
+    assert table.refuse(ChargeDeclared(charger="battery", targets=("ir4",))).rule == "gdb.trigger.charging"
     charge(table, "ligne", "ir4")
     roll(table, "ligne", "charging", 1, 4)  # 6: Halt
-    assert table.refuse(ChargeDeclared(charger="ligne", targets=["ir4"])).field == "charger"
+    assert table.refuse(ChargeDeclared(charger="ligne", targets=("ir4",))).field == "charger"
 
 
 def test_gdb_trigger_charging_a_cavalry_target_may_countercharge_instead():
@@ -328,7 +328,7 @@ def test_gdb_note_rally_attempt_every_retreating_or_routing_unit_allowed_to_atte
 def test_gdb_note_rally_attempt_a_rally_roll_for_a_unit_in_good_order_is_refused():
     table = gdb_table(french("ligne"), allied("ir4"))
     table.go_to(1, "french", "morale")
-    assert table.refuse(DiceRolled(unit="ligne", test="rally", dice=[3, 3])).rule == "gdb.trigger.rally"
+    assert table.refuse(DiceRolled(unit="ligne", test="rally", dice=(3, 3))).rule == "gdb.trigger.rally"
 
 
 def test_gdb_note_no_rally_near_enemy_no_attempt_within_charge_range_and_the_roll_is_refused():
@@ -338,7 +338,7 @@ def test_gdb_note_no_rally_near_enemy_no_attempt_within_charge_range_and_the_rol
     caused = table.go_to(1, "french", "morale")
     assert due(table) == []
     assert ("ligne", "rally", "gdb.note.no_rally_near_enemy") in not_taken(caused)
-    refused = table.refuse(DiceRolled(unit="ligne", test="rally", dice=[6, 5]))
+    refused = table.refuse(DiceRolled(unit="ligne", test="rally", dice=(6, 5)))
     assert refused.rule == "gdb.note.no_rally_near_enemy"
     table.go_to(2, "french", "movement")
     fact(table, "ligne", "enemy_in_charge_range", False)

@@ -93,7 +93,7 @@ def test_the_odds_count_exactly_the_rolls_the_referee_passes(ld, lost_by, rules)
     passes = 0
     for dice in product(range(1, 7), repeat=2):
         table = due_table()
-        caused = table.record(DiceRolled(unit="guard", test=table.battle.due[0].test, dice=list(dice)))
+        caused = table.record(DiceRolled(unit="guard", test=table.battle.due[0].test, dice=tuple(dice)))
         passes += next(o for o in caused if isinstance(o, out.TestResolved)).passed
     assert passes == expected.pass_ways
 

@@ -67,10 +67,10 @@ def test_the_first_event_must_start_the_battle():
 
 def test_an_unknown_ruleset_or_version_is_refused_naming_the_field():
     for started, field in [
-        (BattleStarted(ruleset="wh99", ruleset_version="1", sides=["a", "b"]), "ruleset"),
-        (BattleStarted(ruleset="wh40k6", ruleset_version="7", sides=["a", "b"]), "ruleset_version"),
-        (BattleStarted(ruleset="wh40k6", ruleset_version="1", sides=["a", "a"]), "sides"),
-        (BattleStarted(ruleset="wh40k6", ruleset_version="1", sides=["a", "b"], house_rules={"x": 1}), "house_rules"),
+        (BattleStarted(ruleset="wh99", ruleset_version="1", sides=("a", "b")), "ruleset"),
+        (BattleStarted(ruleset="wh40k6", ruleset_version="7", sides=("a", "b")), "ruleset_version"),
+        (BattleStarted(ruleset="wh40k6", ruleset_version="1", sides=("a", "a")), "sides"),
+        (BattleStarted(ruleset="wh40k6", ruleset_version="1", sides=("a", "b"), house_rules={"x": 1}), "house_rules"),
     ]:
         try:
             decide(None, started)
@@ -139,7 +139,7 @@ def test_striking_an_event_replays_the_log_without_it_engine_retraction():
     table.casualties("guard", 3)
     struck_seq = table.fold.seq
     caused = table.record(EventRetracted(seq=struck_seq, reason="those were the other squad's models"))
-    assert table.unit("guard").models == 10 and caused == []
+    assert table.unit("guard").models == 10 and caused == ()
     table.end_phase()
     assert table.due() == []
 

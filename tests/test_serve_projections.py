@@ -25,7 +25,7 @@ def played(data: st.DataObject) -> tuple[Table, list[list], dict[int, str]]:
     """A random battle, with now and then a retraction; what each accepted event caused, and the
     battle's digest after it, as the referee saw them live."""
     table = a_battle()
-    caused_live: list[list] = [[] for _ in table.events]
+    caused_live: list[tuple] = [() for _ in table.events]
     digests_live = {table.fold.seq: digest(table.battle)}
     for _ in range(data.draw(st.integers(5, 80))):
         event = proposals(data, table)

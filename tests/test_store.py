@@ -15,7 +15,7 @@ from morale.events.codec import GENESIS_HASH, chain_hash
 from morale.events.store import ConflictError, SqliteEventStore
 from morale.events.types import BattleStarted, CasualtiesSuffered, PhaseStarted
 
-START = BattleStarted(ruleset="wh40k6", ruleset_version="1", sides=["imperium", "orks"])
+START = BattleStarted(ruleset="wh40k6", ruleset_version="1", sides=("imperium", "orks"))
 
 
 @pytest.fixture

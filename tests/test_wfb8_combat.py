@@ -152,8 +152,12 @@ def test_wfb8_break_test_combat_detail_is_checked_and_only_for_rulesets_that_rea
     assert table.refuse(stray).field == "ranks"
     wh40k6 = Table(unit("guard"), unit("boyz", "orks"))
     wh40k6.go_to(1, "orks", "assault")
-    report = CombatResolved(sides=[CombatSide(side="imperium", units=["guard"], wounds_inflicted=1, ranks={"guard": 2}),
-                                   CombatSide(side="orks", units=["boyz"], wounds_inflicted=2)])  # fmt: skip
+    report = CombatResolved(
+        sides=(
+            CombatSide(side="imperium", units=("guard",), wounds_inflicted=1, ranks={"guard": 2}),
+            CombatSide(side="orks", units=("boyz",), wounds_inflicted=2),
+        )
+    )
     assert wh40k6.refuse(report).field == "ranks"
 
 
@@ -177,7 +181,7 @@ def test_wfb8_multi_no_more_foes_counts_as_having_won_and_takes_no_break_test():
     table = knights_wiped_out_the_wolves()
 
     caused = table.record(
-        combat(side("empire", "spearmen", "knights", wounds=5, left_combat=["knights"]),
+        combat(side("empire", "spearmen", "knights", wounds=5, left_combat=("knights",)),
                side("orcs", "boyz", wounds=8))
     )  # fmt: skip
 
@@ -189,7 +193,9 @@ def test_wfb8_multi_no_more_foes_counts_as_having_won_and_takes_no_break_test():
 def test_wfb8_multi_no_more_foes_the_unit_acts_normally_out_of_the_combat():
     table = knights_wiped_out_the_wolves()
     table.record(
-        combat(side("empire", "spearmen", "knights", wounds=5, left_combat=["knights"]), side("orcs", "boyz", wounds=8))
+        combat(
+            side("empire", "spearmen", "knights", wounds=5, left_combat=("knights",)), side("orcs", "boyz", wounds=8)
+        )
     )
     table.roll("spearmen", "break", 1, 2)
 
@@ -229,7 +235,7 @@ def test_wfb8_multi_left_combat_its_wounds_count_but_not_its_other_bonuses():
         combat(
             # 4 wounds, the knights' among them; the spearmen's ranks +1; the knights' standard +3 is lost
             side("empire", "spearmen", "knights", wounds=4, unit_bonus={"spearmen": 1, "knights": 3},
-                 left_combat=["knights"]),
+                 left_combat=("knights",)),
             side("orcs", "boyz", wounds=3, bonus=3),
         )
     )  # fmt: skip
@@ -246,7 +252,7 @@ def test_wfb8_multi_left_combat_does_not_count_when_deciding_whether_enemies_are
     caused = table.record(
         combat(
             side("empire", "spearmen", "knights", wounds=6, ranks={"spearmen": 2, "knights": 4},
-                 left_combat=["knights"]),
+                 left_combat=("knights",)),
             side("orcs", "boyz", wounds=2, ranks={"boyz": 3}),
         )
     )  # fmt: skip
@@ -258,6 +264,6 @@ def test_wfb8_multi_left_combat_does_not_count_when_deciding_whether_enemies_are
 def test_wfb8_multi_left_combat_names_units_of_that_side():
     table = knights_wiped_out_the_wolves()
 
-    stray = combat(side("empire", "spearmen", wounds=1, left_combat=["knights"]), side("orcs", "boyz", wounds=2))
+    stray = combat(side("empire", "spearmen", wounds=1, left_combat=("knights",)), side("orcs", "boyz", wounds=2))
 
     assert table.refuse(stray).field == "left_combat"

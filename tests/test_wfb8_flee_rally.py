@@ -196,7 +196,7 @@ def test_wfb8_hold_your_ground_the_re_roll_is_recorded_as_one_and_only_where_gra
     assert table.refuse(reroll("spearmen", "panic", 3, 3)).rule == "engine.reroll"  # nothing failed yet
     table.roll("spearmen", "panic", 5, 5)
 
-    refused = table.refuse(DiceRolled(unit="spearmen", test="panic", dice=[3, 3]))
+    refused = table.refuse(DiceRolled(unit="spearmen", test="panic", dice=(3, 3)))
 
     assert refused.field == "reroll" and "wfb8.hold_your_ground" in refused.message
 
@@ -270,7 +270,7 @@ def test_wfb8_hold_your_ground_the_order_chosen_holds_through_the_re_roll():
     table.record(first("spearmen"))
     table.roll("spearmen", "panic", 6, 6)
 
-    refused = table.refuse(DiceRolled(unit="halberdiers", test="panic", dice=[2, 2]))
+    refused = table.refuse(DiceRolled(unit="halberdiers", test="panic", dice=(2, 2)))
 
     assert refused.rule == "wfb8.panic.order"
     table.record(reroll("spearmen", "panic", 2, 2))

@@ -68,7 +68,7 @@ def test_wfb8_panic_once_per_phase_a_second_cause_in_the_phase_gives_no_second_t
 def test_wfb8_panic_once_per_phase_dice_for_a_second_test_are_refused_naming_the_rule():
     table = spearmen_passed_in_the_orc_shooting()
 
-    refused = table.refuse(DiceRolled(unit="spearmen", test="panic", dice=[6, 6]))
+    refused = table.refuse(DiceRolled(unit="spearmen", test="panic", dice=(6, 6)))
 
     assert refused.rule == "wfb8.panic.once_per_phase"
     assert "already taken its panic test this phase" in refused.message
@@ -216,7 +216,7 @@ def test_wfb8_panic_heavy_casualties_25_percent_or_more_of_the_phase_start_stren
 def test_wfb8_panic_heavy_casualties_the_rules_example_21_models_6_casualties_in_one_phase():
     table = battle(regiment("spearmen", models=21), regiment("boyz", "orcs"), regiment("archers", "orcs"))
     table.go_to(1, "orcs", "shooting")
-    assert table.casualties("spearmen", 3) == []  # the boyz' bows
+    assert table.casualties("spearmen", 3) == ()  # the boyz' bows
     first_loss = table.fold.seq
 
     caused = table.casualties("spearmen", 3)  # the archers: 6 of 21 this phase
@@ -367,7 +367,7 @@ def two_regiments_must_test():
 def test_wfb8_panic_order_the_controlling_player_chooses_before_anyone_rolls():
     table = two_regiments_must_test()
 
-    refused = table.refuse(DiceRolled(unit="spearmen", test="panic", dice=[3, 3]))
+    refused = table.refuse(DiceRolled(unit="spearmen", test="panic", dice=(3, 3)))
 
     assert refused.rule == "wfb8.panic.order" and "test_first" in refused.message
 
@@ -376,7 +376,7 @@ def test_wfb8_panic_order_the_chosen_unit_tests_first_then_the_other():
     table = two_regiments_must_test()
     table.record(first("halberdiers"))
 
-    refused = table.refuse(DiceRolled(unit="spearmen", test="panic", dice=[3, 3]))
+    refused = table.refuse(DiceRolled(unit="spearmen", test="panic", dice=(3, 3)))
     assert refused.rule == "wfb8.panic.order" and "chose halberdiers" in refused.message
     table.roll("halberdiers", "panic", 3, 3)
     table.roll("spearmen", "panic", 3, 3)  # the last one needs no choice
@@ -396,7 +396,7 @@ def test_wfb8_panic_order_three_units_the_player_chooses_again_for_the_two_left(
     table.record(first("swordsmen"))
     table.roll("swordsmen", "panic", 3, 3)
 
-    assert table.refuse(DiceRolled(unit="spearmen", test="panic", dice=[3, 3])).rule == "wfb8.panic.order"
+    assert table.refuse(DiceRolled(unit="spearmen", test="panic", dice=(3, 3))).rule == "wfb8.panic.order"
     table.record(first("spearmen"))
     table.roll("spearmen", "panic", 3, 3)
     table.roll("halberdiers", "panic", 3, 3)

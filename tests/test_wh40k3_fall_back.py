@@ -59,7 +59,7 @@ def test_wh40k3_fall_back_distance_fast_units_as_their_profile_says():
     t = table(unit("bikers", unit_type="bike", profile={"fall_back_dice": 3}), unit("boyz", "orks"))
     failed_morale(t, "bikers")
 
-    assert t.refuse(DiceRolled(unit="bikers", test="fall_back", dice=[5, 2])).field == "dice"
+    assert t.refuse(DiceRolled(unit="bikers", test="fall_back", dice=(5, 2))).field == "dice"
     assert only(t.roll("bikers", "fall_back", 5, 2, 6), out.Moved).inches == 13
 
 
@@ -73,7 +73,7 @@ def test_wh40k3_fall_back_distance_halved_through_difficult_terrain(dice, inches
     t = table(unit("guard"), unit("boyz", "orks"))
     failed_morale(t)
 
-    assert t.record(fact("guard", "through_difficult_terrain")) == []
+    assert t.record(fact("guard", "through_difficult_terrain")) == ()
     moved = only(t.roll("guard", "fall_back", *dice), out.Moved)
 
     assert moved.inches == inches and "halved: difficult terrain" in moved.detail
@@ -183,7 +183,7 @@ def test_wh40k3_assaulted_only_targets_the_chargers_reach():
     shot_and_fled(t, "guard")
     t.go_to(1, "orks", "assault")
 
-    t.record(ChargeDeclared(charger="boyz", targets=["guard", "vets"], in_range=["vets"]))
+    t.record(ChargeDeclared(charger="boyz", targets=("guard", "vets"), in_range=("vets",)))
 
     assert t.due() == []
 

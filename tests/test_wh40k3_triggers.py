@@ -44,7 +44,7 @@ def test_wh40k3_trigger_shooting_tested_at_the_end_of_the_shooting_phase():
     t = table(unit("squad", models=5), unit("boyz", "orks"))
     t.go_to(1, "orks", "shooting")
 
-    assert t.casualties("squad", 2) == [] and t.due() == []
+    assert t.casualties("squad", 2) == () and t.due() == []
     t.end_phase()
     assert t.due() == ["squad:morale"]
 
@@ -113,8 +113,8 @@ def test_wh40k3_trigger_combat_lost_the_side_that_lost_more_men_tests_every_unit
     t = table(unit("guard", models=10), unit("vets", models=5), unit("boyz", "orks", models=30))
     t.go_to(1, "orks", "assault")
     t.record(charge("boyz", "guard", "vets"))
-    sides = [CombatSide(side="imperium", units=["guard", "vets"], wounds_inflicted=2),
-             CombatSide(side="orks", units=["boyz"], wounds_inflicted=3)]  # fmt: skip
+    sides = [CombatSide(side="imperium", units=("guard", "vets"), wounds_inflicted=2),
+             CombatSide(side="orks", units=("boyz",), wounds_inflicted=3)]  # fmt: skip
 
     caused = t.record(CombatResolved(sides=sides))
 
@@ -126,15 +126,15 @@ def test_wh40k3_trigger_combat_lost_a_draw_makes_nobody_test():
     t = table(unit("guard"), unit("boyz", "orks"))
     t.go_to(1, "orks", "assault")
 
-    assert t.record(combat(("imperium", "guard", 2), ("orks", "boyz", 2))) == []
+    assert t.record(combat(("imperium", "guard", 2), ("orks", "boyz", 2))) == ()
     assert t.due() == []
 
 
 def test_wh40k3_trigger_combat_lost_counts_men_lost_so_a_bonus_is_refused():
     t = table(unit("guard"), unit("boyz", "orks"))
     t.go_to(1, "orks", "assault")
-    sides = [CombatSide(side="imperium", units=["guard"], wounds_inflicted=2),
-             CombatSide(side="orks", units=["boyz"], wounds_inflicted=1, bonus=2)]  # fmt: skip
+    sides = [CombatSide(side="imperium", units=("guard",), wounds_inflicted=2),
+             CombatSide(side="orks", units=("boyz",), wounds_inflicted=1, bonus=2)]  # fmt: skip
 
     assert t.refuse(CombatResolved(sides=sides)).rule == "wh40k3.trigger.combat_lost"
 

@@ -150,7 +150,7 @@ def test_wh40k3_who_auto_pass_regroups_need_only_the_table_to_report_the_conditi
 
     due = only(caused, out.TestDue)
     assert (due.dice, due.facts) == (0, ("regroup_conditions_met", "enemy_within_6_inches", "out_of_coherency"))
-    refusal = t.refuse(DiceRolled(unit="crusaders", test="regroup", dice=[1, 1]))
+    refusal = t.refuse(DiceRolled(unit="crusaders", test="regroup", dice=(1, 1)))
     assert refusal.field == "dice" and "regroup_conditions_met" in refusal.message
     result = only(t.record(fact("crusaders", "regroup_conditions_met")), out.TestResolved)
     assert (result.rule, result.passed, result.automatic) == ("wh40k3.who.auto_pass", True, True)

@@ -39,8 +39,8 @@ def lost_combat_and_fled(table: Table, loser: str = "guard", winner: str = "boyz
     table.record(
         CombatResolved(
             sides=[
-                CombatSide(side="imperium", units=[loser], wounds_inflicted=0),
-                CombatSide(side="orks", units=[winner], wounds_inflicted=2),
+                CombatSide(side="imperium", units=(loser,), wounds_inflicted=0),
+                CombatSide(side="orks", units=(winner,), wounds_inflicted=2),
             ]
         )
     )
@@ -130,7 +130,7 @@ def test_wh40k6_fall_back_distance_wrong_number_of_dice_refused():
     table = Table(unit("bikers", unit_type="bike"), unit("boyz", "orks"))
     fled_from_shooting(table, "bikers", fall_back_dice=None)
 
-    refusal = table.refuse(DiceRolled(unit="bikers", test="fall_back", dice=[3, 3]))
+    refusal = table.refuse(DiceRolled(unit="bikers", test="fall_back", dice=(3, 3)))
 
     assert refusal.field == "dice"
     assert "3 dice" in refusal.message
@@ -290,7 +290,7 @@ def test_wh40k6_fall_back_no_charge_refused():
     table.roll("boyz", "fall_back", 2, 1)
     table.go_to(1, "orks", "assault")
 
-    refusal = table.refuse(ChargeDeclared(charger="boyz", targets=["marines"], in_range=["marines"]))
+    refusal = table.refuse(ChargeDeclared(charger="boyz", targets=("marines",), in_range=("marines",)))
 
     assert refusal.rule == "wh40k6.fall_back.no_charge"
     assert dict(WH40K6.implied_restrictions(table.unit("boyz")))["cannot declare a charge"] == (

@@ -25,7 +25,7 @@ def fled_from_shooting(table: Table, unit_id: str = "marines", lost: int = 3) ->
 
 def charge(charger: str, *targets: str, in_range: tuple[str, ...] | None = None) -> ChargeDeclared:
     return ChargeDeclared(
-        charger=charger, targets=list(targets), in_range=list(targets if in_range is None else in_range)
+        charger=charger, targets=tuple(targets), in_range=tuple(targets if in_range is None else in_range)
     )
 
 
@@ -258,7 +258,7 @@ def test_wh40k6_assaulted_test_not_until_the_enemy_is_in_charge_range():
 
     caused = table.record(charge("boyz", "marines", in_range=()))
 
-    assert caused == []
+    assert caused == ()
     assert table.due() == []
 
 
@@ -343,7 +343,7 @@ def test_wh40k6_assaulted_pass_fights_on_and_is_steady_after_the_turn():
 
     assert table.state("marines") == "steady"
     assert only(caused, out.StateChanged).to_state == "steady"
-    assert table.go_to(2, "imperium", "movement") == []  # no Regroup test: it is not Falling Back
+    assert table.go_to(2, "imperium", "movement") == ()  # no Regroup test: it is not Falling Back
 
 
 # -- wh40k6.assaulted.multi ---------------------------------------------------------------------

@@ -34,8 +34,8 @@ def lose_combat(table: Table, loser: str, winner: str = "boyz", by: int = 2) -> 
     return table.record(
         CombatResolved(
             sides=[
-                CombatSide(side="imperium", units=[loser], wounds_inflicted=1),
-                CombatSide(side="orks", units=[winner], wounds_inflicted=1 + by),
+                CombatSide(side="imperium", units=(loser,), wounds_inflicted=1),
+                CombatSide(side="orks", units=(winner,), wounds_inflicted=1 + by),
             ]
         )
     )
@@ -142,7 +142,7 @@ def test_wh40k6_special_atsknf_acts_normally_the_turn_it_regroups():
     marines_fled(table)
 
     caused = table.go_to(2, "imperium", "assault")
-    table.record(ChargeDeclared(charger="marines", targets=["boyz"], in_range=["boyz"]))
+    table.record(ChargeDeclared(charger="marines", targets=("boyz",), in_range=("boyz",)))
 
     assert not any(isinstance(o, out.RestrictionApplied) for o in caused)
     assert table.unit("marines").restrictions == []
@@ -163,7 +163,7 @@ def test_wh40k6_special_atsknf_passes_the_regroup_test_when_charged():
     marines_fled(table)
     table.go_to(1, "orks", "assault")
 
-    caused = table.record(ChargeDeclared(charger="boyz", targets=["marines"], in_range=["marines"]))
+    caused = table.record(ChargeDeclared(charger="boyz", targets=("marines",), in_range=("marines",)))
 
     assert only(caused, out.TestResolved).rule == "wh40k6.special.atsknf"
     assert only(caused, out.StateChanged).rule == "wh40k6.assaulted.pass"
@@ -250,7 +250,7 @@ def test_wh40k6_sweeping_advance_rolls_two_dice():
     lose_combat(table, "guard")
     table.roll("guard", "morale", 6, 6)
 
-    refusal = table.refuse(DiceRolled(unit="guard", test="sweeping_advance", dice=[4]))
+    refusal = table.refuse(DiceRolled(unit="guard", test="sweeping_advance", dice=(4,)))
 
     assert refusal.field == "dice"
 
@@ -290,7 +290,7 @@ def test_wh40k6_pinning_test_failed_gone_to_ground_until_end_of_its_next_turn():
     assert "imperium" in applied.until and "turn 2" in applied.until
     assert table.state("guard") == "steady"  # pinned, not Falling Back
     table.go_to(2, "imperium", "assault")
-    assert table.refuse(ChargeDeclared(charger="guard", targets=["boyz"], in_range=["boyz"])).rule == (
+    assert table.refuse(ChargeDeclared(charger="guard", targets=("boyz",), in_range=("boyz",))).rule == (
         "wh40k6.pinning.test"
     )
     lifted = only(table.end_phase(), out.RestrictionLifted)

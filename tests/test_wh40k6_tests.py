@@ -21,8 +21,8 @@ def lose_combat(table: Table, loser: str, winner: str, by: int) -> list:
     return table.record(
         CombatResolved(
             sides=[
-                CombatSide(side="imperium", units=[loser], wounds_inflicted=0),
-                CombatSide(side="orks", units=[winner], wounds_inflicted=by),
+                CombatSide(side="imperium", units=(loser,), wounds_inflicted=0),
+                CombatSide(side="orks", units=(winner,), wounds_inflicted=by),
             ]
         )
     )
@@ -68,7 +68,7 @@ def test_wh40k6_test_morale_roll_refused_when_no_test_is_due():
     table = Table(unit("marines"), unit("boyz", "orks"))
     table.go_to(1, "orks", "shooting")
 
-    refusal = table.refuse(DiceRolled(unit="marines", test="morale", dice=[3, 3]))
+    refusal = table.refuse(DiceRolled(unit="marines", test="morale", dice=(3, 3)))
 
     assert refusal.rule == "engine.dice"
     assert "no morale roll is due" in refusal.message
@@ -79,7 +79,7 @@ def test_wh40k6_test_morale_roll_takes_two_dice(dice):
     table = Table(unit("marines"), unit("boyz", "orks"))
     shot_up(table, "marines", 3)
 
-    refusal = table.refuse(DiceRolled(unit="marines", test="morale", dice=list(dice)))
+    refusal = table.refuse(DiceRolled(unit="marines", test="morale", dice=tuple(dice)))
 
     assert refusal.field == "dice"
     assert table.due() == ["marines:morale"]

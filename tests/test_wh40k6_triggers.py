@@ -189,7 +189,7 @@ def test_wh40k6_trigger_combat_lost_a_draw_tests_nobody():
 
     caused = table.record(combat(["guard"], 2, ["boyz"], 2))
 
-    assert caused == []
+    assert caused == ()
     assert table.due() == []
 
 

@@ -32,7 +32,7 @@ def fact(unit_id: str, name: str, value: object = True) -> TableFactRecorded:
 
 
 def reroll(unit_id: str, test: str, *dice: int) -> DiceRolled:
-    return DiceRolled(unit=unit_id, test=test, dice=list(dice), reroll=True)
+    return DiceRolled(unit=unit_id, test=test, dice=tuple(dice), reroll=True)
 
 
 def first(unit_id: str) -> PlayerDecided:
@@ -41,16 +41,16 @@ def first(unit_id: str) -> PlayerDecided:
 
 def charge(charger: str, *targets: str, in_range: tuple[str, ...] | None = None) -> ChargeDeclared:
     reached = targets if in_range is None else in_range
-    return ChargeDeclared(charger=charger, targets=list(targets), in_range=list(reached))
+    return ChargeDeclared(charger=charger, targets=tuple(targets), in_range=tuple(reached))
 
 
 def side(name: str, *units: str, wounds: int, bonus: int = 0, **detail) -> CombatSide:
-    """side("empire", "halberds", wounds=3, ranks={"halberds": 3}, left_combat=["knights"])"""
-    return CombatSide(side=name, units=list(units), wounds_inflicted=wounds, bonus=bonus, **detail)
+    """side("empire", "halberds", wounds=3, ranks={"halberds": 3}, left_combat=("knights",))"""
+    return CombatSide(side=name, units=tuple(units), wounds_inflicted=wounds, bonus=bonus, **detail)
 
 
 def combat(*sides: CombatSide) -> CombatResolved:
-    return CombatResolved(sides=list(sides))
+    return CombatResolved(sides=tuple(sides))
 
 
 def only(outcomes: list, kind: type):

@@ -26,7 +26,7 @@ def fact(unit_id: str, name: str, value: object = True) -> TableFactRecorded:
 
 
 def charge(charger: str, *targets: str) -> ChargeDeclared:
-    return ChargeDeclared(charger=charger, targets=list(targets), in_range=list(targets))
+    return ChargeDeclared(charger=charger, targets=tuple(targets), in_range=tuple(targets))
 
 
 def shot_and_fled(t: Table, unit_id: str = "guard", lost: int = 3, move: tuple[int, ...] = (3, 3)) -> None:
