@@ -15,7 +15,7 @@ from msgspec.structs import replace
 from morale.core.dice import commitment, engine_dice, new_secret
 from morale.core.outcomes import Caused
 from morale.core.referee import due_test
-from morale.core.replay import Replay, replay
+from morale.core.replay import Replay, replay_log
 from morale.core.rules import Refusal
 from morale.core.state import digest
 from morale.events.store import ConflictError, SqliteEventStore, UnknownBattle
@@ -29,7 +29,7 @@ class Recorded:
 
 
 def load(store: SqliteEventStore, battle: str) -> Replay:
-    fold = replay(battle, store.read(battle))
+    fold = replay_log(battle, store.events(battle))
     if fold.battle is None:
         raise UnknownBattle(battle)
     return fold
@@ -39,7 +39,7 @@ def record(
     store: SqliteEventStore, battle: str, events: Sequence[AnyEvent], expected_seq: int | None = None
 ) -> list[Recorded]:
     """Check every event against the log and the ones before it, then append them all or none."""
-    fold = replay(battle, store.read(battle))
+    fold = replay_log(battle, store.events(battle))
     if expected_seq is not None and expected_seq != fold.seq:
         raise ConflictError(battle, expected_seq, fold.seq)
     base = fold.seq

@@ -74,7 +74,7 @@ def floor(store: SqliteEventStore, battle: str) -> int:
 def full_replay(store: SqliteEventStore, battle: str) -> Replay:
     """Every unit's state, the tests due, and the explanation trail (what each event caused)."""
     fold = Replay(battle)
-    trail = [fold.apply(stored.seq, stored.event) for stored in store.read(battle)]
+    trail = [fold.apply(seq, event) for seq, event in store.events(battle)]
     assert len(trail) == fold.seq
     return fold
 

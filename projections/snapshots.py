@@ -15,7 +15,6 @@ from __future__ import annotations
 import hashlib
 import pickle
 from functools import cache
-from itertools import takewhile
 from pathlib import Path
 
 from morale.core.replay import Replay
@@ -48,15 +47,11 @@ def battle_at(store: SqliteEventStore, battle_id: str, seq: int) -> Battle:
         restored = _restore(blob)
         if restored is not None and restored.seq == start:  # a snapshot filed under the wrong point is not used
             fold = Replay(battle_id, battle=restored, start_seq=start)
-            for stored in store.read(battle_id, after_seq=start):
-                if stored.seq > seq:
-                    break
-                if isinstance(stored.event, EventRetracted):
+            for at, event in store.events(battle_id, after_seq=start, up_to=seq):
+                if isinstance(event, EventRetracted):
                     break  # striking an event needs the whole log: replay from the start instead
-                fold.apply(stored.seq, stored.event)
+                fold.apply(at, event)
             else:
-                return fold.state()
-            if fold.seq == seq:
                 return fold.state()
     return _replay_and_snapshot(store, battle_id, seq)
 
@@ -72,10 +67,10 @@ def rebuild(store: SqliteEventStore, battle_id: str) -> int:
 def _replay_and_snapshot(store: SqliteEventStore, battle_id: str, seq: int) -> Battle:
     fold = Replay(battle_id)
     engine = engine_version()
-    for stored in takewhile(lambda s: s.seq <= seq, store.read(battle_id)):
-        fold.apply(stored.seq, stored.event)
-        if stored.seq % SNAPSHOT_EVERY == 0:
-            store.save_snapshot(battle_id, stored.seq, engine, _freeze(fold.state()))
+    for at, event in store.events(battle_id, up_to=seq):
+        fold.apply(at, event)
+        if at % SNAPSHOT_EVERY == 0:
+            store.save_snapshot(battle_id, at, engine, _freeze(fold.state()))
     if fold.battle is None:
         raise Refusal(f"battle {battle_id!r} has no event {seq}", field="seq")
     return fold.state()

@@ -34,6 +34,16 @@ def test_appended_events_read_back_in_order_with_sequence_numbers(store):
     assert [s.seq for s in store.read("b1", after_seq=1)] == [2]
 
 
+def test_a_fold_reads_seq_and_event_between_two_points_of_the_log(store):
+    later = [PhaseStarted(turn=1, side="imperium", phase="movement"), CasualtiesSuffered(unit="a", count=1)]
+    store.append("b1", [START, *later], expected_seq=0)
+    store.append("b2", [START], expected_seq=0)
+    assert list(store.events("b1")) == [(s.seq, s.event) for s in store.read("b1")]
+    assert list(store.events("b1", after_seq=1, up_to=2)) == [(2, later[0])]
+    assert list(store.events("b1", after_seq=2)) == [(3, later[1])]
+    assert list(store.events("nope")) == []
+
+
 def test_many_battles_share_one_file(store):
     store.append("b1", [START], expected_seq=0)
     store.append("b2", [START, START], expected_seq=0)
