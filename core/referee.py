@@ -390,6 +390,9 @@ def _expire(battle: Battle, seq: int) -> list[Outcome]:
     caused: list[Outcome] = []
     now = battle.point
     for unit in battle.living.values():
+        # Most units carry nothing over a phase's end: skip them without building lists.
+        if not (unit.pending or unit.restrictions):
+            continue
         for pending in [p for p in unit.pending if p.at <= now]:
             unit.pending.remove(pending)
             if unit.alive and battle.ruleset.graph.can(unit, pending.trigger):

@@ -285,8 +285,9 @@ class Wh40k6(Ruleset):
     def on_phase_ended(self, battle: Battle, seq: int) -> list[Outcome]:
         caused: list[Outcome] = []
         threshold = int(self.param(battle, "casualty_threshold_percent"))  # type: ignore[call-overload]
+        phase = battle.phase
         for unit in battle.living.values():
-            if heavy_casualties(unit, battle.phase, threshold) and may_test_again(unit, "morale"):
+            if heavy_casualties(unit, phase, threshold) and may_test_again(unit, "morale"):
                 caused += self.require(battle, unit, "morale", "wh40k6.trigger.casualties", tuple(unit.phase_losses))
         return caused
 
