@@ -211,8 +211,11 @@ def evolve(battle: Battle | None, event: AnyEvent, seq: int) -> tuple[Battle, Ca
             # clock phases.
             if ruleset.phase_window(battle) != window:
                 for unit in (*battle.living.values(), *battle.left_play):
-                    unit.models_at_phase_start, unit.phase_losses = unit.models, []
-                    unit.phase_marks.clear()
+                    unit.models_at_phase_start = unit.models
+                    if unit.phase_losses:  # most units lost nothing and were marked with nothing
+                        unit.phase_losses = []
+                    if unit.phase_marks:
+                        unit.phase_marks.clear()
                 battle.left_play.clear()
             caused += ruleset.on_phase_started(battle, seq)
         case PhaseEnded():

@@ -151,6 +151,11 @@ class Battle:
                 elif self.living.pop(unit.id, None) is not None:
                     self.left_play.append(unit)
 
+    def hit_this_phase(self) -> list[Unit]:
+        """The units in play that have lost models in this rulebook phase: the only ones a casualty
+        test at the phase's end can concern (most phases, none or one of them)."""
+        return [unit for unit in self.living.values() if unit.phase_losses]
+
     def due_for(self, unit: str) -> list[DueTest]:
         return [t for t in self.due if t.unit == unit]
 

@@ -340,7 +340,7 @@ class Wh40k3(Ruleset):
     def on_phase_ended(self, battle: Battle, seq: int) -> list[Outcome]:
         caused: list[Outcome] = []
         threshold = int(self.param(battle, "casualty_threshold_percent"))  # type: ignore[call-overload]
-        for unit in battle.living.values():
+        for unit in battle.hit_this_phase():
             if heavy_casualties(battle, unit, threshold):
                 caused += self._morale_test_due(battle, unit, "wh40k3.trigger.shooting", tuple(unit.phase_losses))
         return caused

@@ -286,7 +286,7 @@ class Wh40k6(Ruleset):
         caused: list[Outcome] = []
         threshold = int(self.param(battle, "casualty_threshold_percent"))  # type: ignore[call-overload]
         phase = battle.phase
-        for unit in battle.living.values():
+        for unit in battle.hit_this_phase():
             if heavy_casualties(unit, phase, threshold) and may_test_again(unit, "morale"):
                 caused += self.require(battle, unit, "morale", "wh40k6.trigger.casualties", tuple(unit.phase_losses))
         return caused
