@@ -2,9 +2,10 @@
 order the controlling player chooses (rules/wfb8.md, "Panic tests")."""
 
 import pytest
-from wfb8_table import battle, charge, fact, first, fled, only, regiment
+from wfb8_table import battle, charge, combat, fact, first, fled, only, regiment, side
 
 from morale.core import outcomes as out
+from morale.core.state import digest
 from morale.events.types import CasualtiesSuffered, DiceRolled, PhaseEnded, PlayerDecided
 
 
@@ -142,6 +143,37 @@ def test_wfb8_panic_exempt_a_fleeing_unit():
     caused = table.casualties("spearmen", 4)
 
     assert only(caused, out.TestNotTaken).rule == "wfb8.panic.exempt"
+
+
+def test_wfb8_panic_exempt_a_unit_that_breaks_before_its_panic_test_does_not_take_it():
+    # Found by the property test: the trolls lose a combat their foe has left, then lose two of their
+    # three models to a spell; a Break and a Panic test are due. The failed Break test makes them flee,
+    # and a fleeing unit takes no Panic test: it lapses (once a crash of the state machine).
+    table = battle(regiment("bearer"), regiment("trolls", "orcs", models=3, ld=4, rules=("stubborn",)))
+    table.go_to(1, "orcs", "close_combat")
+    table.record(combat(side("empire", "bearer", wounds=3, left_combat=("bearer",)), side("orcs", "trolls", wounds=0)))
+    table.casualties("trolls", 2, cause="magic")
+    assert table.due() == ["trolls:break", "trolls:panic"]
+
+    caused = table.roll("trolls", "break", 2, 3)
+
+    lapsed = only(caused, out.TestNotTaken)
+    assert (lapsed.test, lapsed.rule, lapsed.detail) == ("panic", "wfb8.panic.exempt", "fleeing")
+    assert table.state("trolls") == "falling_back" and table.due() == ["trolls:flee"]
+    assert digest(table.replayed().state()) == digest(table.battle)
+
+
+def test_wfb8_panic_exempt_a_unit_caught_in_combat_before_its_panic_test_does_not_take_it():
+    table = battle(regiment("spearmen"), regiment("boyz", "orcs"))
+    table.go_to(1, "orcs", "shooting")
+    table.casualties("spearmen", 6)
+    assert table.due() == ["spearmen:panic"]
+
+    caused = table.record(fact("spearmen", "in_close_combat", "boyz"))
+
+    lapsed = only(caused, out.TestNotTaken)
+    assert (lapsed.test, lapsed.rule) == ("panic", "wfb8.panic.exempt")
+    assert table.due() == []
 
 
 def test_wfb8_panic_exempt_a_unit_that_has_already_tested_this_phase():

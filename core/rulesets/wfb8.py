@@ -338,7 +338,18 @@ class Wfb8(Ruleset):
             if not engaged(fighter):
                 caused.append(enters_combat(fighter.id, caused_by))
             set_foes(fighter, (*foes(fighter), other.id))
+            caused += self.panic_tests_lapse(battle, fighter, caused_by)
         return caused
+
+    def panic_tests_lapse(self, battle: Battle, unit: Unit, caused_by: tuple[int, ...]) -> list[Outcome]:
+        """wfb8.panic.exempt holds when a Panic test would be taken as well as when it falls due: a
+        unit that flees (failing another test first) or is caught in a combat before rolling for a
+        Panic test still due does not take it."""
+        return [
+            self.withdraw(battle, due, "wfb8.panic.exempt", caused_by, why)
+            for due in battle.due_for(unit.id)
+            if due.test == "panic" and (why := panic_exemption(unit))
+        ]
 
     def leaves_combat(self, battle: Battle, unit: Unit, caused_by: tuple[int, ...]) -> list[Outcome]:
         """A unit that flees or is gone is out of its combat; a foe with no enemy left there has no more
@@ -469,6 +480,7 @@ class Wfb8(Ruleset):
     ) -> list[Outcome]:
         """A failed Panic or Break test: the unit flees at once, out of any combat and any charge it made."""
         caused: list[Outcome] = [self.graph.fire(unit, trigger, caused_by, cite)]
+        caused += self.panic_tests_lapse(battle, unit, caused_by)
         caused += self.leaves_combat(battle, unit, caused_by)
         unit.notes.pop("charging", None)
         caused += self._restrict(battle, unit, "fled_this_turn", caused_by)
