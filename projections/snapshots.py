@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import pickle
+from dataclasses import replace
 from functools import cache
 from pathlib import Path
 
@@ -77,7 +78,8 @@ def _replay_and_snapshot(store: SqliteEventStore, battle_id: str, seq: int) -> B
 
 
 def _freeze(battle: Battle) -> bytes:
-    frozen = pickle.dumps(battle, protocol=pickle.HIGHEST_PROTOCOL)
+    # The digest's kept unit encodings (Battle.settled) are this process's cache, not state: left out.
+    frozen = pickle.dumps(replace(battle, settled={}), protocol=pickle.HIGHEST_PROTOCOL)
     return hashlib.sha256(frozen).digest() + frozen
 
 

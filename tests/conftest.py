@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Sequence
 
+import msgspec
 import pytest
 from hypothesis import HealthCheck, settings
 
@@ -14,7 +16,7 @@ from morale.core.referee import next_phase
 from morale.core.replay import Replay, replay
 from morale.core.rules import Refusal
 from morale.core.rulesets import lookup
-from morale.core.state import Battle, Unit, digest
+from morale.core.state import Battle, Unit, battle_view, digest, unit_view
 from morale.events.store import seal
 from morale.events.types import (
     AnyEvent,
@@ -108,6 +110,8 @@ class Table:
         battle = self.battle
         # The engine keeps the units in play beside all units, for speed; it must never drift.
         assert set(battle.living) == {u.id for u in battle.units.values() if u.alive}
+        # Nor may the digest's kept encodings of units out of play: it equals encoding the whole view.
+        assert digest(battle) == whole_view_digest(battle)
         return caused
 
     def try_record(self, event: AnyEvent) -> Caused | None:
@@ -168,6 +172,12 @@ class Table:
         """The same log replayed from scratch, as a later reader would."""
         stored = [s for s, _ in seal("test-battle", self.events, 0, "0" * 64, "2026-01-01T00:00:00Z")]
         return replay("test-battle", stored)
+
+
+def whole_view_digest(battle: Battle) -> str:
+    """The state digest by its definition: the whole view encoded at once, nothing kept."""
+    view = battle_view(battle, [unit_view(u) for u in battle.units.values()])
+    return hashlib.sha256(msgspec.json.encode(view, order="deterministic")).hexdigest()
 
 
 def kinds(outcomes: Sequence[Outcome]) -> list[str]:

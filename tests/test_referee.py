@@ -126,6 +126,20 @@ def test_a_ruling_overrides_the_engine_and_waives_the_tests_it_makes_moot_engine
     assert (change.from_state, change.to_state, change.rule) == ("falling_back", "steady", rules.RULING)
 
 
+def test_a_ruling_that_brings_a_destroyed_unit_back_shows_in_the_state_digest_engine_ruling():
+    table = Table(unit("guard"), unit("scouts", models=5), unit("boyz", "orks"))
+    table.go_to(1, "orks", "shooting")
+    table.casualties("scouts", 5)
+    table.go_to(1, "orks", "assault")  # the scouts are out of play, past a phase reset: their encoding is kept
+    destroyed = digest(table.battle)
+    assert "scouts" in table.battle.settled
+
+    table.record(RefereeRuled(unit="scouts", state="steady", reason="the last trooper was in cover after all"))
+
+    assert table.state("scouts") == "steady" and "scouts" in table.battle.living
+    assert digest(table.battle) != destroyed and "scouts" not in table.battle.settled
+
+
 def test_a_ruling_must_change_something_and_name_a_state_of_the_ruleset():
     table = routed_guard()
     assert table.refuse(RefereeRuled(unit="guard", reason="nothing")).field == "state"

@@ -286,6 +286,7 @@ class Wh40k3(Ruleset):
     phrases = PHRASES
     restrictions = RESTRICTIONS
     profile_type = Wh40k3Profile
+    settles_units_out_of_play = True
 
     def check_house_rules(self, house_rules: Mapping[str, object]) -> None:
         super().check_house_rules(house_rules)

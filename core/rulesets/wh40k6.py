@@ -231,6 +231,7 @@ class Wh40k6(Ruleset):
     parameters = PARAMETERS
     phrases = PHRASES
     restrictions = RESTRICTIONS
+    settles_units_out_of_play = True
 
     def check_unit(self, battle: Battle, event: UnitJoined) -> None:
         super().check_unit(battle, event)
