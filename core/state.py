@@ -8,7 +8,7 @@ compared by identity (`eq=False`): the shared state machine must never confuse t
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -91,6 +91,11 @@ class Unit:
     def has(self, special_rule: str) -> bool:
         return special_rule in self.special_rules
 
+    def __reduce__(self) -> tuple[type[Unit], tuple[object, ...]]:
+        # Snapshots hold every unit that ever joined: rebuilding each through its constructor from a
+        # flat tuple unpickles about twice as fast as the dataclass's generated __setstate__ (measured).
+        return Unit, tuple(getattr(self, name) for name in _UNIT_FIELDS)
+
     @property
     def alive(self) -> bool:
         return self.state not in ("destroyed", "dispersed")
@@ -102,6 +107,9 @@ class Unit:
 
     def restricted(self, name: str) -> Restriction | None:
         return next((r for r in self.restrictions if r.name == name), None)
+
+
+_UNIT_FIELDS = tuple(f.name for f in fields(Unit))
 
 
 @dataclass(slots=True)
