@@ -62,6 +62,11 @@ class Published:
     def json(self) -> bytes:
         return encode_item(self.item)
 
+    @cached_property
+    def sse(self) -> bytes:
+        """The item as one Server-Sent Events message, also built once for every follower."""
+        return b"id: %d\ndata: %s\n\n" % (self.seq, self.json)
+
 
 class Channel:
     """One battle's live tail, shared by all its followers: one fold of the log, one read of the
@@ -75,6 +80,8 @@ class Channel:
         self._stale = True  # an append in this process happened since the last read
         self._checked_at = -math.inf
         self._lock = asyncio.Lock()
+        self.followers = 0
+        self._watcher: asyncio.Task[None] | None = None
 
     def notify(self) -> None:
         self._stale = True
@@ -100,12 +107,27 @@ class Channel:
             self.recent.extend(await stores.run(read_new))  # type: ignore[arg-type]
             self._wake()
 
+    def watch(self, stores: Stores, poll_s: float, closing: Callable[[], bool]) -> None:
+        """Look for other processes' appends every `poll_s` while anyone follows: one look per
+        battle, not one per follower (1,000 idle followers each waking twice a second delayed
+        the appends that landed meanwhile, measured in bench/feed.py)."""
+        if self._watcher is None or self._watcher.done():
+            self._watcher = asyncio.get_running_loop().create_task(self._poll(stores, poll_s, closing))
+
+    async def _poll(self, stores: Stores, poll_s: float, closing: Callable[[], bool]) -> None:
+        while self.followers and not closing():
+            await asyncio.sleep(poll_s)
+            await self.refresh(stores, poll_s)
+
     def since(self, position: int) -> list[Published] | None:
         """The items after `position`, or None if the tail no longer reaches back that far."""
         first = self.recent[0].seq if self.recent else self.fold.seq + 1
         if position < first - 1:
             return None
-        return [published for published in self.recent if published.seq > position]
+        # The tail holds consecutive events, so those after `position` are its last few: taken from
+        # the right end, not found by scanning the whole tail once per follower on every append.
+        newer = self.fold.seq - position
+        return [self.recent[-back] for back in range(newer, 0, -1)] if newer > 0 else []
 
 
 class Hub:
@@ -162,25 +184,31 @@ async def items(
         return
 
     channel = hub.channel(battle)
-    last_sent = time.monotonic()
-    while not hub.closing:
-        news = channel.changed  # taken before looking, so news that lands meanwhile is not slept through
-        await channel.refresh(stores, poll_s)
-        batch = channel.since(position)
-        if batch is None:
-            own_fold = own_fold or Replay(battle)
-            batch = await stores.run(read_gap)  # type: ignore[assignment]
-        for published in batch:  # type: ignore[union-attr]
-            if published.seq > position:
-                yield published
-                position, last_sent = published.seq, time.monotonic()
-        if batch:
-            continue
-        if time.monotonic() - last_sent >= heartbeat_s:
-            yield HEARTBEAT
-            last_sent = time.monotonic()
-        with anyio.move_on_after(min(poll_s, heartbeat_s)):
-            await news.wait()
+    channel.followers += 1
+    try:
+        channel.watch(stores, poll_s, lambda: hub.closing)
+        last_sent = time.monotonic()
+        while not hub.closing:
+            news = channel.changed  # taken before looking, so news that lands meanwhile is not slept through
+            await channel.refresh(stores, poll_s)
+            batch = channel.since(position)
+            if batch is None:
+                own_fold = own_fold or Replay(battle)
+                batch = await stores.run(read_gap)  # type: ignore[assignment]
+            for published in batch:  # type: ignore[union-attr]
+                if published.seq > position:
+                    yield published
+                    position, last_sent = published.seq, time.monotonic()
+            if batch:
+                continue
+            quiet = time.monotonic() - last_sent
+            if quiet >= heartbeat_s:
+                yield HEARTBEAT
+                last_sent, quiet = time.monotonic(), 0.0
+            with anyio.move_on_after(heartbeat_s - quiet):  # the channel's watcher wakes us on news
+                await news.wait()
+    finally:
+        channel.followers -= 1
 
 
 def check_resume_point(store: SqliteEventStore, battle: str, after: int) -> None:
@@ -198,7 +226,7 @@ async def sse(source: AsyncIterator[Published | None], retry_ms: int = 2000) -> 
         if item is HEARTBEAT:
             yield b": heartbeat\n\n"
         else:
-            yield b"id: %d\ndata: %s\n\n" % (item.seq, item.json)
+            yield item.sse
 
 
 async def ndjson(source: AsyncIterator[Published | None]) -> AsyncIterator[bytes]:
