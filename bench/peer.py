@@ -30,6 +30,12 @@ class BattleLog(Aggregate):
         self.fold = Replay(battle)
         self.trail: list = []
 
+    def propose(self, body: str) -> None:
+        """The command a live append goes through: the referee checks the event (as `decide` does
+        for ours) before the aggregate records it. Replay applies recorded events without it."""
+        self.fold.check(decode_event(body))
+        self.record(body)
+
     @event("Recorded")
     def record(self, body: str) -> None:
         fold = self.fold
