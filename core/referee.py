@@ -252,7 +252,7 @@ def evolve(battle: Battle | None, event: AnyEvent, seq: int) -> tuple[Battle, Ca
                 battle.due.remove(due)
                 caused += ruleset.on_decision(battle, due, event.decision, seq)
         case RefereeRuled():
-            unit = battle.units[event.unit]
+            unit = battle.own(event.unit)  # a ruling may bring back a unit that left play
             # A ruling on the unit's state makes the tests it was facing moot: they are waived with it.
             if event.waive_tests or event.state is not None:
                 for due in battle.due_for(unit.id):

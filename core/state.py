@@ -7,6 +7,7 @@ compared by identity (`eq=False`): the shared state machine must never confuse t
 
 from __future__ import annotations
 
+import copy
 import hashlib
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
@@ -163,6 +164,20 @@ class Battle:
                 elif self.living.pop(unit.id, None) is not None:
                     self.left_play.append(unit)
 
+    def departed(self, unit: Unit) -> bool:
+        """Out of play for good, as far as the rules go: not in play, past the phase reset that
+        follows its leaving, and of a ruleset that never changes such a unit again. Only a ruling
+        can bring it back. The digest keeps its encoding; snapshots share it between restores."""
+        return self.ruleset.settles_units_out_of_play and unit.id not in self.living and unit not in self.left_play
+
+    def own(self, unit_id: str) -> Unit:
+        """The unit, safe to change. A departed unit may be one object shared by every battle restored
+        from the same snapshot (projections.snapshots), so it is copied first."""
+        unit = self.units[unit_id]
+        if self.departed(unit):
+            unit = self.units[unit_id] = copy.deepcopy(unit)
+        return unit
+
     def hit_this_phase(self) -> list[Unit]:
         """The units in play that have lost models in this rulebook phase: the only ones a casualty
         test at the phase's end can concern (most phases, none or one of them)."""
@@ -242,11 +257,10 @@ def digest(battle: Battle) -> str:
 
 
 def _unit_bytes(battle: Battle, unit: Unit) -> bytes:
-    # Units in play change; so do those that left since the last phase reset (their marks are still
-    # to be cleared), and any unit of a ruleset that may change units out of play.
-    if unit.id in battle.living or unit in battle.left_play or not battle.ruleset.settles_units_out_of_play:
-        return _encoder.encode(unit_view(unit))
+    # A kept encoding stays true until a state change brings its unit back (`Battle.track` drops it).
     encoded = battle.settled.get(unit.id)
     if encoded is None:
-        encoded = battle.settled[unit.id] = _encoder.encode(unit_view(unit))
+        encoded = _encoder.encode(unit_view(unit))
+        if battle.departed(unit):
+            battle.settled[unit.id] = encoded
     return encoded

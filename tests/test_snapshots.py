@@ -8,8 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from morale.core.replay import Replay
 from morale.core.state import digest
 from morale.events.store import SqliteEventStore
+from morale.events.types import RefereeRuled
 from morale.projections import snapshots
 from morale.projections.snapshots import SNAPSHOT_EVERY, battle_at, rebuild
 from morale.projections.timeline import fold_at
@@ -62,6 +64,24 @@ def test_a_damaged_snapshot_is_ignored_not_believed(long_battle):
     _, other = long_battle.snapshot_before("long", 2 * SNAPSHOT_EVERY, engine)
     long_battle.save_snapshot("long", seq, engine, other)  # a valid snapshot, but of another point
     assert digest(battle_at(long_battle, "long", SNAPSHOT_EVERY + 2)) == genuine
+
+
+def test_battles_restored_from_one_snapshot_share_departed_units_and_a_ruling_copies_first(long_battle):
+    rebuild(long_battle, "long")
+    seq = 2 * SNAPSHOT_EVERY + 3
+    first, second = battle_at(long_battle, "long", seq), battle_at(long_battle, "long", seq)
+    gone = next(u for u in first.units.values() if first.departed(u))
+    assert second.units[gone.id] is gone  # materialised once by this process
+
+    ruling = RefereeRuled(unit=gone.id, state="steady", reason="it was never wiped out")
+    fold = Replay("long", battle=first, start_seq=seq)
+    fold.check(ruling)
+    fold.apply(seq + 1, ruling)
+
+    assert first.units[gone.id].state == "steady" and gone.id in first.living
+    assert second.units[gone.id] is gone and gone.state == "destroyed"
+    assert digest(second) == digest(full(long_battle, seq))
+    assert digest(battle_at(long_battle, "long", seq)) == digest(full(long_battle, seq))
 
 
 def test_asking_for_an_event_that_does_not_exist_is_refused(long_battle):
