@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import pickle
+import threading
 from collections import OrderedDict
 from dataclasses import replace
 from functools import cache
@@ -87,6 +88,7 @@ def _replay_and_snapshot(store: SqliteEventStore, battle_id: str, seq: int) -> B
 # Departed units already restored by this process, by battle: their pickled bytes -> the unit.
 _departed: OrderedDict[str, dict[bytes, Unit]] = OrderedDict()
 _DEPARTED_BATTLES = 16  # battles whose departed units are kept (the least recently restored go first)
+_departed_lock = threading.Lock()  # the server restores in worker threads
 
 
 def _freeze(battle: Battle) -> bytes:
@@ -121,8 +123,9 @@ def _pickled(unit: Unit) -> bytes:
 
 
 def _departed_of(battle_id: str) -> dict[bytes, Unit]:
-    known = _departed.pop(battle_id, None) or {}
-    _departed[battle_id] = known
-    while len(_departed) > _DEPARTED_BATTLES:
-        _departed.popitem(last=False)
-    return known
+    with _departed_lock:
+        known = _departed.pop(battle_id, None) or {}
+        _departed[battle_id] = known
+        while len(_departed) > _DEPARTED_BATTLES:
+            _departed.popitem(last=False)
+        return known
