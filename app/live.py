@@ -94,8 +94,10 @@ class Channel:
     async def refresh(self, stores: Stores, poll_s: float) -> None:
         """Read what was appended since the last read: at once after an append in this process,
         and at most once per `poll_s` for appends by other processes, however many followers ask."""
+        if self._fresh(poll_s):  # what nearly every follower finds: no lock to take
+            return
         async with self._lock:
-            if not self._stale and time.monotonic() - self._checked_at < poll_s:
+            if self._fresh(poll_s):
                 return
             self._stale, self._checked_at = False, time.monotonic()
             if stores.get().last_seq(self.battle) <= self.fold.seq:
@@ -107,17 +109,27 @@ class Channel:
             self.recent.extend(await stores.run(read_new))  # type: ignore[arg-type]
             self._wake()
 
-    def watch(self, stores: Stores, poll_s: float, closing: Callable[[], bool]) -> None:
-        """Look for other processes' appends every `poll_s` while anyone follows: one look per
-        battle, not one per follower (1,000 idle followers each waking twice a second delayed
-        the appends that landed meanwhile, measured in bench/feed.py)."""
-        if self._watcher is None or self._watcher.done():
-            self._watcher = asyncio.get_running_loop().create_task(self._poll(stores, poll_s, closing))
+    def _fresh(self, poll_s: float) -> bool:
+        return not self._stale and time.monotonic() - self._checked_at < poll_s
 
-    async def _poll(self, stores: Stores, poll_s: float, closing: Callable[[], bool]) -> None:
+    def watch(self, stores: Stores, poll_s: float, heartbeat_s: float, closing: Callable[[], bool]) -> None:
+        """While anyone follows: look for other processes' appends every `poll_s`, and wake the
+        followers every half `heartbeat_s` so that a quiet one can send its heartbeat. One
+        watcher per battle, so followers wait on news alone, without a timer each (1,000 followers
+        each polling twice a second, or each arming a timeout, delayed the appends landing
+        meanwhile: measured in bench/feed.py)."""
+        if self._watcher is None or self._watcher.done():
+            self._watcher = asyncio.get_running_loop().create_task(self._poll(stores, poll_s, heartbeat_s, closing))
+
+    async def _poll(self, stores: Stores, poll_s: float, heartbeat_s: float, closing: Callable[[], bool]) -> None:
+        tick = heartbeat_s / 2  # a quiet follower's heartbeat comes at most 1.5 heartbeats apart
+        woke = time.monotonic()
         while self.followers and not closing():
-            await asyncio.sleep(poll_s)
+            await asyncio.sleep(min(poll_s, tick))
             await self.refresh(stores, poll_s)
+            if time.monotonic() - woke >= tick:
+                self._wake()
+                woke = time.monotonic()
 
     def since(self, position: int) -> list[Published] | None:
         """The items after `position`, or None if the tail no longer reaches back that far."""
@@ -186,7 +198,7 @@ async def items(
     channel = hub.channel(battle)
     channel.followers += 1
     try:
-        channel.watch(stores, poll_s, lambda: hub.closing)
+        channel.watch(stores, poll_s, heartbeat_s, lambda: hub.closing)
         last_sent = time.monotonic()
         while not hub.closing:
             news = channel.changed  # taken before looking, so news that lands meanwhile is not slept through
@@ -201,12 +213,10 @@ async def items(
                     position, last_sent = published.seq, time.monotonic()
             if batch:
                 continue
-            quiet = time.monotonic() - last_sent
-            if quiet >= heartbeat_s:
+            if time.monotonic() - last_sent >= heartbeat_s:
                 yield HEARTBEAT
-                last_sent, quiet = time.monotonic(), 0.0
-            with anyio.move_on_after(heartbeat_s - quiet):  # the channel's watcher wakes us on news
-                await news.wait()
+                last_sent = time.monotonic()
+            await news.wait()  # set on news, on the watcher's heartbeat tick, and on shutdown
     finally:
         channel.followers -= 1
 
