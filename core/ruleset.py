@@ -107,7 +107,7 @@ class Ruleset:
     # battalion reforms): decision -> rule ID. Checked by check_free_decision.
     free_decisions: Mapping[str, str] = {}
     # True: once a unit is out of play (and its phase marks reset), no hook of this ruleset changes it
-    # again, so the state digest may keep its encoding (Battle.settled). Only a state change brings it
+    # again, so the state digest may keep its encoding (Battle.departed_views). Only a state change brings it
     # back, and that is tracked. False for rulesets whose turn or phase hooks walk every unit that
     # ever joined (gdb clears every unit's turn notes; wfb8 clears charges and foes across the board).
     # The test harness checks the kept encodings after every event of every test.

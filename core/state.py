@@ -137,9 +137,9 @@ class Battle:
     bookkeeping: Any = None  # the ruleset's battle-wide memory (`Ruleset.battle_bookkeeping`)
     # Simultaneous tests (Ruleset.ordered_tests): (side, test) -> the unit its player chose to test first.
     chosen_first: dict[tuple[str, str], str] = field(default_factory=dict)
-    # The digest's encoding of each unit out of play (see `digest`): such a unit no longer changes
+    # The digest's encoding of each departed unit (see `departed`, `digest`): such a unit no longer changes
     # unless a state change brings it back or moves it (`track` forgets it then).
-    settled: dict[str, bytes] = field(default_factory=dict, repr=False)
+    departed_views: dict[str, bytes] = field(default_factory=dict, repr=False)
 
     @property
     def phase(self) -> str | None:
@@ -157,7 +157,7 @@ class Battle:
         """Keep `living` in step with the state changes an event caused (a ruling may bring a unit back)."""
         for change in changes:
             if type(change) is StateChanged:
-                self.settled.pop(change.unit, None)
+                self.departed_views.pop(change.unit, None)
                 unit = self.units[change.unit]
                 if unit.alive:
                     self.living[unit.id] = unit
@@ -245,7 +245,7 @@ def digest(battle: Battle) -> str:
 
     It is the sha256 of `battle_view` encoded as JSON, every unit included. A long battle holds
     thousands of units that have left play and no longer change, so each of those is encoded once
-    and its bytes kept (`Battle.settled`); the document is hashed in pieces, byte for byte what
+    and its bytes kept (`Battle.departed_views`); the document is hashed in pieces, byte for byte what
     encoding the whole view gives (the test harness checks this after every event)."""
     head, tail = _encoder.encode(battle_view(battle, [])).split(b'"units":[]', 1)
     hasher = hashlib.sha256(head)
@@ -258,9 +258,9 @@ def digest(battle: Battle) -> str:
 
 def _unit_bytes(battle: Battle, unit: Unit) -> bytes:
     # A kept encoding stays true until a state change brings its unit back (`Battle.track` drops it).
-    encoded = battle.settled.get(unit.id)
+    encoded = battle.departed_views.get(unit.id)
     if encoded is None:
         encoded = _encoder.encode(unit_view(unit))
         if battle.departed(unit):
-            battle.settled[unit.id] = encoded
+            battle.departed_views[unit.id] = encoded
     return encoded

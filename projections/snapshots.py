@@ -94,8 +94,8 @@ _departed_lock = threading.Lock()  # the server restores in worker threads
 def _freeze(battle: Battle) -> bytes:
     # In join order: each unit still changing as itself, each departed one as its own pickled bytes.
     roster = [_pickled(unit) if battle.departed(unit) else unit for unit in battle.units.values()]
-    # The digest's kept unit encodings (Battle.settled) are this process's cache, not state: left out.
-    core = replace(battle, units={}, settled={})
+    # The digest's kept unit encodings (Battle.departed_views) are this process's cache, not state: left out.
+    core = replace(battle, units={}, departed_views={})
     frozen = pickle.dumps((core, roster), protocol=pickle.HIGHEST_PROTOCOL)
     return hashlib.sha256(frozen).digest() + frozen
 

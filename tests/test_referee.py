@@ -132,12 +132,12 @@ def test_a_ruling_that_brings_a_destroyed_unit_back_shows_in_the_state_digest_en
     table.casualties("scouts", 5)
     table.go_to(1, "orks", "assault")  # the scouts are out of play, past a phase reset: their encoding is kept
     destroyed = digest(table.battle)
-    assert "scouts" in table.battle.settled
+    assert "scouts" in table.battle.departed_views
 
     table.record(RefereeRuled(unit="scouts", state="steady", reason="the last trooper was in cover after all"))
 
     assert table.state("scouts") == "steady" and "scouts" in table.battle.living
-    assert digest(table.battle) != destroyed and "scouts" not in table.battle.settled
+    assert digest(table.battle) != destroyed and "scouts" not in table.battle.departed_views
 
 
 def test_a_ruling_must_change_something_and_name_a_state_of_the_ruleset():
