@@ -7,16 +7,10 @@ from pathlib import Path
 
 import pytest
 from audit_support import EXAMPLE, V1_FIXTURE
-from typer.testing import CliRunner
+from cli_support import morale, runner
 
 from morale.app.cli import app
 from morale.events.store import SqliteEventStore
-
-runner = CliRunner()
-
-
-def morale(db: Path, *args: str):
-    return runner.invoke(app, [*args, "--db", str(db)])
 
 
 @pytest.fixture

@@ -6,18 +6,12 @@ import json
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from cli_support import morale
 
-from morale.app.cli import app
 from morale.events.store import SqliteEventStore
 
 ROOT = Path(__file__).resolve().parent.parent
 ROSTER = ROOT / "examples" / "wh40k6" / "roster.toml"
-runner = CliRunner()
-
-
-def morale(db: Path, *args: str, input: str | None = None):
-    return runner.invoke(app, [*args, "--db", str(db)], input=input)
 
 
 @pytest.fixture

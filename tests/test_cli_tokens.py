@@ -5,18 +5,11 @@ from __future__ import annotations
 
 import json
 
+from cli_support import morale
 from litestar.testing import TestClient
 from served import BATTLE, ROSTER, bearer
-from typer.testing import CliRunner
 
-from morale.app.cli import app
 from morale.app.server import create_app
-
-runner = CliRunner()
-
-
-def morale(db, *args: str):
-    return runner.invoke(app, [*args, "--db", str(db)])
 
 
 def board_status(db, token: str) -> int:

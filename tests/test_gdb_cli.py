@@ -8,18 +8,12 @@ import json
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from cli_support import morale
 
-from morale.app.cli import app
 from morale.events.store import SqliteEventStore
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "gdb"
-runner = CliRunner()
-
-
-def morale(db: Path, *args: str):
-    return runner.invoke(app, [*args, "--db", str(db)])
 
 
 @pytest.fixture
