@@ -151,10 +151,11 @@ def reveal_command(battle: BattleArg, db: Db = Path(DEFAULT_DB), as_json: Json =
     recomputed by anyone, and the engine rolls no more in this battle."""
     with refusals():
         store = open_store(db)
-        recorded = reveal(store, battle)
+        fold = load(store, battle)
+        recorded = reveal(store, fold)
         if not as_json:
             out.print(f"dice secret of {battle}: {store.dice_secret(battle)}")
-        report(store, battle, recorded, as_json)
+        report(fold, recorded, as_json)
 
 
 @app.command("luck")

@@ -19,6 +19,7 @@ import typer
 from rich.console import Console
 
 from morale.core.referee import next_phase
+from morale.core.replay import Replay
 from morale.core.rules import Refusal
 from morale.core.rulesets import rulesets
 from morale.events.codec import MalformedEvent, decode_event, event_from_dict
@@ -32,7 +33,7 @@ from morale.projections.narrative import describe_event, narrate
 from . import render
 from .access import issue_tokens
 from .roster import load_roster
-from .service import Recorded, load, record, roll_for, start_battle
+from .service import Recorded, fold_of, load, record_on, roll_for, start_battle
 
 app = typer.Typer(
     help="An event-sourced referee for the morale rules of tabletop wargames.",
@@ -74,11 +75,12 @@ def emit_json(value: Any) -> None:
     sys.stdout.write(msgspec.json.encode(value).decode() + "\n")
 
 
-def report(store: SqliteEventStore, battle: str, recorded: list[Recorded], as_json: bool) -> None:
+def report(fold: Replay, recorded: list[Recorded], as_json: bool) -> None:
+    """What was recorded and what it caused; in words, against the battle as the events left it."""
     if as_json:
         emit_json([{"stored": r.stored, "caused": r.caused} for r in recorded])
         return
-    state = load(store, battle).state()
+    state = fold.state()
     for item in recorded:
         render.print_recorded(out, item.stored.seq, describe_event(item.stored.event, state), item.caused, state)
 
@@ -125,7 +127,8 @@ def append(
     with refusals():
         events = _events_from(event_type, fields or [], json_text, file)
         store = open_store(db)
-        report(store, battle, record(store, battle, events, expected_seq=expect), as_json)
+        fold = fold_of(store, battle)
+        report(fold, record_on(store, fold, events, expected_seq=expect), as_json)
 
 
 @app.command()
@@ -146,15 +149,16 @@ def roll(
     """Roll for a due test: type in the table's dice, or let the engine roll them (recorded either way)."""
     with refusals():
         store = open_store(db)
+        fold = load(store, battle)
         if dice:
             fields: dict[str, Any] = {"type": "dice_rolled", "unit": unit, "test": test, "dice": dice}
             if reroll:
                 fields["reroll"] = True
             event = event_from_dict(fields)
-            recorded = record(store, battle, [event], expected_seq=expect)
+            recorded = record_on(store, fold, [event], expected_seq=expect)
         else:
-            recorded = roll_for(store, battle, unit, test)
-        report(store, battle, recorded, as_json)
+            recorded = roll_for(store, fold, unit, test, expected_seq=expect)
+        report(fold, recorded, as_json)
 
 
 @app.command("next-phase")
@@ -170,7 +174,7 @@ def next_phase_command(battle: BattleArg, db: Db = Path(DEFAULT_DB), as_json: Js
         else:
             turn, side, phase = next_phase(state)
             event = PhaseStarted(turn=turn, side=side, phase=phase)
-        report(store, battle, record(store, battle, [event], expected_seq=fold.seq), as_json)
+        report(fold, record_on(store, fold, [event]), as_json)
 
 
 @app.command("board")

@@ -28,8 +28,14 @@ class Recorded:
     caused: Caused
 
 
+def fold_of(store: SqliteEventStore, battle: str) -> Replay:
+    """The battle's whole log folded (nothing yet if the battle is new: its first event starts it)."""
+    return replay_log(battle, store.events(battle))
+
+
 def load(store: SqliteEventStore, battle: str) -> Replay:
-    fold = replay_log(battle, store.events(battle))
+    """The fold of a battle that exists."""
+    fold = fold_of(store, battle)
     if fold.battle is None:
         raise UnknownBattle(battle)
     return fold
@@ -39,9 +45,17 @@ def record(
     store: SqliteEventStore, battle: str, events: Sequence[AnyEvent], expected_seq: int | None = None
 ) -> list[Recorded]:
     """Check every event against the log and the ones before it, then append them all or none."""
-    fold = replay_log(battle, store.events(battle))
+    return record_on(store, fold_of(store, battle), events, expected_seq)
+
+
+def record_on(
+    store: SqliteEventStore, fold: Replay, events: Sequence[AnyEvent], expected_seq: int | None = None
+) -> list[Recorded]:
+    """`record` on a fold of the whole log that the caller holds (and that this advances): a
+    writer that already has the battle replays nothing. The store still refuses the append if the
+    log has moved past the fold."""
     if expected_seq is not None and expected_seq != fold.seq:
-        raise ConflictError(battle, expected_seq, fold.seq)
+        raise ConflictError(fold.battle_id, expected_seq, fold.seq)
     base = fold.seq
     caused: list[Caused] = []
     sealed: list[AnyEvent] = []
@@ -56,7 +70,7 @@ def record(
             raise
         caused.append(fold.apply(base + offset, event))
         sealed.append(event)
-    stored = store.append(battle, sealed, expected_seq=base)
+    stored = store.append(fold.battle_id, sealed, expected_seq=base)
     return [Recorded(s, c) for s, c in zip(stored, caused, strict=True)]
 
 
@@ -89,27 +103,25 @@ def start_battle(
     return record(store, battle, [started, *units], expected_seq=0)
 
 
-def reveal(store: SqliteEventStore, battle: str) -> list[Recorded]:
+def reveal(store: SqliteEventStore, fold: Replay) -> list[Recorded]:
     """Publish the battle's dice secret in its log, so every engine roll can be recomputed."""
-    fold = load(store, battle)
-    secret = store.dice_secret(battle)
+    secret = store.dice_secret(fold.battle_id)
     if secret is None:
-        raise Refusal(f"this store keeps no dice secret for battle {battle!r}", field="secret")
-    return record(store, battle, [DiceRevealed(secret=secret)], expected_seq=fold.seq)
+        raise Refusal(f"this store keeps no dice secret for battle {fold.battle_id!r}", field="secret")
+    return record_on(store, fold, [DiceRevealed(secret=secret)])
 
 
 def roll_for(
-    store: SqliteEventStore, battle: str, unit: str, test: str, expected_seq: int | None = None
+    store: SqliteEventStore, fold: Replay, unit: str, test: str, expected_seq: int | None = None
 ) -> list[Recorded]:
     """The engine rolls the dice a due test needs and records them like any other roll."""
-    fold = load(store, battle)
     if expected_seq is not None and expected_seq != fold.seq:
-        raise ConflictError(battle, expected_seq, fold.seq)
+        raise ConflictError(fold.battle_id, expected_seq, fold.seq)
     state = fold.state()
     due = due_test(state, unit, test)
-    secret = store.dice_secret(battle)
+    secret = store.dice_secret(fold.battle_id)
     if secret is None or state.dice_policy == "table":
         raise Refusal("this battle's dice are rolled at the table: type them in", field="dice")
-    dice = engine_dice(secret, battle, fold.seq + 1, due.dice)
+    dice = engine_dice(secret, fold.battle_id, fold.seq + 1, due.dice)
     event = DiceRolled(unit=unit, test=test, dice=tuple(dice), source="engine", reroll=bool(due.reroll))
-    return record(store, battle, [event], expected_seq=fold.seq)
+    return record_on(store, fold, [event])

@@ -87,6 +87,21 @@ def test_engine_rolls_are_recorded_with_their_values(tmp_path):
     assert log[-1]["event"]["dice"] == stored["event"]["dice"]  # replay reads the values, never re-rolls
 
 
+def test_an_engine_roll_honours_expect_like_any_other_write(tmp_path):
+    roster = tmp_path / "roster.toml"
+    roster.write_text(ROSTER.read_text().replace('dice = "table"', 'dice = "engine"'))
+    db = tmp_path / "engine.db"
+    assert morale(db, "new", str(roster)).exit_code == 0
+    to_shooting(db)
+    morale(db, "append", "hive-tarsis", "casualties_suffered", "unit=kraak", "count=5")
+    morale(db, "next-phase", "hive-tarsis")
+    before = log_of(db)
+    stale = morale(db, "roll", "hive-tarsis", "kraak", "morale", "--expect", str(before[-1][0] - 1))
+    assert stale.exit_code != 0 and "expected_seq" in stale.stderr
+    assert log_of(db) == before
+    current = morale(db, "roll", "hive-tarsis", "kraak", "morale", "--expect", str(before[-1][0]))
+    assert current.exit_code == 0, current.output
+
 def test_replay_narrates_the_battle_turn_by_turn(db):
     to_shooting(db)
     morale(db, "append", "hive-tarsis", "casualties_suffered", "unit=kraak", "count=3", "cause=shooting")

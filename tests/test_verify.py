@@ -109,14 +109,14 @@ def engine_store(tmp_path) -> SqliteEventStore:
 def roll_everything(store: SqliteEventStore) -> None:
     while load(store, "hive-tarsis").state().due:
         due = load(store, "hive-tarsis").state().due[0]
-        roll_for(store, "hive-tarsis", due.unit, due.test)
+        roll_for(store, load(store, "hive-tarsis"), due.unit, due.test)
 
 
 def test_revealed_engine_dice_are_all_recomputed(engine_store):
     roll_everything(engine_store)
     before = checked(engine_store)
     assert before.ok and before.engine_rolls >= 2 and before.engine_rolls_checked == 0
-    reveal(engine_store, "hive-tarsis")
+    reveal(engine_store, load(engine_store, "hive-tarsis"))
     after = checked(engine_store)
     assert after.ok and after.dice_secret == "revealed" and after.engine_rolls_checked == before.engine_rolls
 
@@ -127,7 +127,7 @@ def test_an_engine_roll_typed_in_by_hand_is_caught_once_the_secret_is_out(engine
     forged = [1, 1] if true_dice != (1, 1) else [1, 2]
     record(engine_store, "hive-tarsis", [DiceRolled(unit="boyz", test="morale", dice=forged, source="engine")])
     roll_everything(engine_store)
-    reveal(engine_store, "hive-tarsis")
+    reveal(engine_store, load(engine_store, "hive-tarsis"))
     result = checked(engine_store)
     assert [(f.check, f.seq) for f in result.findings] == [("dice", seq)]
     assert "but the dice secret gives" in result.findings[0].message
@@ -145,21 +145,21 @@ def test_a_secret_that_does_not_match_the_commitment_is_refused_engine_dice_reve
     with pytest.raises(Refusal) as refused:
         record(engine_store, "hive-tarsis", [DiceRevealed(secret="0" * 64)])
     assert refused.value.field == "secret"
-    reveal(engine_store, "hive-tarsis")
+    reveal(engine_store, load(engine_store, "hive-tarsis"))
     with pytest.raises(Refusal) as twice:
-        reveal(engine_store, "hive-tarsis")
+        reveal(engine_store, load(engine_store, "hive-tarsis"))
     assert twice.value.rule == rules.DICE_REVEAL
 
 
 def test_the_engine_rolls_no_more_once_the_secret_is_public_engine_dice_reveal(engine_store):
-    reveal(engine_store, "hive-tarsis")
+    reveal(engine_store, load(engine_store, "hive-tarsis"))
     length = engine_store.last_seq("hive-tarsis")
     with pytest.raises(Refusal) as refused:
-        roll_for(engine_store, "hive-tarsis", "boyz", "morale")
+        roll_for(engine_store, load(engine_store, "hive-tarsis"), "boyz", "morale")
     assert refused.value.rule == rules.DICE_REVEAL and engine_store.last_seq("hive-tarsis") == length
 
 
 def test_a_battle_with_table_dice_has_no_secret_to_reveal(store):
     with pytest.raises(Refusal) as refused:
-        reveal(store, "hive-tarsis")
+        reveal(store, load(store, "hive-tarsis"))
     assert refused.value.field == "secret"
