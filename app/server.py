@@ -42,7 +42,8 @@ from morale.projections.timeline import Diff, Mark, Timeline
 
 from . import live
 from .access import Forbidden, Grant, IssuedTokens, check_may_append, check_own_unit, grant_for, issue_tokens
-from .service import Recorded, load, record, roll_for, start_battle
+from .folds import Folds
+from .service import Recorded, record_on, roll_for, start_battle
 
 STATIC = Path(__file__).parent / "static"
 
@@ -160,8 +161,9 @@ async def append_events(
     grant: Grant = request.state.grant
 
     def work(store: SqliteEventStore) -> list[FeedItem]:
-        check_may_append(grant, load(store, battle).state(), data.events)
-        return _fed(record(store, battle, data.events, expected_seq=data.expected_seq))
+        with state.folds.current(store, battle) as fold:
+            check_may_append(grant, fold.state(), data.events)
+            return _fed(record_on(store, fold, data.events, expected_seq=data.expected_seq))
 
     appended = await state.stores.run(work)
     state.hub.notify(battle)
@@ -174,8 +176,9 @@ async def roll_dice(battle: BattleId, data: JSONBody[RollDice], request: Request
     grant: Grant = request.state.grant
 
     def work(store: SqliteEventStore) -> list[FeedItem]:
-        check_own_unit(grant, load(store, battle).state(), data.unit)
-        return _fed(roll_for(store, battle, data.unit, data.test, expected_seq=data.expected_seq))
+        with state.folds.current(store, battle) as fold:
+            check_own_unit(grant, fold.state(), data.unit)
+            return _fed(roll_for(store, fold, data.unit, data.test, expected_seq=data.expected_seq))
 
     rolled = await state.stores.run(work)
     state.hub.notify(battle)
@@ -198,9 +201,10 @@ async def status_board(battle: BattleId, state: State, at: At = None) -> Board:
     """Every unit's state, models, restrictions and tests due; `?at=POINT`: as it stood then."""
 
     def work(store: SqliteEventStore) -> Board:
-        events = list(store.read(battle))
-        seq = _at(battle, events, at)
-        return board(load(store, battle).state() if seq is None else battle_at(store, battle, seq))
+        if at is not None:
+            return board(battle_at(store, battle, Timeline(battle, store.read(battle)).point(at).seq))
+        with state.folds.current(store, battle) as fold:  # the view is built before a writer moves it
+            return board(fold.state())
 
     return await state.stores.run(work)  # type: ignore[return-value]
 
@@ -381,7 +385,7 @@ def create_app(db: str | Path, settings: Settings | None = None) -> Litestar:
             health,
             create_static_files_router(path="/static", directories=[STATIC], include_in_schema=False),
         ],
-        state=State({"stores": stores, "hub": hub, "settings": settings}),
+        state=State({"stores": stores, "hub": hub, "folds": Folds(), "settings": settings}),
         exception_handlers=EXCEPTION_HANDLERS,  # type: ignore[arg-type]
         request_max_body_size=settings.max_body_bytes,
         cors_config=CORSConfig(allow_origins=list(settings.allow_origins)) if settings.allow_origins else None,

@@ -46,6 +46,12 @@ class EventStore(Protocol):
 
     def events(self, battle: str, after_seq: int = 0, up_to: int | None = None) -> Iterator[LogEntry]: ...
 
+    def hash_at(self, battle: str, seq: int) -> str | None:
+        """The hash that seals event `seq` (None if the log holds no such event): what a kept fold
+        compares to know that the log it folded is still the log this store holds."""
+        row = self.db.conn.execute("SELECT hash FROM events WHERE battle = ? AND seq = ?", (battle, seq)).fetchone()
+        return row[0] if row else None
+
     def last_seq(self, battle: str) -> int: ...
 
     def battles(self) -> list[str]: ...
@@ -213,6 +219,12 @@ class SqliteEventStore:
         yield from self.db.conn.execute(
             "SELECT seq, body, prev_hash, hash FROM events WHERE battle = ? ORDER BY seq", (battle,)
         )
+
+    def hash_at(self, battle: str, seq: int) -> str | None:
+        """The hash that seals event `seq` (None if the log holds no such event): what a kept fold
+        compares to know that the log it folded is still the log this store holds."""
+        row = self.db.conn.execute("SELECT hash FROM events WHERE battle = ? AND seq = ?", (battle, seq)).fetchone()
+        return row[0] if row else None
 
     def last_seq(self, battle: str) -> int:
         row = self.db.conn.execute("SELECT MAX(seq) FROM events WHERE battle = ?", (battle,)).fetchone()

@@ -1,0 +1,79 @@
+"""Battles' folds kept warm between requests in a long-running process (`morale serve`).
+
+Without them every append replayed the whole log before deciding (twice, with the player's check):
+milliseconds for a short battle, seconds for a long one, and every follower of the live feed waited
+behind it. A kept fold is brought up to the store before each use, so it answers exactly as a fresh
+replay would:
+- it is used only if the store still holds the event it ended on, with the same hash (a store
+  file replaced or a battle started afresh under the same id starts a new fold);
+- events other processes appended meanwhile (the CLI on the same file) are folded in first;
+- one writer at a time per battle holds it, and a use that fails after the fold has moved (a batch
+  refused half-way, an append that lost a race) drops it: it may hold events the log never got.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+from morale.core.replay import Replay
+from morale.core.rules import Refusal
+from morale.events.store import ConflictError, SqliteEventStore
+
+from .access import Forbidden
+from .service import load
+
+# Raised by the checks before a fold moves: a refusal leaves the fold as it was, and is the common
+# answer at a table (a typo, a roll out of turn), so it keeps the fold instead of costing a replay.
+_ANSWERS = (Refusal, Forbidden, ConflictError)
+
+
+@dataclass
+class _Kept:
+    fold: Replay
+    head_hash: str | None  # the hash of the event the fold ended on
+
+
+class Folds:
+    def __init__(self, capacity: int = 64) -> None:
+        self.capacity = capacity  # battles kept; the least recently used is dropped first
+        self._kept: OrderedDict[str, _Kept] = OrderedDict()
+        self._locks: dict[str, threading.Lock] = {}
+        self._guard = threading.Lock()  # over the two dicts, shared by the server's worker threads
+
+    @contextmanager
+    def current(self, store: SqliteEventStore, battle: str) -> Iterator[Replay]:
+        """The battle's fold, up to the store's last event, for this caller alone until it is done."""
+        with self._lock(battle):
+            fold = self._take(store, battle)
+            start = fold.seq
+            try:
+                yield fold
+            except _ANSWERS:
+                if fold.seq == start:
+                    self._keep(store, battle, fold)
+                raise
+            self._keep(store, battle, fold)
+
+    def _take(self, store: SqliteEventStore, battle: str) -> Replay:
+        with self._guard:
+            kept = self._kept.pop(battle, None)
+        if kept is None or store.hash_at(battle, kept.fold.seq) != kept.head_hash:
+            return load(store, battle)
+        for seq, event in store.events(battle, after_seq=kept.fold.seq):
+            kept.fold.apply(seq, event)
+        return kept.fold
+
+    def _keep(self, store: SqliteEventStore, battle: str, fold: Replay) -> None:
+        kept = _Kept(fold, store.hash_at(battle, fold.seq))
+        with self._guard:
+            self._kept[battle] = kept
+            while len(self._kept) > self.capacity:
+                self._kept.popitem(last=False)
+
+    def _lock(self, battle: str) -> threading.Lock:
+        with self._guard:
+            return self._locks.setdefault(battle, threading.Lock())
