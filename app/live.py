@@ -10,7 +10,7 @@ followers there are (with one read per follower, 1,000 followers made an append 
 from __future__ import annotations
 
 import asyncio
-import math
+import contextlib
 import threading
 import time
 from collections import deque
@@ -69,76 +69,74 @@ class Published:
 
 
 class Channel:
-    """One battle's live tail, shared by all its followers: one fold of the log, one read of the
-    store per append (not one per follower), and the last `keep` items, each encoded once."""
+    """One battle's live tail, shared by all its followers: one reader (the channel's watcher), one
+    read of the store per append (not one per follower), and the last `keep` items, each encoded
+    once. Followers only wait for news and take it from the tail."""
 
     def __init__(self, battle: str, keep: int = 256) -> None:
         self.battle = battle
         self.fold = Replay(battle)
         self.recent: deque[Published] = deque(maxlen=keep)
-        self.changed = asyncio.Event()  # set (and replaced) whenever there may be news
-        self._stale = True  # an append in this process happened since the last read
-        self._checked_at = -math.inf
-        self._lock = asyncio.Lock()
+        self.seq = 0  # the last event in the tail (the fold runs ahead of it while a worker thread reads)
+        self.changed = asyncio.Event()  # set (and replaced) when the tail grows, on a heartbeat tick, on shutdown
+        self._poked = asyncio.Event()  # an append in this process: the watcher reads at once
         self.followers = 0
         self._watcher: asyncio.Task[None] | None = None
 
     def notify(self) -> None:
-        self._stale = True
-        self._wake()
+        self._poked.set()
 
     def _wake(self) -> None:
         self.changed.set()
         self.changed = asyncio.Event()
 
-    async def refresh(self, stores: Stores, poll_s: float) -> None:
-        """Read what was appended since the last read: at once after an append in this process,
-        and at most once per `poll_s` for appends by other processes, however many followers ask."""
-        if self._fresh(poll_s):  # what nearly every follower finds: no lock to take
-            return
-        async with self._lock:
-            if self._fresh(poll_s):
-                return
-            self._stale, self._checked_at = False, time.monotonic()
-            if stores.get().last_seq(self.battle) <= self.fold.seq:
-                return
-
-            def read_new(store: SqliteEventStore) -> list[Published]:
-                return [Published(i) for i in follow(self.fold, store.read(self.battle, after_seq=self.fold.seq))]
-
-            self.recent.extend(await stores.run(read_new))  # type: ignore[arg-type]
-            self._wake()
-
-    def _fresh(self, poll_s: float) -> bool:
-        return not self._stale and time.monotonic() - self._checked_at < poll_s
-
     def watch(self, stores: Stores, poll_s: float, heartbeat_s: float, closing: Callable[[], bool]) -> None:
-        """While anyone follows: look for other processes' appends every `poll_s`, and wake the
-        followers every half `heartbeat_s` so that a quiet one can send its heartbeat. One
-        watcher per battle, so followers wait on news alone, without a timer each (1,000 followers
-        each polling twice a second, or each arming a timeout, delayed the appends landing
-        meanwhile: measured in bench/feed.py)."""
+        """Start the channel's watcher unless it runs: see `_watch`."""
         if self._watcher is None or self._watcher.done():
-            self._watcher = asyncio.get_running_loop().create_task(self._poll(stores, poll_s, heartbeat_s, closing))
+            self._watcher = asyncio.get_running_loop().create_task(self._watch(stores, poll_s, heartbeat_s, closing))
 
-    async def _poll(self, stores: Stores, poll_s: float, heartbeat_s: float, closing: Callable[[], bool]) -> None:
+    async def _watch(self, stores: Stores, poll_s: float, heartbeat_s: float, closing: Callable[[], bool]) -> None:
+        """While anyone follows: read what was appended, at once after an append in this process and
+        every `poll_s` for other processes' appends, and wake the followers when the tail grew; also
+        every half `heartbeat_s`, so that a quiet follower can send its heartbeat.
+
+        The only reader: followers that each read (or each took a lock to find the read done) after
+        every append queued behind one another, and each waking twice (once to look, once for what
+        was read) doubled the fan-out; each arming its own timer, or polling twice a second, delayed
+        the appends landing meanwhile. Measured with 1,000 followers in bench/feed.py."""
         tick = heartbeat_s / 2  # a quiet follower's heartbeat comes at most 1.5 heartbeats apart
         woke = time.monotonic()
         while self.followers and not closing():
-            await asyncio.sleep(min(poll_s, tick))
-            await self.refresh(stores, poll_s)
+            self._poked.clear()  # before reading: a poke landing during the read is read next round
+            await self._read_new(stores)
             if time.monotonic() - woke >= tick:
                 self._wake()
                 woke = time.monotonic()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._poked.wait(), timeout=min(poll_s, tick))
+        self._wake()  # on shutdown, followers see the hub closing
+
+    async def _read_new(self, stores: Stores) -> None:
+        if stores.get().last_seq(self.battle) <= self.fold.seq:
+            return
+
+        def read_new(store: SqliteEventStore) -> list[Published]:
+            return [Published(i) for i in follow(self.fold, store.read(self.battle, after_seq=self.fold.seq))]
+
+        new: list[Published] = await stores.run(read_new)  # type: ignore[assignment]
+        if new:
+            self.recent.extend(new)
+            self.seq = new[-1].seq
+            self._wake()
 
     def since(self, position: int) -> list[Published] | None:
         """The items after `position`, or None if the tail no longer reaches back that far."""
-        first = self.recent[0].seq if self.recent else self.fold.seq + 1
+        first = self.recent[0].seq if self.recent else self.seq + 1
         if position < first - 1:
             return None
         # The tail holds consecutive events, so those after `position` are its last few: taken from
         # the right end, not found by scanning the whole tail once per follower on every append.
-        newer = self.fold.seq - position
+        newer = self.seq - position
         return [self.recent[-back] for back in range(newer, 0, -1)] if newer > 0 else []
 
 
@@ -202,16 +200,16 @@ async def items(
         last_sent = time.monotonic()
         while not hub.closing:
             news = channel.changed  # taken before looking, so news that lands meanwhile is not slept through
-            await channel.refresh(stores, poll_s)
             batch = channel.since(position)
             if batch is None:
                 own_fold = own_fold or Replay(battle)
                 batch = await stores.run(read_gap)  # type: ignore[assignment]
+            sent = False
             for published in batch:  # type: ignore[union-attr]
                 if published.seq > position:
                     yield published
-                    position, last_sent = published.seq, time.monotonic()
-            if batch:
+                    position, last_sent, sent = published.seq, time.monotonic(), True
+            if sent:
                 continue
             if time.monotonic() - last_sent >= heartbeat_s:
                 yield HEARTBEAT

@@ -8,11 +8,11 @@ import asyncio
 
 from served import BATTLE, ROSTER, example_events
 
-from morale.app.live import Hub, Stores, items
+from morale.app.live import Hub, Published, Stores, items
 from morale.app.roster import load_roster
 from morale.app.service import record, start_battle
 from morale.events.codec import event_from_dict
-from morale.projections.feed import encode_item, feed
+from morale.projections.feed import encode_item, feed, follow
 
 WAIT_S = 20.0  # only a hang fails the test; the events arrive long before
 
@@ -61,3 +61,22 @@ def test_an_export_that_does_not_follow_ends_at_the_last_event(tmp_path):
         return [item.seq async for item in items(stores, Hub(), BATTLE, after=5, keep_following=False)]  # type: ignore[union-attr]
 
     assert asyncio.run(export()) == list(range(6, store.last_seq(BATTLE) + 1))
+
+
+def test_the_tail_answers_only_for_what_it_holds_while_its_fold_runs_ahead_in_a_read(tmp_path):
+    """The watcher folds new events in a worker thread and adds them to the tail afterwards; a
+    follower looking in between must get nothing new (it once got old items back, over and over,
+    and spun without ever letting the read finish)."""
+    stores = Stores(tmp_path / "live.db")
+    store = stores.get()
+    roster = load_roster(ROSTER)
+    start_battle(store, BATTLE, roster.started, roster.units)
+    record(store, BATTLE, [event_from_dict(e) for e in example_events(20)])
+    channel = Hub(keep=8).channel(BATTLE)
+    held = store.last_seq(BATTLE)
+    channel.recent.extend(Published(i) for i in follow(channel.fold, store.read(BATTLE)))
+    channel.seq = held
+    record(store, BATTLE, [event_from_dict(e) for e in example_events()[20:25]])
+    for _ in follow(channel.fold, store.read(BATTLE, after_seq=held)):  # the read, half done
+        assert channel.since(held) == []
+        assert [p.seq for p in channel.since(held - 2)] == [held - 1, held]  # type: ignore[union-attr]
