@@ -17,18 +17,21 @@ Target (issue #7): p99 under 50 ms with 1,000 followers on loopback. Exits non-z
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
+import multiprocessing
 import re
 import resource
+import selectors
 import socket
 import statistics
+import struct
 import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from multiprocessing.connection import Connection
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -123,144 +126,170 @@ def next_phases(last_turn: int, count: int) -> list[dict]:
 
 
 # -- the followers ----------------------------------------------------------------------------------
-class Follower:
-    """One SSE connection; notes when each message (by its `id:`) arrived.
+# Linux's receive timestamps: the kernel stamps each received packet (CLOCK_REALTIME), and recvmsg
+# hands the stamp over with the bytes. Not in Python's socket module; the values are asm-generic's.
+SO_TIMESTAMPNS = 35
+TIMESPEC = struct.Struct("@ll")  # struct timespec: seconds, nanoseconds
+MESSAGE_ID = re.compile(rb"(?:^|\n)id: (\d+)\n")
 
-    A raw socket speaking just enough HTTP/1.1, not an HTTP client library: a thousand followers
-    share this process, and a library's per-message work (~0.1-0.2 ms each, measured with httpx)
-    would queue behind itself and be counted as the server's delay. A real follower is alone on
-    its own machine."""
 
-    ID = re.compile(rb"(?:^|\n)id: (\d+)\n")
+def follow_many(url: str, path: str, token: str, last_seq: int, count: int, report: Connection) -> None:
+    """`count` SSE followers in one process, for `Followers` (its docstring says why so)."""
+    try:
+        _follow_many(url, path, token, last_seq, count, report)
+    except Exception as error:  # whatever went wrong goes to the parent, which exits 1
+        report.send(("error", f"{type(error).__name__}: {error}"))
 
-    def __init__(self, board: Arrivals) -> None:
-        self.board = board
-        self.connected = asyncio.Event()
 
-    async def run(self, url: str, path: str, token: str, last_seq: int) -> None:
-        address = urlsplit(url)
-        reader, writer = await asyncio.open_connection(address.hostname, address.port)
-        writer.write(
-            f"GET {path} HTTP/1.1\r\nHost: {address.netloc}\r\nAuthorization: Bearer {token}\r\n"
-            f"Last-Event-ID: {last_seq}\r\nAccept: text/event-stream\r\n\r\n".encode()
-        )
+def _follow_many(url: str, path: str, token: str, last_seq: int, count: int, report: Connection) -> None:
+    address = urlsplit(url)
+    request = (
+        f"GET {path} HTTP/1.1\r\nHost: {address.netloc}\r\nAuthorization: Bearer {token}\r\n"
+        f"Last-Event-ID: {last_seq}\r\nAccept: text/event-stream\r\n\r\n"
+    ).encode()
+    stamped = True
+    selector = selectors.DefaultSelector()
+    pending: dict[int, bytes] = {}  # per follower: a message's start not yet complete
+    newest: dict[int, int] = {}  # per follower: the last id it got
+    for number in range(count):
+        follower = socket.create_connection((address.hostname, address.port), timeout=WAIT_S)
         try:
-            status = await reader.readline()
-            if b" 200 " not in status:
-                raise BenchError(f"the feed answered {status.decode().strip()!r}")
-            await reader.readuntil(b"\r\n\r\n")  # the headers
-            pending = b""
-            while chunk := await reader.read(65536):
-                now = time.perf_counter()
-                pending += chunk  # chunked transfer framing sits between messages: the pattern skips it
-                if not self.connected.is_set() and b": following" in pending:
-                    self.connected.set()
-                last = 0
-                for found in self.ID.finditer(pending):
-                    self.board.arrived(int(found[1]), now)
-                    last = found.end()
-                pending = pending[last:] if last else pending[-64:]
-        finally:
-            writer.close()
+            follower.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
+        except OSError:
+            stamped = False  # not Linux: only the time the follower read the bytes
+        follower.sendall(request)
+        follower.setblocking(False)
+        selector.register(follower, selectors.EVENT_READ, number)
+        pending[number], newest[number] = b"", last_seq
+    answered: set[int] = set()  # followers whose status line said 200
+    connected: set[int] = set()  # followers whose feed has begun
+    arrivals: dict[int, tuple[list[int], list[int]]] = {}  # seq -> (kernel stamps, read times), in ns
+    cmsg_space = socket.CMSG_SPACE(TIMESPEC.size)
+    while True:
+        for key, _ in selector.select(timeout=WAIT_S):
+            follower, number = key.fileobj, key.data
+            data, ancillary, _, _ = follower.recvmsg(65536, cmsg_space)  # type: ignore[union-attr]
+            read_at = time.time_ns()
+            if not data:
+                raise BenchError(f"follower {number}'s feed ended")
+            arrived_at = read_at
+            for level, kind, stamp in ancillary:
+                if level == socket.SOL_SOCKET and kind == SO_TIMESTAMPNS:
+                    seconds, nanoseconds = TIMESPEC.unpack(stamp)
+                    arrived_at = seconds * 1_000_000_000 + nanoseconds
+            if number not in answered:
+                if not data.startswith(b"HTTP/1.1 200 "):
+                    raise BenchError(f"the feed answered {data.splitlines()[0].decode()!r}")
+                answered.add(number)
+            text = pending[number] + data
+            if number not in connected:
+                if b": following" in text:
+                    connected.add(number)
+                    if len(connected) == count:
+                        report.send(("connected", stamped))
+            last = 0
+            for found in MESSAGE_ID.finditer(text):
+                seq = int(found[1])
+                if seq != newest[number] + 1:
+                    raise BenchError(f"follower {number} got event {seq} after {newest[number]}")
+                newest[number] = seq
+                kernel, read = arrivals.setdefault(seq, ([], []))
+                kernel.append(arrived_at)
+                read.append(read_at)
+                if len(kernel) == count:
+                    report.send(("event", seq, *arrivals.pop(seq)))
+                last = found.end()
+            pending[number] = text[last:] if last else text[-64:]
 
 
-class Arrivals:
-    """For the event being measured: when each follower got it, and a signal once all have."""
+class Followers:
+    """SSE followers at the end of the log, in a process of their own, each a raw socket read with
+    epoll: the time an event reached a follower is the kernel's receive timestamp on its socket
+    (the delivery itself), and the time the follower process read it is kept beside it.
 
-    def __init__(self) -> None:
-        self.seq = -1
-        self.times: list[float] = []
-        self.expected = 0
-        self.all_in = asyncio.Event()
-        self.strays: list[int] = []  # messages for an event not being measured: a duplicate or a gap
+    Not an HTTP client library, nor asyncio streams, in the benchmark's own process: a thousand
+    followers share one process here, and with asyncio streams its per-message work (~20 us each)
+    queued the last follower's read ~20 ms behind the first and was counted as the server's delay.
+    A real follower is alone on its own machine."""
 
-    def expect(self, seq: int, followers: int) -> None:
-        self.seq, self.times, self.expected = seq, [], followers
-        self.all_in = asyncio.Event()
+    def __init__(self, url: str, path: str, token: str, last_seq: int, count: int) -> None:
+        self.count = count
+        self._report, child_end = multiprocessing.Pipe(duplex=False)
+        self._process = multiprocessing.get_context("spawn").Process(
+            target=follow_many, args=(url, path, token, last_seq, count, child_end), daemon=True
+        )
+        self._process.start()
+        child_end.close()
+        self.stamped = self._next("connected")[1]
 
-    def arrived(self, seq: int, at: float) -> None:
-        if seq != self.seq:
-            self.strays.append(seq)
-            return
-        self.times.append(at)
-        if len(self.times) == self.expected:
-            self.all_in.set()
+    def _next(self, kind: str) -> tuple:
+        if not self._report.poll(WAIT_S):
+            raise BenchError(f"the followers sent nothing in {WAIT_S:.0f} s (waiting for {kind})")
+        message = self._report.recv()
+        if message[0] == "error":
+            raise BenchError(message[1])
+        if message[0] != kind:
+            raise BenchError(f"the followers sent {message[0]!r} while {kind!r} was expected")
+        return message
+
+    def arrived(self, seq: int) -> tuple[list[int], list[int]]:
+        """When event `seq` reached each follower (kernel stamps) and when each read it, in ns."""
+        _, got, kernel, read = self._next("event")
+        if got != seq:
+            raise BenchError(f"the followers all got event {got} while event {seq} was expected")
+        return kernel, read
+
+    def close(self) -> None:
+        self._process.terminate()
+        self._process.join(5)
 
 
-async def append_one(client: httpx.AsyncClient, url: str, token: str, event: dict, seq: int, board: Arrivals, n: int):
-    """Append one event; returns (the POST's latency, each follower's delay), in seconds."""
-    board.expect(seq + 1, n)
-    start = time.perf_counter()
-    answer = await client.post(
-        url, json={"expected_seq": seq, "events": [event]}, headers={"Authorization": f"Bearer {token}"}
-    )
-    posted = time.perf_counter() - start
+def append_one(client: httpx.Client, path: str, event: dict, seq: int, groups: list[Followers]) -> dict[str, list]:
+    """Append one event; the POST's latency and each follower's delays (arrival, read), in seconds."""
+    start = time.time_ns()
+    answer = client.post(path, json={"expected_seq": seq, "events": [event]})
+    posted = time.time_ns() - start
     if answer.status_code != 201:
         raise BenchError(f"the append of {event} was refused: {answer.status_code} {answer.text}")
-    try:
-        await asyncio.wait_for(board.all_in.wait(), WAIT_S)
-    except TimeoutError:
-        raise BenchError(f"event {seq + 1} reached {len(board.times)} of {n} followers in {WAIT_S:.0f} s") from None
-    if board.strays:
-        raise BenchError(f"followers got events {board.strays[:5]} while event {seq + 1} was expected")
-    return posted, [at - start for at in board.times]
+    delays: dict[str, list] = {"POST": [posted / 1e9], "arrived": [], "read": []}
+    for group in groups:
+        kernel, read = group.arrived(seq + 1)
+        delays["arrived"] += [(at - start) / 1e9 for at in kernel]
+        delays["read"] += [(at - start) / 1e9 for at in read]
+    return delays
 
 
-async def measure(url: str, referee: str, clients: int, events: int) -> dict[str, tuple[list[float], list[float]]]:
-    async with httpx.AsyncClient(base_url=url, timeout=WAIT_S) as referee_http:
-        last = await referee_http.get(f"/battles/{BATTLE}/timeline", headers={"Authorization": f"Bearer {referee}"})
-        seq = last.json()["last"]
+def measure(url: str, referee: str, clients: int, events: int) -> dict[str, dict[str, list[float]]]:
+    """The two runs: one follower alone, then `clients` followers; each `events` appends, one at a time."""
+    with httpx.Client(base_url=url, timeout=WAIT_S, headers={"Authorization": f"Bearer {referee}"}) as http:
+        seq = http.get(f"/battles/{BATTLE}/timeline").json()["last"]
         last_turn = json.loads((EXAMPLE / "battle.ndjson").read_text().splitlines()[-1])["turn"]
         to_append = iter(next_phases(last_turn, 2 * events + 2))
-        board = Arrivals()
-        followers: list[Follower] = []
-        tasks: list[asyncio.Task] = []
         feed, post = f"/battles/{BATTLE}/feed", f"/battles/{BATTLE}/events"
-
-        async def connect(count: int) -> None:
-            nonlocal seq
-            fresh = [Follower(board) for _ in range(count)]
-            followers.extend(fresh)
-            tasks.extend(asyncio.create_task(f.run(url, feed, referee, seq)) for f in fresh)
-            deadline = time.monotonic() + WAIT_S
-            while not all(f.connected.is_set() for f in fresh):
-                ended = next((t for t in tasks if t.done()), None)
-                if ended is not None:
-                    ended.result()  # raises what went wrong
-                    raise BenchError("a follower's feed ended")
-                if time.monotonic() > deadline:
-                    got = sum(f.connected.is_set() for f in fresh)
-                    raise BenchError(f"{got} of {count} followers connected in {WAIT_S:.0f} s")
-                await asyncio.sleep(0.05)
-            # One unmeasured append proves every follower has caught up and is waiting for news.
-            await append_one(referee_http, post, referee, next(to_append), seq, board, len(followers))
-            seq += 1
-
-        async def run(label: str) -> None:
-            nonlocal seq
-            posts, delays = [], []
-            for _ in range(events):
-                posted, delay = await append_one(
-                    referee_http, post, referee, next(to_append), seq, board, len(followers)
-                )
-                seq += 1
-                posts.append(posted)
-                delays.extend(delay)
-                await asyncio.sleep(GAP_S)
-            results[label] = (posts, delays)
-
-        results: dict[str, tuple[list[float], list[float]]] = {}
+        groups: list[Followers] = []
+        results: dict[str, dict[str, list[float]]] = {}
         try:
-            await connect(1)
-            await run("1 follower")
-            connecting = time.perf_counter()
-            await connect(clients - 1)
-            print(f"  {clients} followers connected and caught up in {time.perf_counter() - connecting:.1f} s")
-            await run(f"{clients} followers")
+            for joining in (1, clients - 1):  # one follower alone (the baseline), then the crowd
+                connecting = time.perf_counter()
+                groups.append(Followers(url, feed, referee, seq, joining))
+                followers = sum(g.count for g in groups)
+                label = f"{followers} follower{'s' if followers > 1 else ''}"
+                print(f"  {label} connected in {time.perf_counter() - connecting:.1f} s")
+                # One unmeasured append proves every follower has caught up and is waiting for news.
+                append_one(http, post, next(to_append), seq, groups)
+                seq += 1
+                figures: dict[str, list[float]] = {"POST": [], "arrived": [], "read": []}
+                for _ in range(events):
+                    for name, delays in append_one(http, post, next(to_append), seq, groups).items():
+                        figures[name] += delays
+                    seq += 1
+                    time.sleep(GAP_S)
+                if not all(g.stamped for g in groups):
+                    del figures["arrived"]  # no kernel timestamps on this system: only the reads
+                results[label] = figures
         finally:
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
+            for group in groups:
+                group.close()
         return results
 
 
@@ -277,13 +306,20 @@ def show(label: str, seconds: list[float], baseline: float) -> None:
     print(f"  {label:<34} {cells}   p99 = {figures['p99'] / baseline:5.1f}x baseline  ({len(seconds)} samples)")
 
 
+WHAT = {
+    "POST": "POST",
+    "arrived": "delivery (kernel receive stamp)",
+    "read": "read by the follower process",
+}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--clients", type=int, default=1000, help="SSE followers connected at once")
     parser.add_argument("--events", type=int, default=20, help="appends measured, one at a time")
     args = parser.parse_args()
-    if args.clients < 1 or args.events < 1:
-        parser.error("--clients and --events must be at least 1")
+    if args.clients < 2 or args.events < 1:
+        parser.error("--clients must be at least 2 (one alone first, for the baseline), --events at least 1")
     try:
         raise_fd_limit(2 * args.clients + 256)  # both ends of each follower's socket, and some to spare
         with tempfile.TemporaryDirectory(prefix="morale-bench-feed-") as tmp:
@@ -291,19 +327,18 @@ def main() -> None:
             referee = example_battle(db)
             with served(db) as url:
                 print(f"Live feed: {args.clients} followers on loopback, {args.events} appends each measured")
-                results = asyncio.run(measure(url, referee, args.clients, args.events))
+                results = measure(url, referee, args.clients, args.events)
     except BenchError as error:
         print(f"error: {error}", file=sys.stderr)
         sys.exit(1)
-    single_posts, single = results["1 follower"]
-    many_posts, many = results[f"{args.clients} followers"]
-    baseline = statistics.median(single_posts)
+    alone, crowd = results["1 follower"], results[f"{args.clients} followers"]
+    baseline = statistics.median(alone["POST"])
     print(f"  baseline: the POST alone, 1 follower  p50 {baseline * 1000:7.1f} ms")
-    show("POST, 1 follower", single_posts, baseline)
-    show("delivery, 1 follower", single, baseline)
-    show(f"POST, {args.clients} followers", many_posts, baseline)
-    show(f"delivery, {args.clients} followers", many, baseline)
-    p99 = percentiles(many)["p99"]
+    for label, figures in results.items():
+        for name, seconds in figures.items():
+            show(f"{WHAT[name]}, {label}", seconds, baseline)
+    delivered = crowd.get("arrived", crowd["read"])
+    p99 = percentiles(delivered)["p99"]
     print(f"  target p99 < 50 ms: {'met' if p99 < 0.050 else 'not met'} ({p99 * 1000:.1f} ms)")
 
 
