@@ -21,13 +21,14 @@ from pathlib import Path
 
 import anyio
 import anyio.to_thread
+from litestar.types import Send
 
 from morale.core.replay import Replay
 from morale.core.rules import Refusal
 from morale.events.store import SqliteEventStore
 from morale.projections.feed import FeedItem, encode_item, follow
 
-HEARTBEAT = None  # what `items` yields when a follower has had nothing for a while
+from . import streaming
 
 
 class Stores:
@@ -68,53 +69,121 @@ class Published:
         return b"id: %d\ndata: %s\n\n" % (self.seq, self.json)
 
 
+@dataclass(frozen=True)
+class Format:
+    """How one kind of feed writes its items (and its heartbeats) for a follower."""
+
+    media_type: str
+    prelude: bytes  # written once, when a follower connects
+    heartbeat: bytes  # written when a follower has had nothing for a while
+    item: Callable[[Published], bytes]
+
+    def encode(self, published: Published | None) -> bytes:
+        return self.heartbeat if published is None else self.item(published)
+
+
+# Server-Sent Events: `id:` is the sequence number, so a reconnecting browser sends Last-Event-ID and
+# resumes exactly after the last event it saw. Heartbeats are comments.
+SSE = Format("text/event-stream; charset=utf-8", b"retry: 2000\n: following\n\n", b": heartbeat\n\n", lambda p: p.sse)
+# One JSON object per line; a blank line is a heartbeat (JSON readers skip it).
+NDJSON = Format("application/x-ndjson", b"", b"\n", lambda p: p.json + b"\n")
+
+
+class Follower:
+    """One connection following a battle: where it is in the log, and how to write to it."""
+
+    def __init__(self, send: Send, form: Format, position: int) -> None:
+        self.send, self.form, self.position = send, form, position
+        self.last_write = time.monotonic()
+        self.let_go = asyncio.Event()  # the channel's watcher no longer writes to it
+        self.unfinished: asyncio.Task[None] | None = None  # a write that had to wait for the connection
+
+    async def write(self, published: Published) -> None:
+        """Write while catching up on its own: waiting for the connection if it must."""
+        await self.send(streaming.body(self.form.encode(published)))
+        self.position, self.last_write = published.seq, time.monotonic()
+
+    def write_now(self, published: Published | None) -> bool:
+        """Write for the watcher, without waiting; False if the write has to wait for the connection
+        (the follower finishes it, and catches up on its own)."""
+        self.unfinished = streaming.write_now(self.send, self.form.encode(published))
+        self.last_write = time.monotonic()
+        if published is not None:
+            self.position = published.seq
+        return self.unfinished is None
+
+
 class Channel:
     """One battle's live tail, shared by all its followers: one reader (the channel's watcher), one
     read of the store per append (not one per follower), and the last `keep` items, each encoded
-    once. Followers only wait for news and take it from the tail."""
+    once. The watcher writes each new item to every follower that is level with the tail, in one
+    pass (see `streaming`); a follower behind it (just connected, resuming, or slow to read) takes
+    what it lacks from the tail, or reads the gap itself, and then hands itself over."""
 
     def __init__(self, battle: str, keep: int = 256) -> None:
         self.battle = battle
         self.fold = Replay(battle)
         self.recent: deque[Published] = deque(maxlen=keep)
         self.seq = 0  # the last event in the tail (the fold runs ahead of it while a worker thread reads)
-        self.changed = asyncio.Event()  # set (and replaced) when the tail grows, on a heartbeat tick, on shutdown
+        self.followers = 0  # connections following, handed over or not
+        self._level: dict[Follower, None] = {}  # those the watcher writes to, in the order they came
         self._poked = asyncio.Event()  # an append in this process: the watcher reads at once
-        self.followers = 0
         self._watcher: asyncio.Task[None] | None = None
 
     def notify(self) -> None:
         self._poked.set()
 
-    def _wake(self) -> None:
-        self.changed.set()
-        self.changed = asyncio.Event()
-
     def watch(self, stores: Stores, poll_s: float, heartbeat_s: float, closing: Callable[[], bool]) -> None:
-        """Start the channel's watcher unless it runs: see `_watch`."""
-        if self._watcher is None or self._watcher.done():
+        """Start the channel's watcher unless it runs: see `_watch`. A watcher that failed (the
+        store went away) fails its followers' connections, which their clients then retry."""
+        watcher = self._watcher
+        if watcher is not None and watcher.done():
+            self._watcher = None
+            if not watcher.cancelled() and watcher.exception() is not None:
+                raise watcher.exception()  # type: ignore[misc]
+        if self._watcher is None:
             self._watcher = asyncio.get_running_loop().create_task(self._watch(stores, poll_s, heartbeat_s, closing))
+
+    async def hand_over(self, follower: Follower) -> None:
+        """Let the watcher write to `follower`, which is level with the tail, until it lets go: a
+        write had to wait (finished here), the hub is closing, or the watcher stopped."""
+        follower.let_go.clear()
+        self._level[follower] = None
+        try:
+            await follower.let_go.wait()
+        finally:
+            self._level.pop(follower, None)
+        if follower.unfinished is not None:
+            await follower.unfinished
+            follower.unfinished = None
+
+    def _let_go(self, follower: Follower) -> None:
+        self._level.pop(follower, None)
+        follower.let_go.set()
 
     async def _watch(self, stores: Stores, poll_s: float, heartbeat_s: float, closing: Callable[[], bool]) -> None:
         """While anyone follows: read what was appended, at once after an append in this process and
-        every `poll_s` for other processes' appends, and wake the followers when the tail grew; also
-        every half `heartbeat_s`, so that a quiet follower can send its heartbeat.
+        every `poll_s` for other processes' appends, and write it to the followers level with the
+        tail; every half `heartbeat_s`, write a heartbeat to those that have had nothing for
+        `heartbeat_s` (so a quiet follower's heartbeats come at most 1.5 heartbeats apart).
 
         The only reader: followers that each read (or each took a lock to find the read done) after
-        every append queued behind one another, and each waking twice (once to look, once for what
-        was read) doubled the fan-out; each arming its own timer, or polling twice a second, delayed
-        the appends landing meanwhile. Measured with 1,000 followers in bench/feed.py."""
-        tick = heartbeat_s / 2  # a quiet follower's heartbeat comes at most 1.5 heartbeats apart
-        woke = time.monotonic()
-        while self.followers and not closing():
-            self._poked.clear()  # before reading: a poke landing during the read is read next round
-            await self._read_new(stores)
-            if time.monotonic() - woke >= tick:
-                self._wake()
-                woke = time.monotonic()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._poked.wait(), timeout=min(poll_s, tick))
-        self._wake()  # on shutdown, followers see the hub closing
+        every append queued behind one another; each arming its own timer, or polling twice a
+        second, delayed the appends landing meanwhile. Measured with 1,000 followers in bench/feed.py."""
+        tick = heartbeat_s / 2
+        ticked = time.monotonic()
+        try:
+            while self.followers and not closing():
+                self._poked.clear()  # before reading: a poke landing during the read is read next round
+                await self._read_new(stores)
+                if time.monotonic() - ticked >= tick:
+                    self._heartbeats(heartbeat_s)
+                    ticked = time.monotonic()
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._poked.wait(), timeout=min(poll_s, tick))
+        finally:
+            for follower in list(self._level):
+                self._let_go(follower)
 
     async def _read_new(self, stores: Stores) -> None:
         if stores.get().last_seq(self.battle) <= self.fold.seq:
@@ -124,10 +193,21 @@ class Channel:
             return [Published(i) for i in follow(self.fold, store.read(self.battle, after_seq=self.fold.seq))]
 
         new: list[Published] = await stores.run(read_new)  # type: ignore[assignment]
-        if new:
-            self.recent.extend(new)
-            self.seq = new[-1].seq
-            self._wake()
+        if not new:
+            return
+        self.recent.extend(new)
+        self.seq = new[-1].seq
+        for follower in list(self._level):
+            for published in new:
+                if published.seq > follower.position and not follower.write_now(published):
+                    self._let_go(follower)
+                    break
+
+    def _heartbeats(self, heartbeat_s: float) -> None:
+        quiet_since = time.monotonic() - heartbeat_s
+        for follower in list(self._level):
+            if follower.last_write <= quiet_since and not follower.write_now(None):
+                self._let_go(follower)
 
     def since(self, position: int) -> list[Published] | None:
         """The items after `position`, or None if the tail no longer reaches back that far."""
@@ -141,7 +221,7 @@ class Channel:
 
 
 class Hub:
-    """The channels of the battles being followed; wakes a battle's followers when this process
+    """The channels of the battles being followed; wakes a battle's watcher when this process
     appends to it."""
 
     def __init__(self, keep: int = 256) -> None:
@@ -164,57 +244,62 @@ class Hub:
             channel.notify()
 
 
-async def items(
+class _GapReader:
+    """A fold of the follower's own, for what the shared tail no longer holds (resuming from far
+    back, or an export): it reads the log exactly as replay does."""
+
+    def __init__(self, stores: Stores, battle: str) -> None:
+        self.stores, self.battle = stores, battle
+        self.fold = Replay(battle)
+
+    async def read(self) -> list[Published]:
+        def read_gap(store: SqliteEventStore) -> list[Published]:
+            return [Published(i) for i in follow(self.fold, store.read(self.battle, after_seq=self.fold.seq))]
+
+        return await self.stores.run(read_gap)  # type: ignore[return-value]
+
+
+async def export(stores: Stores, battle: str, after: int = 0) -> AsyncIterator[Published]:
+    """The feed items after `after` that the log holds now, in log order."""
+    for published in await _GapReader(stores, battle).read():
+        if published.seq > after:
+            yield published
+
+
+async def follow_live(
     stores: Stores,
     hub: Hub,
     battle: str,
+    send: Send,
+    form: Format,
     *,
     after: int = 0,
-    keep_following: bool = True,
     poll_s: float = 0.5,
     heartbeat_s: float = 15.0,
-) -> AsyncIterator[Published | None]:
-    """The feed items after `after`, in log order; then, if following, each new one as it lands,
-    with a heartbeat (None) whenever `heartbeat_s` passes without one.
-
-    A follower behind the shared tail (resuming from far back, or an export) reads the gap with a
-    fold of its own, exactly as replay does; once it is within the tail it takes the shared items."""
-    own_fold: Replay | None = None
-    position = after
-
-    def read_gap(store: SqliteEventStore) -> list[Published]:
-        assert own_fold is not None
-        return [Published(i) for i in follow(own_fold, store.read(battle, after_seq=own_fold.seq))]
-
-    if not keep_following:
-        own_fold = Replay(battle)
-        for published in await stores.run(read_gap):  # type: ignore[union-attr]
-            if published.seq > position:
-                yield published
-        return
-
+) -> None:
+    """Write the feed items after `after` to one connection, in log order, then each new one as it
+    lands, until the hub closes (the connection's response cancels this when its client goes).
+    What the follower lacks it takes from the shared tail, or reads itself; once level with the
+    tail it is handed over to the channel's watcher."""
     channel = hub.channel(battle)
+    follower = Follower(send, form, after)
+    gap: _GapReader | None = None
+    if form.prelude:
+        await send(streaming.body(form.prelude))
     channel.followers += 1
     try:
-        channel.watch(stores, poll_s, heartbeat_s, lambda: hub.closing)
-        last_sent = time.monotonic()
         while not hub.closing:
-            news = channel.changed  # taken before looking, so news that lands meanwhile is not slept through
-            batch = channel.since(position)
-            if batch is None:
-                own_fold = own_fold or Replay(battle)
-                batch = await stores.run(read_gap)  # type: ignore[assignment]
-            sent = False
-            for published in batch:  # type: ignore[union-attr]
-                if published.seq > position:
-                    yield published
-                    position, last_sent, sent = published.seq, time.monotonic(), True
-            if sent:
+            channel.watch(stores, poll_s, heartbeat_s, lambda: hub.closing)
+            lacking = channel.since(follower.position)
+            if lacking is None:
+                gap = gap or _GapReader(stores, battle)
+                lacking = await gap.read()
+            for published in lacking:
+                if published.seq > follower.position:
+                    await follower.write(published)
+            if follower.position < channel.seq:  # the tail grew meanwhile
                 continue
-            if time.monotonic() - last_sent >= heartbeat_s:
-                yield HEARTBEAT
-                last_sent = time.monotonic()
-            await news.wait()  # set on news, on the watcher's heartbeat tick, and on shutdown
+            await channel.hand_over(follower)
     finally:
         channel.followers -= 1
 
@@ -224,20 +309,3 @@ def check_resume_point(store: SqliteEventStore, battle: str, after: int) -> None
     last = store.last_seq(battle)
     if after < 0 or after > last:
         raise Refusal(f"the log holds events 1 to {last}; cannot resume after {after}", field="after")
-
-
-async def sse(source: AsyncIterator[Published | None], retry_ms: int = 2000) -> AsyncIterator[bytes]:
-    """Server-Sent Events: `id:` is the sequence number, so a reconnecting browser sends
-    Last-Event-ID and resumes exactly after the last event it saw. Heartbeats are comments."""
-    yield f"retry: {retry_ms}\n: following\n\n".encode()
-    async for item in source:
-        if item is HEARTBEAT:
-            yield b": heartbeat\n\n"
-        else:
-            yield item.sse
-
-
-async def ndjson(source: AsyncIterator[Published | None]) -> AsyncIterator[bytes]:
-    """One JSON object per line; a blank line is a heartbeat (JSON readers skip it)."""
-    async for item in source:
-        yield b"\n" if item is HEARTBEAT else item.json + b"\n"

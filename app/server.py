@@ -24,8 +24,9 @@ from litestar.handlers import BaseRouteHandler
 from litestar.logging import LoggingConfig
 from litestar.openapi import OpenAPIConfig
 from litestar.params import FromPath, FromQuery, JSONBody, QueryParameter
-from litestar.response import File, Redirect, Stream
+from litestar.response import File, Redirect
 from litestar.static_files import create_static_files_router
+from litestar.types import ASGIApp, Send
 from msgspec import Meta
 
 from morale.core.rules import Refusal
@@ -40,7 +41,7 @@ from morale.projections.log import LogRow, log_rows
 from morale.projections.snapshots import battle_at
 from morale.projections.timeline import Diff, Mark, Timeline
 
-from . import live
+from . import live, streaming
 from .access import Forbidden, Grant, IssuedTokens, check_may_append, check_own_unit, grant_for, issue_tokens
 from .folds import Folds
 from .service import Recorded, record_on, roll_for, start_battle
@@ -272,46 +273,50 @@ def _resume_point(request: Request, after: int | None) -> int:
     return int(last_seen)
 
 
-def _items(request: Request, battle: str, after: int, keep_following: bool):
-    state = request.app.state
-    live.check_resume_point(state.stores.get(), battle, after)
-    return live.items(
-        state.stores,
-        state.hub,
-        battle,
-        after=after,
-        keep_following=keep_following,
-        poll_s=state.settings.poll_s,
-        heartbeat_s=state.settings.heartbeat_s,
-    )
-
-
 _NO_BUFFERING = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 
 
-@get("/battles/{battle:str}/feed", guards=[battle_token], tags=["feed"])
-async def feed_sse(
-    battle: BattleId,
-    request: Request,
-    after: After = None,
-) -> Stream:
+def _feed(request: Request, battle: str, after: int, form: live.Format, keep_following: bool) -> ASGIApp:
+    """The feed's response: the items after `after`, then (if following) each new one as it lands."""
+    state = request.app.state
+    live.check_resume_point(state.stores.get(), battle, after)
+
+    async def follow(send: Send) -> None:
+        await live.follow_live(
+            state.stores,
+            state.hub,
+            battle,
+            send,
+            form,
+            after=after,
+            poll_s=state.settings.poll_s,
+            heartbeat_s=state.settings.heartbeat_s,
+        )
+
+    async def export(send: Send) -> None:
+        async for published in live.export(state.stores, battle, after):
+            await send(streaming.body(form.encode(published)))
+
+    return streaming.StreamResponse(form.media_type, follow if keep_following else export, _NO_BUFFERING)
+
+
+@get("/battles/{battle:str}/feed", guards=[battle_token], tags=["feed"], media_type="text/event-stream")
+async def feed_sse(battle: BattleId, request: Request, after: After = None) -> ASGIApp:
     """Server-Sent Events: one message per stored event with what it caused, `id:` = its seq.
     Resumes after `Last-Event-ID` (or `?after=SEQ`); heartbeats are comments."""
-    source = _items(request, battle, _resume_point(request, after), keep_following=True)
-    return Stream(live.sse(source), media_type="text/event-stream", headers=_NO_BUFFERING)
+    return _feed(request, battle, _resume_point(request, after), live.SSE, keep_following=True)
 
 
-@get("/battles/{battle:str}/feed.ndjson", guards=[battle_token], tags=["feed"])
+@get("/battles/{battle:str}/feed.ndjson", guards=[battle_token], tags=["feed"], media_type="application/x-ndjson")
 async def feed_ndjson(
     battle: BattleId,
     request: Request,
     after: After = None,
     follow: FromQuery[bool] = True,
-) -> Stream:
+) -> ASGIApp:
     """The same items as NDJSON; `?follow=false` ends after the last stored event (an export).
     Blank lines are heartbeats."""
-    source = _items(request, battle, _resume_point(request, after), keep_following=follow)
-    return Stream(live.ndjson(source), media_type="application/x-ndjson", headers=_NO_BUFFERING)
+    return _feed(request, battle, _resume_point(request, after), live.NDJSON, keep_following=follow)
 
 
 @get("/feed.schema.json", tags=["feed"])

@@ -5,10 +5,12 @@
 
 Starts `morale serve` on 127.0.0.1 (a free port) over a temporary SQLite file holding the example
 battle (examples/wh40k6), as a subprocess. Each follower opens `GET /battles/{id}/feed` with
-Last-Event-ID at the end of the log. The referee then appends one event at a time over HTTP; for
-each append and each follower the delay is from just before the POST to the moment that follower
-has the event's message. The baseline, measured in the same run, is the POST alone with a single
-follower connected, so the figure reads as a ratio too.
+Last-Event-ID at the end of the log (the followers run in a process of their own: `Followers`). The
+referee then appends one event at a time over HTTP; for each append and each follower the delay is
+from just before the POST to the moment the event's message reached that follower's socket (the
+kernel's receive timestamp), and, beside it, to the moment the followers' process read it. The
+baseline, measured in the same run, is the POST alone with a single follower connected, so the
+figure reads as a ratio too.
 
 Target (issue #7): p99 under 50 ms with 1,000 followers on loopback. Exits non-zero on errors only
 (a follower missing an event, a refused append, a server that does not start), never on timing.
@@ -182,11 +184,10 @@ def _follow_many(url: str, path: str, token: str, last_seq: int, count: int, rep
                     raise BenchError(f"the feed answered {data.splitlines()[0].decode()!r}")
                 answered.add(number)
             text = pending[number] + data
-            if number not in connected:
-                if b": following" in text:
-                    connected.add(number)
-                    if len(connected) == count:
-                        report.send(("connected", stamped))
+            if number not in connected and b": following" in text:
+                connected.add(number)
+                if len(connected) == count:
+                    report.send(("connected", stamped))
             last = 0
             for found in MESSAGE_ID.finditer(text):
                 seq = int(found[1])
