@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sqlite3
 
+import pytest
 from served import BATTLE, ROSTER, example_events
 
 from morale.app.live import NDJSON, Hub, Published, Stores, export, follow_live
@@ -140,3 +142,28 @@ def test_the_tail_answers_only_for_what_it_holds_while_its_fold_runs_ahead_in_a_
     for _ in follow(channel.fold, store.read(BATTLE, after_seq=held)):  # the read, half done
         assert channel.since(held) == []
         assert [p.seq for p in channel.since(held - 2)] == [held - 1, held]  # type: ignore[union-attr]
+
+
+def test_followers_connections_fail_when_the_store_cannot_be_read(tmp_path):
+    """A watcher that cannot read the store ends its followers' connections with the error (their
+    clients reconnect with Last-Event-ID) instead of leaving them waiting for news that never comes."""
+    stores = Stores(tmp_path / "live.db")
+    new_battle(stores, 20)
+    hub = Hub()
+
+    async def scenario() -> None:
+        connection = Connection()
+        following = asyncio.create_task(
+            follow_live(stores, hub, BATTLE, connection.send, NDJSON, after=stores.get().last_seq(BATTLE))
+        )
+        await asyncio.sleep(0.1)  # handed over to the watcher
+
+        def unreadable():
+            raise sqlite3.OperationalError("disk I/O error")
+
+        stores.get = unreadable  # type: ignore[method-assign]
+        hub.notify(BATTLE)
+        await asyncio.wait_for(following, WAIT_S)
+
+    with pytest.raises(sqlite3.OperationalError, match="disk I/O error"):
+        asyncio.run(scenario())
