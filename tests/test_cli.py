@@ -69,7 +69,9 @@ def test_json_events_and_ndjson_files_are_accepted(db, tmp_path):
     assert [row[0] for row in log_of(db)][-3:] == [10, 11, 12]
 
 
-def test_engine_rolls_are_recorded_with_their_values(tmp_path):
+@pytest.fixture
+def kraak_due_engine_dice(tmp_path) -> Path:
+    """A battle whose dice the engine rolls, with Kraak's Guardsmen owing a Morale test."""
     roster = tmp_path / "roster.toml"
     roster.write_text(ROSTER.read_text().replace('dice = "table"', 'dice = "engine"'))
     db = tmp_path / "engine.db"
@@ -77,6 +79,11 @@ def test_engine_rolls_are_recorded_with_their_values(tmp_path):
     to_shooting(db)
     morale(db, "append", "hive-tarsis", "casualties_suffered", "unit=kraak", "count=5")
     morale(db, "next-phase", "hive-tarsis")
+    return db
+
+
+def test_engine_rolls_are_recorded_with_their_values(kraak_due_engine_dice):
+    db = kraak_due_engine_dice
     typed = morale(db, "roll", "hive-tarsis", "kraak", "morale", "3", "4")
     assert typed.exit_code == 2 and "source: this battle's dice are rolled by the engine" in typed.stderr
     rolled = morale(db, "roll", "hive-tarsis", "kraak", "morale", "--json")
@@ -87,20 +94,15 @@ def test_engine_rolls_are_recorded_with_their_values(tmp_path):
     assert log[-1]["event"]["dice"] == stored["event"]["dice"]  # replay reads the values, never re-rolls
 
 
-def test_an_engine_roll_honours_expect_like_any_other_write(tmp_path):
-    roster = tmp_path / "roster.toml"
-    roster.write_text(ROSTER.read_text().replace('dice = "table"', 'dice = "engine"'))
-    db = tmp_path / "engine.db"
-    assert morale(db, "new", str(roster)).exit_code == 0
-    to_shooting(db)
-    morale(db, "append", "hive-tarsis", "casualties_suffered", "unit=kraak", "count=5")
-    morale(db, "next-phase", "hive-tarsis")
+def test_an_engine_roll_honours_expect_like_any_other_write(kraak_due_engine_dice):
+    db = kraak_due_engine_dice
     before = log_of(db)
     stale = morale(db, "roll", "hive-tarsis", "kraak", "morale", "--expect", str(before[-1][0] - 1))
     assert stale.exit_code != 0 and "expected_seq" in stale.stderr
     assert log_of(db) == before
     current = morale(db, "roll", "hive-tarsis", "kraak", "morale", "--expect", str(before[-1][0]))
     assert current.exit_code == 0, current.output
+
 
 def test_replay_narrates_the_battle_turn_by_turn(db):
     to_shooting(db)
