@@ -38,8 +38,10 @@ class _Kept:
 
 
 class Folds:
-    def __init__(self, capacity: int = 64) -> None:
-        self.capacity = capacity  # battles kept; the least recently used is dropped first
+    def __init__(self, max_events: int = 500_000) -> None:
+        # A fold holds its log (~375 bytes an event: 37 MB for a 100,000-event battle), so what is
+        # kept is capped in events, ~190 MB at most; the least recently used battle goes first.
+        self.max_events = max_events
         self._kept: OrderedDict[str, _Kept] = OrderedDict()
         self._locks: dict[str, threading.Lock] = {}
         self._guard = threading.Lock()  # over the two dicts, shared by the server's worker threads
@@ -71,8 +73,10 @@ class Folds:
         kept = _Kept(fold, store.hash_at(battle, fold.seq))
         with self._guard:
             self._kept[battle] = kept
-            while len(self._kept) > self.capacity:
-                self._kept.popitem(last=False)
+            held = sum(k.fold.seq for k in self._kept.values())
+            while held > self.max_events and len(self._kept) > 1:
+                _, dropped = self._kept.popitem(last=False)
+                held -= dropped.fold.seq
 
     def _lock(self, battle: str) -> threading.Lock:
         with self._guard:

@@ -110,18 +110,22 @@ def test_a_battle_started_afresh_under_the_same_id_is_not_answered_from_the_old_
         assert same_as_replay(fresh, store)
 
 
-def test_the_least_recently_used_battle_is_dropped_beyond_capacity(tmp_path):
+def test_the_least_recently_used_battle_is_dropped_beyond_the_events_kept(tmp_path):
     store = new_battle(tmp_path / "b.db")
     roster = load_roster(ROSTER)
     start_battle(store, "second", roster.started, roster.units)
-    folds = Folds(capacity=1)
+    folds = Folds(max_events=store.last_seq(BATTLE) + store.last_seq("second") - 1)  # room for one
     with folds.current(store, BATTLE) as first:
         pass
-    with folds.current(store, "second"):
+    with folds.current(store, "second") as second:
         pass
     with folds.current(store, BATTLE) as again:
-        assert again is not first  # replayed: only one battle is kept
+        assert again is not first  # replayed: only one battle's events fit
         assert same_as_replay(again, store)
+    with folds.current(store, BATTLE) as kept:
+        assert kept is again  # the battle used last is the one kept
+    with folds.current(store, "second") as replayed:
+        assert replayed is not second
 
 
 def test_writers_in_several_threads_take_turns_on_one_battle(tmp_path):
