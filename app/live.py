@@ -1,10 +1,11 @@
 """Following a battle live: the feed's items as they are appended, by this process or any other.
 
-Writers in this process poke the hub after an append, so followers wake at once; writers in other
-processes (the CLI on the same SQLite file) are seen by a cheap poll of the last sequence number.
-The followers of a battle share one channel: one fold of the log, so what an event caused is
-computed once, incrementally, exactly as replay computes it, and read and encoded once however many
-followers there are (with one read per follower, 1,000 followers made an append take seconds).
+Writers in this process poke the hub after an append, so the battle's watcher reads it at once;
+writers in other processes (the CLI on the same SQLite file) are seen by a cheap poll of the last
+sequence number. The followers of a battle share one channel: one fold of the log, so what an event
+caused is computed once, incrementally, exactly as replay computes it, and read and encoded once
+however many followers there are (with one read per follower, 1,000 followers made an append take
+seconds); the watcher then writes it to every follower in one pass (`streaming`).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import time
 from collections import deque
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, partial
 from pathlib import Path
 
 import anyio
@@ -189,10 +190,7 @@ class Channel:
         if stores.get().last_seq(self.battle) <= self.fold.seq:
             return
 
-        def read_new(store: SqliteEventStore) -> list[Published]:
-            return [Published(i) for i in follow(self.fold, store.read(self.battle, after_seq=self.fold.seq))]
-
-        new: list[Published] = await stores.run(read_new)  # type: ignore[assignment]
+        new: list[Published] = await stores.run(partial(_read_on, self.fold))  # type: ignore[assignment]
         if not new:
             return
         self.recent.extend(new)
@@ -249,14 +247,16 @@ class _GapReader:
     back, or an export): it reads the log exactly as replay does."""
 
     def __init__(self, stores: Stores, battle: str) -> None:
-        self.stores, self.battle = stores, battle
+        self.stores = stores
         self.fold = Replay(battle)
 
     async def read(self) -> list[Published]:
-        def read_gap(store: SqliteEventStore) -> list[Published]:
-            return [Published(i) for i in follow(self.fold, store.read(self.battle, after_seq=self.fold.seq))]
+        return await self.stores.run(partial(_read_on, self.fold))  # type: ignore[return-value]
 
-        return await self.stores.run(read_gap)  # type: ignore[return-value]
+
+def _read_on(fold: Replay, store: SqliteEventStore) -> list[Published]:
+    """The feed items of what the log holds after `fold`, which reads them (in a worker thread)."""
+    return [Published(i) for i in follow(fold, store.read(fold.battle_id, after_seq=fold.seq))]
 
 
 async def export(stores: Stores, battle: str, after: int = 0) -> AsyncIterator[Published]:
