@@ -203,7 +203,7 @@ async def status_board(battle: BattleId, state: State, at: At = None) -> Board:
 
     def work(store: SqliteEventStore) -> Board:
         if at is not None:
-            return board(battle_at(store, battle, Timeline(battle, store.read(battle)).point(at).seq))
+            return board(battle_at(store, battle, _at(battle, list(store.read(battle)), at)))  # type: ignore[arg-type]
         with state.folds.current(store, battle) as fold:  # the view is built before a writer moves it
             return board(fold.state())
 
