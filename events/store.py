@@ -6,8 +6,9 @@ got there first the append is refused with `ConflictError` and nothing is writte
 
 from __future__ import annotations
 
+import json
 import sqlite3
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Protocol
@@ -234,25 +235,74 @@ class SqliteEventStore:
         return [row[0] for row in self.db.conn.execute("SELECT DISTINCT battle FROM events ORDER BY battle")]
 
     # -- snapshots: derived state kept beside the log, never part of it --------------------------------
+    def _snapshot_tables(self) -> None:
+        # Created on first use: a store that never takes a snapshot has no such tables.
+        self.db.conn.execute(
+            "CREATE TABLE IF NOT EXISTS snapshots (battle TEXT, seq INTEGER, engine TEXT, blob BLOB, "
+            "PRIMARY KEY (battle, seq))"
+        )
+        # AUTOINCREMENT: an id is never given again, even after a battle's snapshots are dropped, so a
+        # process that remembers a unit by its id is never handed another unit under it by this file.
+        self.db.conn.execute(
+            "CREATE TABLE IF NOT EXISTS snapshot_units (id INTEGER PRIMARY KEY AUTOINCREMENT, "
+            "battle TEXT NOT NULL, engine TEXT NOT NULL, digest BLOB NOT NULL, body BLOB NOT NULL, "
+            "UNIQUE (battle, engine, digest))"
+        )
+
     def save_snapshot(self, battle: str, seq: int, engine: str, blob: bytes) -> None:
-        self.db["snapshots"].insert(
-            {"battle": battle, "seq": seq, "engine": engine, "blob": blob}, pk=("battle", "seq"), replace=True
+        self._snapshot_tables()
+        self.db.conn.execute(
+            "INSERT OR REPLACE INTO snapshots (battle, seq, engine, blob) VALUES (?, ?, ?, ?)",
+            (battle, seq, engine, blob),
         )
 
     def snapshot_before(self, battle: str, seq: int, engine: str) -> tuple[int, bytes] | None:
         """The latest snapshot of `battle` at or before `seq` taken by this engine version."""
-        if "snapshots" not in self.db.table_names():
+        try:
+            row = self.db.conn.execute(
+                "SELECT seq, blob FROM snapshots WHERE battle = ? AND engine = ? AND seq <= ? "
+                "ORDER BY seq DESC LIMIT 1",
+                (battle, engine, seq),
+            ).fetchone()
+        except sqlite3.OperationalError:  # no snapshot was ever taken in this file
             return None
-        row = self.db.conn.execute(
-            "SELECT seq, blob FROM snapshots WHERE battle = ? AND engine = ? AND seq <= ? ORDER BY seq DESC LIMIT 1",
-            (battle, engine, seq),
-        ).fetchone()
         return (row[0], row[1]) if row else None
 
     def drop_snapshots(self, battle: str) -> None:
-        if "snapshots" in self.db.table_names():
-            self.db.execute("DELETE FROM snapshots WHERE battle = ?", (battle,))
-            self.db.conn.commit()
+        self._snapshot_tables()
+        self.db.conn.execute("DELETE FROM snapshots WHERE battle = ?", (battle,))
+        self.db.conn.execute("DELETE FROM snapshot_units WHERE battle = ?", (battle,))
+
+    def save_snapshot_units(self, battle: str, engine: str, units: Sequence[tuple[bytes, bytes]]) -> list[int]:
+        """Keep units that snapshots share, as (digest, pickled bytes), once each; returns their
+        ids, in order. A unit already kept (same battle, engine and digest) keeps its id."""
+        self._snapshot_tables()
+        conn = self.db.conn
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            conn.executemany(
+                "INSERT OR IGNORE INTO snapshot_units (battle, engine, digest, body) VALUES (?, ?, ?, ?)",
+                [(battle, engine, digest, body) for digest, body in units],
+            )
+            find = "SELECT id FROM snapshot_units WHERE battle = ? AND engine = ? AND digest = ?"
+            ids = [conn.execute(find, (battle, engine, digest)).fetchone()[0] for digest, _ in units]
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+        return ids
+
+    def snapshot_units(self, battle: str, ids: Iterable[int]) -> list[tuple[int, bytes, bytes]]:
+        """(id, digest, pickled bytes) of the battle's kept units with these ids (those it has)."""
+        try:
+            return self.db.conn.execute(
+                "SELECT id, digest, body FROM snapshot_units "
+                "WHERE battle = ? AND id IN (SELECT value FROM json_each(?))",
+                (battle, json.dumps(list(ids))),
+            ).fetchall()
+        except sqlite3.OperationalError:  # no snapshot was ever taken in this file
+            return []
 
     def save_dice_secret(self, battle: str, secret: str) -> None:
         self.db["dice_secrets"].insert({"battle": battle, "secret": secret}, replace=True)

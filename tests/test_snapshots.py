@@ -89,3 +89,54 @@ def test_asking_for_an_event_that_does_not_exist_is_refused(long_battle):
 
     with pytest.raises(Refusal):
         battle_at(long_battle, "nobody", 3)
+
+
+def _forget_restored_units():
+    snapshots._departed.clear()  # as a process that has restored nothing yet
+
+
+def test_a_departed_unit_is_kept_once_not_in_every_snapshot(long_battle):
+    rebuild(long_battle, "long")
+    kept = long_battle.db.conn.execute("SELECT COUNT(*), COUNT(DISTINCT digest) FROM snapshot_units").fetchone()
+    joined = len(full(long_battle, long_battle.last_seq("long")).units)
+    assert 0 < kept[0] == kept[1] <= joined
+
+
+def test_a_damaged_kept_unit_is_ignored_not_believed(long_battle):
+    rebuild(long_battle, "long")
+    seq = 3 * SNAPSHOT_EVERY + 1
+    genuine = digest(full(long_battle, seq))
+    # Each kept unit's bytes swapped for another's: every one still unpickles, none is what its row says.
+    rows = long_battle.db.conn.execute("SELECT id, body FROM snapshot_units ORDER BY id").fetchall()
+    for (kept_id, _), (_, other) in zip(rows, rows[1:] + rows[:1], strict=True):
+        long_battle.db.conn.execute("UPDATE snapshot_units SET body = ? WHERE id = ?", (other, kept_id))
+    _forget_restored_units()
+    assert digest(battle_at(long_battle, "long", seq)) == genuine
+
+
+def test_a_kept_unit_gone_from_the_store_sends_it_to_a_full_replay(long_battle):
+    rebuild(long_battle, "long")
+    seq = 2 * SNAPSHOT_EVERY + 7
+    long_battle.db.conn.execute("DELETE FROM snapshot_units WHERE id = (SELECT MIN(id) FROM snapshot_units)")
+    _forget_restored_units()
+    assert digest(battle_at(long_battle, "long", seq)) == digest(full(long_battle, seq))
+
+
+def test_units_remembered_from_another_store_of_the_same_battle_name_are_not_used(tmp_path):
+    stores = []
+    for seed in (11, 12):  # two fresh files: their kept ids both start at 1, for different units
+        store = SqliteEventStore(tmp_path / f"{seed}.db")
+        store.append("long", list(BattleGenerator(seed).events(3 * SNAPSHOT_EVERY + 77)), expected_seq=0)
+        rebuild(store, "long")
+        stores.append(store)
+    seq = 3 * SNAPSHOT_EVERY + 5
+    _forget_restored_units()
+    for store in [*stores, *stores]:
+        assert digest(battle_at(store, "long", seq)) == digest(fold_at("long", store.read("long"), seq).state())
+
+
+def test_a_kept_units_id_is_never_given_again_after_a_rebuild(long_battle):
+    rebuild(long_battle, "long")
+    before = long_battle.db.conn.execute("SELECT MAX(id) FROM snapshot_units").fetchone()[0]
+    rebuild(long_battle, "long")
+    assert long_battle.db.conn.execute("SELECT MIN(id) FROM snapshot_units").fetchone()[0] > before
