@@ -11,8 +11,8 @@ import pytest
 from morale.core.replay import Replay
 from morale.core.state import digest
 from morale.events.store import SqliteEventStore
-from morale.events.types import RefereeRuled
-from morale.projections import snapshots
+from morale.events.types import EventRetracted, RefereeRuled, UnitJoined
+from morale.projections import frozen, snapshots
 from morale.projections.snapshots import SNAPSHOT_EVERY, battle_at, rebuild
 from morale.projections.timeline import fold_at
 
@@ -92,7 +92,7 @@ def test_asking_for_an_event_that_does_not_exist_is_refused(long_battle):
 
 
 def _forget_restored_units():
-    snapshots._departed.clear()  # as a process that has restored nothing yet
+    frozen.forget()
 
 
 def test_a_departed_unit_is_kept_once_not_in_every_snapshot(long_battle):
@@ -140,3 +140,57 @@ def test_a_kept_units_id_is_never_given_again_after_a_rebuild(long_battle):
     before = long_battle.db.conn.execute("SELECT MAX(id) FROM snapshot_units").fetchone()[0]
     rebuild(long_battle, "long")
     assert long_battle.db.conn.execute("SELECT MIN(id) FROM snapshot_units").fetchone()[0] > before
+
+
+def test_a_snapshot_whose_base_is_damaged_names_its_units_one_by_one(long_battle):
+    # The snapshot at SNAPSHOT_EVERY is the base the next ones record their changes against.
+    rebuild(long_battle, "long")
+    engine = snapshots.engine_version()
+    base_seq, base = long_battle.snapshot_before("long", SNAPSHOT_EVERY, engine)
+    long_battle.save_snapshot("long", base_seq, engine, base[:-40] + b"\0" * 40)
+    frozen.forget()
+    for seq in (2 * SNAPSHOT_EVERY + 9, 3 * SNAPSHOT_EVERY + 2):
+        assert digest(battle_at(long_battle, "long", seq)) == digest(full(long_battle, seq))
+
+
+def test_a_battle_played_on_since_its_snapshots_gets_new_ones_on_the_way(tmp_path):
+    store = SqliteEventStore(tmp_path / "growing.db")
+    events = list(BattleGenerator(11).events(3 * SNAPSHOT_EVERY + 77))
+    store.append("long", events[: SNAPSHOT_EVERY + 10], expected_seq=0)
+    battle_at(store, "long", SNAPSHOT_EVERY + 10)
+    store.append("long", events[SNAPSHOT_EVERY + 10 :], expected_seq=SNAPSHOT_EVERY + 10)
+    seq = 3 * SNAPSHOT_EVERY + 50
+    assert digest(battle_at(store, "long", seq)) == digest(fold_at("long", store.read("long"), seq).state())
+    assert store.snapshot_before("long", seq, snapshots.engine_version())[0] == 3 * SNAPSHOT_EVERY
+
+
+def test_a_struck_unit_leaves_the_roster_and_the_snapshots_after_it_start_over(tmp_path):
+    # A reserve joins before the first base snapshot, and its join is struck after it: every later
+    # snapshot must hold the roster without that unit, whatever the base held.
+    stray = UnitJoined(
+        unit="orks-stray", side="orks", name="Stray boyz", unit_type="infantry", models=5, ld=7, initiative=2
+    )
+    fold, log = Replay("long"), []
+    for event in BattleGenerator(11).events(3 * SNAPSHOT_EVERY + 77):
+        if len(log) == SNAPSHOT_EVERY - 10:
+            joined_at = len(log) + 1
+            fold.check(stray)
+            fold.apply(joined_at, stray)
+            log.append(stray)
+        if len(log) == SNAPSHOT_EVERY + 10:
+            struck = EventRetracted(seq=joined_at, reason="never deployed")
+            fold.check(struck)
+            fold.apply(len(log) + 1, struck)
+            log.append(struck)
+        fold.check(event)
+        fold.apply(len(log) + 1, event)
+        log.append(event)
+    store = SqliteEventStore(tmp_path / "struck.db")
+    store.append("long", log, expected_seq=0)
+    rebuild(store, "long")
+    frozen.forget()
+    assert "orks-stray" in battle_at(store, "long", SNAPSHOT_EVERY).units
+    for seq in (SNAPSHOT_EVERY + 11, 2 * SNAPSHOT_EVERY + 3, 3 * SNAPSHOT_EVERY + 1, len(log)):
+        battle = battle_at(store, "long", seq)
+        assert digest(battle) == digest(fold_at("long", store.read("long"), seq).state()), seq
+        assert "orks-stray" not in battle.units

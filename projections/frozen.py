@@ -1,0 +1,233 @@
+"""How a battle becomes a snapshot's bytes, and back, in a fraction of the time a replay takes.
+
+A long battle holds thousands of units that have left play for good (`Battle.departed`): 4,383 of
+the 100,000-event battle's, against 8 in play. They no longer change, so each is kept once, in the
+store's table of snapshot units (its pickled bytes, their digest, an id never given again), and a
+snapshot names them by id. A process materialises each once; battles restored later share the
+object (a ruling that brings one back copies it first, `Battle.own`).
+
+Even naming them costs a Python step per unit on every restore (~1 us each, mostly cache misses on
+a 2-core VM). So every `BASE_EVERY`-th snapshot is a base: a restored base leaves this process a
+template (its roster, in join order, as a dict that copies in ~50 us), and the snapshots after it
+record only what changed since: the units that joined, the units that departed. A template is
+used only for the exact base a snapshot names (by checksum), and every unit a snapshot names is
+checked against the digests it recorded, so nothing remembered can differ from what it holds.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import pickle
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, field, replace
+from itertools import islice
+from operator import itemgetter
+from typing import cast
+
+from morale.core.state import Battle, Unit
+from morale.events.store import SqliteEventStore
+
+BASE_EVERY = 50  # snapshots from one base to the next: the most a restore has to name one by one
+_first, _second, _third = itemgetter(0), itemgetter(1), itemgetter(2)
+
+
+@dataclass(frozen=True)
+class Since:
+    """What a snapshot holds beyond its base: the base (its seq and checksum), the units that joined
+    since (ids, in join order), and the units that departed since (kept ids, with a digest of them)."""
+
+    base_seq: int
+    base_checksum: bytes
+    joined: list[str]
+    departed: list[int]
+    departed_digest: bytes
+
+
+@dataclass
+class Freezer:
+    """Freezes one replay's battle at each snapshot point, into `store`'s tables."""
+
+    store: SqliteEventStore
+    battle_id: str
+    engine: str
+    _kept: dict[int, tuple[Unit, int, bytes]] = field(default_factory=dict)  # id(unit) -> (unit, kept id, digest)
+    _digests: dict[int, bytes] = field(default_factory=dict)  # kept id -> digest
+    _base: tuple[int, bytes, int, set[int]] | None = None  # (seq, checksum, units joined, kept ids departed)
+    _since_base: int = 0
+
+    def start_over(self) -> None:
+        """The next snapshot is a base: a retraction refolds the battle, and a struck unit leaves the roster."""
+        self._base = None
+
+    def freeze(self, battle: Battle) -> bytes:
+        departed: list[Unit] = []
+        current: list[tuple[int, Unit]] = []  # the units still changing (few), with their place in join order
+        for place, unit in enumerate(battle.units.values()):
+            if battle.departed(unit):
+                departed.append(unit)
+            else:
+                current.append((place, unit))
+        ids, digests = self._kept_ids(departed)
+        since = None
+        if self._base is not None and self._since_base < BASE_EVERY:
+            base_seq, base_checksum, base_joined, base_departed = self._base
+            new = sorted(set(ids).difference(base_departed))
+            since = Since(base_seq, base_checksum, list(islice(battle.units, base_joined, None)), new,
+                          _digest_of(b"".join(map(self._digests.__getitem__, new))))  # fmt: skip
+        # The digest's kept unit encodings (Battle.departed_views) are this process's cache, not state: left out.
+        core = replace(battle, units={}, departed_views={})
+        frozen = pickle.dumps((core, current, ids, _digest_of(digests), since), protocol=pickle.HIGHEST_PROTOCOL)
+        checksum = hashlib.sha256(frozen).digest()
+        if since is None:
+            self._base, self._since_base = (battle.seq, checksum, len(battle.units), set(ids)), 0
+        self._since_base += 1
+        return checksum + frozen
+
+    def _kept_ids(self, units: list[Unit]) -> tuple[list[int], bytes]:
+        # A departed unit is never changed in place (a ruling copies it first), so each is pickled once.
+        found = list(map(self._kept.get, map(id, units)))  # thousands a snapshot: no Python step per unit
+        if None in found:
+            new = [unit for unit, row in zip(units, found, strict=True) if row is None]
+            bodies = [pickle.dumps(unit, protocol=pickle.HIGHEST_PROTOCOL) for unit in new]
+            digests = [_unit_digest(body) for body in bodies]
+            kept = self.store.save_snapshot_units(self.battle_id, self.engine, list(zip(digests, bodies, strict=True)))
+            for unit, kept_id, digest in zip(new, kept, digests, strict=True):
+                self._kept[id(unit)] = (unit, kept_id, digest)  # the unit itself too: its id() stays its own
+                self._digests[kept_id] = digest
+            found = list(map(self._kept.__getitem__, map(id, units)))
+        return list(map(_second, found)), b"".join(map(_third, found))
+
+
+def restore(store: SqliteEventStore, battle_id: str, engine: str, blob: bytes) -> Battle | None:
+    """The battle a snapshot holds; None if anything it needs is damaged, gone or not what it recorded."""
+    checksum, frozen = blob[:32], blob[32:]
+    if hashlib.sha256(frozen).digest() != checksum:
+        return None
+    try:
+        battle, current, ids, departed_digest, since = pickle.loads(frozen)
+        if not isinstance(battle, Battle) or battle.id != battle_id:
+            return None
+        template = _template(store, battle_id, engine, since) if since is not None else None
+        if template is not None:
+            units = _from_template(store, battle_id, template, since)
+        else:
+            units = _named_one_by_one(store, battle_id, ids, departed_digest, current)
+            if units is not None and since is None:  # a base: later snapshots start from its roster
+                _remember_template(checksum, units, current)
+        if units is None:
+            return None
+        units.update((unit.id, unit) for _, unit in current)
+        battle.units = cast(dict[str, Unit], units)  # each None held the place of a unit just put in
+    except Exception:
+        return None
+    return battle
+
+
+def _from_template(
+    store: SqliteEventStore, battle_id: str, template: dict[str, Unit | None], since: Since
+) -> dict[str, Unit | None] | None:
+    departed = _departed_units(store, battle_id, since.departed, since.departed_digest)
+    if departed is None:
+        return None
+    units = template.copy()
+    units.update(dict.fromkeys(since.joined))  # their places, in join order; each is departed or current
+    units.update((unit.id, unit) for unit in departed)
+    return units
+
+
+def _named_one_by_one(
+    store: SqliteEventStore, battle_id: str, ids: list[int], recorded: bytes, current: list[tuple[int, Unit]]
+) -> dict[str, Unit] | None:
+    roster = _departed_units(store, battle_id, ids, recorded)
+    if roster is None:
+        return None
+    for place, unit in current:  # in ascending places, so each lands where it was
+        roster.insert(place, unit)
+    return {unit.id: unit for unit in roster}
+
+
+# -- what this process remembers, shared by the worker threads that restore ------------------------
+_lock = threading.Lock()
+# Departed units restored by this process, by battle: kept id -> (the unit, its digest).
+_departed: OrderedDict[str, dict[int, tuple[Unit, bytes]]] = OrderedDict()
+_DEPARTED_BATTLES = 16  # battles whose departed units are kept (the least recently restored go first)
+# Base snapshots' rosters by checksum: unit id -> the departed unit, or None where a unit was still changing.
+_templates: OrderedDict[bytes, dict[str, Unit | None]] = OrderedDict()
+_TEMPLATES = 64  # ~150 KB each for a roster of 4,000 units
+
+
+def forget() -> None:
+    """Forget every restored unit and template, as a process that has restored nothing yet."""
+    with _lock:
+        _departed.clear()
+        _templates.clear()
+
+
+def _remember_template(checksum: bytes, units: dict[str, Unit], current: list[tuple[int, Unit]]) -> None:
+    template: dict[str, Unit | None] = dict(units)
+    template.update(dict.fromkeys(unit.id for _, unit in current))
+    with _lock:
+        _templates[checksum] = template
+        while len(_templates) > _TEMPLATES:
+            _templates.popitem(last=False)
+
+
+def _template(store: SqliteEventStore, battle_id: str, engine: str, since: Since) -> dict[str, Unit | None] | None:
+    with _lock:
+        template = _templates.get(since.base_checksum)
+        if template is not None:
+            _templates.move_to_end(since.base_checksum)
+            return template
+    found = store.snapshot_before(battle_id, since.base_seq, engine)
+    if found is not None and found[1][:32] == since.base_checksum:  # else it is gone, or another one now
+        restore(store, battle_id, engine, found[1])  # leaves its template, unless it is damaged
+    with _lock:
+        return _templates.get(since.base_checksum)
+
+
+def _departed_units(store: SqliteEventStore, battle_id: str, ids: list[int], recorded: bytes) -> list[Unit] | None:
+    """The units a snapshot names, each materialised once by this process; None unless they are
+    exactly what the snapshot recorded (a damaged row, a row gone...: a full replay answers then)."""
+    with _lock:
+        known = _departed.pop(battle_id, None) or {}
+        _departed[battle_id] = known
+        while len(_departed) > _DEPARTED_BATTLES:
+            _departed.popitem(last=False)
+    found = _exactly(known, ids, recorded)
+    if found is None:
+        missing = set(ids).difference(known)
+        _read(store, battle_id, missing or set(ids), known)
+        found = _exactly(known, ids, recorded)
+        if found is None and missing:  # what it had under these ids came from another store of the same name
+            _read(store, battle_id, set(ids), known)
+            found = _exactly(known, ids, recorded)
+    return found
+
+
+def _exactly(known: dict[int, tuple[Unit, bytes]], ids: list[int], recorded: bytes) -> list[Unit] | None:
+    try:
+        entries = list(map(known.__getitem__, ids))  # each (unit, digest) read as one: threads may be adding
+    except KeyError:
+        return None
+    if _digest_of(b"".join(map(_second, entries))) != recorded:
+        return None
+    return list(map(_first, entries))
+
+
+def _read(store: SqliteEventStore, battle_id: str, ids: set[int], known: dict[int, tuple[Unit, bytes]]) -> None:
+    read = {
+        kept_id: (pickle.loads(body), digest)
+        for kept_id, digest, body in store.snapshot_units(battle_id, ids)
+        if _unit_digest(body) == digest  # a damaged row is left unread
+    }
+    with _lock:
+        known.update(read)
+
+
+def _unit_digest(body: bytes) -> bytes:
+    return hashlib.sha256(body).digest()[:16]
+
+
+def _digest_of(digests: bytes) -> bytes:
+    return hashlib.sha256(digests).digest()
