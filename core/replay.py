@@ -6,7 +6,9 @@ recorded), so the fold keeps the events it has read.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from array import array
+from bisect import bisect_left
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from morale.events.types import AnyEvent, EventRetracted, LogEntry, StoredEvent
@@ -18,17 +20,47 @@ from .rules import Refusal
 from .state import Battle
 
 
+class EventLog:
+    """The (seq, event) pairs a fold has read, in order.
+
+    Kept as an array of sequence numbers beside a list of events, not as a list of pairs: a pair
+    holding an event (a msgspec Struct) stays tracked by the cyclic GC for good, so 100,000 of them
+    made the collector run full passes over everything a long replay had built (~110 ms of a
+    100,000-event replay; ~15 ms this way, measured in bench/run.py)."""
+
+    def __init__(self) -> None:
+        self._seqs = array("q")
+        self._events: list[AnyEvent] = []
+
+    def append(self, seq: int, event: AnyEvent) -> None:
+        self._seqs.append(seq)
+        self._events.append(event)
+
+    def __iter__(self) -> Iterator[LogEntry]:
+        return zip(self._seqs, self._events, strict=True)
+
+    def __len__(self) -> int:
+        return len(self._events)
+
+    def last_seq(self, otherwise: int) -> int:
+        return self._seqs[-1] if self._seqs else otherwise
+
+    def get(self, seq: int) -> AnyEvent | None:
+        at = bisect_left(self._seqs, seq)
+        return self._events[at] if at < len(self._seqs) and self._seqs[at] == seq else None
+
+
 @dataclass
 class Replay:
     battle_id: str
     battle: Battle | None = None
-    log: list[tuple[int, AnyEvent]] = field(default_factory=list)
+    log: EventLog = field(default_factory=EventLog)
     struck: set[int] = field(default_factory=set)
     start_seq: int = 0  # where a fold begun from a snapshot starts (its log holds only what follows)
 
     @property
     def seq(self) -> int:
-        return self.log[-1][0] if self.log else self.start_seq
+        return self.log.last_seq(otherwise=self.start_seq)
 
     def state(self) -> Battle:
         if self.battle is None:
@@ -48,7 +80,7 @@ class Replay:
             self.battle = self._refold_without(event.seq)
             self.battle.seq = seq
             self.struck.add(event.seq)
-            self.log.append((seq, event))
+            self.log.append(seq, event)
             return tuple(
                 StateChanged(unit=u.id, rule=rules.RETRACTION, caused_by=(event.seq, seq),
                              from_state=before.get(u.id, "absent"), to_state=u.state)
@@ -58,11 +90,11 @@ class Replay:
         self.battle, caused = evolve(self.battle, event, seq)
         if self.battle.id == "":
             self.battle.id = self.battle_id
-        self.log.append((seq, event))
+        self.log.append(seq, event)
         return caused
 
     def _refold_without(self, seq: int) -> Battle:
-        target = dict(self.log).get(seq)
+        target = self.log.get(seq)
         if target is None or seq in self.struck:
             raise Refusal(f"event {seq} is already struck", field="seq")
         if isinstance(target, EventRetracted):

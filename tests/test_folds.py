@@ -151,7 +151,7 @@ def test_writers_in_several_threads_take_turns_on_one_battle(tmp_path):
     for thread in threads:
         thread.join()
     assert errors == []
-    recorded = [unstamped(event) for _, event in load(store, BATTLE).log[-50:]]
+    recorded = [unstamped(event) for _, event in list(load(store, BATTLE).log)[-50:]]
     assert recorded == EVENTS[10:60]  # each once, in order
     with folds.current(store, BATTLE) as fold:
         assert same_as_replay(fold, store)
