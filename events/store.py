@@ -15,7 +15,7 @@ from typing import Protocol
 
 import sqlite_utils
 
-from .codec import GENESIS_HASH, body_bytes, chain_hash, decode_stored
+from .codec import GENESIS_HASH, body_bytes, chain_hash, decode_stored, read_rows
 from .types import AnyEvent, LogEntry, StoredEvent
 
 _LAST = 2**63 - 1  # the largest sequence number SQLite can hold: "up to the end of the log"
@@ -212,8 +212,7 @@ class SqliteEventStore:
             "SELECT seq, schema_version, type, body FROM events WHERE battle = ? AND seq > ? AND seq <= ? ORDER BY seq",
             (battle, after_seq, _LAST if up_to is None else up_to),
         )
-        for seq, schema_version, event_type, body in rows:
-            yield seq, decode_stored(body, schema_version, event_type)
+        return read_rows(rows)
 
     def raw_rows(self, battle: str) -> Iterator[tuple[int, str, str, str]]:
         """(seq, body, prev_hash, hash) exactly as stored, for checking the hash chain."""
