@@ -177,7 +177,7 @@ def bench_import(count: int, seed: int = 1) -> None:
     report("validated bulk import", seconds, len(events), {})
 
 
-def bench_time_travel(count: int, seed: int = 1, points: int = 50) -> None:
+def bench_time_travel(count: int, seed: int = 1, points: int = 50, warm_points: int = 200) -> None:
     from morale.projections.snapshots import battle_at, rebuild
 
     store, battle, events = cached_battle(seed, count)
@@ -185,18 +185,24 @@ def bench_time_travel(count: int, seed: int = 1, points: int = 50) -> None:
     rebuild(store, battle)
     rebuild_s = time.perf_counter() - started
     rng = __import__("random").Random(seed)
-    seqs = rng.sample(range(1, len(events) + 1), points)
-    times = []
-    for seq in seqs:
-        start = time.perf_counter()
-        battle_at(store, battle, seq)
-        times.append(time.perf_counter() - start)
+
+    def at_random_points(how_many: int) -> list[float]:
+        times = []
+        for seq in rng.sample(range(1, len(events) + 1), how_many):
+            start = time.perf_counter()
+            battle_at(store, battle, seq)
+            times.append(time.perf_counter() - start)
+        return times
+
+    cold = at_random_points(points)  # a process that had restored nothing from this battle
+    warm = at_random_points(warm_points)  # then more, as a server that has answered some already
     full = timed(lambda: full_replay(store, battle), repeat=1)
-    print(f"\ntime travel: the battle at {points} random points of a {len(events):,}-event battle, from snapshots")
-    print(f"  median {statistics.median(times) * 1000:.2f} ms, max {max(times) * 1000:.2f} ms "
-          f"(a full replay: {full * 1000:.0f} ms; taking the snapshots: {rebuild_s:.1f} s)")  # fmt: skip
-    # The first restore in a process materialises the departed units it meets; later ones share them.
-    print(f"  the first point, in a process that had restored nothing: {times[0] * 1000:.2f} ms")
+    print(f"\ntime travel: the battle at random points of a {len(events):,}-event battle, from snapshots")
+    print(f"  first {points} points in a fresh process: median {statistics.median(cold) * 1000:.2f} ms, "
+          f"max {max(cold) * 1000:.2f} ms (the very first: {cold[0] * 1000:.2f} ms)")  # fmt: skip
+    print(f"  {warm_points} more: median {statistics.median(warm) * 1000:.2f} ms, "
+          f"p90 {sorted(warm)[int(warm_points * 0.9)] * 1000:.2f} ms, max {max(warm) * 1000:.2f} ms")  # fmt: skip
+    print(f"  (a full replay: {full * 1000:.0f} ms; taking the snapshots: {rebuild_s:.1f} s)")
 
 
 def bench_memory(battles: int, per_battle: int) -> None:
