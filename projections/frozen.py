@@ -51,10 +51,12 @@ class Freezer:
     store: SqliteEventStore
     battle_id: str
     engine: str
-    _kept: dict[int, tuple[Unit, int, bytes]] = field(default_factory=dict)  # id(unit) -> (unit, kept id, digest)
-    _digests: dict[int, bytes] = field(default_factory=dict)  # kept id -> digest
-    _base: tuple[int, bytes, int, set[int]] | None = None  # (seq, checksum, units joined, kept ids departed)
-    _since_base: int = 0
+    # id(unit) -> (the unit, its kept id, its digest); and kept id -> digest
+    _kept: dict[int, tuple[Unit, int, bytes]] = field(default_factory=dict, init=False)
+    _digests: dict[int, bytes] = field(default_factory=dict, init=False)
+    # The last base: (seq, checksum, how many units had joined, the kept ids of those departed)
+    _base: tuple[int, bytes, int, set[int]] | None = field(default=None, init=False)
+    _since_base: int = field(default=0, init=False)
 
     def start_over(self) -> None:
         """The next snapshot is a base: a retraction refolds the battle, and a struck unit leaves the roster."""

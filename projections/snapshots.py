@@ -31,7 +31,8 @@ SNAPSHOT_EVERY = 100  # events between snapshots: at most this many are folded a
 
 @cache
 def engine_version() -> str:
-    """A hash of the code that folds the log (core/ and its rulesets, data tables included)."""
+    """A hash of the code that folds the log (core/ and its rulesets, data tables included) and of
+    the code that freezes a folded battle (frozen.py): a snapshot is used only by the same code."""
     import morale.core
 
     root = Path(next(iter(morale.core.__path__)))
@@ -39,6 +40,7 @@ def engine_version() -> str:
     hasher = hashlib.sha256()
     for path in files:
         hasher.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
+    hasher.update(b"frozen.py\0" + Path(__file__).with_name("frozen.py").read_bytes())
     return hasher.hexdigest()[:16]
 
 
