@@ -274,8 +274,10 @@ def evolve(battle: Battle | None, event: AnyEvent, seq: int) -> tuple[Battle, Ca
                 caused.append(ruleset.graph.force(unit, event.state, rules.RULING, (seq,)))
         case EventRetracted():
             raise AssertionError("retractions are folded by replay, which holds the log")
-    order.forget_finished(battle)
-    battle.track(caused)
+    if battle.chosen_first:
+        order.forget_finished(battle)
+    if caused:  # most events change no unit's state: nothing to track
+        battle.track(caused)
     return battle, tuple(caused)
 
 
