@@ -7,6 +7,9 @@ Bookkeeping every ruleset shares lives here; the rules themselves live in the ru
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from morale.events.types import (
     AnyEvent,
     BattleStarted,
@@ -168,117 +171,178 @@ def decide(battle: Battle | None, event: AnyEvent) -> None:
 
 def evolve(battle: Battle | None, event: AnyEvent, seq: int) -> tuple[Battle, Caused]:
     """Fold an accepted event into the battle. Returns the battle and what the event caused."""
-    if isinstance(event, BattleStarted):
-        fresh = Battle(
-            id="",
-            ruleset=lookup(event.ruleset, event.ruleset_version),
-            sides=tuple(event.sides),
-            dice_policy=event.dice_policy,
-            dice_commitment=event.dice_commitment,
-            house_rules=dict(event.house_rules),
-            seq=seq,
-        )
-        fresh.tables = fresh.ruleset.read_tables(event.tables)
-        fresh.bookkeeping = fresh.ruleset.battle_bookkeeping()
-        return fresh, ()
+    if type(event) is BattleStarted:
+        return _started(event, seq), ()
     assert battle is not None
     battle.seq = seq
-    ruleset = battle.ruleset
-    caused: list[Outcome] = []
-    match event:
-        case UnitJoined():
-            battle.units[event.unit] = battle.living[event.unit] = Unit(
-                id=event.unit,
-                side=event.side,
-                name=event.name,
-                unit_type=event.unit_type,
-                starting_models=event.models,
-                models=event.models,
-                models_at_phase_start=event.models,
-                ld=event.ld,
-                initiative=event.initiative,
-                special_rules=frozenset(event.special_rules),
-                profile=ruleset.read_profile(event.profile),
-            )
-            battle.units[event.unit].notes.update(ruleset.first_notes(battle.units[event.unit]))
-        case UnitChanged():
-            caused += ruleset.on_unit_change(battle, battle.units[event.unit], event, seq)
-        case PhaseStarted():
-            window = ruleset.phase_window(battle)
-            battle.turn, battle.side_index = event.turn, battle.sides.index(event.side)
-            battle.phase_index, battle.phase_open = ruleset.phases.index(event.phase), True
-            # Losses and phase marks count from the start of the rulebook phase, which may span several
-            # clock phases.
-            if ruleset.phase_window(battle) != window:
-                for unit in (*battle.living.values(), *battle.left_play):
-                    unit.models_at_phase_start = unit.models
-                    if unit.phase_losses:  # most units lost nothing and were marked with nothing
-                        unit.phase_losses = []
-                    if unit.phase_marks:
-                        unit.phase_marks.clear()
-                battle.left_play.clear()
-            caused += ruleset.on_phase_started(battle, seq)
-        case PhaseEnded():
-            battle.phase_open = False
-            caused += ruleset.on_phase_ended(battle, seq)
-            caused += _expire(battle, seq)
-        case CasualtiesSuffered():
-            unit = battle.units[event.unit]
-            unit.models -= event.count
-            if battle.phase_open:
-                unit.phase_losses.append(seq)
-            if unit.models == 0:
-                caused += _destroy(battle, unit, seq)
-            caused += ruleset.on_casualties(battle, unit, event, seq)
-        case CombatResolved():
-            caused += ruleset.on_combat(battle, event, seq)
-        case ChargeDeclared():
-            caused += ruleset.on_charge(battle, event, seq)
-        case TableFactRecorded():
-            caused += ruleset.on_fact(battle, event, seq)
-        case DiceRolled():
-            due = due_test(battle, event.unit, event.test)
-            battle.due.remove(due)
-            caused += ruleset.resolve(battle, due, tuple(event.dice), seq)
-        case DiceRevealed():
-            battle.dice_secret = event.secret
-        case PlayerDecided() if event.decision in ruleset.free_decisions:
-            caused += ruleset.on_free_decision(battle, battle.units[event.unit], event, seq)
-        case PlayerDecided():
-            if event.decision == rules.TEST_FIRST and ruleset.ordered_tests:
-                order.choose_first(battle, event.unit)
-            else:
-                due = first_due(battle, event.unit, event.decision)
-                battle.due.remove(due)
-                caused += ruleset.on_decision(battle, due, event.decision, seq)
-        case RefereeRuled():
-            unit = battle.own(event.unit)  # a ruling may bring back a unit that left play
-            # A ruling on the unit's state makes the tests it was facing moot: they are waived with it.
-            if event.waive_tests or event.state is not None:
-                for due in battle.due_for(unit.id):
-                    battle.due.remove(due)
-                    caused.append(
-                        TestResolved(
-                            unit=unit.id,
-                            rule=rules.RULING,
-                            caused_by=(*due.caused_by, seq),
-                            test=due.test,
-                            trigger=due.rule,
-                            passed=True,
-                            automatic=True,
-                            detail=f"waived by the referee: {event.reason}",
-                        )
-                    )
-            if event.state is not None:
-                unit.pending.clear()
-                caused.append(ruleset.graph.force(unit, event.state, rules.RULING, (seq,)))
-        case EventRetracted():
-            raise AssertionError("retractions are folded by replay, which holds the log")
+    # One function an event type, found by the event's exact type: a `match` on the union tested the
+    # classes one by one (~100 ns each on this VM, ~5% of a replay), a dict lookup does not.
+    caused = _FOLDS[type(event)](battle, event, seq)
     if battle.chosen_first:
         order.forget_finished(battle)
     if caused:  # most events change no unit's state: nothing to track
         battle.track(caused)
     return battle, tuple(caused)
+
+
+def _started(event: BattleStarted, seq: int) -> Battle:
+    fresh = Battle(
+        id="",
+        ruleset=lookup(event.ruleset, event.ruleset_version),
+        sides=tuple(event.sides),
+        dice_policy=event.dice_policy,
+        dice_commitment=event.dice_commitment,
+        house_rules=dict(event.house_rules),
+        seq=seq,
+    )
+    fresh.tables = fresh.ruleset.read_tables(event.tables)
+    fresh.bookkeeping = fresh.ruleset.battle_bookkeeping()
+    return fresh
+
+
+# How each type of event is folded in: event type -> fold(battle, event, seq) -> what it caused.
+_Fold = Callable[[Battle, Any, int], list[Outcome]]
+_FOLDS: dict[type, _Fold] = {}
+
+
+def _folds(event_type: type) -> Callable[[_Fold], _Fold]:
+    def register(fold: _Fold) -> _Fold:
+        _FOLDS[event_type] = fold
+        return fold
+
+    return register
+
+
+@_folds(UnitJoined)
+def _unit_joined(battle: Battle, event: UnitJoined, seq: int) -> list[Outcome]:
+    ruleset = battle.ruleset
+    unit = battle.units[event.unit] = battle.living[event.unit] = Unit(
+        id=event.unit,
+        side=event.side,
+        name=event.name,
+        unit_type=event.unit_type,
+        starting_models=event.models,
+        models=event.models,
+        models_at_phase_start=event.models,
+        ld=event.ld,
+        initiative=event.initiative,
+        special_rules=frozenset(event.special_rules),
+        profile=ruleset.read_profile(event.profile),
+    )
+    unit.notes.update(ruleset.first_notes(unit))
+    return []
+
+
+@_folds(UnitChanged)
+def _unit_changed(battle: Battle, event: UnitChanged, seq: int) -> list[Outcome]:
+    return battle.ruleset.on_unit_change(battle, battle.units[event.unit], event, seq)
+
+
+@_folds(PhaseStarted)
+def _phase_started(battle: Battle, event: PhaseStarted, seq: int) -> list[Outcome]:
+    ruleset = battle.ruleset
+    window = ruleset.phase_window(battle)
+    battle.turn, battle.side_index = event.turn, battle.sides.index(event.side)
+    battle.phase_index, battle.phase_open = ruleset.phases.index(event.phase), True
+    # Losses and phase marks count from the start of the rulebook phase, which may span several
+    # clock phases.
+    if ruleset.phase_window(battle) != window:
+        for unit in (*battle.living.values(), *battle.left_play):
+            unit.models_at_phase_start = unit.models
+            if unit.phase_losses:  # most units lost nothing and were marked with nothing
+                unit.phase_losses = []
+            if unit.phase_marks:
+                unit.phase_marks.clear()
+        battle.left_play.clear()
+    return ruleset.on_phase_started(battle, seq)
+
+
+@_folds(PhaseEnded)
+def _phase_ended(battle: Battle, event: PhaseEnded, seq: int) -> list[Outcome]:
+    battle.phase_open = False
+    return battle.ruleset.on_phase_ended(battle, seq) + _expire(battle, seq)
+
+
+@_folds(CasualtiesSuffered)
+def _casualties(battle: Battle, event: CasualtiesSuffered, seq: int) -> list[Outcome]:
+    unit = battle.units[event.unit]
+    unit.models -= event.count
+    if battle.phase_open:
+        unit.phase_losses.append(seq)
+    caused = _destroy(battle, unit, seq) if unit.models == 0 else []
+    return caused + battle.ruleset.on_casualties(battle, unit, event, seq)
+
+
+@_folds(CombatResolved)
+def _combat(battle: Battle, event: CombatResolved, seq: int) -> list[Outcome]:
+    return battle.ruleset.on_combat(battle, event, seq)
+
+
+@_folds(ChargeDeclared)
+def _charge(battle: Battle, event: ChargeDeclared, seq: int) -> list[Outcome]:
+    return battle.ruleset.on_charge(battle, event, seq)
+
+
+@_folds(TableFactRecorded)
+def _fact(battle: Battle, event: TableFactRecorded, seq: int) -> list[Outcome]:
+    return battle.ruleset.on_fact(battle, event, seq)
+
+
+@_folds(DiceRolled)
+def _dice(battle: Battle, event: DiceRolled, seq: int) -> list[Outcome]:
+    due = due_test(battle, event.unit, event.test)
+    battle.due.remove(due)
+    return battle.ruleset.resolve(battle, due, tuple(event.dice), seq)
+
+
+@_folds(DiceRevealed)
+def _revealed(battle: Battle, event: DiceRevealed, seq: int) -> list[Outcome]:
+    battle.dice_secret = event.secret
+    return []
+
+
+@_folds(PlayerDecided)
+def _decided(battle: Battle, event: PlayerDecided, seq: int) -> list[Outcome]:
+    ruleset = battle.ruleset
+    if event.decision in ruleset.free_decisions:
+        return ruleset.on_free_decision(battle, battle.units[event.unit], event, seq)
+    if event.decision == rules.TEST_FIRST and ruleset.ordered_tests:
+        order.choose_first(battle, event.unit)
+        return []
+    due = first_due(battle, event.unit, event.decision)
+    battle.due.remove(due)
+    return ruleset.on_decision(battle, due, event.decision, seq)
+
+
+@_folds(RefereeRuled)
+def _ruled(battle: Battle, event: RefereeRuled, seq: int) -> list[Outcome]:
+    caused: list[Outcome] = []
+    unit = battle.own(event.unit)  # a ruling may bring back a unit that left play
+    # A ruling on the unit's state makes the tests it was facing moot: they are waived with it.
+    if event.waive_tests or event.state is not None:
+        for due in battle.due_for(unit.id):
+            battle.due.remove(due)
+            caused.append(
+                TestResolved(
+                    unit=unit.id,
+                    rule=rules.RULING,
+                    caused_by=(*due.caused_by, seq),
+                    test=due.test,
+                    trigger=due.rule,
+                    passed=True,
+                    automatic=True,
+                    detail=f"waived by the referee: {event.reason}",
+                )
+            )
+    if event.state is not None:
+        unit.pending.clear()
+        caused.append(battle.ruleset.graph.force(unit, event.state, rules.RULING, (seq,)))
+    return caused
+
+
+@_folds(EventRetracted)
+def _retracted(battle: Battle, event: EventRetracted, seq: int) -> list[Outcome]:
+    raise AssertionError("retractions are folded by replay, which holds the log")
 
 
 # -- lookups that refuse with a message naming the field -----------------------------------------

@@ -75,7 +75,9 @@ class Replay:
 
     def apply(self, seq: int, event: AnyEvent) -> Caused:
         """Fold an event that `check` accepted (or that the log holds) and return what it caused."""
-        if isinstance(event, EventRetracted):
+        # By exact type (event types are never subclassed): isinstance against a msgspec Struct class
+        # goes through its metaclass, ~100 ns an event of a replay on this VM.
+        if type(event) is EventRetracted:
             before = {u.id: u.state for u in self.state().units.values()}
             self.battle = self._refold_without(event.seq)
             self.battle.seq = seq
@@ -102,7 +104,7 @@ class Replay:
         struck = self.struck | {seq}
         battle: Battle | None = None
         for at, event in self.log:
-            if at in struck or isinstance(event, EventRetracted):
+            if at in struck or type(event) is EventRetracted:
                 continue
             try:
                 decide(battle, event)
