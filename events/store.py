@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from datetime import UTC, datetime
+from functools import lru_cache
 from pathlib import Path
 from typing import Protocol
 
@@ -59,7 +60,16 @@ class EventStore(Protocol):
 
 
 def now_utc() -> str:
-    return datetime.now(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
+    """The moment of recording in UTC, to the microsecond: "2026-11-29T18:49:04.406295Z". Built from
+    the clock's nanoseconds with each second's text kept: an aware datetime's isoformat was ~8% of
+    a single append (6 us in 75, measured in turns with the old one)."""
+    micros = time.time_ns() // 1_000
+    return f"{_utc_second(micros // 1_000_000)}.{micros % 1_000_000:06d}Z"
+
+
+@lru_cache(maxsize=1)
+def _utc_second(seconds: int) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds))
 
 
 def seal(

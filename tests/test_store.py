@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import re
 import sqlite3
 import subprocess
 import sys
 import textwrap
+from datetime import UTC, datetime, timedelta
 from itertools import pairwise
 
 import pytest
@@ -115,3 +117,12 @@ def test_two_processes_appending_at_once_never_share_or_skip_a_sequence_number(t
     assert units.count("first") == 60 and units.count("second") == 60
     for earlier, later in pairwise(stored):
         assert later.prev_hash == earlier.hash
+
+
+def test_an_event_is_stamped_with_the_utc_time_of_its_recording_to_the_microsecond(store):
+    before = datetime.now(UTC)
+    stamp = store.append("b1", [START], expected_seq=0)[0].recorded_at
+    after = datetime.now(UTC)
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z", stamp)
+    slack = timedelta(milliseconds=1)  # the two clocks round a microsecond differently
+    assert before - slack <= datetime.fromisoformat(stamp.replace("Z", "+00:00")) <= after + slack
