@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 from morale.events.types import AnyEvent, EventRetracted, LogEntry, StoredEvent
 
 from . import rules
+from .fold import evolve
 from .outcomes import Caused, StateChanged
-from .referee import decide, evolve
+from .referee import decide
 from .rules import Refusal
 from .state import Battle
 

@@ -36,6 +36,17 @@ def rule(rule_id: str) -> Callable[[F], F]:
     return register
 
 
+def filed_under(table: dict[type, F], event_type: type) -> Callable[[F], F]:
+    """File a function in `table` under an event type: the referee's check and the fold of each type
+    of event are found by the event's exact type (a `match` over the union tries each class in turn)."""
+
+    def register(fn: F) -> F:
+        table[event_type] = fn
+        return fn
+
+    return register
+
+
 class Refusal(Exception):
     """A proposed event that the rules or the log's shape do not allow. Nothing is written."""
 
