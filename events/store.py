@@ -59,6 +59,12 @@ class EventStore(Protocol):
     def battles(self) -> list[str]: ...
 
 
+def _unless_no_snapshots(exc: sqlite3.OperationalError) -> None:
+    """Re-raise anything but a missing snapshot table: a file no snapshot was ever taken in."""
+    if "no such table" not in str(exc):
+        raise exc
+
+
 def now_utc() -> str:
     """The moment of recording in UTC, to the microsecond: "2026-11-29T18:49:04.406295Z". Built from
     the clock's nanoseconds with each second's text kept: an aware datetime's isoformat was ~8% of
@@ -273,7 +279,8 @@ class SqliteEventStore:
                 "ORDER BY seq DESC LIMIT 1",
                 (battle, engine, seq),
             ).fetchone()
-        except sqlite3.OperationalError:  # no snapshot was ever taken in this file
+        except sqlite3.OperationalError as exc:
+            _unless_no_snapshots(exc)
             return None
         return (row[0], row[1]) if row else None
 
@@ -310,7 +317,8 @@ class SqliteEventStore:
                 "WHERE battle = ? AND id IN (SELECT value FROM json_each(?))",
                 (battle, json.dumps(list(ids))),
             ).fetchall()
-        except sqlite3.OperationalError:  # no snapshot was ever taken in this file
+        except sqlite3.OperationalError as exc:
+            _unless_no_snapshots(exc)
             return []
 
     def save_dice_secret(self, battle: str, secret: str) -> None:
