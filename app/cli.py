@@ -352,8 +352,8 @@ def _scalar(text: str) -> Any:
 
 
 # The audit and replay commands (explain, at, diff, what-if, verify, reveal, luck, export, import,
-# schema) live in their own module and register themselves on `app`.
-from . import audit_cli  # noqa: E402, F401
+# schema) and the rule catalogue (rules) live in their own modules and register themselves on `app`.
+from . import audit_cli, rules_cli  # noqa: E402, F401
 
 
 def main() -> None:

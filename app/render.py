@@ -9,6 +9,7 @@ from rich.table import Table
 from rich.text import Text
 
 from morale.app.access import IssuedTokens
+from morale.core import catalogue
 from morale.core.outcomes import Outcome
 from morale.core.state import Battle
 from morale.projections.board import Board
@@ -100,6 +101,11 @@ def print_log(console: Console, rows: list[LogRow]) -> None:
     console.print(table)
 
 
+def _cited(rules: list[str]) -> str:
+    """Each rule ID with its clause's title from the catalogue: the reader sees what it says at once."""
+    return ", ".join(f"{r}: {catalogue.title(r)}" if catalogue.title(r) else r for r in rules)
+
+
 def print_narrative(console: Console, lines: list[Line]) -> None:
     for line in lines:
         if line.kind == "heading":
@@ -108,15 +114,14 @@ def print_narrative(console: Console, lines: list[Line]) -> None:
         elif line.kind == "event":
             console.print(Text(f"{line.seq:>4}  ", style="dim") + Text(line.text))
         else:
-            console.print(Text("      → " + line.text + "  ") + Text(f"[{', '.join(line.rules)}]", style="dim"))
+            console.print(Text("      → " + line.text + "  ") + Text(f"[{_cited(line.rules)}]", style="dim"))
 
 
 def print_recorded(console: Console, seq: int, event_text: str, caused: Sequence[Outcome], battle: Battle) -> None:
     console.print(Text(f"{seq:>4}  ", style="dim") + Text(event_text))
     for outcome in caused:
-        console.print(
-            Text("      → " + describe_outcome(outcome, battle) + "  ") + Text(f"[{outcome.rule}]", style="dim")
-        )
+        cited = Text(f"[{_cited([outcome.rule])}]", style="dim")
+        console.print(Text("      → " + describe_outcome(outcome, battle) + "  ") + cited)
 
 
 __all__ = ["describe_event", "print_board", "print_due", "print_log", "print_narrative", "print_recorded"]

@@ -9,11 +9,11 @@ call without the rulebook open.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 
 import msgspec
 
+from morale.core import catalogue
 from morale.core.odds import odds
 from morale.core.outcomes import (
     Caused,
@@ -31,7 +31,7 @@ from morale.core.outcomes import (
     TestResolved,
 )
 from morale.core.replay import Replay
-from morale.core.rules import CLAUSES, Refusal
+from morale.core.rules import Refusal
 from morale.core.state import Battle
 from morale.events.types import (
     AnyEvent,
@@ -67,7 +67,7 @@ class Step(msgspec.Struct, kw_only=True):
     kind: str  # "event", "test" or "consequence"
     text: str
     rule: str = ""  # what decided it (for a test: the clause that gave the result)
-    words: str = ""  # that clause in the engine's words
+    words: str = ""  # that clause in the rule catalogue's words
     caused_by: list[Cited] = []
     # tests only
     test: str = ""
@@ -97,10 +97,8 @@ class Explanation(msgspec.Struct, frozen=True, kw_only=True):
 
 
 def rule_words(rule_id: str) -> str:
-    """The clause as the engine writes it down (its docstring's first paragraph), or ""."""
-    clause = CLAUSES.get(rule_id)
-    doc = (clause.__doc__ or "") if clause else ""
-    return re.sub(r"\s+", " ", doc.strip().split("\n\n")[0])
+    """The clause in the rule catalogue's words, or "" for an ID it does not hold."""
+    return catalogue.words(rule_id)
 
 
 class Chronicle:

@@ -6,6 +6,7 @@ from collections.abc import Iterable
 
 import msgspec
 
+from morale.core import catalogue
 from morale.core.outcomes import (
     EngagementChanged,
     MarkerPlaced,
@@ -50,6 +51,7 @@ class Line(msgspec.Struct, frozen=True, kw_only=True):
     kind: str  # "heading", "event" or "outcome"
     text: str
     rules: list[str] = []
+    words: list[str] = []  # each rule's clause in the catalogue's words, in the order of `rules`
     caused_by: tuple[int, ...] = ()
 
 
@@ -76,6 +78,7 @@ def narrate(battle_id: str, events: Iterable[StoredEvent]) -> list[Line]:
                     kind="outcome",
                     text=describe_outcome(outcome, battle),
                     rules=rules,
+                    words=[catalogue.words(r) for r in rules],
                     caused_by=outcome.caused_by,
                 )
             )

@@ -50,7 +50,7 @@ def test_a_failed_test_typed_in_from_the_table_makes_the_unit_fall_back(db):
     ]
     rolled = morale(db, "roll", "hive-tarsis", "kraak", "morale", "5", "6")
     assert rolled.exit_code == 0
-    assert "[wh40k6.fall_back.start]" in rolled.stdout
+    assert "[wh40k6.fall_back.start: " in rolled.stdout
     board = json.loads(morale(db, "board", "hive-tarsis", "--json").stdout)
     kraak = next(u for u in board["units"] if u["unit"] == "kraak")
     assert kraak["state"] == "falling_back" and kraak["models"] == 7

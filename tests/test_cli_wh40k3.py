@@ -35,7 +35,7 @@ def test_a_tank_shock_is_recorded_with_the_tank_that_reached_the_unit(db):
 
     shocked = append(db, "table_fact_recorded", "unit=wyches", "fact=tank_shocked", "value=russ")
 
-    assert shocked.exit_code == 0 and "[wh40k3.trigger.tank_shock]" in shocked.stdout
+    assert shocked.exit_code == 0 and "[wh40k3.trigger.tank_shock: Tank shock]" in shocked.stdout
     due = json.loads(morale(db, "due", BATTLE, "--json").stdout)
     assert [(d["unit"], d["test"], d["target"]) for d in due] == [("wyches", "morale", 8)]
 
@@ -51,7 +51,7 @@ def test_the_distance_in_the_corridor_is_a_number_and_shows_on_the_due_list(db):
     [due] = json.loads(morale(db, "due", BATTLE, "--json").stdout)
     assert (due["test"], due["stated"]) == ("fall_back", {"enemy_in_corridor": 4.5})
     rolled = morale(db, "roll", BATTLE, "wyches", "fall_back", "3", "2")
-    assert "[wh40k3.crossfire]" in rolled.stdout  # 5 inches reach the enemy 4.5 inches away
+    assert "[wh40k3.crossfire: " in rolled.stdout  # 5 inches reach the enemy 4.5 inches away
 
 
 @pytest.mark.parametrize(

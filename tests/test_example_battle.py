@@ -3,19 +3,18 @@ units falling back, regrouping, being caught while falling back and leaving by t
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
 from audit_support import example_store
 
 from morale.app.service import load
+from morale.core import catalogue
 from morale.core.rules import CLAUSES
 from morale.core.rulesets.wh40k6 import WH40K6
 from morale.projections.narrative import narrate
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "wh40k6"
-DIGEST = Path(__file__).resolve().parents[2] / "shared" / "rules" / "wh40k6.md"
 
 
 @pytest.fixture(scope="module")
@@ -29,7 +28,7 @@ def lines(store):
 
 
 def seed_clauses() -> set[str]:
-    return set(re.findall(r"`(wh40k6\.[a-z_.]+)` \(seed\)", DIGEST.read_text()))
+    return {c.id for c in catalogue.of_ruleset("wh40k6") if c.kind == "seed"}
 
 
 def test_the_example_lasts_at_least_three_game_turns(store):
@@ -62,6 +61,12 @@ def test_the_final_board(store):
 )
 def test_the_narrative_shows_each_turn_of_fortune_citing_its_rule(lines, phrase, rule):
     assert any(phrase in line.text and rule in line.rules for line in lines)
+
+
+def test_each_rule_the_narrative_cites_comes_with_its_clause_from_the_catalogue(lines):
+    outcomes = [line for line in lines if line.kind == "outcome"]
+    assert all(line.words == [catalogue.words(rule) for rule in line.rules] for line in outcomes)
+    assert all(all(line.words) for line in outcomes)  # no rule cited without words
 
 
 def test_every_consequence_in_the_narrative_cites_a_rule_the_engine_knows(lines):

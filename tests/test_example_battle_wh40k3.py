@@ -3,20 +3,19 @@ game turns, and its narrative carries out every seed clause of rules/wh40k3.md."
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
 from audit_support import example_store
 
 from morale.app.service import load
+from morale.core import catalogue
 from morale.core.rules import CLAUSES
 from morale.core.rulesets.wh40k3 import WH40K3
 from morale.projections.board import board
 from morale.projections.narrative import narrate
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "wh40k3"
-DIGEST = Path(__file__).resolve().parents[2] / "shared" / "rules" / "wh40k3.md"
 
 
 @pytest.fixture(scope="module")
@@ -29,8 +28,8 @@ def lines(store):
     return narrate("vorns-ridge", store.read("vorns-ridge"))
 
 
-def clauses(tag: str) -> set[str]:
-    return set(re.findall(rf"`(wh40k3\.[a-z_.]+)` \({tag}\)", DIGEST.read_text()))
+def clauses(kind: str) -> set[str]:
+    return {c.id for c in catalogue.of_ruleset("wh40k3") if c.kind == kind}
 
 
 def test_the_example_lasts_at_least_three_game_turns(store):

@@ -11,6 +11,7 @@ import pytest
 from served import BATTLE, WAIT_S, LiveServer, bearer, creation_body, example_events
 
 from morale.app.server import Settings, create_app
+from morale.core import catalogue
 
 CHROMIUM = Path(os.environ.get("MORALE_CHROMIUM", "/usr/bin/chromium"))
 CHROMIUM_FLAGS = [
@@ -99,6 +100,7 @@ def test_scrubbing_to_a_turn_shows_the_board_as_it_stood_and_why(page):
     assert "Gretchin Mob fails the morale test: 6 + 2 = 8 against 5" in explained
     assert "28% to pass (10/36)" in explained
     assert "wh40k6.fall_back.start" in explained
+    assert catalogue.words("wh40k6.fall_back.start") in explained  # the clause beside its ID
 
     page.locator("#scrub").fill("18")  # the end of the shooting phase: two morale tests due
     at_event(page, 18)

@@ -52,7 +52,7 @@ def log_of(db: Path) -> list[tuple]:
 def test_the_wfb8_example_replays_from_the_command_line(db):
     assert morale(db, "append", BATTLE, "--file", str(ROOT / "examples" / "wfb8" / "battle.ndjson")).exit_code == 0
     text = morale(db, "replay", BATTLE, "--turn", "1").stdout
-    assert "Turn 1 · orcs · close combat" in text and "[wfb8.panic.stand_and_shoot]" in text
+    assert "Turn 1 · orcs · close combat" in text and "[wfb8.panic.stand_and_shoot: " in text
 
 
 def test_wfb8_hold_your_ground_a_re_roll_is_typed_in_with_reroll(db):

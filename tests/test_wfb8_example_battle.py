@@ -1,22 +1,21 @@
 """The shipped WFB 8th edition example battle: it imports through the same path as the CLI, and its
-narrative shows every seed clause of the digest at work (and every standard one too)."""
+narrative shows every seed clause of the catalogue at work (and every standard one too)."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
 from audit_support import example_store
 
 from morale.app.service import load
+from morale.core import catalogue
 from morale.core.rules import CLAUSES
 from morale.core.rulesets.wfb8 import WFB8
 from morale.events.types import DiceRolled, PlayerDecided
 from morale.projections.narrative import narrate
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "wfb8"
-DIGEST = Path(__file__).resolve().parents[2] / "shared" / "rules" / "wfb8.md"
 BATTLE = "grunburg-bridge"
 
 
@@ -30,8 +29,8 @@ def lines(store):
     return narrate(BATTLE, store.read(BATTLE))
 
 
-def clauses(tag: str) -> set[str]:
-    return set(re.findall(rf"`(wfb8\.[a-z_.]+)` \({tag}\)", DIGEST.read_text()))
+def clauses(kind: str) -> set[str]:
+    return {c.id for c in catalogue.of_ruleset("wfb8") if c.kind == kind}
 
 
 def test_the_wfb8_example_lasts_at_least_three_game_turns(store):

@@ -189,7 +189,7 @@ def test_wfb8_hold_your_ground_one_re_roll_only():
     assert table.due() == ["spearmen:flee"]
 
 
-def test_wfb8_hold_your_ground_the_re_roll_is_recorded_as_one_and_only_where_granted():
+def test_wfb8_hold_your_ground_the_re_roll_is_recorded_as_one_and_only_where_granted_engine_reroll():
     table = army_with_battle_standard()
     table.record(fact("spearmen", "near_battle_standard", True))
     table.casualties("spearmen", 5)

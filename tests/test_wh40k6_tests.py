@@ -64,7 +64,7 @@ def test_wh40k6_test_morale_total_over_ld_fails_and_unit_falls_back(dice):
     assert table.due() == ["marines:fall_back"]
 
 
-def test_wh40k6_test_morale_roll_refused_when_no_test_is_due():
+def test_a_roll_is_refused_when_no_test_is_due_engine_dice():
     table = Table(unit("marines"), unit("boyz", "orks"))
     table.go_to(1, "orks", "shooting")
 

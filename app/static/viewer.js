@@ -194,6 +194,11 @@ async function explain(unitId) {
         el("li", { class: `step ${step.kind}`, dataset: { seq: step.seq, kind: step.kind, rule: step.rule } },
           el("div", { class: "where" }, `event ${step.seq}${step.status ? ` · ${step.status}` : ""}`),
           el("div", {}, step.text, step.rule ? " " : "", step.rule ? el("code", {}, step.rule) : null),
+          // The clause itself, from the rule catalogue: the judge reads the rule beside its ID.
+          step.trigger_words && step.trigger !== step.rule
+            ? el("div", { class: "words" }, el("code", {}, step.trigger), ` ${step.trigger_words}`)
+            : null,
+          step.words ? el("div", { class: "words" }, step.words) : null,
           step.chance === null || step.chance === undefined
             ? null
             : el("div", { class: "chance" }, `${Math.round(step.chance * 100)}% to pass (${step.chance_ways})`),

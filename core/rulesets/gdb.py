@@ -1,5 +1,5 @@
 """General de Brigade (Napoleonic): the Morale Check Test, its results, rally and brigade tests
-(`shared/rules/gdb.md`).
+(each clause in its own words in `gdb_clauses.toml`).
 
 The clauses live beside this module, one function per rule ID: `gdb_modifiers` (the modifiers),
 `gdb_triggers` (when a unit tests in the Morale phase, and the notes that excuse it),

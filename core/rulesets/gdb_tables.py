@@ -1,8 +1,8 @@
 """General de Brigade's two data tables: the Morale Check Test results and the Brigade Morale Test.
 
-Our source text lost both tables' numbers, so the engine ships stand-in values from
-`shared/rules/gdb.md` as TOML (`gdb_results.toml`, `gdb_brigade.toml` beside this module) and a
-battle pins the values it is played with (battle_started.tables). These Structs say what a valid
+Our source text lost both tables' numbers, so the engine ships stand-in values (the catalogue's
+`gdb.results_table` and `gdb.brigade.test`) as TOML (`gdb_results.toml`, `gdb_brigade.toml` beside
+this module) and a battle pins the values it is played with (battle_started.tables). These Structs say what a valid
 table looks like, so a user's own table is refused naming the field if it would leave a total
 without a result.
 """

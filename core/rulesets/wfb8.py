@@ -1,5 +1,5 @@
 """Warhammer Fantasy Battle 8th edition: Panic, Break tests, fleeing and rallying, multiple combats
-(`shared/rules/wfb8.md`; source text `shared/seeds/003_e72087467a2521e8.txt`).
+(each clause in its own words in `wfb8_clauses.toml`).
 
 Tables first, then one function per clause, each under the rule ID it carries out. Who fights whom,
 the scoring of a round and the multiple-combat clauses are in `wfb8_combat.py`.

@@ -1,5 +1,5 @@
 """WFB 8th edition close combat: who fights whom, how a round is scored, who is Steadfast, and the
-multiple-combat clauses (`shared/rules/wfb8.md`, "Multiple combats").
+multiple-combat clauses (`wfb8.multi.*` in `wfb8_clauses.toml`).
 
 Who is locked in combat with whom is kept in each unit's marks (`foes`): Panic and Break tests depend
 on it. It comes from charges that reach their targets, from combat reports and from the table.

@@ -1,4 +1,4 @@
-"""Warhammer 40,000 3rd edition: Morale, Fall Back, Regroup, Crossfire (`shared/rules/wh40k3.md`).
+"""Warhammer 40,000 3rd edition: Morale, Fall Back, Regroup, Crossfire (`wh40k3_clauses.toml`).
 
 Tables first, then one function per clause, each under the rule ID it carries out. What the
 engine cannot see arrives from the table as facts: a tank reaching a unit, a barrage hit, the

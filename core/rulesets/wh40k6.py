@@ -1,4 +1,4 @@
-"""Warhammer 40,000 6th edition: Morale, Fall Back, Regroup (`shared/rules/wh40k6.md`).
+"""Warhammer 40,000 6th edition: Morale, Fall Back, Regroup (`wh40k6_clauses.toml`).
 
 Tables first, then one function per clause, each under the rule ID it carries out.
 """

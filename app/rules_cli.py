@@ -1,0 +1,80 @@
+"""`morale rules`: the rule catalogue from the command line, so a referee can read the clause a
+refusal or an explanation cites without leaving the table."""
+
+from __future__ import annotations
+
+import difflib
+from typing import Annotated
+
+import typer
+from rich.table import Table
+from rich.text import Text
+
+from morale.core import catalogue
+from morale.core.catalogue import Clause
+from morale.core.rules import Refusal
+
+from .cli import Json, app, emit_json, out, refusals
+
+
+def _ruleset(name: str) -> str:
+    known = catalogue.rulesets()
+    if name in known:
+        return name
+    close = difflib.get_close_matches(name, known, n=1)
+    hint = f" (did you mean {close[0]}?)" if close else f" (known: {', '.join(known)})"
+    raise Refusal(f"no ruleset {name!r} in the catalogue{hint}", field="RULESET")
+
+
+def _clause(ruleset: str | None, rule_id: str) -> Clause:
+    """A clause by its full ID, or by the part after the ruleset's prefix (`fall_back.edge`)."""
+    candidates = [rule_id] if ruleset is None else [rule_id, f"{ruleset}.{rule_id}"]
+    for candidate in candidates:
+        found = catalogue.clause(candidate)
+        if found and (ruleset is None or found.ruleset == ruleset):
+            return found
+    pool = [c.id for c in catalogue.of_ruleset(ruleset)] if ruleset else list(catalogue.catalogue())
+    close = difflib.get_close_matches(candidates[-1], pool, n=3)
+    hint = f" (did you mean {', '.join(close)}?)" if close else f" (`morale rules {ruleset or ''}` lists them)"
+    where = f" of {ruleset}" if ruleset else ""
+    raise Refusal(f"no clause {rule_id!r}{where} in the catalogue{hint}", field="ID")
+
+
+def _print_clause(found: Clause) -> None:
+    out.print(Text(found.id, style="bold") + Text(f"  {found.title}"))
+    out.print(Text(f"{found.edition} · {found.kind}", style="dim"))
+    out.print(Text(found.words))
+
+
+def _print_list(clauses: list[Clause]) -> None:
+    table = Table(show_header=True, header_style="bold", box=None)
+    for column in ("rule ID", "kind", "clause"):
+        table.add_column(column, no_wrap=column == "rule ID")
+    for found in clauses:
+        table.add_row(found.id, found.kind, found.title)
+    out.print(table)
+
+
+@app.command("rules")
+def rules_command(
+    ruleset: Annotated[
+        str | None, typer.Argument(metavar="RULESET", help="wh40k6, wh40k3, wfb8, gdb or engine; none: all.")
+    ] = None,
+    rule_id: Annotated[
+        str | None, typer.Argument(metavar="ID", help="A rule ID, whole or after the ruleset's prefix.")
+    ] = None,
+    as_json: Json = False,
+) -> None:
+    """The rule catalogue: every clause the engine cites, in a ruleset, or one clause in full."""
+    with refusals():
+        if ruleset is not None and rule_id is None and "." in ruleset:
+            found: Clause | None = _clause(None, ruleset)  # `morale rules wh40k6.fall_back.edge`
+        elif rule_id is not None:
+            found = _clause(_ruleset(ruleset or ""), rule_id)
+        else:
+            found = None
+        if found is not None:
+            emit_json(found) if as_json else _print_clause(found)
+            return
+        clauses = catalogue.of_ruleset(_ruleset(ruleset)) if ruleset else list(catalogue.catalogue().values())
+        emit_json(clauses) if as_json else _print_list(clauses)

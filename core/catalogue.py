@@ -1,0 +1,92 @@
+"""The project's own catalogue of rule clauses: every rule ID the engine cites, in our own words.
+
+Each ruleset keeps its clauses in one TOML file beside its code (`rulesets/<id>_clauses.toml`), and
+the engine's own bookkeeping rules sit beside `rules.py` (`engine_clauses.toml`). This is the one
+place a clause's words are written down: `morale rules`, explain, the narrative and the viewer all
+quote it, and the coverage tests hold the code and the catalogue to the same set of IDs.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from functools import cache
+from importlib import resources
+from typing import Literal
+
+import msgspec
+
+# seed: stated in the source text; standard: the published rules beyond our text; default: a figure
+# the source text lost, shipped as data a user may replace; engine: bookkeeping every ruleset shares.
+Kind = Literal["seed", "standard", "default", "engine"]
+
+
+class Clause(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    id: str
+    kind: Kind
+    title: str
+    words: str
+    ruleset: str = ""  # filled in from the file the clause is written in
+    edition: str = ""
+
+
+class _File(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+    ruleset: str
+    edition: str
+    clause: list[Clause]
+
+
+def _files() -> list[tuple[str, bytes]]:
+    """Every catalogue file shipped with the package: the rulesets' in name order, then the engine's."""
+    rulesets = resources.files("morale.core.rulesets")
+    found = sorted((p.name, p.read_bytes()) for p in rulesets.iterdir() if p.name.endswith("_clauses.toml"))
+    engine = resources.files("morale.core") / "engine_clauses.toml"
+    return [*found, (engine.name, engine.read_bytes())]
+
+
+def _parse(name: str, data: bytes) -> list[Clause]:
+    try:
+        parsed = msgspec.convert(tomllib.loads(data.decode("utf-8")), _File)
+    except (tomllib.TOMLDecodeError, msgspec.ValidationError) as exc:
+        raise ValueError(f"{name}: {exc}") from None
+    clauses = []
+    for clause in parsed.clause:
+        if not clause.id.startswith(f"{parsed.ruleset}."):
+            raise ValueError(f"{name}: {clause.id!r} does not belong to ruleset {parsed.ruleset!r}")
+        clauses.append(msgspec.structs.replace(clause, ruleset=parsed.ruleset, edition=parsed.edition))
+    return clauses
+
+
+@cache
+def catalogue() -> dict[str, Clause]:
+    """Every clause by rule ID, in the order the files write them."""
+    clauses: dict[str, Clause] = {}
+    for name, data in _files():
+        for clause in _parse(name, data):
+            if clause.id in clauses:
+                raise ValueError(f"{name}: {clause.id!r} is written down twice")
+            clauses[clause.id] = clause
+    return clauses
+
+
+def clause(rule_id: str) -> Clause | None:
+    return catalogue().get(rule_id)
+
+
+def words(rule_id: str) -> str:
+    """The clause's words, or "" for an ID the catalogue does not hold."""
+    found = catalogue().get(rule_id)
+    return found.words if found else ""
+
+
+def title(rule_id: str) -> str:
+    found = catalogue().get(rule_id)
+    return found.title if found else ""
+
+
+def of_ruleset(ruleset: str) -> list[Clause]:
+    return [c for c in catalogue().values() if c.ruleset == ruleset]
+
+
+def rulesets() -> list[str]:
+    """The rulesets (and `engine`) the catalogue has clauses for, in its order."""
+    return list(dict.fromkeys(c.ruleset for c in catalogue().values()))
