@@ -3,6 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 DB ?= demo.db
+PORT ?= 8000
 # The viewer's browser tests drive Debian's Chromium through Playwright (never a downloaded browser).
 CHROMIUM ?= /usr/bin/chromium
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
@@ -17,9 +18,10 @@ $(VENV)/.installed-app: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install -q -e .
 	touch $@
 
+# The test extras include the app: a venv made by `make test` serves `make demo` as it is.
 $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install -q -e '.[test]'
-	touch $@
+	touch $@ $(VENV)/.installed-app
 
 $(VENV)/.installed-bench: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install -q -e '.[bench]'
@@ -35,7 +37,7 @@ serve: $(VENV)/.installed-app
 	rm -f $(DB) $(DB)-wal $(DB)-shm
 	$(BIN)/morale new examples/wh40k6/roster.toml --tokens --db $(DB)
 	$(BIN)/morale append hive-tarsis --file examples/wh40k6/battle.ndjson --db $(DB) > /dev/null
-	$(BIN)/morale serve --db $(DB)
+	$(BIN)/morale serve --db $(DB) --port $(PORT)
 
 ## demo: replay the shipped 40K example battle into a SQLite file and print what happened
 demo: $(VENV)/.installed-app

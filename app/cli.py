@@ -233,12 +233,28 @@ def battles_command(db: Db = Path(DEFAULT_DB), as_json: Json = False) -> None:
 
 
 @app.command("tokens")
-def tokens_command(battle: BattleArg, db: Db = Path(DEFAULT_DB), as_json: Json = False) -> None:
+def tokens_command(
+    battle: BattleArg,
+    role: Annotated[
+        str | None,
+        typer.Option(help="Print only this role's token, for a script: referee, spectator or a side's name."),
+    ] = None,
+    db: Db = Path(DEFAULT_DB),
+    as_json: Json = False,
+) -> None:
     """Issue a battle's tokens for `morale serve` (referee, one per side, spectator); earlier ones stop working."""
     with refusals():
         store = open_store(db)
-        issued = issue_tokens(store, battle, load(store, battle).state().sides)
-        emit_json(issued) if as_json else render.print_tokens(out, issued)
+        sides = load(store, battle).state().sides
+        roles = ["referee", "spectator", *sides]
+        if role is not None and role not in roles:
+            raise Refusal(f"no role {role!r} in {battle} (roles: {', '.join(roles)})", field="role")
+        issued = issue_tokens(store, battle, sides)
+        if role is not None:
+            token = {"referee": issued.referee, "spectator": issued.spectator, **issued.players}[role]
+            emit_json(token) if as_json else out.print(token, markup=False)
+        else:
+            emit_json(issued) if as_json else render.print_tokens(out, issued)
 
 
 @app.command("serve")

@@ -42,3 +42,19 @@ def test_tokens_issued_again_replace_the_old_ones(tmp_path):
 def test_tokens_for_an_unknown_battle_are_refused(tmp_path):
     refused = morale(tmp_path / "cli.db", "tokens", "nowhere")
     assert refused.exit_code == 2 and "no battle 'nowhere'" in refused.stderr
+
+
+def test_one_roles_token_alone_for_a_script_and_it_opens_the_battle(tmp_path):
+    db = tmp_path / "cli.db"
+    morale(db, "new", str(ROSTER))
+    printed = morale(db, "tokens", BATTLE, "--role", "orks")
+    assert printed.exit_code == 0 and len(printed.stdout.split()) == 1
+    assert board_status(db, printed.stdout.strip()) == 200
+
+
+def test_a_role_the_battle_does_not_have_is_refused_and_the_old_tokens_still_work(tmp_path):
+    db = tmp_path / "cli.db"
+    old = json.loads(morale(db, "new", str(ROSTER), "--tokens", "--json").stdout)["tokens"]
+    refused = morale(db, "tokens", BATTLE, "--role", "eldar")
+    assert refused.exit_code == 2 and "no role 'eldar'" in refused.stderr and "imperium, orks" in refused.stderr
+    assert board_status(db, old["referee"]) == 200

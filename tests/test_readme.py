@@ -1,0 +1,229 @@
+"""The README is a contract: every shell block in it runs here, in order, in a fresh folder.
+
+A small extractor of our own rather than a cram-style tool (prysk): the README shows commands with
+comments, not transcripts of their output, and some of them start servers or follow a feed for
+ever, which a transcript cannot express. What a line's trailing comment says decides how it runs:
+
+- `# refused: ...`: the README says the command is refused, so it must exit 2 (and nothing else).
+- `# runs until Ctrl-C...`: started in the background; a server must answer on its port, a follower
+  must print something. It is stopped when the next one starts, or at the end.
+- every other command must exit 0.
+
+All blocks run as one bash script, so what one line sets (an activated venv, `TOKEN=...`) holds for
+the next. The folder is a copy of the repository with `.venv` linked to the suite's own, and `make`
+is told its install steps are done (`-o`): the suite never reinstalls itself. The README's port 8000
+becomes a free one. `make test` is this suite itself: it is not run again here, but `.ci/run` must
+run exactly it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+README = REPO / "README.md"
+SUITE = "make test"
+REFUSED = "refused:"
+BACKGROUND = "runs until Ctrl-C"
+README_PORT = "8000"
+EXIT_REFUSED = 2
+
+
+@dataclass(frozen=True)
+class Command:
+    line: int  # in README.md
+    text: str  # the command without its comment
+    comment: str
+
+    @property
+    def refused(self) -> bool:
+        return self.comment.startswith(REFUSED)
+
+    @property
+    def background(self) -> bool:
+        return self.comment.startswith(BACKGROUND)
+
+
+def split_comment(line: str) -> tuple[str, str]:
+    """The command and its trailing comment: a `#` after white space, outside quotes (a URL's `#`
+    fragment or a quoted `#` belong to the command)."""
+    quote = ""
+    for i, char in enumerate(line):
+        if quote:
+            quote = "" if char == quote else quote
+        elif char in "'\"":
+            quote = char
+        elif char == "#" and (i == 0 or line[i - 1].isspace()):
+            return line[:i].rstrip(), line[i + 1 :].strip()
+    return line.rstrip(), ""
+
+
+def readme_commands(text: str) -> list[Command]:
+    """Every command of every ```sh block, in order; comment lines and blank lines are not commands."""
+    commands = []
+    in_block = False
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line.startswith("```"):
+            in_block = not in_block and line.strip() == "```sh"
+            continue
+        if in_block and line.strip() and not line.lstrip().startswith("#"):
+            command, comment = split_comment(line)
+            commands.append(Command(number, command, comment))
+    return commands
+
+
+def as_run_here(command: Command, port: int) -> str:
+    """The command as this suite runs it: on a free port, and `make` without installing anything."""
+    text = command.text.replace(README_PORT, str(port))
+    if text.startswith("make "):
+        done = " ".join(f"-o .venv/.installed-{part}" for part in ("app", "test", "bench"))
+        text = f"make {done} PORT={port} {text.removeprefix('make ')}"
+    return text
+
+
+def script(commands: list[Command], port: int, out: Path) -> str:
+    """One bash script: each command's output in `out/LINE`, its exit code appended to `out/codes`."""
+    lines = [
+        "set -a",  # what a line sets (TOKEN=...) reaches a command started in the background too
+        "background=''",
+        "stop() { for pid in $background; do kill -TERM -- -$pid 2>/dev/null; wait $pid; done; background=''; }",
+        "trap stop EXIT",
+    ]
+    for command in commands:
+        log = out / str(command.line)
+        run = as_run_here(command, port)
+        if command.text == SUITE:
+            continue
+        if command.background:
+            # Its own process group, so that stopping it stops what it started (make -> morale serve).
+            # A new server takes the port from the one before; a follower runs beside its server.
+            lines += [
+                "stop" if "serve" in command.text else ":",
+                f'setsid bash -c {quote(run)} >{log} 2>&1 & background="$background $!"',
+                f"for _ in $(seq 200); do (: </dev/tcp/127.0.0.1/{port}) 2>/dev/null && [ -s {log} ] && break;"
+                " kill -0 $! 2>/dev/null || break; sleep 0.1; done",
+                f"kill -0 $! 2>/dev/null; echo {command.line} $? >>{out}/codes",
+            ]
+        else:
+            lines += [f"{{ {run}\n}} >{log} 2>&1 </dev/null", f"echo {command.line} $? >>{out}/codes"]
+    return "\n".join(lines) + "\n"
+
+
+def quote(text: str) -> str:
+    return "'" + text.replace("'", "'\\''") + "'"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@dataclass
+class Run:
+    commands: list[Command]
+    codes: dict[int, int]
+    out: Path
+    port: int
+
+    def output(self, fragment: str) -> str:
+        """What the first command containing `fragment` printed."""
+        command = next(c for c in self.commands if fragment in c.text)
+        return (self.out / str(command.line)).read_text()
+
+
+@pytest.fixture(scope="module")
+def readme_run(tmp_path_factory) -> Run:
+    folder = tmp_path_factory.mktemp("clone") / "morale"
+    ignored = shutil.ignore_patterns(".git", ".venv*", "*.db", "*.db-*", "__pycache__", ".*_cache", ".hypothesis")
+    shutil.copytree(REPO, folder, ignore=ignored)  # copy2 keeps mtimes, so make's stamps stay current
+    (folder / ".venv").symlink_to(Path(sys.prefix))
+    out = tmp_path_factory.mktemp("readme-output")
+    commands = readme_commands(README.read_text(encoding="utf-8"))
+    path = out / "readme.sh"
+    port = free_port()
+    path.write_text(script(commands, port, out))
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MORALE_", "VIRTUAL_ENV"))}
+    env["PATH"] = os.pathsep.join(p for p in env.get("PATH", "").split(os.pathsep) if not p.startswith(sys.prefix))
+    done = subprocess.run(["bash", str(path)], cwd=folder, env=env, timeout=600, start_new_session=True)
+    assert done.returncode == 0
+    codes = dict(tuple(map(int, row.split())) for row in (out / "codes").read_text().splitlines())
+    return Run(commands, codes, out, port)
+
+
+def test_the_readme_starts_with_the_two_commands_and_ci_runs_its_test_command():
+    first = readme_commands(README.read_text(encoding="utf-8"))[:2]
+    assert [c.text for c in first] == ["make demo", SUITE]
+    ci = [line for line in (REPO / ".ci" / "run").read_text().splitlines() if line and not line.startswith("#")]
+    assert ci[-1] == SUITE
+
+
+def test_every_command_in_the_readme_exits_as_the_readme_says(readme_run):
+    wrong = []
+    for command in readme_run.commands:
+        if command.text == SUITE:
+            continue
+        expected = EXIT_REFUSED if command.refused else 0
+        got = readme_run.codes.get(command.line)
+        if got != expected:
+            printed = (readme_run.out / str(command.line)).read_text()[-2000:]
+            wrong.append(f"README.md:{command.line}: {command.text!r} exited {got}, not {expected}\n{printed}")
+    assert not wrong, "\n\n".join(wrong)
+
+
+def test_a_refused_command_says_why_in_one_line(readme_run):
+    refused = [c for c in readme_run.commands if c.refused]
+    assert refused, "the README shows at least one refusal"
+    for command in refused:
+        printed = (readme_run.out / str(command.line)).read_text().strip().splitlines()
+        assert len(printed) == 1 and printed[0].startswith("refused: "), (command.line, printed)
+
+
+def test_the_walkthrough_reaches_a_due_test_rolls_it_and_shows_the_unit_fall_back(readme_run):
+    due = readme_run.output("morale due hive-tarsis")
+    assert "kraak" in due and "2D6" in due
+    rows = re.split(r"\n│ (?=imperium|orks)", readme_run.output("morale board hive-tarsis"))
+    (kraak,) = [row for row in rows if "kraak" in row]
+    assert "falling back" in kraak and "7/10" in kraak
+    assert "wh40k6.fall_back.start" in readme_run.output("morale explain hive-tarsis kraak")
+
+
+def test_the_feed_shown_in_the_readme_delivers_the_battle(readme_run):
+    followed = readme_run.output("curl ")
+    assert '"seq":1' in followed and '"battle":"hive-tarsis"' in followed
+
+
+def test_the_rules_command_prints_the_clause(readme_run):
+    assert "table edge" in readme_run.output("morale rules wh40k6 wh40k6.fall_back.edge")
+
+
+def test_no_server_started_by_the_readme_is_left_running(readme_run):
+    with socket.socket() as sock, pytest.raises(ConnectionRefusedError):
+        sock.connect(("127.0.0.1", readme_run.port))
+
+
+@pytest.mark.parametrize(
+    ("line", "command", "comment"),
+    [
+        ("morale due b   # why", "morale due b", "why"),
+        ("open 'http://x/view#battle=b'  # a page", "open 'http://x/view#battle=b'", "a page"),
+        ("curl http://x/view#battle=b", "curl http://x/view#battle=b", ""),
+        ("morale roll b u morale 7 1  # refused: a die", "morale roll b u morale 7 1", "refused: a die"),
+    ],
+)
+def test_a_comment_starts_at_a_hash_after_white_space_outside_quotes(line, command, comment):
+    assert split_comment(line) == (command, comment)
+
+
+def test_every_readme_command_is_one_line():
+    # A `\\` continuation would be run as two commands: the README keeps each on one line.
+    assert not [c.line for c in readme_commands(README.read_text(encoding="utf-8")) if c.text.endswith("\\")]
