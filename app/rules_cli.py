@@ -1,5 +1,6 @@
-"""`morale rules`: the rule catalogue from the command line, so a referee can read the clause a
-refusal or an explanation cites without leaving the table."""
+"""`morale rules` and `morale graph`: the rules themselves from the command line. A referee reads
+the clause a refusal or an explanation cites without leaving the table; a developer sees which
+state each clause moves a unit to."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from rich.text import Text
 from morale.core import catalogue
 from morale.core.catalogue import Clause
 from morale.core.rules import Refusal
+from morale.core.rulesets import latest
 
 from .cli import Json, app, emit_json, out, refusals
 
@@ -78,3 +80,14 @@ def rules_command(
             return
         clauses = catalogue.of_ruleset(_ruleset(ruleset)) if ruleset else list(catalogue.catalogue().values())
         emit_json(clauses) if as_json else _print_list(clauses)
+
+
+@app.command("graph")
+def graph_command(
+    ruleset: Annotated[str, typer.Argument(metavar="RULESET", help="wh40k6, wh40k3, wfb8 or gdb.")],
+) -> None:
+    """A ruleset's unit states and the clauses that move a unit between them, as a Mermaid diagram
+    (drawn by `transitions` from the rows the engine fires)."""
+    with refusals():
+        drawn = latest(ruleset)
+        out.print(drawn.graph.mermaid(f"{drawn.id}: {drawn.title}"), markup=False)

@@ -54,6 +54,25 @@ class StateGraph:
             row["dest"] for row in self.rows if row["dest"] != "="
         )
 
+    def mermaid(self, title: str) -> str:
+        """The graph as a Mermaid state diagram, drawn by `transitions` itself from the same rows the
+        engine fires (each edge labelled with its trigger and the rule that moves the unit)."""
+        from transitions.extensions import GraphMachine  # drawing only: off the replay path
+
+        used = ["steady", *sorted(self.states - {"steady"}, key=STATES.index)]
+        drawn = GraphMachine(
+            states=used,
+            transitions=[
+                {"trigger": f"{row['trigger']} ({row['rule']})", "source": row["source"], "dest": row["dest"]}
+                for row in self.rows
+            ],
+            initial="steady",
+            auto_transitions=False,
+            graph_engine="mermaid",
+            title=title,
+        )
+        return str(drawn.get_graph().draw(None))
+
     def can(self, unit: Unit, trigger: str) -> bool:
         return (trigger, unit.state) in self._rule
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from audit_support import example_store
@@ -81,3 +82,19 @@ def test_the_narrative_names_each_clause_it_cites_beside_the_rule_id(tmp_path):
     result = runner.invoke(app, ["replay", "hive-tarsis", "--turn", "1", "--db", str(db)])
     assert result.exit_code == 0
     assert f"[wh40k6.trigger.casualties: {catalogue.title('wh40k6.trigger.casualties')}" in result.output
+
+
+@pytest.mark.parametrize("ruleset", ["wh40k6", "wh40k3", "wfb8", "gdb"])
+def test_the_readme_shows_each_rulesets_state_graph_as_the_engine_draws_it(ruleset):
+    drawn = runner.invoke(app, ["graph", ruleset])
+    assert drawn.exit_code == 0 and drawn.output.startswith(f"---\n{ruleset}: ")
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    blocks = [block.split("\n```")[0] for block in readme.split("```mermaid\n")[1:]]
+    shown = next(block for block in blocks if block.startswith(f"---\n{ruleset}: "))
+    assert [line.rstrip() for line in shown.splitlines()] == [line.rstrip() for line in drawn.output.splitlines()]
+
+
+def test_each_edge_of_the_graph_names_the_clause_that_moves_the_unit():
+    drawn = runner.invoke(app, ["graph", "wh40k6"]).output
+    assert "steady --> falling_back: fail_morale (wh40k6.fall_back.start)" in drawn.replace(" |", "\n")
+    assert runner.invoke(app, ["graph", "wh40k7"]).exit_code == 2
