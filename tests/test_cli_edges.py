@@ -1,0 +1,57 @@
+"""The rough edges of `morale` a user meets first: help, version, completion, list fields typed as
+`a,b`, a --db that is not a store, points and turns that do not exist, errors as JSON, a busy port,
+and the due list's rule IDs. Bad input prints one line (one JSON object with --json), exits 2 and
+leaves the store as it was."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from morale.app.cli import app
+
+runner = CliRunner()
+
+
+def command_names() -> list[str]:
+    """Every registered command, read from the command tree, so a new command is covered at once."""
+    group = typer.main.get_command(app)
+    return sorted(group.commands)  # type: ignore[attr-defined]
+
+
+def first_doc_line(name: str) -> str:
+    command = typer.main.get_command(app).commands[name]  # type: ignore[attr-defined]
+    return (command.callback.__doc__ or "").strip().splitlines()[0]
+
+
+def words(text: str) -> str:
+    """Help is re-wrapped to the terminal: compare the words, not the line breaks."""
+    return re.sub(r"\s+", " ", text).strip()
+
+
+# -- help ----------------------------------------------------------------------------------------
+@pytest.mark.parametrize("flag", ["--help", "-h"])
+@pytest.mark.parametrize("name", command_names())
+def test_every_command_prints_its_help(name, flag):
+    result = runner.invoke(app, [name, flag])
+    assert result.exit_code == 0, result.output
+    assert words(first_doc_line(name)) in words(result.stdout)
+
+
+def test_the_commands_are_found():
+    assert {"new", "append", "at", "serve", "explain", "import"} <= set(command_names())
+
+
+@pytest.mark.parametrize("flag", ["--help", "-h"])
+def test_morale_prints_its_help(flag):
+    result = runner.invoke(app, [flag])
+    assert result.exit_code == 0
+    assert "An event-sourced referee" in result.stdout and "replay" in result.stdout
+
+
+def test_help_shows_brackets_as_written():
+    assert "A roster file (TOML): [battle] and [[unit]] tables." in words(runner.invoke(app, ["new", "-h"]).stdout)
+    assert "start:TURN[/SIDE][/PHASE]" in runner.invoke(app, ["at", "-h"]).stdout
