@@ -11,6 +11,7 @@ import json
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from importlib.metadata import version
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -59,6 +60,23 @@ Expect = Annotated[
 ]
 
 EXIT_REFUSED = 2
+
+
+def _print_version(wanted: bool) -> None:
+    if wanted:
+        out.print(f"morale {version('morale')}", markup=False)
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    show_version: Annotated[
+        bool,
+        typer.Option("--version", callback=_print_version, is_eager=True, help="Print the version and exit."),
+    ] = False,
+) -> None:
+    # The options of `morale` itself, before any command: only --version (eager, so it needs none).
+    pass
 
 
 @contextmanager

@@ -6,6 +6,7 @@ leaves the store as it was."""
 from __future__ import annotations
 
 import re
+from importlib.metadata import version
 
 import pytest
 import typer
@@ -55,3 +56,10 @@ def test_morale_prints_its_help(flag):
 def test_help_shows_brackets_as_written():
     assert "A roster file (TOML): [battle] and [[unit]] tables." in words(runner.invoke(app, ["new", "-h"]).stdout)
     assert "start:TURN[/SIDE][/PHASE]" in runner.invoke(app, ["at", "-h"]).stdout
+
+
+# -- version ----------------------------------------------------------------
+def test_version_prints_the_installed_version():
+    result = runner.invoke(app, ["--version"])
+    assert result.exit_code == 0
+    assert result.stdout == f"morale {version('morale')}\n"
