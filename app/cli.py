@@ -39,7 +39,7 @@ from .service import Recorded, fold_of, load, record_on, roll_for, start_battle
 app = typer.Typer(
     help="An event-sourced referee for the morale rules of tabletop wargames.",
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,  # --install-completion / --show-completion for bash, zsh, fish, PowerShell
     pretty_exceptions_enable=False,
     # Help texts are plain text: they name TOML tables ([battle]) and point syntax (start:TURN[/SIDE]),
     # which rich markup would eat or choke on.

@@ -5,8 +5,12 @@ leaves the store as it was."""
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 from importlib.metadata import version
+from pathlib import Path
 
 import pytest
 import typer
@@ -15,6 +19,7 @@ from typer.testing import CliRunner
 from morale.app.cli import app
 
 runner = CliRunner()
+MORALE = str(Path(sys.executable).parent / "morale")  # the installed command, as a shell runs it
 
 
 def command_names() -> list[str]:
@@ -58,8 +63,23 @@ def test_help_shows_brackets_as_written():
     assert "start:TURN[/SIDE][/PHASE]" in runner.invoke(app, ["at", "-h"]).stdout
 
 
-# -- version ----------------------------------------------------------------
+# -- version and shell completion ----------------------------------------------------------------
 def test_version_prints_the_installed_version():
     result = runner.invoke(app, ["--version"])
     assert result.exit_code == 0
     assert result.stdout == f"morale {version('morale')}\n"
+
+
+def test_completion_script_is_shown_for_bash(monkeypatch):
+    # Typer's own switch for tests: the shell is given, not detected (and nothing is installed).
+    monkeypatch.setenv("_TYPER_COMPLETE_TEST_DISABLE_SHELL_DETECTION", "1")
+    result = runner.invoke(app, ["--show-completion", "bash"], prog_name="morale")
+    assert result.exit_code == 0, result.output
+    assert "complete -o default -F _morale_completion morale" in result.stdout
+    assert "_MORALE_COMPLETE=complete_bash" in result.stdout
+
+
+def test_completion_completes_command_names():
+    env = {**os.environ, "_MORALE_COMPLETE": "complete_bash", "COMP_WORDS": "morale bo", "COMP_CWORD": "1"}
+    done = subprocess.run([MORALE], env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.split() == ["board"]
