@@ -348,9 +348,7 @@ def _parse_fields(event_type: str, fields: list[str]) -> dict[str, Any]:
     cls = EVENT_TYPES.get(event_type)
     if cls is None:
         raise MalformedEvent(f"type: unknown event type {event_type!r} (known: {', '.join(EVENT_TYPES)})")
-    list_fields = {
-        f.name for f in msgspec.inspect.type_info(cls).fields if isinstance(f.type, msgspec.inspect.ListType)
-    }
+    list_fields = {f.name for f in msgspec.inspect.type_info(cls).fields if _takes_sequence(f.type)}
     parsed: dict[str, Any] = {}
     for pair in fields:
         key, sep, raw = pair.partition("=")
@@ -364,6 +362,26 @@ def _parse_fields(event_type: str, fields: list[str]) -> dict[str, Any]:
             value = [_scalar(v) for v in str(raw).split(",") if v]
         parsed[key] = value
     return parsed
+
+
+# Every kind of field a comma-separated value can fill: the events declare their lists as tuples
+# (immutable all the way down), but a list, set or fixed-length tuple reads the same from `a,b`.
+_SEQUENCE_TYPES = (
+    msgspec.inspect.ListType,
+    msgspec.inspect.VarTupleType,
+    msgspec.inspect.TupleType,
+    msgspec.inspect.SetType,
+    msgspec.inspect.FrozenSetType,
+)
+
+
+def _takes_sequence(field_type: msgspec.inspect.Type) -> bool:
+    """A sequence field, also behind constraints (`Annotated[..., Meta(...)]`) or `| None`."""
+    if isinstance(field_type, msgspec.inspect.Metadata):
+        return _takes_sequence(field_type.type)
+    if isinstance(field_type, msgspec.inspect.UnionType):
+        return any(_takes_sequence(member) for member in field_type.types)
+    return isinstance(field_type, _SEQUENCE_TYPES)
 
 
 def _scalar(text: str) -> Any:

@@ -5,20 +5,26 @@ leaves the store as it was."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
 import sys
 from importlib.metadata import version
 from pathlib import Path
+from typing import Annotated
 
+import msgspec
 import pytest
 import typer
+from cli_support import morale
 from typer.testing import CliRunner
 
-from morale.app.cli import app
+from morale.app.cli import _takes_sequence, app
 
 runner = CliRunner()
+ROSTER = Path(__file__).resolve().parent.parent / "examples" / "wh40k6" / "roster.toml"
+BATTLE = "hive-tarsis"
 MORALE = str(Path(sys.executable).parent / "morale")  # the installed command, as a shell runs it
 
 
@@ -83,3 +89,53 @@ def test_completion_completes_command_names():
     env = {**os.environ, "_MORALE_COMPLETE": "complete_bash", "COMP_WORDS": "morale bo", "COMP_CWORD": "1"}
     done = subprocess.run([MORALE], env=env, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0 and done.stdout.split() == ["board"]
+
+
+# -- list fields typed as a,b --------------------------------------------------------------------
+@pytest.fixture
+def db(tmp_path) -> Path:
+    """The example 40K battle, created and nothing recorded yet."""
+    path = tmp_path / "battles.db"
+    assert morale(path, "new", str(ROSTER)).exit_code == 0
+    return path
+
+
+def next_phases(db: Path, count: int) -> None:
+    for _ in range(count):
+        assert morale(db, "next-phase", BATTLE).exit_code == 0
+
+
+def logged(db: Path) -> list[dict]:
+    return json.loads(morale(db, "log", BATTLE, "--json").stdout)
+
+
+def test_a_charge_typed_with_comma_separated_targets_names_them_all(db):
+    next_phases(db, 7)  # turn 1, imperium: movement, psychic and shooting done; assault started
+    result = morale(db, "append", BATTLE, "charge_declared", "charger=tacticals", "targets=boyz,nobz", "in_range=boyz")
+    assert result.exit_code == 0, result.output
+    charge = logged(db)[-1]["event"]
+    assert (charge["type"], charge["targets"], charge["in_range"]) == ("charge_declared", ["boyz", "nobz"], ["boyz"])
+
+
+def test_dice_typed_as_comma_separated_numbers_are_rolled(db):
+    next_phases(db, 5)  # the imperium's shooting phase
+    morale(db, "append", BATTLE, "casualties_suffered", "unit=kraak", "count=3")
+    next_phases(db, 1)  # the phase ends: Kraak's Guardsmen owe a Morale test
+    result = morale(db, "append", BATTLE, "dice_rolled", "unit=kraak", "test=morale", "dice=4,5")
+    assert result.exit_code == 0, result.output
+    rolled = logged(db)[-1]["event"]
+    assert (rolled["type"], rolled["dice"]) == ("dice_rolled", [4, 5])
+
+
+@pytest.mark.parametrize(
+    "declared",
+    [list[str], tuple[str, ...], tuple[str, str], set[str], frozenset[str], tuple[str, ...] | None, list[int] | None],
+)
+def test_every_kind_of_sequence_field_takes_comma_separated_text(declared):
+    assert _takes_sequence(msgspec.inspect.type_info(Annotated[declared, msgspec.Meta(description="x")]))
+    assert _takes_sequence(msgspec.inspect.type_info(declared))
+
+
+@pytest.mark.parametrize("declared", [str, int, dict[str, int], str | None])
+def test_a_field_that_takes_one_value_is_not_split(declared):
+    assert not _takes_sequence(msgspec.inspect.type_info(declared))
