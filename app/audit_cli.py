@@ -197,7 +197,7 @@ def import_command(
                 data = file.read_bytes()
             except OSError as exc:
                 raise MalformedEvent(f"{file}: {exc.strerror}") from None
-        done = import_battle(open_store(db), data.splitlines(), str(file))
+        done = import_battle(open_store(db, create=True), data.splitlines(), str(file))
         if as_json:
             emit_json({"battle": done.battle, "events": done.events, "head": done.head})
         else:

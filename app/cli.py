@@ -24,7 +24,7 @@ from morale.core.replay import Replay
 from morale.core.rules import Refusal
 from morale.core.rulesets import rulesets
 from morale.events.codec import MalformedEvent, decode_event, event_from_dict
-from morale.events.store import ConflictError, SqliteEventStore, UnknownBattle
+from morale.events.store import ConflictError, SqliteEventStore, StoreUnavailable, UnknownBattle
 from morale.events.types import EVENT_TYPES, AnyEvent, PhaseEnded, PhaseStarted
 from morale.projections.board import board
 from morale.projections.due import due_tests
@@ -87,10 +87,15 @@ def refusals() -> Iterator[None]:
     except (Refusal, MalformedEvent, ConflictError, UnknownBattle) as exc:
         err.print(f"refused: {exc}", markup=False)
         raise typer.Exit(EXIT_REFUSED) from None
+    except StoreUnavailable as exc:
+        err.print(f"refused: --db {exc}", markup=False)
+        raise typer.Exit(EXIT_REFUSED) from None
 
 
-def open_store(db: Path) -> SqliteEventStore:
-    return SqliteEventStore(db)
+def open_store(db: Path, *, create: bool = False) -> SqliteEventStore:
+    """The store at --db. Only the commands that create battles (`new`, `import`) may create the
+    file: any other refuses a path that holds no store, rather than leave an empty one at a typo."""
+    return SqliteEventStore(db, create=create)
 
 
 def emit_json(value: Any) -> None:
@@ -118,7 +123,7 @@ def new(
     """Create a battle from a roster: its rules, its sides and its units."""
     with refusals():
         parsed = load_roster(roster, battle)
-        store = open_store(db)
+        store = open_store(db, create=True)
         recorded = start_battle(store, parsed.battle, parsed.started, parsed.units)
         issued = issue_tokens(store, parsed.battle, parsed.started.sides) if tokens else None
         if as_json:
@@ -245,7 +250,8 @@ def replay_command(
 @app.command("battles")
 def battles_command(db: Db = Path(DEFAULT_DB), as_json: Json = False) -> None:
     """The battles in the store."""
-    store = open_store(db)
+    with refusals():
+        store = open_store(db)
     rows = [{"battle": b, "events": store.last_seq(b)} for b in store.battles()]
     if as_json:
         emit_json(rows)
@@ -291,8 +297,13 @@ def serve_command(
         create_token=create_token,
         allow_origins=tuple(allow_origin or ()),
     )
-    out.print(f"Serving {db} on http://{host}:{port}/ (viewer: /view, API: /schema)")
-    served = create_app(db, settings)
+    with refusals():
+        # Clients create battles over the API, so serving may create the store; the line below says
+        # when it did, for a mistyped --db to show at once.
+        fresh = not db.exists()
+        served = create_app(db, settings)
+    kind = "a new store" if fresh else "the store"
+    out.print(f"Serving {kind} {db} on http://{host}:{port}/ (viewer: /view, API: /schema)", markup=False)
     # The code and the app live as long as the process: out of the cyclic collector's full passes,
     # which otherwise walk them again and again (110-190 ms pauses with 1,000 feed followers, the
     # feed's slowest deliveries, measured in bench/feed.py).

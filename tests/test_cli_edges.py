@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import sqlite3
 import subprocess
 import sys
 from importlib.metadata import version
@@ -139,3 +140,95 @@ def test_every_kind_of_sequence_field_takes_comma_separated_text(declared):
 @pytest.mark.parametrize("declared", [str, int, dict[str, int], str | None])
 def test_a_field_that_takes_one_value_is_not_split(declared):
     assert not _takes_sequence(msgspec.inspect.type_info(declared))
+
+
+# -- --db that holds no store ----------------------------------------------------------------------
+# The commands that create battles, and so may create the store; every other one only reads or adds.
+CREATORS = {"new", "import", "serve"}
+# What each command needs besides --db to get as far as opening the store (default: the battle).
+ARGS = {
+    "new": [str(ROSTER)],
+    "import": [str(ROSTER)],
+    "append": [BATTLE, "phase_started", "turn=1", "side=imperium", "phase=movement"],
+    "roll": [BATTLE, "kraak", "morale", "3", "4"],
+    "explain": [BATTLE, "kraak"],
+    "diff": [BATTLE, "1"],
+    "battles": [],
+}
+
+
+def db_commands() -> list[str]:
+    group = typer.main.get_command(app)
+    return [n for n in command_names() if any(p.name == "db" for p in group.commands[n].params)]  # type: ignore[attr-defined]
+
+
+def one_refusal(result, start: str) -> None:
+    assert result.exit_code == 2, result.output
+    assert result.stderr.startswith(start) and result.stderr.count("\n") == 1, result.stderr
+    assert result.stdout == ""
+
+
+@pytest.mark.parametrize("name", sorted(set(db_commands()) - CREATORS - {"serve"}))
+def test_a_reader_given_a_missing_store_refuses_and_creates_nothing(tmp_path, name):
+    path = tmp_path / "typo.db"
+    result = morale(path, name, *ARGS.get(name, [BATTLE]))
+    one_refusal(result, f"refused: --db {path}: no store at {path}")
+    assert list(tmp_path.iterdir()) == []
+
+
+def not_a_store(tmp_path: Path, kind: str) -> Path:
+    if kind == "missing folder":
+        return tmp_path / "nowhere" / "battles.db"
+    if kind == "folder":
+        return tmp_path
+    path = tmp_path / f"{kind.replace(' ', '-')}.db"
+    if kind == "text file":
+        path.write_text("[battle]\nid = 'not a database'\n")
+    else:  # an SQLite file some other program keeps
+        connection = sqlite3.connect(path)
+        connection.execute("CREATE TABLE notes (text TEXT)")
+        connection.commit()
+        connection.close()
+    return path
+
+
+@pytest.mark.parametrize("kind", ["missing folder", "folder", "text file", "other SQLite file"])
+@pytest.mark.parametrize("name", sorted(set(db_commands()) - {"serve"}))
+def test_a_db_that_is_not_a_store_is_refused_in_one_line(tmp_path, name, kind):
+    path = not_a_store(tmp_path, kind)
+    if kind == "other SQLite file" and name in CREATORS:
+        pytest.skip("a command that creates battles may add the store's tables to an SQLite file")
+    before = path.read_bytes() if path.is_file() else None
+    result = morale(path, name, *ARGS.get(name, [BATTLE]))
+    one_refusal(result, f"refused: --db {path}: ")
+    assert (path.read_bytes() if path.is_file() else None) == before
+    assert not (tmp_path / "nowhere").exists()
+
+
+def test_the_db_refusals_say_what_is_wrong(tmp_path):
+    reasons = {kind: morale(not_a_store(tmp_path, kind), "board", BATTLE).stderr for kind in ("folder", "text file")}
+    assert "is a folder" in reasons["folder"] and "not a SQLite file" in reasons["text file"]
+    missing = morale(tmp_path / "nowhere" / "b.db", "new", str(ROSTER)).stderr
+    assert f"no folder {tmp_path / 'nowhere'}" in missing
+    other = morale(not_a_store(tmp_path, "other SQLite file"), "battles").stderr
+    assert "not a morale store" in other
+
+
+def test_new_creates_the_store_where_none_was(tmp_path):
+    path = tmp_path / "fresh.db"
+    assert morale(path, "new", str(ROSTER)).exit_code == 0
+    assert json.loads(morale(path, "battles", "--json").stdout) == [{"battle": BATTLE, "events": 9}]
+
+
+def serve_once(path: Path, *args: str) -> subprocess.CompletedProcess:
+    """`morale serve` as a shell runs it; one that fails to refuse would be stopped by the timeout."""
+    command = [MORALE, "serve", "--db", str(path), *args]
+    return subprocess.run(command, capture_output=True, text=True, timeout=60)
+
+
+@pytest.mark.parametrize("kind", ["missing folder", "folder", "text file"])
+def test_serve_refuses_a_db_that_cannot_be_a_store(tmp_path, kind):
+    path = not_a_store(tmp_path, kind)
+    done = serve_once(path)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.startswith(f"refused: --db {path}: ") and done.stderr.count("\n") == 1
