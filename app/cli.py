@@ -25,11 +25,12 @@ from morale.core.rules import Refusal
 from morale.core.rulesets import rulesets
 from morale.events.codec import MalformedEvent, decode_event, event_from_dict
 from morale.events.store import ConflictError, SqliteEventStore, StoreUnavailable, UnknownBattle
-from morale.events.types import EVENT_TYPES, AnyEvent, PhaseEnded, PhaseStarted
+from morale.events.types import EVENT_TYPES, AnyEvent, BattleStarted, PhaseEnded, PhaseStarted
 from morale.projections.board import board
 from morale.projections.due import due_tests
 from morale.projections.log import log_rows
-from morale.projections.narrative import describe_event, narrate
+from morale.projections.narrative import Line, describe_event, narrate
+from morale.projections.timeline import turn_span
 
 from . import render
 from .access import issue_tokens
@@ -155,6 +156,8 @@ def append(
         events = _events_from(event_type, fields or [], json_text, file)
         store = open_store(db)
         fold = fold_of(store, battle)
+        if fold.battle is None and not isinstance(events[0], BattleStarted):
+            raise UnknownBattle(battle)  # not "the first event must be battle_started": the id is mistyped
         report(fold, record_on(store, fold, events, expected_seq=expect), as_json)
 
 
@@ -243,8 +246,16 @@ def replay_command(
         load(store, battle)
         lines = narrate(battle, store.read(battle))
         if turn is not None:
-            lines = [line for line in lines if line.turn == turn]
+            lines = _turn_only(battle, lines, turn)
         emit_json(lines) if as_json else render.print_narrative(out, lines)
+
+
+def _turn_only(battle: str, lines: list[Line], turn: int) -> list[Line]:
+    """The narrative of one game turn; a turn the battle never reached is refused, not shown empty."""
+    if turn < 1 or not any(line.turn == turn for line in lines):
+        raise Refusal(f"battle {battle!r} has no turn {turn}: it has {turn_span(line.turn for line in lines)}",
+                      field="turn")  # fmt: skip
+    return [line for line in lines if line.turn == turn]
 
 
 @app.command("battles")

@@ -11,6 +11,7 @@ import re
 import sqlite3
 import subprocess
 import sys
+from contextlib import closing
 from importlib.metadata import version
 from pathlib import Path
 from typing import Annotated
@@ -232,3 +233,74 @@ def test_serve_refuses_a_db_that_cannot_be_a_store(tmp_path, kind):
     done = serve_once(path)
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.startswith(f"refused: --db {path}: ") and done.stderr.count("\n") == 1
+
+
+# -- turns, points and battles that do not exist ---------------------------------------------------
+@pytest.fixture(scope="module")
+def played(tmp_path_factory) -> Path:
+    """The whole example battle (three turns, events 1 to 104). Tests that use it only read, or are refused."""
+    path = tmp_path_factory.mktemp("played") / "battles.db"
+    assert morale(path, "new", str(ROSTER)).exit_code == 0
+    assert morale(path, "append", BATTLE, "--file", str(ROSTER.parent / "battle.ndjson")).exit_code == 0
+    return path
+
+
+def contents(db: Path) -> list[str]:
+    """Everything the store holds, table by table (file bytes may move as SQLite checkpoints its WAL)."""
+    with closing(sqlite3.connect(db)) as connection:
+        return list(connection.iterdump())
+
+
+def test_replay_of_a_turn_the_battle_never_reached_is_refused_naming_its_turns(played):
+    before = contents(played)
+    result = morale(played, "replay", BATTLE, "--turn", "9")
+    one_refusal(result, "refused: turn: battle 'hive-tarsis' has no turn 9: it has turns 1 to 3")
+    assert contents(played) == before
+
+
+def test_replay_of_a_turn_it_has_shows_that_turn_only(played):
+    result = morale(played, "replay", BATTLE, "--turn", "2", "--json")
+    assert result.exit_code == 0 and {line["turn"] for line in json.loads(result.stdout)} == {2}
+
+
+POINTS_THAT_DO_NOT_EXIST = [
+    (["at", BATTLE, "999"], "there is no event 999 (the log runs from 1 to 104)"),
+    (["at", BATTLE, "end:4"], "it has turns 1 to 3"),
+    (["at", BATTLE, "start:1/eldar"], "turn 1: sides imperium, orks"),
+    (["at", BATTLE, "end:2/orks/fishing"], "phases movement, psychic, shooting, assault"),
+    (["explain", BATTLE, "kraak", "--at", "999"], "there is no event 999"),
+    (["explain", BATTLE, "kraak", "--at", "0"], "there is no event 0"),
+    (["diff", BATTLE, "999"], "there is no event 999"),
+    (["diff", BATTLE, "start:5", "end"], "it has turns 1 to 3"),
+    (["diff", BATTLE, "end:2", "end:1"], "give the earlier point first"),
+]
+
+
+@pytest.mark.parametrize(
+    ("args", "words"), POINTS_THAT_DO_NOT_EXIST, ids=[" ".join(a) for a, _ in POINTS_THAT_DO_NOT_EXIST]
+)
+def test_a_point_that_does_not_exist_is_refused_in_one_line(played, args, words):
+    before = contents(played)
+    result = morale(played, *args)
+    one_refusal(result, "refused: ")
+    assert words in result.stderr
+    assert contents(played) == before
+
+
+def battle_commands() -> list[str]:
+    """The commands whose first argument is a battle's id (`new` takes --battle, which names a new one)."""
+    group = typer.main.get_command(app)
+    return [
+        name
+        for name in command_names()
+        if any(p.name == "battle" and p.param_type_name == "argument" for p in group.commands[name].params)  # type: ignore[attr-defined]
+    ]
+
+
+@pytest.mark.parametrize("name", battle_commands())
+def test_an_unknown_battle_is_refused_by_every_command_that_names_one(played, name):
+    args = ["no-such-battle" if arg == BATTLE else arg for arg in ARGS.get(name, [BATTLE])]
+    before = contents(played)
+    result = morale(played, name, *args)
+    one_refusal(result, "refused: battle: no battle 'no-such-battle' in this store")
+    assert contents(played) == before
