@@ -46,7 +46,7 @@ def explain_command(
 ) -> None:
     """Why a unit is in its state: every test (why due, target, modifiers, chance, roll, result) and
     every change, each with its rule ID, back to the start."""
-    with refusals():
+    with refusals(as_json):
         view = explain(battle, _events(open_store(db), battle), unit, at)
         emit_json(view) if as_json else render_audit.print_explanation(out, view)
 
@@ -61,7 +61,7 @@ def at_command(
     as_json: Json = False,
 ) -> None:
     """The board at any point of the battle: after event N, or at the start or end of a turn or phase."""
-    with refusals():
+    with refusals(as_json):
         timeline = Timeline(battle, _events(open_store(db), battle))
         where = timeline.point(point)
         view = timeline.board_at(where)
@@ -81,7 +81,7 @@ def diff_command(
     as_json: Json = False,
 ) -> None:
     """Which units changed between two points, how, and why."""
-    with refusals():
+    with refusals(as_json):
         timeline = Timeline(battle, _events(open_store(db), battle))
         view = timeline.diff(timeline.point(before), timeline.point(after))
         emit_json(view) if as_json else render_audit.print_diff(out, view)
@@ -101,7 +101,7 @@ def what_if_command(
     as_json: Json = False,
 ) -> None:
     """Replay the battle with events amended, struck or inserted; the log is never touched."""
-    with refusals():
+    with refusals(as_json):
         amendments = [Amendment("strike", seq) for seq in strike or []]
         amendments += [Amendment("amend", *_seq_and_json(text, "--amend")) for text in amend or []]
         amendments += [Amendment("insert", *_seq_and_json(text, "--insert-after")) for text in insert or []]
@@ -133,7 +133,7 @@ def verify_command(
 ) -> None:
     """Check the hash chain, re-derive the board at every phase end, and recompute every engine roll
     once the dice secret is revealed. Exit code 1 names the first bad event."""
-    with refusals():
+    with refusals(as_json):
         if secret is not None:
             event_from_dict({"type": "dice_revealed", "secret": secret})  # refuses a malformed secret
         store = open_store(db)
@@ -149,7 +149,7 @@ def verify_command(
 def reveal_command(battle: BattleArg, db: Db = Path(DEFAULT_DB), as_json: Json = False) -> None:
     """Publish the battle's dice secret in its log (after the battle): every engine roll can then be
     recomputed by anyone, and the engine rolls no more in this battle."""
-    with refusals():
+    with refusals(as_json):
         store = open_store(db)
         fold = load(store, battle)
         recorded = reveal(store, fold)
@@ -161,7 +161,7 @@ def reveal_command(battle: BattleArg, db: Db = Path(DEFAULT_DB), as_json: Json =
 @app.command("luck")
 def luck_command(battle: BattleArg, db: Db = Path(DEFAULT_DB), as_json: Json = False) -> None:
     """Each side's rolled tests against the exact chance each had: expected passes, actual, how unusual."""
-    with refusals():
+    with refusals(as_json):
         view = luck(battle, _events(open_store(db), battle))
         emit_json(view) if as_json else render_audit.print_luck(out, view)
 
@@ -189,7 +189,7 @@ def import_command(
 ) -> None:
     """Load an exported battle into this store: the hash chain and every event are checked first;
     a refusal names the line and sequence number, and nothing is written."""
-    with refusals():
+    with refusals(as_json):
         if str(file) == "-":
             data = sys.stdin.buffer.read()
         else:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gc
 import json
+import re
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -80,17 +81,39 @@ def _options(
     pass
 
 
+REFUSED = (Refusal, MalformedEvent, ConflictError, UnknownBattle, StoreUnavailable)
+
+
 @contextmanager
-def refusals() -> Iterator[None]:
-    """Every way input can be wrong ends here: one line on stderr, exit code 2, nothing written."""
+def refusals(as_json: bool = False) -> Iterator[None]:
+    """Every way input can be wrong ends here: one line on stderr (with --json, one JSON object, for
+    a program to read), exit code 2, nothing written."""
     try:
         yield
-    except (Refusal, MalformedEvent, ConflictError, UnknownBattle) as exc:
-        err.print(f"refused: {exc}", markup=False)
+    except REFUSED as exc:
+        if as_json:
+            sys.stderr.write(msgspec.json.encode({"error": error_fields(exc)}).decode() + "\n")
+        else:
+            err.print(f"refused: {'--db ' if isinstance(exc, StoreUnavailable) else ''}{exc}", markup=False)
         raise typer.Exit(EXIT_REFUSED) from None
-    except StoreUnavailable as exc:
-        err.print(f"refused: --db {exc}", markup=False)
-        raise typer.Exit(EXIT_REFUSED) from None
+
+
+# A decoding error names where in the event it is: "Expected `int` <= 6 - at `$.dice[1]`".
+_AT_PATH = re.compile(r"at `(\$[^`]*)`")
+
+
+def error_fields(exc: Exception) -> dict[str, str | None]:
+    """A refusal as {message, rule, field}: the rule ID or field it names, None where it names none."""
+    if isinstance(exc, Refusal):
+        return {"message": exc.message, "rule": exc.rule, "field": exc.field}
+    if isinstance(exc, StoreUnavailable):
+        return {"message": str(exc), "rule": None, "field": "--db"}
+    if isinstance(exc, UnknownBattle | ConflictError):
+        # Their text starts with the field it concerns ("battle: no battle 'x'..."); it is given apart.
+        field = "battle" if isinstance(exc, UnknownBattle) else "expected_seq"
+        return {"message": str(exc).removeprefix(f"{field}: "), "rule": None, "field": field}
+    path = _AT_PATH.search(str(exc))
+    return {"message": str(exc), "rule": None, "field": path.group(1) if path else None}
 
 
 def open_store(db: Path, *, create: bool = False) -> SqliteEventStore:
@@ -122,7 +145,7 @@ def new(
     as_json: Json = False,
 ) -> None:
     """Create a battle from a roster: its rules, its sides and its units."""
-    with refusals():
+    with refusals(as_json):
         parsed = load_roster(roster, battle)
         store = open_store(db, create=True)
         recorded = start_battle(store, parsed.battle, parsed.started, parsed.units)
@@ -152,7 +175,7 @@ def append(
     as_json: Json = False,
 ) -> None:
     """Record events: from TYPE and FIELD=VALUE pairs, from JSON, or from an NDJSON file (all or nothing)."""
-    with refusals():
+    with refusals(as_json):
         events = _events_from(event_type, fields or [], json_text, file)
         store = open_store(db)
         fold = fold_of(store, battle)
@@ -177,7 +200,7 @@ def roll(
     as_json: Json = False,
 ) -> None:
     """Roll for a due test: type in the table's dice, or let the engine roll them (recorded either way)."""
-    with refusals():
+    with refusals(as_json):
         store = open_store(db)
         fold = load(store, battle)
         if dice:
@@ -194,7 +217,7 @@ def roll(
 @app.command("next-phase")
 def next_phase_command(battle: BattleArg, db: Db = Path(DEFAULT_DB), as_json: Json = False) -> None:
     """End the phase in progress, or start the next one in the ruleset's order."""
-    with refusals():
+    with refusals(as_json):
         store = open_store(db)
         fold = load(store, battle)
         state = fold.state()
@@ -210,7 +233,7 @@ def next_phase_command(battle: BattleArg, db: Db = Path(DEFAULT_DB), as_json: Js
 @app.command("board")
 def board_command(battle: BattleArg, db: Db = Path(DEFAULT_DB), as_json: Json = False) -> None:
     """The status board: each unit's state, models left, restrictions and tests due."""
-    with refusals():
+    with refusals(as_json):
         view = board(load(open_store(db), battle).state())
         emit_json(view) if as_json else render.print_board(out, view)
 
@@ -218,7 +241,7 @@ def board_command(battle: BattleArg, db: Db = Path(DEFAULT_DB), as_json: Json = 
 @app.command("due")
 def due_command(battle: BattleArg, db: Db = Path(DEFAULT_DB), as_json: Json = False) -> None:
     """The tests due now, with the number to roll, the modifiers and why each is due."""
-    with refusals():
+    with refusals(as_json):
         views = due_tests(load(open_store(db), battle).state())
         emit_json(views) if as_json else render.print_due(out, views)
 
@@ -226,7 +249,7 @@ def due_command(battle: BattleArg, db: Db = Path(DEFAULT_DB), as_json: Json = Fa
 @app.command("log")
 def log_command(battle: BattleArg, db: Db = Path(DEFAULT_DB), as_json: Json = False) -> None:
     """Every stored event, in order, with its hash link."""
-    with refusals():
+    with refusals(as_json):
         store = open_store(db)
         load(store, battle)
         rows = log_rows(battle, store.read(battle))
@@ -241,7 +264,7 @@ def replay_command(
     as_json: Json = False,
 ) -> None:
     """Replay the battle from its log as a narrative, turn by turn, each consequence citing its rule ID."""
-    with refusals():
+    with refusals(as_json):
         store = open_store(db)
         load(store, battle)
         lines = narrate(battle, store.read(battle))
@@ -261,7 +284,7 @@ def _turn_only(battle: str, lines: list[Line], turn: int) -> list[Line]:
 @app.command("battles")
 def battles_command(db: Db = Path(DEFAULT_DB), as_json: Json = False) -> None:
     """The battles in the store."""
-    with refusals():
+    with refusals(as_json):
         store = open_store(db)
     rows = [{"battle": b, "events": store.last_seq(b)} for b in store.battles()]
     if as_json:
@@ -274,7 +297,7 @@ def battles_command(db: Db = Path(DEFAULT_DB), as_json: Json = False) -> None:
 @app.command("tokens")
 def tokens_command(battle: BattleArg, db: Db = Path(DEFAULT_DB), as_json: Json = False) -> None:
     """Issue a battle's tokens for `morale serve` (referee, one per side, spectator); earlier ones stop working."""
-    with refusals():
+    with refusals(as_json):
         store = open_store(db)
         issued = issue_tokens(store, battle, load(store, battle).state().sides)
         emit_json(issued) if as_json else render.print_tokens(out, issued)

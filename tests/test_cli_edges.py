@@ -304,3 +304,67 @@ def test_an_unknown_battle_is_refused_by_every_command_that_names_one(played, na
     result = morale(played, name, *args)
     one_refusal(result, "refused: battle: no battle 'no-such-battle' in this store")
     assert contents(played) == before
+
+
+# -- errors as JSON with --json --------------------------------------------------------------------
+def json_refusal(result) -> dict:
+    """Exit code 2, nothing on stdout, and one JSON object on one line of stderr: its error."""
+    assert result.exit_code == 2, result.output
+    assert result.stdout == "" and result.stderr.count("\n") == 1, result.stderr
+    error = json.loads(result.stderr)["error"]
+    assert set(error) == {"message", "rule", "field"}
+    return error
+
+
+def test_a_die_showing_7_is_refused_as_json(db):
+    next_phases(db, 5)
+    morale(db, "append", BATTLE, "casualties_suffered", "unit=kraak", "count=3")
+    next_phases(db, 1)
+    before = contents(db)
+    error = json_refusal(morale(db, "roll", BATTLE, "kraak", "morale", "3", "7", "--json"))
+    assert error == {"message": "Expected `int` <= 6 - at `$.dice[1]`", "rule": None, "field": "$.dice[1]"}
+    assert contents(db) == before
+
+
+def test_a_rule_that_refuses_is_named_in_the_json(db):
+    before = contents(db)
+    result = morale(db, "append", BATTLE, "phase_started", "turn=1", "side=orks", "phase=movement", "--json")
+    error = json_refusal(result)
+    assert error["rule"] == "engine.clock.order" and error["message"]
+    assert contents(db) == before
+
+
+@pytest.mark.parametrize("name", battle_commands())
+def test_an_unknown_battle_is_refused_as_json(played, name):
+    if name == "export":
+        pytest.skip("export prints the log itself, NDJSON, and has no --json")
+    args = ["no-such-battle" if arg == BATTLE else arg for arg in ARGS.get(name, [BATTLE])]
+    before = contents(played)
+    error = json_refusal(morale(played, name, *args, "--json"))
+    assert error == {"message": "no battle 'no-such-battle' in this store", "rule": None, "field": "battle"}
+    assert contents(played) == before
+
+
+@pytest.mark.parametrize("name", ["board", "battles", "new", "at", "import"])
+def test_a_bad_db_is_refused_as_json(tmp_path, name):
+    path = not_a_store(tmp_path, "text file")
+    before = path.read_bytes()
+    error = json_refusal(morale(path, name, *ARGS.get(name, [BATTLE]), "--json"))
+    assert error == {"message": f"{path}: not a SQLite file", "rule": None, "field": "--db"}
+    assert path.read_bytes() == before
+
+
+def test_a_missing_store_is_refused_as_json(tmp_path):
+    path = tmp_path / "typo.db"
+    error = json_refusal(morale(path, "due", BATTLE, "--json"))
+    assert error["field"] == "--db" and error["message"].startswith(f"{path}: no store at {path}")
+    assert not path.exists()
+
+
+def test_a_point_that_does_not_exist_is_refused_as_json(played):
+    error = json_refusal(morale(played, "at", BATTLE, "end:9", "--json"))
+    assert error == {
+        "message": "'end:9': that never happened in this log (it has turns 1 to 3)",
+        "rule": None,
+        "field": "point",
+    }
