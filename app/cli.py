@@ -6,9 +6,11 @@ Refused input prints one line naming the field or rule ID and exits with code 2;
 
 from __future__ import annotations
 
+import errno
 import gc
 import json
 import re
+import socket
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -307,7 +309,7 @@ def tokens_command(battle: BattleArg, db: Db = Path(DEFAULT_DB), as_json: Json =
 def serve_command(
     db: Db = Path(DEFAULT_DB),
     host: Annotated[str, typer.Option(help="Address to listen on (loopback unless you mean otherwise).")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(help="Port to listen on.")] = 8000,
+    port: Annotated[int, typer.Option(min=0, max=65535, help="Port to listen on.")] = 8000,
     heartbeat: Annotated[float, typer.Option(help="Seconds between heartbeats on an idle feed.")] = 15.0,
     poll: Annotated[float, typer.Option(help="Seconds between looks for events other processes append.")] = 0.5,
     max_body: Annotated[int, typer.Option(help="Largest request body accepted, in bytes.")] = 1_000_000,
@@ -332,6 +334,7 @@ def serve_command(
         allow_origins=tuple(allow_origin or ()),
     )
     with refusals():
+        _check_port(host, port)  # first: a busy port must not leave a new store behind
         # Clients create battles over the API, so serving may create the store; the line below says
         # when it did, for a mistyped --db to show at once.
         fresh = not db.exists()
@@ -344,6 +347,26 @@ def serve_command(
     gc.collect()
     gc.freeze()
     uvicorn.run(served, host=host, port=port, timeout_graceful_shutdown=2, log_level="warning")
+
+
+def _check_port(host: str, port: int) -> None:
+    """Refuse an address that cannot be listened on before saying "Serving": uvicorn finds out only
+    after, and prints a log line and a traceback. Bound and let go at once, as uvicorn binds it
+    (SO_REUSEADDR: a port left in TIME_WAIT by a server just stopped is free, one in use is not)."""
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(
+            host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )[0]
+    except socket.gaierror as exc:
+        raise Refusal(f"--host {host}: {exc.strerror}") from None
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(address)
+        except OSError as exc:
+            if exc.errno == errno.EADDRINUSE:
+                raise Refusal(f"port {port} on {host} is taken") from None
+            raise Refusal(f"cannot listen on port {port} of {host}: {exc.strerror}") from None
 
 
 @app.command("rulesets")

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import socket
 import sqlite3
 import subprocess
 import sys
@@ -368,3 +369,39 @@ def test_a_point_that_does_not_exist_is_refused_as_json(played):
         "rule": None,
         "field": "point",
     }
+
+
+# -- serve: a busy port, a new store ---------------------------------------------------------------
+def test_serve_on_a_busy_port_refuses_before_saying_it_serves(db, tmp_path):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        busy = serve_once(db, "--port", str(port))
+        fresh = serve_once(tmp_path / "new.db", "--port", str(port))
+    assert busy.returncode == 2 and busy.stdout == ""
+    assert busy.stderr == f"refused: port {port} on 127.0.0.1 is taken\n"
+    assert fresh.returncode == 2 and not (tmp_path / "new.db").exists()  # a store only once it serves
+
+
+def test_serve_on_an_address_it_cannot_resolve_is_refused(db):
+    done = serve_once(db, "--host", "no-such-host.invalid")
+    assert done.returncode == 2 and done.stderr.startswith("refused: --host no-such-host.invalid: ")
+
+
+def test_serve_says_when_it_creates_the_store(tmp_path):
+    """Clients create battles over the API, so `serve` may start on an empty store; it says so."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    path = tmp_path / "served.db"
+    process = subprocess.Popen(
+        [MORALE, "serve", "--db", str(path), "--port", str(port)], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        first_line = process.stdout.readline()  # type: ignore[union-attr]
+    finally:
+        process.terminate()
+        process.wait(20)
+    assert first_line.startswith(f"Serving a new store {path} on http://127.0.0.1:{port}/")
+    assert contents(path)  # a store, with its tables
