@@ -5,6 +5,7 @@ leaves the store as it was."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
@@ -21,9 +22,13 @@ import msgspec
 import pytest
 import typer
 from cli_support import morale
+from rich.console import Console
 from typer.testing import CliRunner
 
 from morale.app.cli import _takes_sequence, app
+from morale.app.render import print_due
+from morale.core.outcomes import Modifier
+from morale.projections.due import DueView
 
 runner = CliRunner()
 ROSTER = Path(__file__).resolve().parent.parent / "examples" / "wh40k6" / "roster.toml"
@@ -405,3 +410,71 @@ def test_serve_says_when_it_creates_the_store(tmp_path):
         process.wait(20)
     assert first_line.startswith(f"Serving a new store {path} on http://127.0.0.1:{port}/")
     assert contents(path)  # a store, with its tables
+
+
+# -- the due list: whole rule IDs at any width, and a double 1 said as such ------------------------
+def due_shown(db: Path, columns: int) -> str:
+    """`morale due` in a terminal this wide (rich reads COLUMNS), as a shell runs it."""
+    env = {**os.environ, "COLUMNS": str(columns)}
+    done = subprocess.run([MORALE, "due", BATTLE, "--db", str(db)], env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+@pytest.fixture
+def kraak_must_regroup(db) -> Path:
+    """Kraak's Guardsmen, 2 of 10 left (under 25%), Fell Back and owe a Regroup test: only a double 1 passes."""
+    next_phases(db, 5)  # the imperium's shooting phase, turn 1
+    assert morale(db, "append", BATTLE, "casualties_suffered", "unit=kraak", "count=8").exit_code == 0
+    next_phases(db, 1)
+    assert morale(db, "roll", BATTLE, "kraak", "morale", "6", "6").exit_code == 0
+    assert morale(db, "roll", BATTLE, "kraak", "fall_back", "3", "3").exit_code == 0
+    next_phases(db, 11)  # through the orks' turn to the imperium's Movement phase of turn 2
+    return db
+
+
+@pytest.mark.parametrize("columns", [80, 120])
+def test_due_shows_whole_rule_ids_however_narrow_the_terminal(db, columns):
+    next_phases(db, 5)
+    morale(db, "append", BATTLE, "casualties_suffered", "unit=kraak", "count=3")
+    next_phases(db, 1)
+    shown = due_shown(db, columns)
+    assert "[wh40k6.trigger.casualties]" in shown and "Sergeant Kraak's Guardsmen (kraak)" in shown
+    assert "needs 8 or less" in shown and "72.2% (26/36)" in shown and "…" not in shown
+
+
+@pytest.mark.parametrize("columns", [80, 120])
+def test_a_test_only_a_double_1_passes_says_so(kraak_must_regroup, columns):
+    shown = due_shown(kraak_must_regroup, columns)
+    assert "regroup, 2D6, double 1 only, chance 2.8% (1/36)" in shown
+    assert "[wh40k6.regroup.when]" in shown and "or less" not in shown
+
+
+def test_due_json_keeps_its_fields_and_adds_what_the_dice_need(kraak_must_regroup):
+    (due,) = json.loads(morale(kraak_must_regroup, "due", BATTLE, "--json").stdout)
+    assert (due["test"], due["rule"], due["target"], due["needs"]) == (
+        "regroup",
+        "wh40k6.regroup.when",
+        8,
+        "double 1 only",
+    )
+    assert (due["odds"]["pass_ways"], due["odds"]["of"]) == (1, 36)
+
+
+def test_due_shows_each_modifier_with_its_whole_rule_id():
+    view = DueView(
+        unit="nobz", name="Nobz [Mob]", test="morale", rule="wh40k6.trigger.combat_lost", caused_by=(61, 62),
+        dice=2, target=5, decisions=("decline_regroup",), needs="5 or less",
+        modifiers=(
+            Modifier(rule="wh40k6.trigger.combat_lost", value=-2, reason="combat lost by 2"),
+            Modifier(rule="wfb8.panic.modifiers", value=-1, reason="fear", ignored_by="wfb8.stubborn"),
+        ),
+    )  # fmt: skip
+    console = Console(file=io.StringIO(), width=80, highlight=False, soft_wrap=True)
+    print_due(console, [view])
+    shown = console.file.getvalue()  # type: ignore[attr-defined]
+    assert "Nobz [Mob] (nobz): morale, 2D6, needs 5 or less" in shown
+    assert "why: [wh40k6.trigger.combat_lost], caused by #61, #62" in shown
+    assert "-2 combat lost by 2  [wh40k6.trigger.combat_lost]" in shown
+    assert "-1 fear (ignored: wfb8.stubborn)  [wfb8.panic.modifiers]" in shown
+    assert "or decide: decline_regroup" in shown
