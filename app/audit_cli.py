@@ -177,8 +177,11 @@ def export_command(
         lines = b"".join(export_lines(open_store(db), battle))
         if output is None:
             sys.stdout.buffer.write(lines)
-        else:
+            return
+        try:
             output.write_bytes(lines)
+        except OSError as exc:  # a missing folder, a folder, no permission
+            raise MalformedEvent(f"--out {output}: {exc.strerror}") from None
 
 
 @app.command("import")

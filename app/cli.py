@@ -388,7 +388,7 @@ def _events_from(event_type: str | None, fields: list[str], json_text: str | Non
     if json_text is not None:
         return [decode_event(json_text)]
     if file is not None:
-        text = sys.stdin.read() if str(file) == "-" else _read(file)
+        text = _read(file)
         events = []
         for number, line in enumerate(text.splitlines(), start=1):
             if line.strip():
@@ -404,10 +404,13 @@ def _events_from(event_type: str | None, fields: list[str], json_text: str | Non
 
 
 def _read(path: Path) -> str:
+    """The text of a file, or of standard input for -."""
     try:
-        return path.read_text(encoding="utf-8")
+        return (sys.stdin.buffer.read() if str(path) == "-" else path.read_bytes()).decode("utf-8")
     except OSError as exc:
         raise MalformedEvent(f"{path}: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:  # a binary file, or text in another encoding
+        raise MalformedEvent(f"{path}: not UTF-8 text (byte {exc.start})") from None
 
 
 def _parse_fields(event_type: str, fields: list[str]) -> dict[str, Any]:

@@ -478,3 +478,32 @@ def test_due_shows_each_modifier_with_its_whole_rule_id():
     assert "-2 combat lost by 2  [wh40k6.trigger.combat_lost]" in shown
     assert "-1 fear (ignored: wfb8.stubborn)  [wfb8.panic.modifiers]" in shown
     assert "or decide: decline_regroup" in shown
+
+
+# -- files that are not what they should be --------------------------------------------------------
+NOT_UTF8 = b"\xff\xfe\x00 not text"
+
+
+def test_a_roster_that_is_not_utf8_is_refused_and_creates_no_store(tmp_path):
+    roster = tmp_path / "roster.toml"
+    roster.write_bytes(NOT_UTF8)
+    result = morale(tmp_path / "new.db", "new", str(roster))
+    one_refusal(result, f"refused: {roster}: not UTF-8 text")
+    assert not (tmp_path / "new.db").exists()
+
+
+def test_an_events_file_that_is_not_utf8_is_refused_and_writes_nothing(db, tmp_path):
+    events = tmp_path / "events.ndjson"
+    events.write_bytes(NOT_UTF8)
+    before = contents(db)
+    one_refusal(morale(db, "append", BATTLE, "--file", str(events)), f"refused: {events}: not UTF-8 text")
+    piped = runner.invoke(app, ["append", BATTLE, "--file", "-", "--db", str(db)], input=NOT_UTF8)
+    one_refusal(piped, "refused: -: not UTF-8 text")
+    assert contents(db) == before
+
+
+@pytest.mark.parametrize("where", ["missing folder", "folder"])
+def test_export_to_a_path_it_cannot_write_is_refused(played, tmp_path, where):
+    out = tmp_path / "nowhere" / "battle.ndjson" if where == "missing folder" else tmp_path
+    result = morale(played, "export", BATTLE, "--out", str(out))
+    one_refusal(result, f"refused: --out {out}: ")
