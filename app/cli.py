@@ -21,6 +21,7 @@ from typing import Annotated, Any
 import msgspec
 import typer
 from rich.console import Console
+from rich.text import Text
 
 from morale.core.referee import next_phase
 from morale.core.replay import Replay
@@ -156,7 +157,8 @@ def new(
             created = {"battle": parsed.battle, "seq": recorded[-1].stored.seq}
             emit_json({**created, "tokens": issued} if issued else created)
         else:
-            out.print(f"Battle [bold]{parsed.battle}[/bold] created with {len(parsed.units)} units in {db}.")
+            said = Text("Battle ") + Text(parsed.battle, style="bold")
+            out.print(said + Text(f" created with {len(parsed.units)} units in {db}."))  # a path may hold "["
             if issued:
                 render.print_tokens(out, issued)
 

@@ -46,14 +46,19 @@ def print_board(console: Console, view: Board) -> None:
         )
         table.add_row(
             row.side,
-            f"{row.name}\n[dim]{row.unit}[/dim]",
+            name_text(row.name, row.unit),
             state_text(row.state) + (Text("\n" + row.profile, style="dim") if row.profile else Text("")),
             f"{row.models}/{row.starting_models}",
             "" if row.ld is None else str(row.ld),
-            restrictions,
-            "\n".join(row.due),
+            Text(restrictions),  # Text, not markup: "[wh40k6.fall_back.no_charge]" is a rule ID, not a style
+            Text("\n".join(row.due)),
         )
     console.print(table)
+
+
+def name_text(name: str, unit_id: str) -> Text:
+    """A unit's name as the roster wrote it (brackets too), its id below, dimmed."""
+    return Text(name) + Text("\n" + unit_id, style="dim")
 
 
 def print_due(console: Console, views: list[DueView]) -> None:
@@ -100,7 +105,7 @@ def print_log(console: Console, rows: list[LogRow]) -> None:
     for column in ("#", "recorded", "type", "what happened", "hash"):
         table.add_column(column)
     for row in rows:
-        table.add_row(str(row.seq), row.recorded_at[:19], row.type, row.summary, row.hash[:12])
+        table.add_row(str(row.seq), row.recorded_at[:19], row.type, Text(row.summary), row.hash[:12])
     console.print(table)
 
 

@@ -507,3 +507,28 @@ def test_export_to_a_path_it_cannot_write_is_refused(played, tmp_path, where):
     out = tmp_path / "nowhere" / "battle.ndjson" if where == "missing folder" else tmp_path
     result = morale(played, "export", BATTLE, "--out", str(out))
     one_refusal(result, f"refused: --out {out}: ")
+
+
+# -- names, reasons and rule IDs are printed as written, brackets and all ---------------------------
+def test_the_board_shows_the_rule_id_of_each_restriction(played):
+    shown = subprocess.run(
+        [MORALE, "at", BATTLE, "22", "--db", str(played)],
+        env={**os.environ, "COLUMNS": "200"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    ).stdout
+    assert "cannot declare a charge [wh40k6.fall_back.no_charge]" in shown
+
+
+def test_a_name_or_reason_with_brackets_is_shown_as_written(tmp_path):
+    roster = tmp_path / "roster.toml"
+    roster.write_text(ROSTER.read_text().replace('name = "Nobz"', 'name = "Nobz [/mob]"', 1))
+    path = tmp_path / "odd[names].db"
+    assert "Battle hive-tarsis created with 8 units in " in morale(path, "new", str(roster)).stdout
+    ruling = ["referee_ruled", "unit=nobz", "reason=[/ruling] the Nobz stay", "state=falling_back"]
+    assert morale(path, "append", BATTLE, *ruling).exit_code == 0
+    for args in (["board", BATTLE], ["log", BATTLE], ["diff", BATTLE, "9"], ["explain", BATTLE, "nobz"]):
+        result = morale(path, *args)
+        assert result.exit_code == 0, result.output
+        assert "Nobz [/mob]" in result.stdout or "[/ruling]" in result.stdout, args
