@@ -12,10 +12,11 @@ from typing import Annotated, Any
 
 import typer
 from rich.table import Table
+from rich.text import Text
 
 from morale.events.codec import MalformedEvent, event_from_dict
 from morale.events.schema import event_schema
-from morale.events.store import SqliteEventStore, UnknownBattle
+from morale.events.store import SqliteEventStore, UnknownBattle, check_store_path
 from morale.events.types import EVENT_TYPES
 from morale.projections.explain import explain
 from morale.projections.luck import luck
@@ -26,7 +27,7 @@ from morale.projections.whatif import Amendment, what_if
 from . import render, render_audit
 from .cli import DEFAULT_DB, BattleArg, Db, Json, app, emit_json, open_store, out, refusals, report
 from .service import load, reveal
-from .transfer import export_lines, import_battle
+from .transfer import check_lines, export_lines, write_checked
 
 EXIT_UNVERIFIED = 1
 
@@ -193,6 +194,7 @@ def import_command(
     """Load an exported battle into this store: the hash chain and every event are checked first;
     a refusal names the line and sequence number, and nothing is written."""
     with refusals(as_json):
+        check_store_path(db, create=True)  # a --db that cannot be a store is refused before the file is read
         if str(file) == "-":
             data = sys.stdin.buffer.read()
         else:
@@ -200,11 +202,14 @@ def import_command(
                 data = file.read_bytes()
             except OSError as exc:
                 raise MalformedEvent(f"{file}: {exc.strerror}") from None
-        done = import_battle(open_store(db, create=True), data.splitlines(), str(file))
+        checked = check_lines(data.splitlines(), str(file))  # a bad file is refused before a new store is made
+        done = write_checked(open_store(db, create=True), checked)
         if as_json:
             emit_json({"battle": done.battle, "events": done.events, "head": done.head})
         else:
-            out.print(f"Imported battle [bold]{done.battle}[/bold]: {done.events} events, head {done.head}.")
+            # Text, not markup: the battle's id comes from the file, brackets and all.
+            said = Text("Imported battle ") + Text(done.battle, style="bold")
+            out.print(said + Text(f": {done.events} events, head {done.head}."))
 
 
 @app.command("schema")

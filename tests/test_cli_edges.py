@@ -532,3 +532,12 @@ def test_a_name_or_reason_with_brackets_is_shown_as_written(tmp_path):
         result = morale(path, *args)
         assert result.exit_code == 0, result.output
         assert "Nobz [/mob]" in result.stdout or "[/ruling]" in result.stdout, args
+
+
+def test_a_refused_import_creates_no_store(tmp_path):
+    exported = tmp_path / "battle.ndjson"
+    exported.write_text('{"battle": "hive-tarsis", "seq": 1}\n')
+    path = tmp_path / "new.db"
+    result = morale(path, "import", str(exported))
+    one_refusal(result, f"refused: {exported} line 1: ")
+    assert not path.exists()
