@@ -16,12 +16,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from importlib.metadata import version
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, NoReturn
 
 import msgspec
 import typer
 from rich.console import Console
 from rich.text import Text
+from typer.core import TyperGroup
 
 from morale.core.referee import next_phase
 from morale.core.replay import Replay
@@ -41,7 +42,34 @@ from .access import issue_tokens
 from .roster import load_roster
 from .service import Recorded, fold_of, load, record_on, roll_for, start_battle
 
+# Typer re-exports Click's BadParameter (Typer vendors Click since 0.2x); its base is UsageError,
+# what Click raises for any command line it cannot parse.
+UsageError = typer.BadParameter.__base__
+_COMMAND_ARGS = "morale.command_args"  # where RefusingGroup keeps a command's words, in ctx.meta
+
+
+class RefusingGroup(TyperGroup):
+    """`morale`'s commands. A command line Click cannot parse (a missing argument, a die typed as
+    "x", an unknown option or command) is bad input like any other: one line, or one JSON object
+    with --json, and exit code 2, instead of Click's usage block."""
+
+    def resolve_command(self, ctx: typer.Context, args: list[str]) -> tuple[str | None, Any, list[str]]:
+        ctx.meta[_COMMAND_ARGS] = list(args)  # the command's words: did they ask for --json?
+        return super().resolve_command(ctx, args)
+
+    def invoke(self, ctx: typer.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except UsageError as exc:
+            message = exc.format_message()
+            param = getattr(exc, "param", None)
+            fields = {"message": message, "rule": None, "field": param.name if param is not None else None}
+            where = exc.ctx.command_path if exc.ctx is not None else ctx.command_path
+            refuse(f"{message.rstrip('.')} (see `{where} -h`)", fields, "--json" in ctx.meta.get(_COMMAND_ARGS, []))
+
+
 app = typer.Typer(
+    cls=RefusingGroup,
     help="An event-sourced referee for the morale rules of tabletop wargames.",
     no_args_is_help=True,
     add_completion=True,  # --install-completion / --show-completion for bash, zsh, fish, PowerShell
@@ -94,11 +122,16 @@ def refusals(as_json: bool = False) -> Iterator[None]:
     try:
         yield
     except REFUSED as exc:
-        if as_json:
-            sys.stderr.write(msgspec.json.encode({"error": error_fields(exc)}).decode() + "\n")
-        else:
-            err.print(f"refused: {'--db ' if isinstance(exc, StoreUnavailable) else ''}{exc}", markup=False)
-        raise typer.Exit(EXIT_REFUSED) from None
+        refuse(f"{'--db ' if isinstance(exc, StoreUnavailable) else ''}{exc}", error_fields(exc), as_json)
+
+
+def refuse(line: str, fields: dict[str, str | None], as_json: bool) -> NoReturn:
+    """Print a refusal, "refused: LINE" or {"error": FIELDS} as JSON, and exit with code 2."""
+    if as_json:
+        sys.stderr.write(msgspec.json.encode({"error": fields}).decode() + "\n")
+    else:
+        err.print(f"refused: {line}", markup=False)
+    raise typer.Exit(EXIT_REFUSED) from None
 
 
 # A decoding error names where in the event it is: "Expected `int` <= 6 - at `$.dice[1]`".

@@ -541,3 +541,24 @@ def test_a_refused_import_creates_no_store(tmp_path):
     result = morale(path, "import", str(exported))
     one_refusal(result, f"refused: {exported} line 1: ")
     assert not path.exists()
+
+
+# -- a command line that cannot be parsed is bad input like any other ------------------------------
+UNPARSABLE = [
+    (["board"], "Missing argument 'battle'", "battle"),
+    (["roll", BATTLE, "kraak", "morale", "3", "x"], "Invalid value for 'dice'", "dice"),
+    (["replay", BATTLE, "--turn", "two"], "Invalid value for '--turn'", "turn"),
+    (["board", BATTLE, "--colour", "red"], "No such option: --colour", None),
+    (["boardd", BATTLE], "No such command 'boardd'. Did you mean 'board'?", None),
+]
+
+
+@pytest.mark.parametrize(("args", "words", "field"), UNPARSABLE, ids=[" ".join(a) for a, _, _ in UNPARSABLE])
+def test_a_command_line_that_cannot_be_parsed_is_refused_in_one_line(played, args, words, field):
+    before = contents(played)
+    result = morale(played, *args)
+    one_refusal(result, f"refused: {words}")
+    assert "-h`)" in result.stderr  # where to read how
+    error = json_refusal(morale(played, *args, "--json"))
+    assert words in error["message"] and error["field"] == field
+    assert contents(played) == before
