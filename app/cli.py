@@ -155,7 +155,12 @@ def error_fields(exc: Exception) -> dict[str, str | None]:
 def open_store(db: Path, *, create: bool = False) -> SqliteEventStore:
     """The store at --db. Only the commands that create battles (`new`, `import`) may create the
     file: any other refuses a path that holds no store, rather than leave an empty one at a typo."""
-    return SqliteEventStore(db, create=create)
+    try:
+        return SqliteEventStore(db, create=create)
+    except StoreUnavailable as exc:
+        if create or db.exists():
+            raise
+        raise StoreUnavailable(db, f"{exc.reason} (`morale new` or `morale import` creates one)") from None
 
 
 def emit_json(value: Any) -> None:

@@ -59,7 +59,7 @@ def check_store_path(path: Path, create: bool) -> None:
         raise StoreUnavailable(path, "is a folder, not a store file")
     if not path.exists():
         if not create:
-            raise StoreUnavailable(path, f"no store at {path} (`morale new` or `morale import` creates one)")
+            raise StoreUnavailable(path, f"no store at {path}")
         if not path.parent.is_dir():
             raise StoreUnavailable(path, f"no folder {path.parent} to create the store in")
         return
@@ -70,6 +70,8 @@ def check_store_path(path: Path, create: bool) -> None:
         raise StoreUnavailable(path, f"cannot read it: {exc.strerror}") from None
     if head and head != _SQLITE_MAGIC:
         raise StoreUnavailable(path, "not a SQLite file")
+    if not head and not create:
+        raise StoreUnavailable(path, "an empty file, not a store")
 
 
 class EventStore(Protocol):

@@ -191,6 +191,8 @@ def not_a_store(tmp_path: Path, kind: str) -> Path:
     path = tmp_path / f"{kind.replace(' ', '-')}.db"
     if kind == "text file":
         path.write_text("[battle]\nid = 'not a database'\n")
+    elif kind == "empty file":
+        path.touch()
     else:  # an SQLite file some other program keeps
         connection = sqlite3.connect(path)
         connection.execute("CREATE TABLE notes (text TEXT)")
@@ -199,11 +201,11 @@ def not_a_store(tmp_path: Path, kind: str) -> Path:
     return path
 
 
-@pytest.mark.parametrize("kind", ["missing folder", "folder", "text file", "other SQLite file"])
+@pytest.mark.parametrize("kind", ["missing folder", "folder", "text file", "other SQLite file", "empty file"])
 @pytest.mark.parametrize("name", sorted(set(db_commands()) - {"serve"}))
 def test_a_db_that_is_not_a_store_is_refused_in_one_line(tmp_path, name, kind):
     path = not_a_store(tmp_path, kind)
-    if kind == "other SQLite file" and name in CREATORS:
+    if kind in ("other SQLite file", "empty file") and name in CREATORS:
         pytest.skip("a command that creates battles may add the store's tables to an SQLite file")
     before = path.read_bytes() if path.is_file() else None
     result = morale(path, name, *ARGS.get(name, [BATTLE]))
@@ -219,6 +221,7 @@ def test_the_db_refusals_say_what_is_wrong(tmp_path):
     assert f"no folder {tmp_path / 'nowhere'}" in missing
     other = morale(not_a_store(tmp_path, "other SQLite file"), "battles").stderr
     assert "not a morale store" in other
+    assert "an empty file, not a store" in morale(not_a_store(tmp_path, "empty file"), "log", BATTLE).stderr
 
 
 def test_new_creates_the_store_where_none_was(tmp_path):
