@@ -12,10 +12,11 @@ from typing import Annotated, Any
 
 import typer
 from rich.table import Table
+from rich.text import Text
 
 from morale.events.codec import MalformedEvent, event_from_dict
 from morale.events.schema import event_schema
-from morale.events.store import SqliteEventStore, UnknownBattle
+from morale.events.store import SqliteEventStore, UnknownBattle, check_store_path
 from morale.events.types import EVENT_TYPES
 from morale.projections.explain import explain
 from morale.projections.luck import luck
@@ -26,7 +27,7 @@ from morale.projections.whatif import Amendment, what_if
 from . import render, render_audit
 from .cli import DEFAULT_DB, BattleArg, Db, Json, app, emit_json, open_store, out, refusals, report
 from .service import load, reveal
-from .transfer import export_lines, import_battle
+from .transfer import check_lines, export_lines, write_checked
 
 EXIT_UNVERIFIED = 1
 
@@ -46,7 +47,7 @@ def explain_command(
 ) -> None:
     """Why a unit is in its state: every test (why due, target, modifiers, chance, roll, result) and
     every change, each with its rule ID, back to the start."""
-    with refusals():
+    with refusals(as_json):
         view = explain(battle, _events(open_store(db), battle), unit, at)
         emit_json(view) if as_json else render_audit.print_explanation(out, view)
 
@@ -61,7 +62,7 @@ def at_command(
     as_json: Json = False,
 ) -> None:
     """The board at any point of the battle: after event N, or at the start or end of a turn or phase."""
-    with refusals():
+    with refusals(as_json):
         timeline = Timeline(battle, _events(open_store(db), battle))
         where = timeline.point(point)
         view = timeline.board_at(where)
@@ -81,7 +82,7 @@ def diff_command(
     as_json: Json = False,
 ) -> None:
     """Which units changed between two points, how, and why."""
-    with refusals():
+    with refusals(as_json):
         timeline = Timeline(battle, _events(open_store(db), battle))
         view = timeline.diff(timeline.point(before), timeline.point(after))
         emit_json(view) if as_json else render_audit.print_diff(out, view)
@@ -101,7 +102,7 @@ def what_if_command(
     as_json: Json = False,
 ) -> None:
     """Replay the battle with events amended, struck or inserted; the log is never touched."""
-    with refusals():
+    with refusals(as_json):
         amendments = [Amendment("strike", seq) for seq in strike or []]
         amendments += [Amendment("amend", *_seq_and_json(text, "--amend")) for text in amend or []]
         amendments += [Amendment("insert", *_seq_and_json(text, "--insert-after")) for text in insert or []]
@@ -133,7 +134,7 @@ def verify_command(
 ) -> None:
     """Check the hash chain, re-derive the board at every phase end, and recompute every engine roll
     once the dice secret is revealed. Exit code 1 names the first bad event."""
-    with refusals():
+    with refusals(as_json):
         if secret is not None:
             event_from_dict({"type": "dice_revealed", "secret": secret})  # refuses a malformed secret
         store = open_store(db)
@@ -149,7 +150,7 @@ def verify_command(
 def reveal_command(battle: BattleArg, db: Db = Path(DEFAULT_DB), as_json: Json = False) -> None:
     """Publish the battle's dice secret in its log (after the battle): every engine roll can then be
     recomputed by anyone, and the engine rolls no more in this battle."""
-    with refusals():
+    with refusals(as_json):
         store = open_store(db)
         fold = load(store, battle)
         recorded = reveal(store, fold)
@@ -161,7 +162,7 @@ def reveal_command(battle: BattleArg, db: Db = Path(DEFAULT_DB), as_json: Json =
 @app.command("luck")
 def luck_command(battle: BattleArg, db: Db = Path(DEFAULT_DB), as_json: Json = False) -> None:
     """Each side's rolled tests against the exact chance each had: expected passes, actual, how unusual."""
-    with refusals():
+    with refusals(as_json):
         view = luck(battle, _events(open_store(db), battle))
         emit_json(view) if as_json else render_audit.print_luck(out, view)
 
@@ -177,8 +178,11 @@ def export_command(
         lines = b"".join(export_lines(open_store(db), battle))
         if output is None:
             sys.stdout.buffer.write(lines)
-        else:
+            return
+        try:
             output.write_bytes(lines)
+        except OSError as exc:  # a missing folder, a folder, no permission
+            raise MalformedEvent(f"--out {output}: {exc.strerror}") from None
 
 
 @app.command("import")
@@ -189,7 +193,8 @@ def import_command(
 ) -> None:
     """Load an exported battle into this store: the hash chain and every event are checked first;
     a refusal names the line and sequence number, and nothing is written."""
-    with refusals():
+    with refusals(as_json):
+        check_store_path(db, create=True)  # a --db that cannot be a store is refused before the file is read
         if str(file) == "-":
             data = sys.stdin.buffer.read()
         else:
@@ -197,11 +202,14 @@ def import_command(
                 data = file.read_bytes()
             except OSError as exc:
                 raise MalformedEvent(f"{file}: {exc.strerror}") from None
-        done = import_battle(open_store(db), data.splitlines(), str(file))
+        checked = check_lines(data.splitlines(), str(file))  # a bad file is refused before a new store is made
+        done = write_checked(open_store(db, create=True), checked)
         if as_json:
             emit_json({"battle": done.battle, "events": done.events, "head": done.head})
         else:
-            out.print(f"Imported battle [bold]{done.battle}[/bold]: {done.events} events, head {done.head}.")
+            # Text, not markup: the battle's id comes from the file, brackets and all.
+            said = Text("Imported battle ") + Text(done.battle, style="bold")
+            out.print(said + Text(f": {done.events} events, head {done.head}."))
 
 
 @app.command("schema")

@@ -6,40 +6,78 @@ Refused input prints one line naming the field or rule ID and exits with code 2;
 
 from __future__ import annotations
 
+import errno
 import gc
 import json
+import re
+import socket
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from importlib.metadata import version
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, NoReturn
 
 import msgspec
 import typer
 from rich.console import Console
+from rich.text import Text
+from typer.core import TyperGroup
 
 from morale.core.referee import next_phase
 from morale.core.replay import Replay
 from morale.core.rules import Refusal
 from morale.core.rulesets import rulesets
 from morale.events.codec import MalformedEvent, decode_event, event_from_dict
-from morale.events.store import ConflictError, SqliteEventStore, UnknownBattle
-from morale.events.types import EVENT_TYPES, AnyEvent, PhaseEnded, PhaseStarted
+from morale.events.store import ConflictError, SqliteEventStore, StoreUnavailable, UnknownBattle
+from morale.events.types import EVENT_TYPES, AnyEvent, BattleStarted, PhaseEnded, PhaseStarted
 from morale.projections.board import board
 from morale.projections.due import due_tests
 from morale.projections.log import log_rows
-from morale.projections.narrative import describe_event, narrate
+from morale.projections.narrative import Line, describe_event, narrate
+from morale.projections.timeline import turn_span
 
 from . import render
 from .access import issue_tokens
 from .roster import load_roster
 from .service import Recorded, fold_of, load, record_on, roll_for, start_battle
 
+# Typer re-exports Click's BadParameter (Typer vendors Click since 0.2x); its base is UsageError,
+# what Click raises for any command line it cannot parse.
+UsageError = typer.BadParameter.__base__
+_COMMAND_ARGS = "morale.command_args"  # where RefusingGroup keeps a command's words, in ctx.meta
+
+
+class RefusingGroup(TyperGroup):
+    """`morale`'s commands. A command line Click cannot parse (a missing argument, a die typed as
+    "x", an unknown option or command) is bad input like any other: one line, or one JSON object
+    with --json, and exit code 2, instead of Click's usage block."""
+
+    def resolve_command(self, ctx: typer.Context, args: list[str]) -> tuple[str | None, Any, list[str]]:
+        ctx.meta[_COMMAND_ARGS] = list(args)  # the command's words: did they ask for --json?
+        return super().resolve_command(ctx, args)
+
+    def invoke(self, ctx: typer.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except UsageError as exc:
+            message = exc.format_message()
+            param = getattr(exc, "param", None)
+            fields = {"message": message, "rule": None, "field": param.name if param is not None else None}
+            where = exc.ctx.command_path if exc.ctx is not None else ctx.command_path
+            refuse(f"{message.rstrip('.')} (see `{where} -h`)", fields, "--json" in ctx.meta.get(_COMMAND_ARGS, []))
+
+
 app = typer.Typer(
+    cls=RefusingGroup,
     help="An event-sourced referee for the morale rules of tabletop wargames.",
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,  # --install-completion / --show-completion for bash, zsh, fish, PowerShell
     pretty_exceptions_enable=False,
+    # Help texts are plain text: they name TOML tables ([battle]) and point syntax (start:TURN[/SIDE]),
+    # which rich markup would eat or choke on.
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
 out = Console(highlight=False, soft_wrap=True)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
@@ -57,18 +95,72 @@ Expect = Annotated[
 EXIT_REFUSED = 2
 
 
+def _print_version(wanted: bool) -> None:
+    if wanted:
+        out.print(f"morale {version('morale')}", markup=False)
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    show_version: Annotated[
+        bool,
+        typer.Option("--version", callback=_print_version, is_eager=True, help="Print the version and exit."),
+    ] = False,
+) -> None:
+    # The options of `morale` itself, before any command: only --version (eager, so it needs none).
+    pass
+
+
+REFUSED = (Refusal, MalformedEvent, ConflictError, UnknownBattle, StoreUnavailable)
+
+
 @contextmanager
-def refusals() -> Iterator[None]:
-    """Every way input can be wrong ends here: one line on stderr, exit code 2, nothing written."""
+def refusals(as_json: bool = False) -> Iterator[None]:
+    """Every way input can be wrong ends here: one line on stderr (with --json, one JSON object, for
+    a program to read), exit code 2, nothing written."""
     try:
         yield
-    except (Refusal, MalformedEvent, ConflictError, UnknownBattle) as exc:
-        err.print(f"refused: {exc}", markup=False)
-        raise typer.Exit(EXIT_REFUSED) from None
+    except REFUSED as exc:
+        refuse(f"{'--db ' if isinstance(exc, StoreUnavailable) else ''}{exc}", error_fields(exc), as_json)
 
 
-def open_store(db: Path) -> SqliteEventStore:
-    return SqliteEventStore(db)
+def refuse(line: str, fields: dict[str, str | None], as_json: bool) -> NoReturn:
+    """Print a refusal, "refused: LINE" or {"error": FIELDS} as JSON, and exit with code 2."""
+    if as_json:
+        sys.stderr.write(msgspec.json.encode({"error": fields}).decode() + "\n")
+    else:
+        err.print(f"refused: {line}", markup=False)
+    raise typer.Exit(EXIT_REFUSED) from None
+
+
+# A decoding error names where in the event it is: "Expected `int` <= 6 - at `$.dice[1]`".
+_AT_PATH = re.compile(r"at `(\$[^`]*)`")
+
+
+def error_fields(exc: Exception) -> dict[str, str | None]:
+    """A refusal as {message, rule, field}: the rule ID or field it names, None where it names none."""
+    if isinstance(exc, Refusal):
+        return {"message": exc.message, "rule": exc.rule, "field": exc.field}
+    if isinstance(exc, StoreUnavailable):
+        return {"message": str(exc), "rule": None, "field": "--db"}
+    if isinstance(exc, UnknownBattle | ConflictError):
+        # Their text starts with the field it concerns ("battle: no battle 'x'..."); it is given apart.
+        field = "battle" if isinstance(exc, UnknownBattle) else "expected_seq"
+        return {"message": str(exc).removeprefix(f"{field}: "), "rule": None, "field": field}
+    path = _AT_PATH.search(str(exc))
+    return {"message": str(exc), "rule": None, "field": path.group(1) if path else None}
+
+
+def open_store(db: Path, *, create: bool = False) -> SqliteEventStore:
+    """The store at --db. Only the commands that create battles (`new`, `import`) may create the
+    file: any other refuses a path that holds no store, rather than leave an empty one at a typo."""
+    try:
+        return SqliteEventStore(db, create=create)
+    except StoreUnavailable as exc:
+        if create or db.exists():
+            raise
+        raise StoreUnavailable(db, f"{exc.reason} (`morale new` or `morale import` creates one)") from None
 
 
 def emit_json(value: Any) -> None:
@@ -94,16 +186,17 @@ def new(
     as_json: Json = False,
 ) -> None:
     """Create a battle from a roster: its rules, its sides and its units."""
-    with refusals():
+    with refusals(as_json):
         parsed = load_roster(roster, battle)
-        store = open_store(db)
+        store = open_store(db, create=True)
         recorded = start_battle(store, parsed.battle, parsed.started, parsed.units)
         issued = issue_tokens(store, parsed.battle, parsed.started.sides) if tokens else None
         if as_json:
             created = {"battle": parsed.battle, "seq": recorded[-1].stored.seq}
             emit_json({**created, "tokens": issued} if issued else created)
         else:
-            out.print(f"Battle [bold]{parsed.battle}[/bold] created with {len(parsed.units)} units in {db}.")
+            said = Text("Battle ") + Text(parsed.battle, style="bold")
+            out.print(said + Text(f" created with {len(parsed.units)} units in {db}."))  # a path may hold "["
             if issued:
                 render.print_tokens(out, issued)
 
@@ -124,10 +217,12 @@ def append(
     as_json: Json = False,
 ) -> None:
     """Record events: from TYPE and FIELD=VALUE pairs, from JSON, or from an NDJSON file (all or nothing)."""
-    with refusals():
+    with refusals(as_json):
         events = _events_from(event_type, fields or [], json_text, file)
         store = open_store(db)
         fold = fold_of(store, battle)
+        if fold.battle is None and not isinstance(events[0], BattleStarted):
+            raise UnknownBattle(battle)  # not "the first event must be battle_started": the id is mistyped
         report(fold, record_on(store, fold, events, expected_seq=expect), as_json)
 
 
@@ -147,7 +242,7 @@ def roll(
     as_json: Json = False,
 ) -> None:
     """Roll for a due test: type in the table's dice, or let the engine roll them (recorded either way)."""
-    with refusals():
+    with refusals(as_json):
         store = open_store(db)
         fold = load(store, battle)
         if dice:
@@ -164,7 +259,7 @@ def roll(
 @app.command("next-phase")
 def next_phase_command(battle: BattleArg, db: Db = Path(DEFAULT_DB), as_json: Json = False) -> None:
     """End the phase in progress, or start the next one in the ruleset's order."""
-    with refusals():
+    with refusals(as_json):
         store = open_store(db)
         fold = load(store, battle)
         state = fold.state()
@@ -180,7 +275,7 @@ def next_phase_command(battle: BattleArg, db: Db = Path(DEFAULT_DB), as_json: Js
 @app.command("board")
 def board_command(battle: BattleArg, db: Db = Path(DEFAULT_DB), as_json: Json = False) -> None:
     """The status board: each unit's state, models left, restrictions and tests due."""
-    with refusals():
+    with refusals(as_json):
         view = board(load(open_store(db), battle).state())
         emit_json(view) if as_json else render.print_board(out, view)
 
@@ -188,7 +283,7 @@ def board_command(battle: BattleArg, db: Db = Path(DEFAULT_DB), as_json: Json = 
 @app.command("due")
 def due_command(battle: BattleArg, db: Db = Path(DEFAULT_DB), as_json: Json = False) -> None:
     """The tests due now, with the number to roll, the modifiers and why each is due."""
-    with refusals():
+    with refusals(as_json):
         views = due_tests(load(open_store(db), battle).state())
         emit_json(views) if as_json else render.print_due(out, views)
 
@@ -196,7 +291,7 @@ def due_command(battle: BattleArg, db: Db = Path(DEFAULT_DB), as_json: Json = Fa
 @app.command("log")
 def log_command(battle: BattleArg, db: Db = Path(DEFAULT_DB), as_json: Json = False) -> None:
     """Every stored event, in order, with its hash link."""
-    with refusals():
+    with refusals(as_json):
         store = open_store(db)
         load(store, battle)
         rows = log_rows(battle, store.read(battle))
@@ -211,19 +306,28 @@ def replay_command(
     as_json: Json = False,
 ) -> None:
     """Replay the battle from its log as a narrative, turn by turn, each consequence citing its rule ID."""
-    with refusals():
+    with refusals(as_json):
         store = open_store(db)
         load(store, battle)
         lines = narrate(battle, store.read(battle))
         if turn is not None:
-            lines = [line for line in lines if line.turn == turn]
+            lines = _turn_only(battle, lines, turn)
         emit_json(lines) if as_json else render.print_narrative(out, lines)
+
+
+def _turn_only(battle: str, lines: list[Line], turn: int) -> list[Line]:
+    """The narrative of one game turn; a turn the battle never reached is refused, not shown empty."""
+    if turn < 1 or not any(line.turn == turn for line in lines):
+        raise Refusal(f"battle {battle!r} has no turn {turn}: it has {turn_span(line.turn for line in lines)}",
+                      field="turn")  # fmt: skip
+    return [line for line in lines if line.turn == turn]
 
 
 @app.command("battles")
 def battles_command(db: Db = Path(DEFAULT_DB), as_json: Json = False) -> None:
     """The battles in the store."""
-    store = open_store(db)
+    with refusals(as_json):
+        store = open_store(db)
     rows = [{"battle": b, "events": store.last_seq(b)} for b in store.battles()]
     if as_json:
         emit_json(rows)
@@ -243,7 +347,7 @@ def tokens_command(
     as_json: Json = False,
 ) -> None:
     """Issue a battle's tokens for `morale serve` (referee, one per side, spectator); earlier ones stop working."""
-    with refusals():
+    with refusals(as_json):
         store = open_store(db)
         sides = load(store, battle).state().sides
         roles = ["referee", "spectator", *sides]
@@ -261,7 +365,7 @@ def tokens_command(
 def serve_command(
     db: Db = Path(DEFAULT_DB),
     host: Annotated[str, typer.Option(help="Address to listen on (loopback unless you mean otherwise).")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(help="Port to listen on.")] = 8000,
+    port: Annotated[int, typer.Option(min=0, max=65535, help="Port to listen on.")] = 8000,
     heartbeat: Annotated[float, typer.Option(help="Seconds between heartbeats on an idle feed.")] = 15.0,
     poll: Annotated[float, typer.Option(help="Seconds between looks for events other processes append.")] = 0.5,
     max_body: Annotated[int, typer.Option(help="Largest request body accepted, in bytes.")] = 1_000_000,
@@ -285,14 +389,40 @@ def serve_command(
         create_token=create_token,
         allow_origins=tuple(allow_origin or ()),
     )
-    out.print(f"Serving {db} on http://{host}:{port}/ (viewer: /view, API: /schema)")
-    served = create_app(db, settings)
+    with refusals():
+        _check_port(host, port)  # first: a busy port must not leave a new store behind
+        # Clients create battles over the API, so serving may create the store; the line below says
+        # when it did, for a mistyped --db to show at once.
+        fresh = not db.exists()
+        served = create_app(db, settings)
+    kind = "a new store" if fresh else "the store"
+    out.print(f"Serving {kind} {db} on http://{host}:{port}/ (viewer: /view, API: /schema)", markup=False)
     # The code and the app live as long as the process: out of the cyclic collector's full passes,
     # which otherwise walk them again and again (110-190 ms pauses with 1,000 feed followers, the
     # feed's slowest deliveries, measured in bench/feed.py).
     gc.collect()
     gc.freeze()
     uvicorn.run(served, host=host, port=port, timeout_graceful_shutdown=2, log_level="warning")
+
+
+def _check_port(host: str, port: int) -> None:
+    """Refuse an address that cannot be listened on before saying "Serving": uvicorn finds out only
+    after, and prints a log line and a traceback. Bound and let go at once, as uvicorn binds it
+    (SO_REUSEADDR: a port left in TIME_WAIT by a server just stopped is free, one in use is not)."""
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(
+            host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )[0]
+    except socket.gaierror as exc:
+        raise Refusal(f"--host {host}: {exc.strerror}") from None
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(address)
+        except OSError as exc:
+            if exc.errno == errno.EADDRINUSE:
+                raise Refusal(f"port {port} on {host} is taken") from None
+            raise Refusal(f"cannot listen on port {port} of {host}: {exc.strerror}") from None
 
 
 @app.command("rulesets")
@@ -314,7 +444,7 @@ def _events_from(event_type: str | None, fields: list[str], json_text: str | Non
     if json_text is not None:
         return [decode_event(json_text)]
     if file is not None:
-        text = sys.stdin.read() if str(file) == "-" else _read(file)
+        text = _read(file)
         events = []
         for number, line in enumerate(text.splitlines(), start=1):
             if line.strip():
@@ -330,10 +460,13 @@ def _events_from(event_type: str | None, fields: list[str], json_text: str | Non
 
 
 def _read(path: Path) -> str:
+    """The text of a file, or of standard input for -."""
     try:
-        return path.read_text(encoding="utf-8")
+        return (sys.stdin.buffer.read() if str(path) == "-" else path.read_bytes()).decode("utf-8")
     except OSError as exc:
         raise MalformedEvent(f"{path}: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:  # a binary file, or text in another encoding
+        raise MalformedEvent(f"{path}: not UTF-8 text (byte {exc.start})") from None
 
 
 def _parse_fields(event_type: str, fields: list[str]) -> dict[str, Any]:
@@ -342,9 +475,7 @@ def _parse_fields(event_type: str, fields: list[str]) -> dict[str, Any]:
     cls = EVENT_TYPES.get(event_type)
     if cls is None:
         raise MalformedEvent(f"type: unknown event type {event_type!r} (known: {', '.join(EVENT_TYPES)})")
-    list_fields = {
-        f.name for f in msgspec.inspect.type_info(cls).fields if isinstance(f.type, msgspec.inspect.ListType)
-    }
+    list_fields = {f.name for f in msgspec.inspect.type_info(cls).fields if _takes_sequence(f.type)}
     parsed: dict[str, Any] = {}
     for pair in fields:
         key, sep, raw = pair.partition("=")
@@ -358,6 +489,26 @@ def _parse_fields(event_type: str, fields: list[str]) -> dict[str, Any]:
             value = [_scalar(v) for v in str(raw).split(",") if v]
         parsed[key] = value
     return parsed
+
+
+# Every kind of field a comma-separated value can fill: the events declare their lists as tuples
+# (immutable all the way down), but a list, set or fixed-length tuple reads the same from `a,b`.
+_SEQUENCE_TYPES = (
+    msgspec.inspect.ListType,
+    msgspec.inspect.VarTupleType,
+    msgspec.inspect.TupleType,
+    msgspec.inspect.SetType,
+    msgspec.inspect.FrozenSetType,
+)
+
+
+def _takes_sequence(field_type: msgspec.inspect.Type) -> bool:
+    """A sequence field, also behind constraints (`Annotated[..., Meta(...)]`) or `| None`."""
+    if isinstance(field_type, msgspec.inspect.Metadata):
+        return _takes_sequence(field_type.type)
+    if isinstance(field_type, msgspec.inspect.UnionType):
+        return any(_takes_sequence(member) for member in field_type.types)
+    return isinstance(field_type, _SEQUENCE_TYPES)
 
 
 def _scalar(text: str) -> Any:

@@ -47,49 +47,59 @@ def print_board(console: Console, view: Board) -> None:
         )
         table.add_row(
             row.side,
-            f"{row.name}\n[dim]{row.unit}[/dim]",
+            name_text(row.name, row.unit),
             state_text(row.state) + (Text("\n" + row.profile, style="dim") if row.profile else Text("")),
             f"{row.models}/{row.starting_models}",
             "" if row.ld is None else str(row.ld),
-            restrictions,
-            "\n".join(row.due),
+            Text(restrictions),  # Text, not markup: "[wh40k6.fall_back.no_charge]" is a rule ID, not a style
+            Text("\n".join(row.due)),
         )
     console.print(table)
+
+
+def name_text(name: str, unit_id: str) -> Text:
+    """A unit's name as the roster wrote it (brackets too), its id below, dimmed."""
+    return Text(name) + Text("\n" + unit_id, style="dim")
 
 
 def print_due(console: Console, views: list[DueView]) -> None:
+    """One block per test rather than a table: a table ten columns wide cut the rule IDs, the point
+    of the list, to "wh40k6.trig…" at 80 and even at 120 columns. Every line is printed whole."""
     if not views:
         console.print("No tests are due.")
         return
-    table = Table(title="Tests due", title_justify="left")
-    for column in (
-        "unit",
-        "test",
-        "dice",
-        "needs",
-        "chance",
-        "modifiers",
-        "why",
-        "caused by",
-        "or decide",
-        "or report",
-    ):
-        table.add_column(column)
+    console.print(Text("Tests due", style="bold"))
     for view in views:
-        table.add_row(
-            f"{view.name}\n[dim]{view.unit}[/dim]",
-            view.test,
-            (f"{view.dice}D6" + (f" re-roll ({view.reroll})" if view.reroll else "")) if view.dice else "no dice",
-            "" if view.target is None else f"{view.target} or less",
-            "" if view.odds is None else f"{view.odds.percent()} ({view.odds.pass_ways}/{view.odds.of})",
-            "\n".join(f"{m.value:+d} {m.reason} [{m.rule}]" for m in view.modifiers)
-            + "".join(f"\n{fact}: {value}" for fact, value in view.stated.items()),
-            view.rule,
-            ", ".join(f"#{s}" for s in view.caused_by),
-            ", ".join(view.decisions),
-            ", ".join(view.facts),
-        )
-    console.print(table)
+        console.print(_due_heading(view))
+        for line in _due_details(view):
+            console.print(Text("      ") + line)
+
+
+def _due_heading(view: DueView) -> Text:
+    """Who rolls what, against what, with what chance:
+    "Nobz (nobz): morale, 2D6, needs 8 or less, chance 72.2% (26/36)"."""
+    dice = (f"{view.dice}D6" + (f" re-roll ({view.reroll})" if view.reroll else "")) if view.dice else "no dice"
+    facts = [view.test.replace("_", " "), dice]
+    if view.needs:  # "needs 8 or less", but "double 1 only" stands alone
+        facts.append(f"needs {view.needs}" if view.needs == f"{view.target} or less" else view.needs)
+    if view.odds is not None:
+        facts.append(f"chance {view.odds.percent()} ({view.odds.pass_ways}/{view.odds.of})")
+    return Text(f"{view.name} ({view.unit}): ", style="bold") + Text(", ".join(facts))
+
+
+def _due_details(view: DueView) -> list[Text]:
+    """Why it is due and what changes it, each rule ID whole."""
+    caused = f", caused by {', '.join(f'#{s}' for s in view.caused_by)}" if view.caused_by else ""
+    lines = [Text("why: ") + Text(f"[{view.rule}]", style="dim") + Text(caused)]
+    for m in view.modifiers:
+        ignored = f" (ignored: {m.ignored_by})" if m.ignored_by else ""
+        lines.append(Text(f"{m.value:+d} {m.reason}{ignored}  ") + Text(f"[{m.rule}]", style="dim"))
+    lines += [Text(f"stated: {fact}: {value}") for fact, value in view.stated.items()]
+    if view.decisions:
+        lines.append(Text(f"or decide: {', '.join(view.decisions)}"))
+    if view.facts:
+        lines.append(Text(f"or report: {', '.join(view.facts)}"))
+    return lines
 
 
 def print_log(console: Console, rows: list[LogRow]) -> None:
@@ -97,7 +107,7 @@ def print_log(console: Console, rows: list[LogRow]) -> None:
     for column in ("#", "recorded", "type", "what happened", "hash"):
         table.add_column(column)
     for row in rows:
-        table.add_row(str(row.seq), row.recorded_at[:19], row.type, row.summary, row.hash[:12])
+        table.add_row(str(row.seq), row.recorded_at[:19], row.type, Text(row.summary), row.hash[:12])
     console.print(table)
 
 

@@ -12,7 +12,7 @@ from morale.projections.timeline import Diff, UnitChange
 from morale.projections.verify import Verification
 from morale.projections.whatif import WhatIf
 
-from .render import state_text
+from .render import name_text, state_text
 
 DIM = "dim"
 
@@ -77,7 +77,7 @@ def _change_table(title: str, changes: list[UnitChange], before: str, after: str
                 return Text("(not yet joined)")
             return state_text(row.state) + Text(f", {row.models} models" + "".join(f"\ndue: {d}" for d in row.due))
 
-        table.add_row(f"{change.name}\n[dim]{change.unit}[/dim]", ", ".join(change.changed), cell(was), cell(now))
+        table.add_row(name_text(change.name, change.unit), ", ".join(change.changed), cell(was), cell(now))
     return table
 
 

@@ -33,6 +33,8 @@ def load_roster(path: Path, battle_id: str | None = None) -> Roster:
         raise MalformedEvent(f"{path}: not valid TOML: {exc}") from None
     except OSError as exc:
         raise MalformedEvent(f"{path}: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:  # TOML is UTF-8; a binary file or another encoding is not a roster
+        raise MalformedEvent(f"{path}: not UTF-8 text (byte {exc.start})") from None
     battle = data.get("battle")
     if not isinstance(battle, dict):
         raise MalformedEvent(f"{path}: a roster needs a [battle] table")

@@ -37,9 +37,32 @@ def export_lines(store: SqliteEventStore, battle: str) -> Iterator[bytes]:
         yield encode(replace(decode_raw(body), prev_hash=prev_hash, hash=hash_)) + b"\n"
 
 
+@dataclass(frozen=True)
+class Checked:
+    """An exported battle whose every line passed the checks, ready to be written to a store."""
+
+    battle: str
+    sealed: list[tuple[StoredEvent, bytes]]
+    head: str
+
+
 def import_battle(store: SqliteEventStore, lines: Iterable[str | bytes], source: str = "input") -> Imported:
     """Check every line, then write the battle in one append; a refusal names the line and the
     sequence number, and nothing is written."""
+    return write_checked(store, check_lines(lines, source))
+
+
+def write_checked(store: SqliteEventStore, checked: Checked) -> Imported:
+    """Write a checked battle in one append, unless the store already has a battle of that id."""
+    if store.last_seq(checked.battle):
+        raise Refusal(f"battle {checked.battle!r} already exists in this store", field="battle")
+    store.append_sealed(checked.battle, checked.sealed)
+    return Imported(battle=checked.battle, events=len(checked.sealed), head=checked.head)
+
+
+def check_lines(lines: Iterable[str | bytes], source: str = "input") -> Checked:
+    """Every check an import makes that needs no store, so a bad file is refused before one is
+    opened (`morale import` then creates none)."""
     sealed: list[tuple[StoredEvent, bytes]] = []
     line_of: dict[int, int] = {}
     battle, head = "", GENESIS_HASH
@@ -85,7 +108,4 @@ def import_battle(store: SqliteEventStore, lines: Iterable[str | bytes], source:
         raise MalformedEvent(f"{source}: no events in the file")
     for finding in auditor.dice_findings(auditor.revealed_secret) if auditor.revealed_secret else []:
         raise Refusal(f"{source} line {line_of[finding.seq]} (seq {finding.seq}): {finding.message}", field="dice")
-    if store.last_seq(battle):
-        raise Refusal(f"battle {battle!r} already exists in this store", field="battle")
-    store.append_sealed(battle, sealed)
-    return Imported(battle=battle, events=len(sealed), head=head)
+    return Checked(battle=battle, sealed=sealed, head=head)

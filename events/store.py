@@ -39,6 +39,41 @@ class UnknownBattle(LookupError):
         self.battle = battle
 
 
+class StoreUnavailable(Exception):
+    """A path that holds no usable store: a missing folder, a folder, a file that is not SQLite, or
+    (where the store may not be created) nothing at all. Raised before anything is written."""
+
+    def __init__(self, path: str | Path, reason: str) -> None:
+        super().__init__(f"{path}: {reason}")
+        self.path, self.reason = str(path), reason
+
+
+# The first 16 bytes of every SQLite database file (an empty file is one too, not yet written).
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+def check_store_path(path: Path, create: bool) -> None:
+    """Refuse a path that cannot hold the store, before SQLite opens it: SQLite's own errors name no
+    file, and it would create a file at a mistyped path that was only to be read."""
+    if path.is_dir():
+        raise StoreUnavailable(path, "is a folder, not a store file")
+    if not path.exists():
+        if not create:
+            raise StoreUnavailable(path, f"no store at {path}")
+        if not path.parent.is_dir():
+            raise StoreUnavailable(path, f"no folder {path.parent} to create the store in")
+        return
+    try:
+        with path.open("rb") as file:
+            head = file.read(len(_SQLITE_MAGIC))
+    except OSError as exc:
+        raise StoreUnavailable(path, f"cannot read it: {exc.strerror}") from None
+    if head and head != _SQLITE_MAGIC:
+        raise StoreUnavailable(path, "not a SQLite file")
+    if not head and not create:
+        raise StoreUnavailable(path, "an empty file, not a store")
+
+
 class EventStore(Protocol):
     def append(
         self, battle: str, events: Sequence[AnyEvent], expected_seq: int, recorded_at: str | None = None
@@ -110,18 +145,34 @@ class SqliteEventStore:
     """Many battles in one SQLite file (WAL). `(battle, seq)` is the primary key, so two writers can
     never both hold one sequence number; each append takes the write lock before it checks."""
 
-    def __init__(self, path: str | Path, *, busy_timeout_s: float = 10.0, synchronous: str = "NORMAL") -> None:
+    def __init__(
+        self, path: str | Path, *, busy_timeout_s: float = 10.0, synchronous: str = "NORMAL", create: bool = True
+    ) -> None:
+        """`create=False`: the file must already be a store (readers refuse a mistyped path rather
+        than leave an empty store there); `StoreUnavailable` says what is wrong, before any write."""
+        if synchronous not in ("OFF", "NORMAL", "FULL", "EXTRA"):
+            raise ValueError(f"synchronous: {synchronous!r} is not a SQLite synchronous level")
         self.path = str(path)
+        if self.path != ":memory:":
+            check_store_path(Path(path), create)
+        try:
+            self._open(busy_timeout_s, synchronous, create)
+        except sqlite3.DatabaseError as exc:  # a damaged file, or one SQLite may not open or write
+            raise StoreUnavailable(path, f"SQLite cannot use it: {exc}") from None
+
+    def _open(self, busy_timeout_s: float, synchronous: str, create: bool) -> None:
         conn = sqlite3.connect(self.path, timeout=busy_timeout_s, isolation_level=None)
         self.db = sqlite_utils.Database(conn)
+        tables = self.db.table_names()  # the first read: a file that is not SQLite fails here, unchanged
+        if not create and "events" not in tables:
+            conn.close()
+            raise StoreUnavailable(self.path, "a SQLite file, but not a morale store (it has no events table)")
         if self.path != ":memory:":
             self.db.enable_wal()
         # NORMAL is durable across application crashes in WAL mode; only a power cut can lose the
         # last commits, and never corrupts the file.
-        if synchronous not in ("OFF", "NORMAL", "FULL", "EXTRA"):
-            raise ValueError(f"synchronous: {synchronous!r} is not a SQLite synchronous level")
         self.db.execute(f"PRAGMA synchronous={synchronous}")
-        if "events" not in self.db.table_names():
+        if "events" not in tables:
             self.db["events"].create(
                 {
                     "battle": str,

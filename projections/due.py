@@ -6,7 +6,7 @@ import msgspec
 
 from morale.core.odds import Odds, odds
 from morale.core.outcomes import Modifier
-from morale.core.state import Battle
+from morale.core.state import Battle, DueTest
 
 
 class DueView(msgspec.Struct, frozen=True, kw_only=True):
@@ -23,12 +23,16 @@ class DueView(msgspec.Struct, frozen=True, kw_only=True):
     odds: Odds | None = None  # the exact chance of each result; None where the ruleset gives none
     facts: tuple[str, ...] = ()  # facts from the table that settle it instead of dice
     stated: dict[str, object] = {}  # what the table already stated about this roll
+    # What the dice must show, in words: "8 or less"; "double 1 only" where no other roll passes,
+    # whatever the target (a Regroup test under 25%); "" where the test has no number to roll under.
+    needs: str = ""
 
 
 def due_tests(battle: Battle) -> list[DueView]:
     views = []
     for due in battle.due:
         unit = battle.units[due.unit]
+        target, chances = battle.ruleset.target(battle, due), odds(battle, due)
         views.append(
             DueView(
                 unit=due.unit,
@@ -37,13 +41,31 @@ def due_tests(battle: Battle) -> list[DueView]:
                 rule=due.rule,
                 caused_by=due.caused_by,
                 dice=due.dice,
-                target=battle.ruleset.target(battle, due),
+                target=target,
                 modifiers=due.modifiers,
                 decisions=due.decisions,
                 reroll=due.reroll,
-                odds=odds(battle, due),
+                odds=chances,
                 facts=due.facts,
                 stated=dict(due.stated),
+                needs=needs(battle, due, target, chances),
             )
         )
     return views
+
+
+# Every die showing 1 is the only roll that passes: said so, for "8 or less" would be untrue.
+_ONLY_ONES = {2: "double 1 only", 3: "triple 1 only"}
+
+
+def needs(battle: Battle, due: DueTest, target: int | None, chances: Odds | None) -> str:
+    """The target in words, corrected by the exact odds where the dice themselves decide."""
+    if target is None:
+        return ""
+    if chances is not None and chances.pass_ways == 0:
+        return "cannot pass"
+    if chances is not None and chances.pass_ways == 1 and due.dice >= 2:
+        ones = (1,) * due.dice
+        if (battle.ruleset.result_of(battle, due, ones) or ("", False))[1]:
+            return _ONLY_ONES.get(due.dice, f"{due.dice} ones only")
+    return f"{target} or less"

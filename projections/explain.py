@@ -124,6 +124,8 @@ class Chronicle:
 
 
 def explain(battle_id: str, events: Iterable[StoredEvent], unit_id: str, at: int | None = None) -> Explanation:
+    if at is not None and at < 1:
+        raise Refusal(f"there is no event {at}: a log's events are numbered from 1", field="at")
     chronicle = Chronicle(battle_id)
     for stored in events:
         if at is not None and stored.seq > at:

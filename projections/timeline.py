@@ -89,11 +89,20 @@ class Timeline:
         turn_text, *parts = where.split("/")
         if not turn_text.isdigit():
             raise Refusal(f"{spec!r}: the turn must be a number", field="point")
-        marks = [m for m in self.marks if m.turn == int(turn_text)]
+        in_turn = [m for m in self.marks if m.turn == int(turn_text)]
+        if not in_turn:
+            span = turn_span(m.turn for m in self.marks)
+            raise Refusal(f"{spec!r}: that never happened in this log (it has {span})", field="point")
+        marks = in_turn
         for part in parts:
             marks = [m for m in marks if part in (m.side, m.phase)]
         if not marks:
-            raise Refusal(f"{spec!r}: that never happened in this log", field="point")
+            sides = ", ".join(dict.fromkeys(m.side for m in in_turn))
+            phases = ", ".join(dict.fromkeys(m.phase for m in in_turn))
+            raise Refusal(
+                f"{spec!r}: that never happened in this log (turn {turn_text}: sides {sides}; phases {phases})",
+                field="point",
+            )
         return marks
 
     def board_at(self, point: Point) -> Board:
@@ -101,7 +110,11 @@ class Timeline:
 
     def diff(self, before: Point, after: Point) -> Diff:
         if before.seq > after.seq:
-            raise Refusal(f"{before.label} comes after {after.label}: give the earlier point first", field="point")
+            raise Refusal(
+                f"the first point ({before.label}) comes after the second ({after.label}): "
+                "give the earlier point first",
+                field="point",
+            )
         chronicle, boards = self._walk([before.seq, after.seq])
         changes = compare_boards(boards[before.seq], boards[after.seq])
         units = [
@@ -120,6 +133,18 @@ class Timeline:
             if stored.seq in seqs:
                 boards[stored.seq] = board(chronicle.fold.state())
         return chronicle, boards
+
+
+def turn_span(turns: Iterable[int]) -> str:
+    """The game turns a log has, in words for a refusal: "turns 1 to 3", "turn 1", "no turn yet"."""
+    found = sorted(set(turns) - {0})  # turn 0: before the first phase, not a game turn
+    if not found:
+        return "no turn yet"
+    if len(found) == 1:
+        return f"turn {found[0]} only"
+    if found == list(range(found[0], found[-1] + 1)):
+        return f"turns {found[0]} to {found[-1]}"
+    return "turns " + ", ".join(map(str, found))
 
 
 def steps_between(steps: list[Step], after_seq: int) -> list[Step]:

@@ -40,7 +40,9 @@ def test_tokens_issued_again_replace_the_old_ones(tmp_path):
 
 
 def test_tokens_for_an_unknown_battle_are_refused(tmp_path):
-    refused = morale(tmp_path / "cli.db", "tokens", "nowhere")
+    db = tmp_path / "cli.db"
+    assert morale(db, "new", str(ROSTER)).exit_code == 0  # a store, without that battle
+    refused = morale(db, "tokens", "nowhere")
     assert refused.exit_code == 2 and "no battle 'nowhere'" in refused.stderr
 
 
