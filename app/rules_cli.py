@@ -68,7 +68,7 @@ def rules_command(
     as_json: Json = False,
 ) -> None:
     """The rule catalogue: every clause the engine cites, in a ruleset, or one clause in full."""
-    with refusals():
+    with refusals(as_json):
         if ruleset is not None and rule_id is None and "." in ruleset:
             found: Clause | None = _clause(None, ruleset)  # `morale rules wh40k6.fall_back.edge`
         elif rule_id is not None:

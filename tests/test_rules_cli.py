@@ -98,3 +98,9 @@ def test_each_edge_of_the_graph_names_the_clause_that_moves_the_unit():
     drawn = runner.invoke(app, ["graph", "wh40k6"]).output
     assert "steady --> falling_back: fail_morale (wh40k6.fall_back.start)" in drawn.replace(" |", "\n")
     assert runner.invoke(app, ["graph", "wh40k7"]).exit_code == 2
+
+
+def test_with_json_a_refusal_is_one_json_object_naming_the_field():
+    result = rules("wh40k7", "--json")
+    assert result.exit_code == 2
+    assert json.loads(result.stderr)["error"]["field"] == "RULESET"
