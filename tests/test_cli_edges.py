@@ -25,8 +25,9 @@ from cli_support import morale
 from rich.console import Console
 from typer.testing import CliRunner
 
-from morale.app.cli import _takes_sequence, app
-from morale.app.render import print_due
+from morale.app.cli import app
+from morale.app.cli.battle import _takes_sequence
+from morale.app.cli.render import print_due
 from morale.core.outcomes import Modifier
 from morale.projections.due import DueView
 

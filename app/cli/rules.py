@@ -16,7 +16,7 @@ from morale.core.catalogue import Clause
 from morale.core.rules import Refusal
 from morale.core.rulesets import latest
 
-from .cli import Json, app, emit_json, out, refusals
+from .base import Json, app, emit_json, out, refusals
 
 
 def _ruleset(name: str) -> str:

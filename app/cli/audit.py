@@ -24,10 +24,10 @@ from morale.projections.timeline import Timeline
 from morale.projections.verify import verify
 from morale.projections.whatif import Amendment, what_if
 
+from ..service import load, reveal
+from ..transfer import check_lines, export_lines, write_checked
 from . import render, render_audit
-from .cli import DEFAULT_DB, BattleArg, Db, Json, app, emit_json, open_store, out, refusals, report
-from .service import load, reveal
-from .transfer import check_lines, export_lines, write_checked
+from .base import DEFAULT_DB, BattleArg, Db, Json, app, emit_json, open_store, out, refusals, report
 
 EXIT_UNVERIFIED = 1
 

@@ -1,0 +1,5 @@
+"""`python -m morale.app.cli`: the `morale` command."""
+
+from . import main
+
+main()

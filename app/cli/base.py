@@ -1,0 +1,163 @@
+"""What every `morale` command shares: the Typer app, its options, refusals and output.
+
+Refused input prints one line naming the field or rule ID and exits with code 2; nothing is written.
+The commands themselves live in battle.py, audit.py and rules.py, which register on `app`.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from importlib.metadata import version
+from pathlib import Path
+from typing import Annotated, Any, NoReturn
+
+import msgspec
+import typer
+from rich.console import Console
+from typer.core import TyperGroup
+
+from morale.core.replay import Replay
+from morale.core.rules import Refusal
+from morale.events.codec import MalformedEvent
+from morale.events.store import ConflictError, SqliteEventStore, StoreUnavailable, UnknownBattle
+from morale.projections.narrative import describe_event
+
+from ..service import Recorded
+from . import render
+
+# Typer re-exports Click's BadParameter (Typer vendors Click since 0.2x); its base is UsageError,
+# what Click raises for any command line it cannot parse.
+UsageError = typer.BadParameter.__base__
+_COMMAND_ARGS = "morale.command_args"  # where RefusingGroup keeps a command's words, in ctx.meta
+
+
+class RefusingGroup(TyperGroup):
+    """`morale`'s commands. A command line Click cannot parse (a missing argument, a die typed as
+    "x", an unknown option or command) is bad input like any other: one line, or one JSON object
+    with --json, and exit code 2, instead of Click's usage block."""
+
+    def resolve_command(self, ctx: typer.Context, args: list[str]) -> tuple[str | None, Any, list[str]]:
+        ctx.meta[_COMMAND_ARGS] = list(args)  # the command's words: did they ask for --json?
+        return super().resolve_command(ctx, args)
+
+    def invoke(self, ctx: typer.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except UsageError as exc:
+            message = exc.format_message()
+            param = getattr(exc, "param", None)
+            fields = {"message": message, "rule": None, "field": param.name if param is not None else None}
+            where = exc.ctx.command_path if exc.ctx is not None else ctx.command_path
+            refuse(f"{message.rstrip('.')} (see `{where} -h`)", fields, "--json" in ctx.meta.get(_COMMAND_ARGS, []))
+
+
+app = typer.Typer(
+    cls=RefusingGroup,
+    help="An event-sourced referee for the morale rules of tabletop wargames.",
+    no_args_is_help=True,
+    add_completion=True,  # --install-completion / --show-completion for bash, zsh, fish, PowerShell
+    pretty_exceptions_enable=False,
+    # Help texts are plain text: they name TOML tables ([battle]) and point syntax (start:TURN[/SIDE]),
+    # which rich markup would eat or choke on.
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+out = Console(highlight=False, soft_wrap=True)
+err = Console(stderr=True, highlight=False, soft_wrap=True)
+
+DEFAULT_DB = "morale.db"
+Db = Annotated[
+    Path, typer.Option("--db", envvar="MORALE_DB", help="SQLite file holding the battles' logs.", show_default=True)
+]
+Json = Annotated[bool, typer.Option("--json", help="Print JSON for machines instead of tables.")]
+BattleArg = Annotated[str, typer.Argument(help="The battle's id.")]
+Expect = Annotated[
+    int | None, typer.Option("--expect", help="Refuse unless the log ends at this sequence number (optimistic lock).")
+]
+
+EXIT_REFUSED = 2
+
+
+def _print_version(wanted: bool) -> None:
+    if wanted:
+        out.print(f"morale {version('morale')}", markup=False)
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    show_version: Annotated[
+        bool,
+        typer.Option("--version", callback=_print_version, is_eager=True, help="Print the version and exit."),
+    ] = False,
+) -> None:
+    # The options of `morale` itself, before any command: only --version (eager, so it needs none).
+    pass
+
+
+REFUSED = (Refusal, MalformedEvent, ConflictError, UnknownBattle, StoreUnavailable)
+
+
+@contextmanager
+def refusals(as_json: bool = False) -> Iterator[None]:
+    """Every way input can be wrong ends here: one line on stderr (with --json, one JSON object, for
+    a program to read), exit code 2, nothing written."""
+    try:
+        yield
+    except REFUSED as exc:
+        refuse(f"{'--db ' if isinstance(exc, StoreUnavailable) else ''}{exc}", error_fields(exc), as_json)
+
+
+def refuse(line: str, fields: dict[str, str | None], as_json: bool) -> NoReturn:
+    """Print a refusal, "refused: LINE" or {"error": FIELDS} as JSON, and exit with code 2."""
+    if as_json:
+        sys.stderr.write(msgspec.json.encode({"error": fields}).decode() + "\n")
+    else:
+        err.print(f"refused: {line}", markup=False)
+    raise typer.Exit(EXIT_REFUSED) from None
+
+
+# A decoding error names where in the event it is: "Expected `int` <= 6 - at `$.dice[1]`".
+_AT_PATH = re.compile(r"at `(\$[^`]*)`")
+
+
+def error_fields(exc: Exception) -> dict[str, str | None]:
+    """A refusal as {message, rule, field}: the rule ID or field it names, None where it names none."""
+    if isinstance(exc, Refusal):
+        return {"message": exc.message, "rule": exc.rule, "field": exc.field}
+    if isinstance(exc, StoreUnavailable):
+        return {"message": str(exc), "rule": None, "field": "--db"}
+    if isinstance(exc, UnknownBattle | ConflictError):
+        # Their text starts with the field it concerns ("battle: no battle 'x'..."); it is given apart.
+        field = "battle" if isinstance(exc, UnknownBattle) else "expected_seq"
+        return {"message": str(exc).removeprefix(f"{field}: "), "rule": None, "field": field}
+    path = _AT_PATH.search(str(exc))
+    return {"message": str(exc), "rule": None, "field": path.group(1) if path else None}
+
+
+def open_store(db: Path, *, create: bool = False) -> SqliteEventStore:
+    """The store at --db. Only the commands that create battles (`new`, `import`) may create the
+    file: any other refuses a path that holds no store, rather than leave an empty one at a typo."""
+    try:
+        return SqliteEventStore(db, create=create)
+    except StoreUnavailable as exc:
+        if create or db.exists():
+            raise
+        raise StoreUnavailable(db, f"{exc.reason} (`morale new` or `morale import` creates one)") from None
+
+
+def emit_json(value: Any) -> None:
+    sys.stdout.write(msgspec.json.encode(value).decode() + "\n")
+
+
+def report(fold: Replay, recorded: list[Recorded], as_json: bool) -> None:
+    """What was recorded and what it caused; in words, against the battle as the events left it."""
+    if as_json:
+        emit_json([{"stored": r.stored, "caused": r.caused} for r in recorded])
+        return
+    state = fold.state()
+    for item in recorded:
+        render.print_recorded(out, item.stored.seq, describe_event(item.stored.event, state), item.caused, state)
