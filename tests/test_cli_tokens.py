@@ -9,7 +9,7 @@ from cli_support import morale
 from litestar.testing import TestClient
 from served import BATTLE, ROSTER, bearer
 
-from morale.app.server import create_app
+from morale.app.http.server import create_app
 
 
 def board_status(db, token: str) -> int:

@@ -17,7 +17,7 @@ import httpx
 import pytest
 from served import BATTLE, LiveServer, bearer, creation_body, example_events, open_stream, sse_messages
 
-from morale.app.server import Settings, create_app
+from morale.app.http.server import Settings, create_app
 from morale.events.store import SqliteEventStore
 from morale.projections.feed import encode_item, feed
 

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from msgspec.structs import replace
 from served import BATTLE, ROSTER, example_events
 
-from morale.app.folds import Folds
+from morale.app.http.folds import Folds
 from morale.app.roster import load_roster
 from morale.app.service import load, record, record_on, start_battle
 from morale.core.rules import Refusal

@@ -11,7 +11,7 @@ import sqlite3
 import pytest
 from served import BATTLE, ROSTER, example_events
 
-from morale.app.live import NDJSON, Hub, Published, Stores, export, follow_live
+from morale.app.http.live import NDJSON, Hub, Published, Stores, export, follow_live
 from morale.app.roster import load_roster
 from morale.app.service import record, start_battle
 from morale.events.codec import event_from_dict

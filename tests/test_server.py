@@ -9,7 +9,7 @@ import pytest
 from litestar.testing import TestClient
 from served import BATTLE, ROOT, bearer, creation_body, example_events
 
-from morale.app.server import Settings, create_app
+from morale.app.http.server import Settings, create_app
 from morale.events.store import SqliteEventStore
 from morale.projections.feed import feed_schema
 

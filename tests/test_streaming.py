@@ -7,7 +7,7 @@ import asyncio
 
 import pytest
 
-from morale.app.streaming import write_now
+from morale.app.http.streaming import write_now
 
 
 def run(scenario):

@@ -10,7 +10,7 @@ import httpx
 import pytest
 from served import BATTLE, WAIT_S, LiveServer, bearer, creation_body, example_events
 
-from morale.app.server import Settings, create_app
+from morale.app.http.server import Settings, create_app
 from morale.core import catalogue
 
 CHROMIUM = Path(os.environ.get("MORALE_CHROMIUM", "/usr/bin/chromium"))

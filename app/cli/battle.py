@@ -239,7 +239,7 @@ def serve_command(
     """Serve the store over HTTP: the API (OpenAPI at /schema), the live feed and the viewer (/view)."""
     import uvicorn
 
-    from ..server import Settings, create_app
+    from ..http.server import Settings, create_app
 
     settings = Settings(
         poll_s=poll,

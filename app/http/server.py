@@ -41,10 +41,10 @@ from morale.projections.log import LogRow, log_rows
 from morale.projections.snapshots import battle_at
 from morale.projections.timeline import Diff, Mark, Timeline
 
+from ..access import Forbidden, Grant, IssuedTokens, check_may_append, check_own_unit, grant_for, issue_tokens
+from ..service import Recorded, record_on, roll_for, start_battle
 from . import live, streaming
-from .access import Forbidden, Grant, IssuedTokens, check_may_append, check_own_unit, grant_for, issue_tokens
 from .folds import Folds
-from .service import Recorded, record_on, roll_for, start_battle
 
 STATIC = Path(__file__).parent / "static"
 

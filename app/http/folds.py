@@ -23,8 +23,8 @@ from morale.core.replay import Replay
 from morale.core.rules import Refusal
 from morale.events.store import ConflictError, SqliteEventStore
 
-from .access import Forbidden
-from .service import load
+from ..access import Forbidden
+from ..service import load
 
 # Raised by the checks before a fold moves: a refusal leaves the fold as it was, and is the common
 # answer at a table (a typo, a roll out of turn), so it keeps the fold instead of costing a replay.
