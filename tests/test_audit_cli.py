@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
-from audit_support import EXAMPLE, V1_FIXTURE
-from cli_support import morale, runner
+from support.cli import morale, runner
+from support.examples import EXAMPLE, V1_FIXTURE
 
 from morale.app.cli import app
 from morale.events.store import SqliteEventStore

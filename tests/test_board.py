@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import Table, combat, unit
+from support.table import Table, combat, unit
 
 from morale.events.types import ChargeDeclared
 from morale.projections.board import board

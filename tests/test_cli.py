@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from cli_support import morale
+from support.cli import morale
 
 from morale.events.store import SqliteEventStore
 

@@ -21,8 +21,8 @@ from typing import Annotated
 import msgspec
 import pytest
 import typer
-from cli_support import morale
 from rich.console import Console
+from support.cli import morale
 from typer.testing import CliRunner
 
 from morale.app.cli import app

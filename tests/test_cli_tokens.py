@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import json
 
-from cli_support import morale
 from litestar.testing import TestClient
-from served import BATTLE, ROSTER, bearer
+from support.cli import morale
+from support.served import BATTLE, ROSTER, bearer
 
 from morale.app.http.server import create_app
 

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from test_cli import morale
+from support.cli import morale
 
 from morale.events.store import SqliteEventStore
 

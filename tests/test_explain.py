@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from audit_support import stored
-from conftest import Table, unit
+from support.examples import stored
+from support.table import Table, unit
 from test_wh40k6_tests import lose_combat, shot_up
 
 from morale.core import catalogue

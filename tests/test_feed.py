@@ -15,7 +15,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from served import BATTLE, LiveServer, bearer, creation_body, example_events, open_stream, sse_messages
+from support.served import BATTLE, LiveServer, bearer, creation_body, example_events, open_stream, sse_messages
 
 from morale.app.http.server import Settings, create_app
 from morale.events.store import SqliteEventStore

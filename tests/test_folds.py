@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from msgspec.structs import replace
-from served import BATTLE, ROSTER, example_events
+from support.served import BATTLE, ROSTER, example_events
 
 from morale.app.http.folds import Folds
 from morale.app.roster import load_roster

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from gdb_support import change, charge, due_modifiers, fact, gdb_table, gdb_unit, near, roll
+from support.gdb import change, charge, due_modifiers, fact, gdb_table, gdb_unit, near, roll
 
 from morale.core.outcomes import Modifier
 from morale.core.rulesets.gdb_modifiers import general_modifiers

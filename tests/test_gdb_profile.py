@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from gdb_support import change, fact, gdb_table, gdb_unit, near, not_taken, roll
+from support.gdb import change, fact, gdb_table, gdb_unit, near, not_taken, roll
 
 from morale.core.referee import next_phase
 from morale.core.rulesets.gdb_profile import PHASES, formation

@@ -3,9 +3,9 @@ event changes nothing, and a Morale-phase test keeps the modifiers it was given 
 
 from __future__ import annotations
 
-from gdb_support import gdb_table, gdb_unit
 from hypothesis import given
 from hypothesis import strategies as st
+from support.gdb import gdb_table, gdb_unit
 
 from morale.core.referee import next_phase
 from morale.core.state import digest

@@ -4,7 +4,7 @@ how long it lasts, and how units come back (or do not)."""
 from __future__ import annotations
 
 import pytest
-from gdb_support import (
+from support.gdb import (
     change,
     charge,
     decide,

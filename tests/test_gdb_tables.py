@@ -8,7 +8,7 @@ from pathlib import Path
 
 import msgspec
 import pytest
-from gdb_support import SIDES, charge, gdb_table, gdb_unit, resolved, roll
+from support.gdb import SIDES, charge, gdb_table, gdb_unit, resolved, roll
 
 from morale.app.roster import load_roster
 from morale.app.service import load, record, start_battle

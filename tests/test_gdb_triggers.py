@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gdb_support import charge, fact, gdb_table, gdb_unit, near, not_taken, resolved, roll
+from support.gdb import charge, fact, gdb_table, gdb_unit, near, not_taken, resolved, roll
 
 from morale.core import outcomes as out
 from morale.events.types import ChargeDeclared, DiceRolled, PlayerDecided, RefereeRuled, TableFactRecorded, UnitChanged

@@ -9,7 +9,7 @@ import json
 import sqlite3
 
 import pytest
-from served import BATTLE, ROSTER, example_events
+from support.served import BATTLE, ROSTER, example_events
 
 from morale.app.http.live import NDJSON, Hub, Published, Stores, export, follow_live
 from morale.app.roster import load_roster

@@ -7,8 +7,8 @@ import math
 from itertools import product
 
 import pytest
-from audit_support import example_store
-from conftest import Table, unit
+from support.examples import example_store
+from support.table import Table, unit
 from test_wh40k6_tests import lose_combat, shot_up
 
 from morale.core import outcomes as out

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from conftest import Table, clock_event, unit
 from hypothesis import given
 from hypothesis import strategies as st
+from support.table import Table, clock_event, unit
 
 from morale.core.state import digest
 from morale.events.types import (

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import Table, unit
+from support.table import Table, unit
 
 from morale.core import outcomes as out
 from morale.core import rules

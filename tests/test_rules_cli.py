@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from audit_support import example_store
+from support.examples import example_store
 from typer.testing import CliRunner
 
 from morale.app.cli import app

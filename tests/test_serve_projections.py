@@ -6,9 +6,9 @@ the referee saw it then."""
 
 from __future__ import annotations
 
-from conftest import Table, unit
 from hypothesis import given
 from hypothesis import strategies as st
+from support.table import Table, unit
 from test_properties import a_battle, proposals
 
 from morale.core.rules import Refusal

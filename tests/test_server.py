@@ -7,7 +7,7 @@ import json
 
 import pytest
 from litestar.testing import TestClient
-from served import BATTLE, ROOT, bearer, creation_body, example_events
+from support.served import BATTLE, ROOT, bearer, creation_body, example_events
 
 from morale.app.http.server import Settings, create_app
 from morale.events.store import SqliteEventStore

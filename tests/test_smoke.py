@@ -1,4 +1,4 @@
-from conftest import Table, unit
+from support.table import Table, unit
 
 
 def test_marines_fall_back_after_heavy_shooting():

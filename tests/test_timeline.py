@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from audit_support import V1_FIXTURE
+from support.examples import V1_FIXTURE
 
 from morale.app.transfer import import_battle
 from morale.core.rules import Refusal

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from audit_support import example_store
+from support.examples import example_store
 
 from morale.app.transfer import export_lines, import_battle
 from morale.core.rules import Refusal

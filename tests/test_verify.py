@@ -4,8 +4,8 @@ Each problem is reported at the first sequence number where it shows."""
 from __future__ import annotations
 
 import pytest
-from audit_support import EXAMPLE, example_store
 from msgspec.structs import replace
+from support.examples import EXAMPLE, example_store
 
 from morale.app.roster import load_roster
 from morale.app.service import load, record, reveal, roll_for, start_battle

@@ -7,7 +7,7 @@ import json
 
 import msgspec
 import pytest
-from audit_support import V1_FIXTURE, example_store
+from support.examples import V1_FIXTURE, example_store
 
 from morale.app.service import load
 from morale.app.transfer import export_lines, import_battle

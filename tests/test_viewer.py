@@ -8,7 +8,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from served import BATTLE, WAIT_S, LiveServer, bearer, creation_body, example_events
+from support.served import BATTLE, WAIT_S, LiveServer, bearer, creation_body, example_events
 
 from morale.app.http.server import Settings, create_app
 from morale.core import catalogue

@@ -3,8 +3,8 @@ example battle verifying, exporting and replaying unchanged."""
 
 from __future__ import annotations
 
-from audit_support import ROOT, example_store
-from wfb8_table import battle, charge, combat, fact, fled, regiment, side
+from support.examples import ROOT, example_store
+from support.wfb8 import battle, charge, combat, fact, fled, regiment, side
 
 from morale.app.transfer import export_lines, import_battle
 from morale.core.odds import odds

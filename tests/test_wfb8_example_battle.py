@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from audit_support import example_store
+from support.examples import example_store
 
 from morale.app.service import load
 from morale.core import catalogue

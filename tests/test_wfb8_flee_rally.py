@@ -2,7 +2,7 @@
 Standard's re-roll (rules/wfb8.md, "Standard rules")."""
 
 import pytest
-from wfb8_table import battle, charge, combat, fact, first, fled, only, regiment, reroll, side
+from support.wfb8 import battle, charge, combat, fact, first, fled, only, regiment, reroll, side
 
 from morale.core import outcomes as out
 from morale.events.types import DiceRolled, PhaseEnded

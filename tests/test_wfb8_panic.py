@@ -2,7 +2,7 @@
 order the controlling player chooses (rules/wfb8.md, "Panic tests")."""
 
 import pytest
-from wfb8_table import battle, charge, combat, fact, first, fled, only, regiment, side
+from support.wfb8 import battle, charge, combat, fact, first, fled, only, regiment, side
 
 from morale.core import outcomes as out
 from morale.core.state import digest
@@ -477,7 +477,7 @@ def test_wfb8_panic_order_only_panic_tests_wait_for_the_choice():
 
 
 def test_wfb8_panic_order_is_a_decision_other_rulesets_do_not_offer():
-    from conftest import Table, unit
+    from support.table import Table, unit
 
     table = Table(unit("guard"), unit("boyz", "orks"))
     refused = table.refuse(PlayerDecided(unit="guard", decision="test_first"))

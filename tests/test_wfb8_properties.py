@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from collections import Counter
 
-from conftest import clock_event
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from wfb8_table import battle, charge, combat, fact, regiment, side
+from support.table import clock_event
+from support.wfb8 import battle, charge, combat, fact, regiment, side
 
 from morale.app.service import record
 from morale.app.transfer import export_lines, import_battle

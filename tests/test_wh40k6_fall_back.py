@@ -1,7 +1,7 @@
 """wh40k6.fall_back.*: Falling Back (rules/wh40k6.md, "Falling Back")."""
 
 import pytest
-from conftest import Table, unit
+from support.table import Table, unit
 
 from morale.core import outcomes as out
 from morale.core.rulesets.wh40k6 import WH40K6

@@ -2,7 +2,7 @@
 (rules/wh40k6.md, "Regroup" and "Charged while Falling Back")."""
 
 import pytest
-from conftest import Table, rules_cited, unit
+from support.table import Table, rules_cited, unit
 
 from morale.core import outcomes as out
 from morale.events.types import ChargeDeclared, PhaseEnded, PlayerDecided

@@ -2,7 +2,7 @@
 Sweeping Advance, Pinning (rules/wh40k6.md, "Standard rules that change Morale")."""
 
 import pytest
-from conftest import Table, rules_cited, unit
+from support.table import Table, rules_cited, unit
 
 from morale.core import outcomes as out
 from morale.events.types import (

@@ -1,7 +1,7 @@
 """wh40k6.test.* and wh40k6.special.immune / auto_pass: the Morale test itself (rules/wh40k6.md, "Tests")."""
 
 import pytest
-from conftest import Table, unit
+from support.table import Table, unit
 
 from morale.core import outcomes as out
 from morale.events.types import CombatResolved, CombatSide, DiceRolled, TableFactRecorded

@@ -1,7 +1,7 @@
 """wh40k6.trigger.*: when a Morale test is taken (rules/wh40k6.md, "When a test is taken")."""
 
 import pytest
-from conftest import Table, unit
+from support.table import Table, unit
 
 from morale.core import outcomes as out
 from morale.events.types import CombatResolved, CombatSide, PhaseStarted

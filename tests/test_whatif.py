@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from audit_support import example_store
+from support.examples import example_store
 
 from morale.core.rules import Refusal
 from morale.events.codec import MalformedEvent

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from conftest import Table, unit
-
 from morale.events.types import (
     ChargeDeclared,
     CombatResolved,
@@ -14,12 +12,14 @@ from morale.events.types import (
     UnitJoined,
 )
 
+from .table import Table, unit
+
 SIDES = ("empire", "orcs")
 
 
 def regiment(unit_id: str, side: str = "empire", *, models: int = 20, ld: int = 7, **profile) -> UnitJoined:
     """A unit of the Empire (or of `side`), 20 strong with Ld 7 unless told; unit_type and rules as for
-    `conftest.unit`."""
+    `support.table.unit`."""
     return unit(unit_id, side, models=models, ld=ld, **profile)
 
 

@@ -1,10 +1,9 @@
-"""Shared by the audit tests: battles in a store, and logs as a later reader sees them."""
+"""The shipped example battles in a store, written as the CLI writes them, and logs as a later reader sees them."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import Table
 from msgspec.structs import replace
 
 from morale.app.roster import load_roster
@@ -13,9 +12,11 @@ from morale.events.codec import decode_event
 from morale.events.store import GENESIS_HASH, SqliteEventStore, seal
 from morale.events.types import StoredEvent
 
-ROOT = Path(__file__).resolve().parent.parent
+from .table import Table
+
+ROOT = Path(__file__).resolve().parents[2]  # the repository: tests/support/examples.py
 EXAMPLE = ROOT / "examples" / "wh40k6"
-V1_FIXTURE = Path(__file__).resolve().parent / "fixtures" / "hive-tarsis.v1.ndjson"
+V1_FIXTURE = ROOT / "tests" / "fixtures" / "hive-tarsis.v1.ndjson"
 
 
 def stored(table: Table, battle: str = "test-battle") -> list[StoredEvent]:

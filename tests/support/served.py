@@ -15,7 +15,7 @@ from litestar import Litestar
 from morale.app.roster import load_roster
 from morale.events.codec import to_builtins
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]  # the repository: tests/support/served.py
 ROSTER = ROOT / "examples" / "wh40k6" / "roster.toml"
 EXAMPLE_EVENTS = ROOT / "examples" / "wh40k6" / "battle.ndjson"
 BATTLE = "hive-tarsis"

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from conftest import Table
-from conftest import unit as joined
-
 from morale.events.types import ChargeDeclared, TableFactRecorded, UnitJoined
+
+from .table import Table
+from .table import unit as joined
 
 
 def table(*units: UnitJoined, house_rules: dict | None = None, sides: tuple[str, str] = ("imperium", "orks")) -> Table:

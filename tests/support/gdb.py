@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from conftest import Table
-
 from morale.core import outcomes as out
 from morale.core.outcomes import Outcome
 from morale.events.types import (
@@ -14,6 +12,8 @@ from morale.events.types import (
     UnitChanged,
     UnitJoined,
 )
+
+from .table import Table
 
 SIDES = ("french", "allies")
 
