@@ -1,12 +1,65 @@
-"""Fixtures and hypothesis settings. The helpers the tests import live in support/."""
+"""Fixtures and hypothesis settings. The helpers the tests import live in support/.
+
+A module says which battle its `db` or `store` holds with a mark, e.g.
+`pytestmark = pytest.mark.battle(ROSTER)` or `pytestmark = pytest.mark.example(EXAMPLE)`.
+"""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, settings
+from support.cli import morale
+from support.examples import example_store
+
+from morale.app.roster import load_roster
+from morale.events.store import SqliteEventStore
 
 # HYPOTHESIS_PROFILE=thorough digs deeper before a release; the default keeps `make test` quick.
 settings.register_profile("default", max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("thorough", max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "battle(roster, events=None): `db` holds this roster's battle, made by `morale new` (and "
+        "`morale append --file events`)"
+    )  # fmt: skip
+    config.addinivalue_line(
+        "markers", "example(folder): `store` holds this example battle (a folder of examples/), played"
+    )
+
+
+@pytest.fixture
+def db(request: pytest.FixtureRequest, tmp_path: Path) -> Path:
+    """A store file for the CLI and server tests. In a module marked `battle(ROSTER)` the roster's
+    battle is created in it by `morale new`, and with `events=NDJSON` those events are recorded by
+    `morale append --file`; elsewhere the file does not exist yet."""
+    path = tmp_path / "battles.db"
+    marked = request.node.get_closest_marker("battle")
+    if marked is not None:
+        (roster,) = marked.args
+        assert morale(path, "new", str(roster)).exit_code == 0
+        events = marked.kwargs.get("events")
+        if events is not None:
+            battle = load_roster(roster).battle
+            assert morale(path, "append", battle, "--file", str(events)).exit_code == 0
+    return path
+
+
+@pytest.fixture
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[SqliteEventStore]:
+    """A store of each test's own. In a module marked `example(FOLDER)` it holds that example
+    battle, written as the CLI writes it; elsewhere it is empty."""
+    marked = request.node.get_closest_marker("example")
+    if marked is not None:
+        (example,) = marked.args
+        opened = example_store(tmp_path / "example.db", example=example)
+    else:
+        opened = SqliteEventStore(tmp_path / "log.db")
+    yield opened
+    opened.close()

@@ -12,13 +12,8 @@ from support.examples import EXAMPLE, V1_FIXTURE
 from morale.app.cli import app
 from morale.events.store import SqliteEventStore
 
-
-@pytest.fixture
-def db(tmp_path) -> Path:
-    path = tmp_path / "battles.db"
-    assert morale(path, "new", str(EXAMPLE / "roster.toml")).exit_code == 0
-    assert morale(path, "append", "hive-tarsis", "--file", str(EXAMPLE / "battle.ndjson")).exit_code == 0
-    return path
+# `db`: the example battle, made by `morale new` and played by `morale append --file`
+pytestmark = pytest.mark.battle(EXAMPLE / "roster.toml", events=EXAMPLE / "battle.ndjson")
 
 
 def log_of(db: Path) -> list[tuple]:

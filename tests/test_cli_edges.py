@@ -34,6 +34,7 @@ from morale.projections.due import DueView
 runner = CliRunner()
 ROSTER = Path(__file__).resolve().parent.parent / "examples" / "wh40k6" / "roster.toml"
 BATTLE = "hive-tarsis"
+pytestmark = pytest.mark.battle(ROSTER)  # `db`: the example 40K battle, created and nothing recorded yet
 MORALE = str(Path(sys.executable).parent / "morale")  # the installed command, as a shell runs it
 
 
@@ -101,14 +102,6 @@ def test_completion_completes_command_names():
 
 
 # -- list fields typed as a,b --------------------------------------------------------------------
-@pytest.fixture
-def db(tmp_path) -> Path:
-    """The example 40K battle, created and nothing recorded yet."""
-    path = tmp_path / "battles.db"
-    assert morale(path, "new", str(ROSTER)).exit_code == 0
-    return path
-
-
 def next_phases(db: Path, count: int) -> None:
     for _ in range(count):
         assert morale(db, "next-phase", BATTLE).exit_code == 0

@@ -13,13 +13,7 @@ from morale.events.store import SqliteEventStore
 
 ROSTER = Path(__file__).resolve().parent.parent / "examples" / "wh40k3" / "roster.toml"
 BATTLE = "vorns-ridge"
-
-
-@pytest.fixture
-def db(tmp_path) -> Path:
-    path = tmp_path / "battles.db"
-    assert morale(path, "new", str(ROSTER)).exit_code == 0
-    return path
+pytestmark = pytest.mark.battle(ROSTER)  # `db`: its battle, made by `morale new`
 
 
 def append(db: Path, *args: str):

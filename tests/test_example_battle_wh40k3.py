@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from support.examples import example_store
 
 from morale.app.service import load
 from morale.core import catalogue
@@ -18,12 +17,10 @@ from morale.projections.narrative import narrate
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "wh40k3"
 
 
-@pytest.fixture(scope="module")
-def store(tmp_path_factory):
-    return example_store(tmp_path_factory.mktemp("example") / "example.db", example=EXAMPLE)
+pytestmark = pytest.mark.example(EXAMPLE)  # `store`: a fresh one per test, holding this example battle
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture  # per test, as `store` is
 def lines(store):
     return narrate("vorns-ridge", store.read("vorns-ridge"))
 

@@ -11,7 +11,6 @@ import subprocess
 import sys
 import time
 from itertools import islice
-from pathlib import Path
 
 import httpx
 import pytest
@@ -22,11 +21,6 @@ from morale.events.store import SqliteEventStore
 from morale.projections.feed import encode_item, feed
 
 EXAMPLE_LAST = len(example_events()) + 9
-
-
-@pytest.fixture
-def db(tmp_path) -> Path:
-    return tmp_path / "live.db"
 
 
 @pytest.fixture

@@ -14,13 +14,7 @@ from morale.events.store import SqliteEventStore
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "gdb"
-
-
-@pytest.fixture
-def db(tmp_path) -> Path:
-    path = tmp_path / "battles.db"
-    assert morale(path, "new", str(EXAMPLE / "roster.toml")).exit_code == 0
-    return path
+pytestmark = pytest.mark.battle(EXAMPLE / "roster.toml")  # `db`: its battle, made by `morale new`
 
 
 def log_of(db: Path) -> list[tuple]:

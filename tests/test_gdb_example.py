@@ -7,7 +7,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from support.examples import example_store
 
 from morale.app.roster import load_roster
 from morale.app.service import load
@@ -24,12 +23,10 @@ from morale.projections.narrative import narrate
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "gdb"
 
 
-@pytest.fixture(scope="module")
-def store(tmp_path_factory):
-    return example_store(tmp_path_factory.mktemp("example") / "example.db", example=EXAMPLE)
+pytestmark = pytest.mark.example(EXAMPLE)  # `store`: a fresh one per test, holding this example battle
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture  # per test, as `store` is
 def outcomes(store) -> list[out.Outcome]:
     fold = Replay("pratzen")
     return [o for stored in store.read("pratzen") for o in fold.apply(stored.seq, stored.event)]
@@ -49,7 +46,7 @@ def snapshot(unit: Unit, joined: dict) -> str:
     return " ".join(parts)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture  # per test, as `store` is
 def phase_ends(store) -> dict[tuple[int, str], dict[str, str]]:
     """At the end of each phase, every unit that is not as it joined (steady, full, formed, free)."""
     joined = {u.unit: u.profile for u in load_roster(EXAMPLE / "roster.toml").units}

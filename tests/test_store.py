@@ -20,13 +20,6 @@ from morale.events.types import BattleStarted, CasualtiesSuffered, PhaseStarted
 START = BattleStarted(ruleset="wh40k6", ruleset_version="1", sides=("imperium", "orks"))
 
 
-@pytest.fixture
-def store(tmp_path):
-    opened = SqliteEventStore(tmp_path / "log.db")
-    yield opened
-    opened.close()
-
-
 def test_appended_events_read_back_in_order_with_sequence_numbers(store):
     store.append("b1", [START], expected_seq=0)
     store.append("b1", [PhaseStarted(turn=1, side="imperium", phase="movement")], expected_seq=1)

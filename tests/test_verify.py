@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 from msgspec.structs import replace
-from support.examples import EXAMPLE, example_store
+from support.examples import EXAMPLE
 
 from morale.app.roster import load_roster
 from morale.app.service import load, record, reveal, roll_for, start_battle
@@ -18,10 +18,7 @@ from morale.events.store import SqliteEventStore
 from morale.events.types import CasualtiesSuffered, DiceRevealed, DiceRolled, PhaseEnded, PhaseStarted
 from morale.projections.verify import verify
 
-
-@pytest.fixture
-def store(tmp_path) -> SqliteEventStore:
-    return example_store(tmp_path / "example.db")
+pytestmark = pytest.mark.example(EXAMPLE)  # `store`: a fresh one per test, holding this example battle
 
 
 def checked(store: SqliteEventStore, secret: str | None = None):

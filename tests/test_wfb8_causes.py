@@ -1,7 +1,8 @@
 """wfb8.panic.friend_destroyed, friend_breaks, fled_through: the other causes of Panic, measured at the
 table and recorded as facts naming the friend (rules/wfb8.md, "Standard rules")."""
 
-from support.wfb8 import battle, charge, combat, fact, fled, only, regiment, side
+from support.table import only
+from support.wfb8 import battle, charge, combat, fact, fled, regiment, side
 
 from morale.core import outcomes as out
 

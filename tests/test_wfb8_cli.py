@@ -14,13 +14,7 @@ from morale.events.store import SqliteEventStore
 ROOT = Path(__file__).resolve().parent.parent
 ROSTER = ROOT / "examples" / "wfb8" / "roster.toml"
 BATTLE = "grunburg-bridge"
-
-
-@pytest.fixture
-def db(tmp_path) -> Path:
-    path = tmp_path / "battles.db"
-    assert morale(path, "new", str(ROSTER)).exit_code == 0
-    return path
+pytestmark = pytest.mark.battle(ROSTER)  # `db`: its battle, made by `morale new`
 
 
 def append(db: Path, *events: dict) -> None:

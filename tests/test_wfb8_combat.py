@@ -2,8 +2,8 @@
 and "Standard rules")."""
 
 import pytest
-from support.table import Table, unit
-from support.wfb8 import battle, charge, combat, only, regiment, side
+from support.table import Table, only, unit
+from support.wfb8 import battle, charge, combat, regiment, side
 
 from morale.core import outcomes as out
 from morale.events.types import CombatResolved, CombatSide

@@ -2,7 +2,8 @@
 Standard's re-roll (rules/wfb8.md, "Standard rules")."""
 
 import pytest
-from support.wfb8 import battle, charge, combat, fact, first, fled, only, regiment, reroll, side
+from support.table import only
+from support.wfb8 import battle, charge, combat, fact, first, fled, regiment, reroll, side
 
 from morale.core import outcomes as out
 from morale.events.types import DiceRolled, PhaseEnded

@@ -2,7 +2,8 @@
 order the controlling player chooses (rules/wfb8.md, "Panic tests")."""
 
 import pytest
-from support.wfb8 import battle, charge, combat, fact, first, fled, only, regiment, side
+from support.table import only
+from support.wfb8 import battle, charge, combat, fact, first, fled, regiment, side
 
 from morale.core import outcomes as out
 from morale.core.state import digest

@@ -1,8 +1,8 @@
 """wh40k3.fall_back.*, wh40k3.assaulted, wh40k3.crossfire: Falling Back (rules/wh40k3.md, "Falling Back")."""
 
 import pytest
-from support.table import combat
-from support.wh40k3 import charge, fact, only, shot_and_fled, table, unit
+from support.table import combat, only
+from support.wh40k3 import charge, fact, shot_and_fled, table, unit
 
 from morale.core import outcomes as out
 from morale.core.rules import Refusal

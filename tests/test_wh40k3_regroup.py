@@ -1,8 +1,8 @@
 """wh40k3.regroup.*, wh40k3.special.atsknf, wh40k3.sweeping_advance: Regroup (rules/wh40k3.md, "Regroup")."""
 
 import pytest
-from support.table import combat
-from support.wh40k3 import charge, fact, only, shot_and_fled, table, unit
+from support.table import combat, only
+from support.wh40k3 import charge, fact, shot_and_fled, table, unit
 
 from morale.core import outcomes as out
 from morale.events.types import PhaseEnded, PhaseStarted, PlayerDecided

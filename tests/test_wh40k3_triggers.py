@@ -1,8 +1,8 @@
 """wh40k3.trigger.*: when a Morale test is taken (rules/wh40k3.md, "When a test is taken")."""
 
 import pytest
-from support.table import combat
-from support.wh40k3 import charge, fact, only, table, unit
+from support.table import combat, only
+from support.wh40k3 import charge, fact, table, unit
 
 from morale.core import outcomes as out
 from morale.events.types import CombatResolved, CombatSide

@@ -1,8 +1,8 @@
 """wh40k3.who.*, wh40k3.test.ld, wh40k3.mod.below_half: who tests, and how (rules/wh40k3.md)."""
 
 import pytest
-from support.table import combat
-from support.wh40k3 import charge, fact, only, shot_and_fled, table, unit
+from support.table import combat, only
+from support.wh40k3 import charge, fact, shot_and_fled, table, unit
 
 from morale.core import outcomes as out
 from morale.events.types import DiceRolled, RefereeRuled

@@ -1,7 +1,7 @@
 """wh40k6.fall_back.*: Falling Back (rules/wh40k6.md, "Falling Back")."""
 
 import pytest
-from support.table import Table, unit
+from support.table import Table, only, unit
 
 from morale.core import outcomes as out
 from morale.core.rulesets.wh40k6 import WH40K6
@@ -14,11 +14,6 @@ from morale.events.types import (
     PlayerDecided,
     TableFactRecorded,
 )
-
-
-def only(outcomes: list, kind: type):
-    (found,) = [o for o in outcomes if isinstance(o, kind)]
-    return found
 
 
 def fled_from_shooting(table: Table, unit_id: str = "marines", lost: int = 3, fall_back_dice=(3, 3)) -> list:

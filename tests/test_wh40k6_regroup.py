@@ -2,15 +2,10 @@
 (rules/wh40k6.md, "Regroup" and "Charged while Falling Back")."""
 
 import pytest
-from support.table import Table, rules_cited, unit
+from support.table import Table, only, rules_cited, unit
 
 from morale.core import outcomes as out
 from morale.events.types import ChargeDeclared, PhaseEnded, PlayerDecided
-
-
-def only(outcomes: list, kind: type):
-    (found,) = [o for o in outcomes if isinstance(o, kind)]
-    return found
 
 
 def fled_from_shooting(table: Table, unit_id: str = "marines", lost: int = 3) -> None:

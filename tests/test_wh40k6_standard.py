@@ -2,7 +2,7 @@
 Sweeping Advance, Pinning (rules/wh40k6.md, "Standard rules that change Morale")."""
 
 import pytest
-from support.table import Table, rules_cited, unit
+from support.table import Table, only, rules_cited, unit
 
 from morale.core import outcomes as out
 from morale.events.types import (
@@ -14,11 +14,6 @@ from morale.events.types import (
     RefereeRuled,
     TableFactRecorded,
 )
-
-
-def only(outcomes: list, kind: type):
-    (found,) = [o for o in outcomes if isinstance(o, kind)]
-    return found
 
 
 def shot_up(table: Table, unit_id: str, lost: int) -> list:

@@ -1,7 +1,7 @@
 """wh40k6.test.* and wh40k6.special.immune / auto_pass: the Morale test itself (rules/wh40k6.md, "Tests")."""
 
 import pytest
-from support.table import Table, unit
+from support.table import Table, only, unit
 
 from morale.core import outcomes as out
 from morale.events.types import CombatResolved, CombatSide, DiceRolled, TableFactRecorded
@@ -26,11 +26,6 @@ def lose_combat(table: Table, loser: str, winner: str, by: int) -> list:
             ]
         )
     )
-
-
-def only(outcomes: list, kind: type):
-    (found,) = [o for o in outcomes if isinstance(o, kind)]
-    return found
 
 
 # -- wh40k6.test.morale -------------------------------------------------------------------------

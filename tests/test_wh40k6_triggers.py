@@ -1,15 +1,10 @@
 """wh40k6.trigger.*: when a Morale test is taken (rules/wh40k6.md, "When a test is taken")."""
 
 import pytest
-from support.table import Table, unit
+from support.table import Table, only, unit
 
 from morale.core import outcomes as out
 from morale.events.types import CombatResolved, CombatSide, PhaseStarted
-
-
-def only(outcomes: list, kind: type):
-    (found,) = [o for o in outcomes if isinstance(o, kind)]
-    return found
 
 
 def combat(imperium: list[str], imperium_wounds: int, orks: list[str], orks_wounds: int, *, orks_bonus: int = 0):

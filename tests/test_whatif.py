@@ -3,21 +3,17 @@
 from __future__ import annotations
 
 import pytest
-from support.examples import example_store
+from support.examples import EXAMPLE
 
 from morale.core.rules import Refusal
 from morale.events.codec import MalformedEvent
-from morale.events.store import SqliteEventStore
 from morale.events.types import CasualtiesSuffered
 from morale.projections.whatif import Amendment, what_if
 
-
-@pytest.fixture(scope="module")
-def store(tmp_path_factory) -> SqliteEventStore:
-    return example_store(tmp_path_factory.mktemp("whatif") / "w.db")
+pytestmark = pytest.mark.example(EXAMPLE)  # `store`: a fresh one per test, holding this example battle
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture  # per test, as `store` is
 def events(store):
     return list(store.read("hive-tarsis"))
 

@@ -180,3 +180,9 @@ def kinds(outcomes: Sequence[Outcome]) -> list[str]:
 
 def rules_cited(outcomes: Sequence[Outcome]) -> set[str]:
     return {o.rule for o in outcomes} | {getattr(o, "trigger", "") for o in outcomes} - {""}
+
+
+def only(outcomes: list, kind: type):
+    """The one outcome of this kind: none, or more than one, fails the test."""
+    (found,) = [o for o in outcomes if isinstance(o, kind)]
+    return found

@@ -53,11 +53,6 @@ def combat(*sides: CombatSide) -> CombatResolved:
     return CombatResolved(sides=tuple(sides))
 
 
-def only(outcomes: list, kind: type):
-    (found,) = [o for o in outcomes if isinstance(o, kind)]
-    return found
-
-
 def fled(table: Table, unit_id: str, *, lost: int = 5) -> None:
     """In the orcs' Shooting phase of turn 1 `unit_id` (of the empire) loses `lost` models, fails its
     Panic test and flees 7 inches."""

@@ -16,11 +16,6 @@ def unit(unit_id: str, side: str = "imperium", **kwargs) -> UnitJoined:
     return joined(unit_id, side, **kwargs)
 
 
-def only(outcomes: list, kind: type):
-    (found,) = [o for o in outcomes if isinstance(o, kind)]
-    return found
-
-
 def fact(unit_id: str, name: str, value: object = True) -> TableFactRecorded:
     return TableFactRecorded(unit=unit_id, fact=name, value=value)
 
