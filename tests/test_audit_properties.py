@@ -9,7 +9,7 @@ import itertools
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_properties import WH40K3_FACTS, WH40K6_FACTS, a_3rd_edition_battle, a_battle, proposals
+from support.strategies import WH40K3_FACTS, WH40K6_FACTS, a_3rd_edition_battle, a_battle, proposals
 
 from morale.app.service import record
 from morale.app.transfer import export_lines, import_battle

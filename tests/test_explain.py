@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from support.examples import stored
 from support.table import Table, unit
-from test_wh40k6_tests import lose_combat, shot_up
+from support.wh40k6 import lose_combat, shot_up
 
 from morale.core import catalogue
 from morale.core.rules import Refusal

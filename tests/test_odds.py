@@ -9,7 +9,7 @@ from itertools import product
 import pytest
 from support.examples import example_store
 from support.table import Table, unit
-from test_wh40k6_tests import lose_combat, shot_up
+from support.wh40k6 import lose_combat, shot_up
 
 from morale.core import outcomes as out
 from morale.core.odds import odds

@@ -8,17 +8,15 @@ from __future__ import annotations
 
 from hypothesis import given
 from hypothesis import strategies as st
+from support.examples import stored
+from support.strategies import a_battle, proposals
 from support.table import Table, unit
-from test_properties import a_battle, proposals
 
 from morale.core.rules import Refusal
 from morale.core.state import digest
-from morale.events.store import seal
 from morale.events.types import EventRetracted
 from morale.projections.feed import FeedItem, encode_item, feed, follow
 from morale.projections.timeline import Timeline, fold_at
-
-GENESIS = "0" * 64
 
 
 def played(data: st.DataObject) -> tuple[Table, list[list], dict[int, str]]:
@@ -37,10 +35,6 @@ def played(data: st.DataObject) -> tuple[Table, list[list], dict[int, str]]:
             continue
         digests_live[table.fold.seq] = digest(table.battle)
     return table, caused_live, digests_live
-
-
-def stored(table: Table):
-    return [s for s, _ in seal("test-battle", table.events, 0, GENESIS, "2026-01-01T00:00:00Z")]
 
 
 @given(st.data())

@@ -3,6 +3,7 @@ Sweeping Advance, Pinning (rules/wh40k6.md, "Standard rules that change Morale")
 
 import pytest
 from support.table import Table, only, rules_cited, unit
+from support.wh40k6 import shot_up
 
 from morale.core import outcomes as out
 from morale.events.types import (
@@ -14,13 +15,6 @@ from morale.events.types import (
     RefereeRuled,
     TableFactRecorded,
 )
-
-
-def shot_up(table: Table, unit_id: str, lost: int) -> list:
-    """In the orks' Shooting phase of turn 1 `unit_id` loses `lost` models; then the phase ends."""
-    table.go_to(1, "orks", "shooting")
-    table.casualties(unit_id, lost)
-    return table.end_phase()
 
 
 def lose_combat(table: Table, loser: str, winner: str = "boyz", by: int = 2) -> list:
