@@ -7,25 +7,54 @@ PORT ?= 8000
 # The viewer's browser tests drive Debian's Chromium through Playwright (never a downloaded browser).
 CHROMIUM ?= /usr/bin/chromium
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+# Every install takes its versions from the lock (exact pins for the app, test and bench extras,
+# Python 3.11 on Linux); `make lock` regenerates it. pip alone reads it: uv is needed only by `make lock`.
+LOCK := requirements/lock.txt
+# The lowest version pyproject.toml allows of each direct dependency (the newest of the rest), for
+# `make test-lowest`: the proof that the floors in pyproject.toml hold.
+LOWEST := requirements/lowest.txt
+LOWEST_VENV := .venv-lowest
+# `make lock` alone runs uv, from a venv of its own; it resolves for Python 3.11 on Linux whatever
+# the machine it runs on. UPGRADE=1 moves every pin to the newest release allowed; without it the
+# pins already in the files stay where pyproject.toml still allows them.
+UV_VERSION ?= 0.13.9
+TOOLS := .venv-tools
+UV := $(TOOLS)/bin/uv
+# `make lock` runs: uv pip compile pyproject.toml --extra test --extra bench --python-version 3.11
+#   --python-platform linux -o requirements/lock.txt (and, with --resolution lowest-direct, -o requirements/lowest.txt)
+COMPILE = $(UV) pip compile pyproject.toml --extra test --extra bench --python-version 3.11 \
+	--python-platform linux --custom-compile-command 'make lock' $(if $(UPGRADE),--upgrade)
 
-.PHONY: demo serve test bench bench-feed lint clean
+.PHONY: demo serve test bench bench-feed lint clean lock test-lowest
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -c $(LOCK) --upgrade pip
 
-$(VENV)/.installed-app: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install -q -e .
+# A stamp depends on the lock too, so a changed lock reinstalls.
+$(VENV)/.installed-app: pyproject.toml $(LOCK) | $(BIN)/python
+	$(BIN)/python -m pip install -q -c $(LOCK) -e .
 	touch $@
 
 # The test extras include the app: a venv made by `make test` serves `make demo` as it is.
-$(VENV)/.installed-test: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install -q -e '.[test]'
+$(VENV)/.installed-test: pyproject.toml $(LOCK) | $(BIN)/python
+	$(BIN)/python -m pip install -q -c $(LOCK) -e '.[test]'
 	touch $@ $(VENV)/.installed-app
 
-$(VENV)/.installed-bench: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install -q -e '.[bench]'
+$(VENV)/.installed-bench: pyproject.toml $(LOCK) | $(BIN)/python
+	$(BIN)/python -m pip install -q -c $(LOCK) -e '.[bench]'
 	touch $@
+
+$(LOWEST_VENV)/.installed: pyproject.toml $(LOWEST)
+	rm -rf $(LOWEST_VENV)
+	$(PYTHON) -m venv $(LOWEST_VENV)
+	$(LOWEST_VENV)/bin/python -m pip install -q -c $(LOWEST) --upgrade pip
+	$(LOWEST_VENV)/bin/python -m pip install -q -c $(LOWEST) -e '.[test,bench]'
+	touch $@
+
+$(UV):
+	$(PYTHON) -m venv $(TOOLS)
+	$(TOOLS)/bin/python -m pip install -q 'uv==$(UV_VERSION)'
 
 $(CHROMIUM):
 	@echo "installing Debian's chromium for the viewer's browser tests"
@@ -54,6 +83,18 @@ test: $(VENV)/.installed-test | $(CHROMIUM)
 	$(BIN)/ruff format --check .
 	$(BIN)/python -m pytest
 
+## test-lowest: lint, the tests and the quick benchmarks on the lowest versions pyproject.toml allows (not in `make test`)
+test-lowest: $(LOWEST_VENV)/.installed | $(CHROMIUM)
+	$(LOWEST_VENV)/bin/ruff check .
+	$(LOWEST_VENV)/bin/ruff format --check .
+	$(LOWEST_VENV)/bin/python -m pytest -x
+	$(LOWEST_VENV)/bin/python bench/run.py --quick
+
+## lock: regenerate requirements/lock.txt and requirements/lowest.txt from pyproject.toml (UPGRADE=1 for the newest)
+lock: | $(UV)
+	$(COMPILE) -o $(LOCK)
+	$(COMPILE) --resolution lowest-direct -o $(LOWEST)
+
 ## bench: the benchmarks (not part of the tests); see bench/README.md. QUICK=1 for small sizes
 bench: $(VENV)/.installed-bench
 	$(BIN)/python bench/run.py $(if $(QUICK),--quick)
@@ -64,4 +105,4 @@ bench-feed: $(VENV)/.installed-test
 	$(BIN)/python bench/feed.py $(if $(CLIENTS),--clients $(CLIENTS)) $(if $(EVENTS),--events $(EVENTS))
 
 clean:
-	rm -rf $(VENV) $(DB) $(DB)-wal $(DB)-shm .pytest_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) $(LOWEST_VENV) $(TOOLS) $(DB) $(DB)-wal $(DB)-shm .pytest_cache .ruff_cache .hypothesis
