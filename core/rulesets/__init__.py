@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from ..rules import Refusal
 
 if TYPE_CHECKING:
-    from ..ruleset import Ruleset
+    from .base import Ruleset
 
 
 def _registry() -> dict[tuple[str, str], Ruleset]:

@@ -25,8 +25,8 @@ from morale.events.types import (
 
 from ..outcomes import Outcome, TestNotTaken, TestResolved
 from ..rules import Refusal, rule
-from ..ruleset import Ruleset, TableSpec
 from ..state import Battle, DueTest, Point, Unit
+from .base import Ruleset, TableSpec
 from .gdb_book import BattleBook, Charge, UnitBook, battle_book, book
 from .gdb_brigade import brigade_modifiers, lead_unit, resolve_brigade_test
 from .gdb_modifiers import charged_modifiers, charging_modifiers

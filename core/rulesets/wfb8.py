@@ -26,8 +26,8 @@ from ..outcomes import (
     TestResolved,
 )
 from ..rules import DESTROYED, TEST_FIRST, Refusal, rule
-from ..ruleset import Ruleset, leadership_result
 from ..state import Battle, DueTest, Pending, Unit
+from .base import Ruleset, leadership_result
 from .wfb8_combat import (
     break_modifier,
     combat_score,

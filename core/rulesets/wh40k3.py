@@ -22,8 +22,8 @@ from morale.events.types import ChargeDeclared, CombatResolved, FactValue, Table
 from ..machine import StateGraph
 from ..outcomes import Modifier, Moved, Outcome, TestResolved
 from ..rules import DESTROYED, Refusal, rule
-from ..ruleset import Ruleset, leadership_result
 from ..state import Battle, DueTest, Pending, Unit
+from .base import Ruleset, leadership_result
 from .forty_k import check_in_assault_phase
 
 # -- tables -------------------------------------------------------------------------------------

@@ -18,8 +18,8 @@ from ..outcomes import (
     TestResolved,
 )
 from ..rules import DESTROYED, Refusal, rule
-from ..ruleset import Ruleset, leadership_result
 from ..state import Battle, DueTest, Pending, Unit
+from .base import Ruleset, leadership_result
 from .forty_k import check_in_assault_phase
 
 # -- tables -------------------------------------------------------------------------------------

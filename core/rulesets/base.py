@@ -29,10 +29,10 @@ from morale.events.types import (
     UnitJoined,
 )
 
-from .machine import StateGraph
-from .outcomes import Modifier, Outcome, RestrictionApplied, TestDue, TestNotTaken, TestResolved
-from .rules import Refusal
-from .state import Battle, DueTest, Point, Restriction, Unit
+from ..machine import StateGraph
+from ..outcomes import Modifier, Outcome, RestrictionApplied, TestDue, TestNotTaken, TestResolved
+from ..rules import Refusal
+from ..state import Battle, DueTest, Point, Restriction, Unit
 
 
 def leadership_result(
@@ -115,7 +115,7 @@ class Ruleset:
 
     def __reduce__(self) -> tuple[object, tuple[str, str]]:
         # A pickled battle (a snapshot) refers to its ruleset by id and version, never by copy.
-        from .rulesets import lookup
+        from . import lookup
 
         return (lookup, (self.id, self.version))
 
