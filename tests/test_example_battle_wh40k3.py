@@ -11,7 +11,7 @@ from audit_support import example_store
 from morale.app.service import load
 from morale.core import catalogue
 from morale.core.rules import CLAUSES
-from morale.core.rulesets.wh40k3 import WH40K3
+from morale.core.rulesets.wh40k import WH40K3
 from morale.projections.board import board
 from morale.projections.narrative import narrate
 

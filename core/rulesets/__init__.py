@@ -13,8 +13,7 @@ if TYPE_CHECKING:
 def _registry() -> dict[tuple[str, str], Ruleset]:
     from .gdb import GDB
     from .wfb8 import WFB8
-    from .wh40k3 import WH40K3
-    from .wh40k6 import WH40K6
+    from .wh40k import WH40K3, WH40K6
 
     return {(r.id, r.version): r for r in (WH40K6, WH40K3, WFB8, GDB)}
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ..rules import Refusal
-from ..state import Battle, Unit
+from ...rules import Refusal
+from ...state import Battle, Unit
 
 
 def check_in_assault_phase(battle: Battle, charger: Unit | None = None) -> None:

@@ -9,18 +9,18 @@ from msgspec.structs import replace
 
 from morale.events.types import ChargeDeclared, CombatResolved, TableFactRecorded, UnitJoined
 
-from ..machine import StateGraph
-from ..outcomes import (
+from ...machine import StateGraph
+from ...outcomes import (
     Modifier,
     Moved,
     Outcome,
     StateChangeScheduled,
     TestResolved,
 )
-from ..rules import DESTROYED, Refusal, rule
-from ..state import Battle, DueTest, Pending, Unit
-from .base import Ruleset, leadership_result
-from .forty_k import check_in_assault_phase
+from ...rules import DESTROYED, Refusal, rule
+from ...state import Battle, DueTest, Pending, Unit
+from ..base import Ruleset, leadership_result
+from .shared import check_in_assault_phase
 
 # -- tables -------------------------------------------------------------------------------------
 PHASES = ("movement", "psychic", "shooting", "assault")

@@ -19,12 +19,12 @@ from msgspec.structs import replace
 
 from morale.events.types import ChargeDeclared, CombatResolved, FactValue, TableFactRecorded, UnitJoined
 
-from ..machine import StateGraph
-from ..outcomes import Modifier, Moved, Outcome, TestResolved
-from ..rules import DESTROYED, Refusal, rule
-from ..state import Battle, DueTest, Pending, Unit
-from .base import Ruleset, leadership_result
-from .forty_k import check_in_assault_phase
+from ...machine import StateGraph
+from ...outcomes import Modifier, Moved, Outcome, TestResolved
+from ...rules import DESTROYED, Refusal, rule
+from ...state import Battle, DueTest, Pending, Unit
+from ..base import Ruleset, leadership_result
+from .shared import check_in_assault_phase
 
 # -- tables -------------------------------------------------------------------------------------
 PHASES = ("movement", "shooting", "assault")
