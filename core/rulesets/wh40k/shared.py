@@ -1,11 +1,49 @@
-"""What the Warhammer 40,000 editions share: charges and close combats belong to the Assault phase."""
+"""What the Warhammer 40,000 editions share: the states a unit goes through and the rows that move
+it between them, and that charges and close combats belong to the Assault phase."""
 
 from __future__ import annotations
 
-from ...rules import Refusal
+from typing import Any
+
+from ...machine import StateGraph
+from ...rules import DESTROYED, Refusal
 from ...state import Battle, Unit
 
+# -- the state graph ----------------------------------------------------------------------------
+# In both editions a unit that fails its Morale Falls Back; it Regroups (and is steady again at the
+# end of the turn), Falls Back again, or leaves the battle (dispersed); losing its last model
+# destroys it in any of these. Each edition names the triggers, and the rule that moves the unit.
+ALIVE = ["steady", "falling_back", "regrouped"]
+Row = dict[str, Any]
 
+
+def to_falling_back(trigger: str, rule: str) -> Row:
+    return {"trigger": trigger, "source": ["steady", "regrouped"], "dest": "falling_back", "rule": rule}
+
+
+def falling_back_again(trigger: str, rule: str) -> Row:
+    return {"trigger": trigger, "source": "falling_back", "dest": "=", "rule": rule}
+
+
+def to_regrouped(trigger: str, rule: str) -> Row:
+    return {"trigger": trigger, "source": "falling_back", "dest": "regrouped", "rule": rule}
+
+
+def back_to_steady(rule: str) -> Row:
+    return {"trigger": "end_regroup", "source": "regrouped", "dest": "steady", "rule": rule}
+
+
+def to_dispersed(trigger: str, rule: str) -> Row:
+    return {"trigger": trigger, "source": "falling_back", "dest": "dispersed", "rule": rule}
+
+
+def state_graph(*rows: Row) -> StateGraph:
+    """An edition's graph: its rows in the order given (`morale graph` draws them so), then the last
+    model lost (engine.destroyed)."""
+    return StateGraph([*rows, {"trigger": "lose_last_model", "source": ALIVE, "dest": "destroyed", "rule": DESTROYED}])
+
+
+# -- the Assault phase ---------------------------------------------------------------------------
 def check_in_assault_phase(battle: Battle, charger: Unit | None = None) -> None:
     """Close combats are resolved in an Assault phase; a unit charges only in its own side's."""
     in_assault = battle.phase_open and battle.phase == "assault"

@@ -9,7 +9,6 @@ from msgspec.structs import replace
 
 from morale.events.types import ChargeDeclared, CombatResolved, TableFactRecorded, UnitJoined
 
-from ...machine import StateGraph
 from ...outcomes import (
     Modifier,
     Moved,
@@ -17,10 +16,18 @@ from ...outcomes import (
     StateChangeScheduled,
     TestResolved,
 )
-from ...rules import DESTROYED, Refusal, rule
+from ...rules import Refusal, rule
 from ...state import Battle, DueTest, Pending, Unit
 from ..base import Ruleset, leadership_result
-from .shared import check_in_assault_phase
+from .shared import (
+    back_to_steady,
+    check_in_assault_phase,
+    falling_back_again,
+    state_graph,
+    to_dispersed,
+    to_falling_back,
+    to_regrouped,
+)
 
 # -- tables -------------------------------------------------------------------------------------
 PHASES = ("movement", "psychic", "shooting", "assault")
@@ -78,29 +85,20 @@ RESTRICTIONS = {
     "gone_to_ground": "no move, Run or charge; Snap Shots only",
 }
 
-ALIVE = ["steady", "falling_back", "regrouped"]
-GRAPH = StateGraph(
-    [
-        {"trigger": "fail_morale", "source": ["steady", "regrouped"], "dest": "falling_back",
-         "rule": "wh40k6.fall_back.start"},
-        {"trigger": "fail_morale", "source": "falling_back", "dest": "=", "rule": "wh40k6.fall_back.auto_fail"},
-        {"trigger": "fall_back_again", "source": "falling_back", "dest": "=", "rule": "wh40k6.fall_back.start"},
-        {"trigger": "fail_regroup", "source": "falling_back", "dest": "=", "rule": "wh40k6.regroup.fail"},
-        {"trigger": "regroup", "source": "falling_back", "dest": "regrouped", "rule": "wh40k6.regroup.pass"},
-        {"trigger": "regroup_when_charged", "source": "falling_back", "dest": "regrouped",
-         "rule": "wh40k6.assaulted.pass"},
-        {"trigger": "end_regroup", "source": "regrouped", "dest": "steady", "rule": "wh40k6.regroup.after"},
-        {"trigger": "reach_table_edge", "source": "falling_back", "dest": "dispersed",
-         "rule": "wh40k6.fall_back.edge"},
-        {"trigger": "be_trapped", "source": "falling_back", "dest": "dispersed", "rule": "wh40k6.fall_back.trapped"},
-        {"trigger": "be_removed_after_assault", "source": "falling_back", "dest": "dispersed",
-         "rule": "wh40k6.assaulted.fail"},
-        {"trigger": "be_destroyed_in_multiple_charge", "source": "falling_back", "dest": "dispersed",
-         "rule": "wh40k6.assaulted.multi"},
-        {"trigger": "be_swept", "source": "falling_back", "dest": "dispersed", "rule": "wh40k6.sweeping_advance"},
-        {"trigger": "lose_last_model", "source": ALIVE, "dest": "destroyed", "rule": DESTROYED},
-    ]
-)  # fmt: skip
+GRAPH = state_graph(
+    to_falling_back("fail_morale", "wh40k6.fall_back.start"),
+    falling_back_again("fail_morale", "wh40k6.fall_back.auto_fail"),
+    falling_back_again("fall_back_again", "wh40k6.fall_back.start"),
+    falling_back_again("fail_regroup", "wh40k6.regroup.fail"),
+    to_regrouped("regroup", "wh40k6.regroup.pass"),
+    to_regrouped("regroup_when_charged", "wh40k6.assaulted.pass"),
+    back_to_steady("wh40k6.regroup.after"),
+    to_dispersed("reach_table_edge", "wh40k6.fall_back.edge"),
+    to_dispersed("be_trapped", "wh40k6.fall_back.trapped"),
+    to_dispersed("be_removed_after_assault", "wh40k6.assaulted.fail"),
+    to_dispersed("be_destroyed_in_multiple_charge", "wh40k6.assaulted.multi"),
+    to_dispersed("be_swept", "wh40k6.sweeping_advance"),
+)
 
 
 # -- tests --------------------------------------------------------------------------------------

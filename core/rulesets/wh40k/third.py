@@ -19,12 +19,19 @@ from msgspec.structs import replace
 
 from morale.events.types import ChargeDeclared, CombatResolved, FactValue, TableFactRecorded, UnitJoined
 
-from ...machine import StateGraph
 from ...outcomes import Modifier, Moved, Outcome, TestResolved
-from ...rules import DESTROYED, Refusal, rule
+from ...rules import Refusal, rule
 from ...state import Battle, DueTest, Pending, Unit
 from ..base import Ruleset, leadership_result
-from .shared import check_in_assault_phase
+from .shared import (
+    back_to_steady,
+    check_in_assault_phase,
+    falling_back_again,
+    state_graph,
+    to_dispersed,
+    to_falling_back,
+    to_regrouped,
+)
 
 # -- tables -------------------------------------------------------------------------------------
 PHASES = ("movement", "shooting", "assault")
@@ -145,31 +152,21 @@ RESTRICTIONS = {
     "pinned": "pinned by a barrage: may not move, shoot or assault",
 }
 
-ALIVE = ["steady", "falling_back", "regrouped"]
-GRAPH = StateGraph(
-    [
-        {"trigger": "fail_morale", "source": ["steady", "regrouped"], "dest": "falling_back", "rule": "wh40k3.test.ld"},
-        {"trigger": "fail_regroup", "source": "falling_back", "dest": "=", "rule": "wh40k3.regroup.fail"},
-        {"trigger": "regroup", "source": "falling_back", "dest": "regrouped", "rule": "wh40k3.regroup.pass"},
-        {"trigger": "regroup_in_cover", "source": "falling_back", "dest": "regrouped", "rule": "wh40k3.regroup.cover"},
-        {"trigger": "regroup_at_table_edge", "source": "falling_back", "dest": "regrouped",
-         "rule": "wh40k3.regroup.table_edge"},
-        {"trigger": "regroup_knowing_no_fear", "source": "falling_back", "dest": "regrouped",
-         "rule": "wh40k3.special.atsknf"},
-        {"trigger": "regroup_when_charged", "source": "falling_back", "dest": "regrouped", "rule": "wh40k3.assaulted"},
-        {"trigger": "regroup_when_swept", "source": "falling_back", "dest": "regrouped",
-         "rule": "wh40k3.sweeping_advance"},
-        {"trigger": "end_regroup", "source": "regrouped", "dest": "steady", "rule": "wh40k3.regroup.pass"},
-        {"trigger": "leave_by_table_edge", "source": "falling_back", "dest": "dispersed",
-         "rule": "wh40k3.regroup.table_edge"},
-        {"trigger": "be_caught_in_crossfire", "source": "falling_back", "dest": "dispersed",
-         "rule": "wh40k3.crossfire"},
-        {"trigger": "be_destroyed_when_charged", "source": "falling_back", "dest": "dispersed",
-         "rule": "wh40k3.assaulted"},
-        {"trigger": "be_swept", "source": "falling_back", "dest": "dispersed", "rule": "wh40k3.sweeping_advance"},
-        {"trigger": "lose_last_model", "source": ALIVE, "dest": "destroyed", "rule": DESTROYED},
-    ]
-)  # fmt: skip
+GRAPH = state_graph(
+    to_falling_back("fail_morale", "wh40k3.test.ld"),
+    falling_back_again("fail_regroup", "wh40k3.regroup.fail"),
+    to_regrouped("regroup", "wh40k3.regroup.pass"),
+    to_regrouped("regroup_in_cover", "wh40k3.regroup.cover"),
+    to_regrouped("regroup_at_table_edge", "wh40k3.regroup.table_edge"),
+    to_regrouped("regroup_knowing_no_fear", "wh40k3.special.atsknf"),
+    to_regrouped("regroup_when_charged", "wh40k3.assaulted"),
+    to_regrouped("regroup_when_swept", "wh40k3.sweeping_advance"),
+    back_to_steady("wh40k3.regroup.pass"),
+    to_dispersed("leave_by_table_edge", "wh40k3.regroup.table_edge"),
+    to_dispersed("be_caught_in_crossfire", "wh40k3.crossfire"),
+    to_dispersed("be_destroyed_when_charged", "wh40k3.assaulted"),
+    to_dispersed("be_swept", "wh40k3.sweeping_advance"),
+)
 
 # What the rules remember within a phase (Unit.phase_marks).
 FELL_BACK = "fell_back"  # made a Fall Back move this phase
