@@ -1,13 +1,15 @@
 """What the Warhammer 40,000 editions share: the states a unit goes through and the rows that move
-it between them, and that charges and close combats belong to the Assault phase."""
+it between them, the Leadership test, and that charges and close combats belong to the Assault phase."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from ...machine import StateGraph
+from ...outcomes import Modifier, TestResolved
 from ...rules import DESTROYED, Refusal
-from ...state import Battle, Unit
+from ...state import Battle, DueTest, Unit
+from ..base import leadership_result
 
 # -- the state graph ----------------------------------------------------------------------------
 # In both editions a unit that fails its Morale Falls Back; it Regroups (and is steady again at the
@@ -41,6 +43,28 @@ def state_graph(*rows: Row) -> StateGraph:
     """An edition's graph: its rows in the order given (`morale graph` draws them so), then the last
     model lost (engine.destroyed)."""
     return StateGraph([*rows, {"trigger": "lose_last_model", "source": ALIVE, "dest": "destroyed", "rule": DESTROYED}])
+
+
+# -- the Leadership test -------------------------------------------------------------------------
+def modified_ld(unit: Unit, modifiers: tuple[Modifier, ...]) -> int:
+    """The unit's Leadership plus its modifiers, but for those a special rule ignores (Stubborn)."""
+    return (unit.ld or 0) + sum(m.value for m in modifiers if not m.ignored_by)
+
+
+def against_leadership(
+    unit: Unit,
+    due: DueTest,
+    dice: tuple[int, ...],
+    *,
+    rule: str,
+    modifiers: tuple[Modifier, ...] | None = None,
+    passed: bool | None = None,
+) -> TestResolved:
+    """2D6 against the modified Leadership: equal or under passes, over fails, under the edition's
+    `rule` (and `passed`, where its rule decides otherwise); `modifiers` as the edition applied them
+    (the due test's, by default)."""
+    applied = due.modifiers if modifiers is None else modifiers
+    return leadership_result(unit, due, dice, modified_ld(unit, applied), rule=rule, passed=passed, modifiers=applied)
 
 
 # -- the Assault phase ---------------------------------------------------------------------------

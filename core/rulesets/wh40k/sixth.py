@@ -18,11 +18,13 @@ from ...outcomes import (
 )
 from ...rules import Refusal, rule
 from ...state import Battle, DueTest, Pending, Unit
-from ..base import Ruleset, leadership_result
+from ..base import Ruleset
 from .shared import (
+    against_leadership,
     back_to_steady,
     check_in_assault_phase,
     falling_back_again,
+    modified_ld,
     state_graph,
     to_dispersed,
     to_falling_back,
@@ -103,7 +105,7 @@ GRAPH = state_graph(
 
 # -- tests --------------------------------------------------------------------------------------
 @rule("wh40k6.test.modifiers")
-def apply_modifiers(unit: Unit, modifiers: tuple[Modifier, ...]) -> tuple[tuple[Modifier, ...], int]:
+def apply_modifiers(unit: Unit, modifiers: tuple[Modifier, ...]) -> tuple[Modifier, ...]:
     """Modifiers reduce Ld for the test; Stubborn units ignore the negative ones."""
     applied = []
     for modifier in modifiers:
@@ -115,7 +117,7 @@ def apply_modifiers(unit: Unit, modifiers: tuple[Modifier, ...]) -> tuple[tuple[
                 ignored_by="wh40k6.special.stubborn",
             )
         applied.append(modifier)
-    return tuple(applied), sum(m.value for m in applied if not m.ignored_by)
+    return tuple(applied)
 
 
 @rule("wh40k6.test.insane_heroism")
@@ -126,12 +128,11 @@ def insane_heroism(dice: tuple[int, ...]) -> bool:
 @rule("wh40k6.test.morale")
 def leadership_test(unit: Unit, due: DueTest, dice: tuple[int, ...]) -> TestResolved:
     """2D6 against modified Ld: equal or under passes, over fails; double 1 always passes."""
-    modifiers, total_modifier = apply_modifiers(unit, due.modifiers)
-    target = (unit.ld or 0) + total_modifier
+    modifiers = apply_modifiers(unit, due.modifiers)
     if insane_heroism(dice):
-        return leadership_result(unit, due, dice, target, rule="wh40k6.test.insane_heroism", passed=True,
-                                 modifiers=modifiers)  # fmt: skip
-    return leadership_result(unit, due, dice, target, rule="wh40k6.test.morale", modifiers=modifiers)
+        return against_leadership(unit, due, dice, rule="wh40k6.test.insane_heroism", modifiers=modifiers,
+                                  passed=True)  # fmt: skip
+    return against_leadership(unit, due, dice, rule="wh40k6.test.morale", modifiers=modifiers)
 
 
 @rule("wh40k6.test.multiple_per_turn")
@@ -541,7 +542,7 @@ class Wh40k6(Ruleset):
         if due.test not in ("morale", "regroup", "pinning"):
             return None
         unit = battle.units[due.unit]
-        return (unit.ld or 0) + apply_modifiers(unit, due.modifiers)[1]
+        return modified_ld(unit, apply_modifiers(unit, due.modifiers))
 
     def implied_restrictions(self, unit: Unit) -> list[tuple[str, str]]:
         if unit.state != "falling_back":

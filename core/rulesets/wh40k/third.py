@@ -22,11 +22,13 @@ from morale.events.types import ChargeDeclared, CombatResolved, FactValue, Table
 from ...outcomes import Modifier, Moved, Outcome, TestResolved
 from ...rules import Refusal, rule
 from ...state import Battle, DueTest, Pending, Unit
-from ..base import Ruleset, leadership_result
+from ..base import Ruleset
 from .shared import (
+    against_leadership,
     back_to_steady,
     check_in_assault_phase,
     falling_back_again,
+    modified_ld,
     state_graph,
     to_dispersed,
     to_falling_back,
@@ -208,11 +210,7 @@ def knows_no_fear(unit: Unit) -> bool:
 @rule("wh40k3.test.ld")
 def leadership_test(unit: Unit, due: DueTest, dice: tuple[int, ...]) -> TestResolved:
     """2D6 against the modified Ld: equal or under passes, over fails (a failed Morale test: Fall Back)."""
-    return leadership_result(unit, due, dice, modified_ld(unit, due), rule="wh40k3.test.ld")
-
-
-def modified_ld(unit: Unit, due: DueTest) -> int:
-    return (unit.ld or 0) + sum(m.value for m in due.modifiers)
+    return against_leadership(unit, due, dice, rule="wh40k3.test.ld")
 
 
 @rule("wh40k3.mod.below_half")
@@ -644,7 +642,7 @@ class Wh40k3(Ruleset):
     def target(self, battle: Battle, due: DueTest) -> int | None:
         if due.test == "fall_back" or not due.dice:
             return None
-        return modified_ld(battle.units[due.unit], due)
+        return modified_ld(battle.units[due.unit], due.modifiers)
 
     def implied_restrictions(self, unit: Unit) -> list[tuple[str, str]]:
         if unit.state == "falling_back":
