@@ -1,15 +1,16 @@
 """What the Warhammer 40,000 editions share: the states a unit goes through and the rows that move
-it between them, the Leadership test, and that charges and close combats belong to the Assault phase."""
+it between them, the Leadership test, what happens alike around a Falling Back unit (the base class
+`FortyK`), and that charges and close combats belong to the Assault phase."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from ...machine import StateGraph
-from ...outcomes import Modifier, TestResolved
+from ...outcomes import Modifier, Outcome, RestrictionApplied, TestResolved
 from ...rules import DESTROYED, Refusal
-from ...state import Battle, DueTest, Unit
-from ..base import leadership_result
+from ...state import Battle, DueTest, Pending, Point, Unit
+from ..base import Ruleset, leadership_result
 
 # -- the state graph ----------------------------------------------------------------------------
 # In both editions a unit that fails its Morale Falls Back; it Regroups (and is steady again at the
@@ -75,3 +76,35 @@ def check_in_assault_phase(battle: Battle, charger: Unit | None = None) -> None:
         raise Refusal("close combats are resolved in an Assault phase", field="type")
     if charger is not None and not (in_assault and charger.side == battle.active_side):
         raise Refusal(f"{charger.id} can charge only in its own side's Assault phase", field="charger")
+
+
+# -- the hooks both editions carry out alike -----------------------------------------------------
+class FortyK(Ruleset):
+    """The base of both editions' rulesets. Each says how its units fall back (`fall_back_move_due`);
+    what follows a failed test, a Regroup or a failed Pinning test is the same in both."""
+
+    # No hook of either edition changes a unit out of play again (see Ruleset).
+    settles_units_out_of_play = True
+
+    def fall_back_move_due(self, battle: Battle, unit: Unit, caused_by: tuple[int, ...]) -> list[Outcome]:
+        """Make the unit's Fall Back move due: its dice, under the edition's rule."""
+        raise NotImplementedError
+
+    def falls_back_by(self, battle: Battle, unit: Unit, trigger: str, caused_by: tuple[int, ...]) -> list[Outcome]:
+        """`trigger` leaves the unit Falling Back (a failed Morale or Regroup test, a Regroup declined)
+        and it makes its Fall Back move at once."""
+        return [self.graph.fire(unit, trigger, caused_by), *self.fall_back_move_due(battle, unit, caused_by)]
+
+    def steady_at_end_of_turn(self, battle: Battle, unit: Unit, caused_by: tuple[int, ...]) -> Point:
+        """A unit that has just Regrouped is steady again at the end of this player turn (end_regroup);
+        returns that point."""
+        end = self.end_of_player_turn(battle, battle.active_side or unit.side)
+        unit.pending.append(Pending(trigger="end_regroup", at=end, caused_by=caused_by))
+        return end
+
+    def until_end_of_next_turn(
+        self, battle: Battle, unit: Unit, restriction: str, rule: str, caused_by: tuple[int, ...]
+    ) -> RestrictionApplied:
+        """A failed Pinning test: the unit is held (Gone to Ground, pinned) until the end of its own next turn."""
+        until = self.end_of_player_turn(battle, unit.side, next_turn=True)
+        return self.restrict(battle, unit, restriction, rule, until, caused_by)

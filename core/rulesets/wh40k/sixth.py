@@ -18,8 +18,8 @@ from ...outcomes import (
 )
 from ...rules import Refusal, rule
 from ...state import Battle, DueTest, Pending, Unit
-from ..base import Ruleset
 from .shared import (
+    FortyK,
     against_leadership,
     back_to_steady,
     check_in_assault_phase,
@@ -210,14 +210,13 @@ def regroup_needs_insane_heroism(unit: Unit, threshold_percent: int) -> bool:
 def regrouped_restrictions(battle: Battle, unit: Unit, caused_by: tuple[int, ...]) -> list[Outcome]:
     """Until the end of the turn no other move and Snap Shots only; then it is steady again.
     And They Shall Know No Fear: the unit acts normally in the turn it regroups."""
-    end = WH40K6.end_of_player_turn(battle, battle.active_side or unit.side)
-    unit.pending.append(Pending(trigger="end_regroup", at=end, caused_by=caused_by))
+    end = WH40K6.steady_at_end_of_turn(battle, unit, caused_by)
     if knows_no_fear(unit):
         return []
     return [WH40K6.restrict(battle, unit, "regrouped_this_turn", "wh40k6.regroup.after", end, caused_by)]
 
 
-class Wh40k6(Ruleset):
+class Wh40k6(FortyK):
     id = "wh40k6"
     version = "1"
     title = "Warhammer 40,000 6th edition"
@@ -230,7 +229,6 @@ class Wh40k6(Ruleset):
     parameters = PARAMETERS
     phrases = PHRASES
     restrictions = RESTRICTIONS
-    settles_units_out_of_play = True
 
     def check_unit(self, battle: Battle, event: UnitJoined) -> None:
         super().check_unit(battle, event)
@@ -421,10 +419,10 @@ class Wh40k6(Ruleset):
                 decisions=("decline_sweeping_advance",), opponents=due.opponents,
             )  # fmt: skip
         else:
-            caused += self._fall_back_move_due(battle, unit, caused_by)
+            caused += self.fall_back_move_due(battle, unit, caused_by)
         return caused
 
-    def _fall_back_move_due(
+    def fall_back_move_due(
         self, battle: Battle, unit: Unit, caused_by: tuple[int, ...], rule: str = "wh40k6.fall_back.distance"
     ) -> list[Outcome]:
         return self.require(battle, unit, "fall_back", rule, caused_by, dice=FALL_BACK_DICE[unit.unit_type])
@@ -433,7 +431,7 @@ class Wh40k6(Ruleset):
     def falls_back_from_combat(self, battle: Battle, unit: Unit, caused_by: tuple[int, ...]) -> list[Outcome]:
         """Falling Back out of a close combat, models may move through the enemy models of that
         combat; a model ending within 1 inch of an enemy keeps moving."""
-        return self._fall_back_move_due(battle, unit, caused_by, "wh40k6.fall_back.from_combat")
+        return self.fall_back_move_due(battle, unit, caused_by, "wh40k6.fall_back.from_combat")
 
     @rule("wh40k6.fall_back.distance")
     def fall_back_move(self, unit: Unit, due: DueTest, dice: tuple[int, ...], caused_by: tuple[int, ...]) -> Moved:
@@ -474,7 +472,7 @@ class Wh40k6(Ruleset):
     @rule("wh40k6.regroup.fail")
     def fails_to_regroup(self, battle: Battle, unit: Unit, caused_by: tuple[int, ...]) -> list[Outcome]:
         """A failed Regroup test: the unit immediately Falls Back again."""
-        return [self.graph.fire(unit, "fail_regroup", caused_by), *self._fall_back_move_due(battle, unit, caused_by)]
+        return self.falls_back_by(battle, unit, "fail_regroup", caused_by)
 
     @rule("wh40k6.assaulted.pass")
     def regroup_when_charged(
@@ -483,8 +481,7 @@ class Wh40k6(Ruleset):
         """Passed: Regroups without moving and fights on. Failed: removed as casualties at the end of
         the Assault phase (wh40k6.assaulted.fail), or at once in a multiple charge (wh40k6.assaulted.multi)."""
         if passed:
-            end = self.end_of_player_turn(battle, battle.active_side or unit.side)
-            unit.pending.append(Pending(trigger="end_regroup", at=end, caused_by=caused_by))
+            self.steady_at_end_of_turn(battle, unit, caused_by)
             return [self.graph.fire(unit, "regroup_when_charged", caused_by)]
         if due.rule == "wh40k6.assaulted.multi":
             return self.destroyed_in_multiple_charge(battle, unit, caused_by)
@@ -512,8 +509,7 @@ class Wh40k6(Ruleset):
 
     def goes_to_ground(self, battle: Battle, unit: Unit, caused_by: tuple[int, ...]) -> list[Outcome]:
         """wh40k6.pinning.test failed: Gone to Ground until the end of the unit's next turn."""
-        until = self.end_of_player_turn(battle, unit.side, next_turn=True)
-        return [self.restrict(battle, unit, "gone_to_ground", "wh40k6.pinning.test", until, caused_by)]
+        return [self.until_end_of_next_turn(battle, unit, "gone_to_ground", "wh40k6.pinning.test", caused_by)]
 
     # -- decisions ---------------------------------------------------------------------------------
     def on_decision(self, battle: Battle, due: DueTest, decision: str, seq: int) -> list[Outcome]:
@@ -521,8 +517,7 @@ class Wh40k6(Ruleset):
         caused_by = (*due.caused_by, seq)
         if decision == "decline_regroup":
             # wh40k6.fall_back.start: in each following Movement phase it Falls Back again.
-            return [self.graph.fire(unit, "fall_back_again", caused_by),
-                    *self._fall_back_move_due(battle, unit, caused_by)]  # fmt: skip
+            return self.falls_back_by(battle, unit, "fall_back_again", caused_by)
         # decline_sweeping_advance: the winners consolidate; the loser Falls Back from the combat.
         return self.falls_back_from_combat(battle, unit, caused_by)
 

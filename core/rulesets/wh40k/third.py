@@ -21,9 +21,9 @@ from morale.events.types import ChargeDeclared, CombatResolved, FactValue, Table
 
 from ...outcomes import Modifier, Moved, Outcome, TestResolved
 from ...rules import Refusal, rule
-from ...state import Battle, DueTest, Pending, Unit
-from ..base import Ruleset
+from ...state import Battle, DueTest, Unit
 from .shared import (
+    FortyK,
     against_leadership,
     back_to_steady,
     check_in_assault_phase,
@@ -267,7 +267,7 @@ def _inches(value: float) -> int | float:
     return int(value) if value == int(value) else value
 
 
-class Wh40k3(Ruleset):
+class Wh40k3(FortyK):
     id = "wh40k3"
     version = "1"
     title = "Warhammer 40,000 3rd edition"
@@ -281,7 +281,6 @@ class Wh40k3(Ruleset):
     phrases = PHRASES
     restrictions = RESTRICTIONS
     profile_type = Wh40k3Profile
-    settles_units_out_of_play = True
 
     def check_house_rules(self, house_rules: Mapping[str, object]) -> None:
         super().check_house_rules(house_rules)
@@ -526,8 +525,7 @@ class Wh40k3(Ruleset):
         """No other move that phase but up to 3 inches to restore its formation; it fights normally
         that turn (shoots counting as having moved, may assault) and is steady at the end of it."""
         caused: list[Outcome] = [self.graph.fire(unit, REGROUP_CHANCES[trigger].regroups, caused_by)]
-        end_of_turn = self.end_of_player_turn(battle, battle.active_side or unit.side)
-        unit.pending.append(Pending(trigger="end_regroup", at=end_of_turn, caused_by=caused_by))
+        self.steady_at_end_of_turn(battle, unit, caused_by)
         if REGROUP_CHANCES[trigger].conditional and battle.phase_open:
             caused.append(self.restrict(battle, unit, "regrouped_this_phase", "wh40k3.regroup.pass", battle.point,
                                         caused_by))  # fmt: skip
@@ -540,7 +538,7 @@ class Wh40k3(Ruleset):
         if otherwise is None:
             return []
         if otherwise == "fail_regroup":
-            return [self.graph.fire(unit, otherwise, caused_by), *self._fall_back_move_due(battle, unit, caused_by)]
+            return self.falls_back_by(battle, unit, otherwise, caused_by)
         return self.remove(battle, unit, otherwise, caused_by)
 
     # -- dice -------------------------------------------------------------------------------------
@@ -569,9 +567,9 @@ class Wh40k3(Ruleset):
         """wh40k3.test.ld: a failed Morale test makes the unit Fall Back at once."""
         if due.rule == "wh40k3.trigger.combat_lost":
             unit.phase_marks.add(FELL_BACK_FROM_COMBAT)
-        return [self.graph.fire(unit, "fail_morale", caused_by), *self._fall_back_move_due(battle, unit, caused_by)]
+        return self.falls_back_by(battle, unit, "fail_morale", caused_by)
 
-    def _fall_back_move_due(self, battle: Battle, unit: Unit, caused_by: tuple[int, ...]) -> list[Outcome]:
+    def fall_back_move_due(self, battle: Battle, unit: Unit, caused_by: tuple[int, ...]) -> list[Outcome]:
         dice = int(unit.profile.get("fall_back_dice", 2))  # type: ignore[call-overload]
         return self.require(battle, unit, "fall_back", "wh40k3.fall_back.distance", caused_by, dice=dice)
 
@@ -612,8 +610,7 @@ class Wh40k3(Ruleset):
 
     def pinned(self, battle: Battle, unit: Unit, caused_by: tuple[int, ...]) -> list[Outcome]:
         """A failed barrage Pinning test (wh40k3.who.auto_pass): pinned until the end of its next turn."""
-        until = self.end_of_player_turn(battle, unit.side, next_turn=True)
-        return [self.restrict(battle, unit, "pinned", "wh40k3.who.auto_pass", until, caused_by)]
+        return [self.until_end_of_next_turn(battle, unit, "pinned", "wh40k3.who.auto_pass", caused_by)]
 
     # -- decisions ---------------------------------------------------------------------------------
     def on_decision(self, battle: Battle, due: DueTest, decision: str, seq: int) -> list[Outcome]:
