@@ -16,7 +16,7 @@ from typing import Any
 
 import msgspec
 
-from morale.core.ruleset import Ruleset
+from morale.core.rulesets.base import Ruleset
 from morale.events.codec import MalformedEvent, table_sha256
 from morale.events.types import PinnedTable
 

@@ -1,16 +1,18 @@
 """The project's own catalogue of rule clauses: every rule ID the engine cites, in our own words.
 
-Each ruleset keeps its clauses in one TOML file beside its code (`rulesets/<id>_clauses.toml`), and
-the engine's own bookkeeping rules sit beside `rules.py` (`engine_clauses.toml`). This is the one
-place a clause's words are written down: `morale rules`, explain, the narrative and the viewer all
-quote it, and the coverage tests hold the code and the catalogue to the same set of IDs.
+Each ruleset keeps its clauses in TOML beside its code (a `*clauses.toml` file in its package under
+`rulesets/`), and the engine's own bookkeeping rules sit beside `rules.py` (`engine_clauses.toml`).
+This is the one place a clause's words are written down: `morale rules`, explain, the narrative and
+the viewer all quote it, and the coverage tests hold the code and the catalogue to the same set of IDs.
 """
 
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Iterator
 from functools import cache
 from importlib import resources
+from importlib.resources.abc import Traversable
 from typing import Literal
 
 import msgspec
@@ -36,11 +38,22 @@ class _File(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
 
 
 def _files() -> list[tuple[str, bytes]]:
-    """Every catalogue file shipped with the package: the rulesets' in name order, then the engine's."""
-    rulesets = resources.files("morale.core.rulesets")
-    found = sorted((p.name, p.read_bytes()) for p in rulesets.iterdir() if p.name.endswith("_clauses.toml"))
+    """Every catalogue file shipped with the package: the rulesets' (in the order of their paths under
+    `rulesets/`), then the engine's."""
+    found = sorted((name, path.read_bytes()) for name, path in _clause_files(resources.files("morale.core.rulesets")))
     engine = resources.files("morale.core") / "engine_clauses.toml"
     return [*found, (engine.name, engine.read_bytes())]
+
+
+def _clause_files(folder: Traversable, under: str = "") -> Iterator[tuple[str, Traversable]]:
+    """Each `*clauses.toml` in `folder` and its subpackages (a ruleset is a package of its own), by its
+    path relative to the rulesets' package."""
+    for entry in folder.iterdir():
+        if entry.is_dir():
+            if entry.name != "__pycache__":
+                yield from _clause_files(entry, f"{under}{entry.name}/")
+        elif entry.name.endswith("clauses.toml"):
+            yield f"{under}{entry.name}", entry
 
 
 def _parse(name: str, data: bytes) -> list[Clause]:

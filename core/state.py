@@ -19,7 +19,7 @@ from morale.events.types import FactValue
 from .outcomes import Modifier, Outcome, StateChanged
 
 if TYPE_CHECKING:
-    from .ruleset import Ruleset
+    from .rulesets.base import Ruleset
 
 # A point on the battle clock: (game turn, index of the side whose turn it is, index of the phase).
 Point = tuple[int, int, int]

@@ -10,7 +10,7 @@ import pytest
 from morale.app.service import load
 from morale.core import catalogue
 from morale.core.rules import CLAUSES
-from morale.core.rulesets.wh40k6 import WH40K6
+from morale.core.rulesets.wh40k import WH40K6
 from morale.projections.narrative import narrate
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "wh40k6"

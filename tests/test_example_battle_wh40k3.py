@@ -10,7 +10,7 @@ import pytest
 from morale.app.service import load
 from morale.core import catalogue
 from morale.core.rules import CLAUSES
-from morale.core.rulesets.wh40k3 import WH40K3
+from morale.core.rulesets.wh40k import WH40K3
 from morale.projections.board import board
 from morale.projections.narrative import narrate
 

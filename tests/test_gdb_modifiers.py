@@ -6,7 +6,7 @@ import pytest
 from support.gdb import change, charge, due_modifiers, fact, gdb_table, gdb_unit, near, roll
 
 from morale.core.outcomes import Modifier
-from morale.core.rulesets.gdb_modifiers import general_modifiers
+from morale.core.rulesets.gdb.modifiers import general_modifiers
 from morale.events.types import ChargeDeclared, RefereeRuled, TableFactRecorded, UnitChanged, UnitJoined
 
 

@@ -6,7 +6,7 @@ import pytest
 from support.gdb import change, fact, gdb_table, gdb_unit, near, not_taken, roll
 
 from morale.core.referee import next_phase
-from morale.core.rulesets.gdb_profile import PHASES, formation
+from morale.core.rulesets.gdb.profile import PHASES, formation
 from morale.events.types import PhaseStarted, TableFactRecorded, UnitChanged, UnitJoined
 from morale.projections.board import board
 

@@ -13,7 +13,7 @@ from support.wh40k6 import lose_combat, shot_up
 
 from morale.core import outcomes as out
 from morale.core.odds import odds
-from morale.core.ruleset import Ruleset
+from morale.core.rulesets.base import Ruleset
 from morale.events.types import DiceRolled, TableFactRecorded
 from morale.projections.due import due_tests
 from morale.projections.luck import Roll, luck, passes_distribution, side_luck

@@ -10,8 +10,8 @@ import pytest
 
 from morale.core import catalogue
 from morale.core.rules import CLAUSES
-from morale.core.ruleset import Ruleset
 from morale.core.rulesets import lookup, rulesets
+from morale.core.rulesets.base import Ruleset
 
 REPO = Path(__file__).resolve().parents[1]
 TESTS = REPO / "tests"

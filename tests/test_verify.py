@@ -12,7 +12,7 @@ from morale.app.service import load, record, reveal, roll_for, start_battle
 from morale.core import rules
 from morale.core.dice import engine_dice
 from morale.core.rules import Refusal
-from morale.core.rulesets.wh40k6 import WH40K6
+from morale.core.rulesets.wh40k import WH40K6
 from morale.events.codec import GENESIS_HASH, chain_hash, decode_raw, encode
 from morale.events.store import SqliteEventStore
 from morale.events.types import CasualtiesSuffered, DiceRevealed, DiceRolled, PhaseEnded, PhaseStarted

@@ -4,7 +4,7 @@ import pytest
 from support.table import Table, only, unit
 
 from morale.core import outcomes as out
-from morale.core.rulesets.wh40k6 import WH40K6
+from morale.core.rulesets.wh40k import WH40K6
 from morale.events.types import (
     CasualtiesSuffered,
     ChargeDeclared,

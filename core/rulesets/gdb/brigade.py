@@ -7,14 +7,14 @@ its own, so it is rolled as the `brigade` test of the brigade's first unit still
 
 from __future__ import annotations
 
-from ..outcomes import Modifier, Outcome, TestResolved
-from ..rules import rule
-from ..state import Battle, DueTest, Unit
-from .gdb_book import in_melee
-from .gdb_modifiers import total
-from .gdb_neighbours import skirmishers_ignored
-from .gdb_results import Context, halts, retreats
-from .gdb_tables import BrigadeTable, read_column
+from ...outcomes import Modifier, Outcome, TestResolved
+from ...rules import rule
+from ...state import Battle, DueTest, Unit
+from .book import in_melee
+from .modifiers import total
+from .neighbours import skirmishers_ignored
+from .results import Context, halts, retreats
+from .tables import BrigadeTable, read_column
 
 
 def brigade_of(unit: Unit) -> str:

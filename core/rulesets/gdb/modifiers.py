@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..outcomes import Modifier
-from ..rules import rule
-from ..state import Battle, Unit
-from .gdb_book import Charge, book
-from .gdb_neighbours import FLEEING, heeded_friends_near
-from .gdb_profile import ARTILLERY, CAVALRY, INFANTRY, figures_lost, formation, formed, full_strength
+from ...outcomes import Modifier
+from ...rules import rule
+from ...state import Battle, Unit
+from .book import Charge, book
+from .neighbours import FLEEING, heeded_friends_near
+from .profile import ARTILLERY, CAVALRY, INFANTRY, figures_lost, formation, formed, full_strength
 
 QUALITY = {"guard": 2, "elite": 1, "veteran": 1, "line": 0, "second_line": -1, "recruit": -1}
 LOSS_STEPS = ((35, -3), (25, -2), (10, -1))  # more than N% of full strength lost; the largest applies

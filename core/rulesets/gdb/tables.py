@@ -1,9 +1,10 @@
 """General de Brigade's two data tables: the Morale Check Test results and the Brigade Morale Test.
 
 Our source text lost both tables' numbers, so the engine ships stand-in values (the catalogue's
-`gdb.results_table` and `gdb.brigade.test`) as TOML (`gdb_results.toml`, `gdb_brigade.toml` beside
-this module) and a battle pins the values it is played with (battle_started.tables). These Structs say what a valid
-table looks like, so a user's own table is refused naming the field if it would leave a total
+`gdb.results_table` and `gdb.brigade.test`) as TOML (`gdb_results.toml`, `gdb_brigade.toml` in
+`core/rulesets/`, where the app reads every ruleset's shipped tables by the file name it records)
+and a battle pins the values it is played with (battle_started.tables). These Structs say what a
+valid table looks like, so a user's own table is refused naming the field if it would leave a total
 without a result.
 """
 
@@ -11,8 +12,8 @@ from __future__ import annotations
 
 import msgspec
 
-from ..rules import rule
-from .gdb_profile import UNIT_TYPES
+from ...rules import rule
+from .profile import UNIT_TYPES
 
 UNIT_RESULTS = ("charge", "carry_on", "halt", "waver", "retreat", "rout")
 RALLY_RESULTS = ("rally", "fail")

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..outcomes import Modifier
-from ..rules import rule
-from ..state import Battle, Unit
-from .gdb_book import book, in_melee
-from .gdb_modifiers import general_modifiers
-from .gdb_neighbours import FLEEING, friends_near, heeded_friends_near, ignores
-from .gdb_profile import figures_lost, full_strength
+from ...outcomes import Modifier
+from ...rules import rule
+from ...state import Battle, Unit
+from .book import book, in_melee
+from .modifiers import general_modifiers
+from .neighbours import FLEEING, friends_near, heeded_friends_near, ignores
+from .profile import figures_lost, full_strength
 
 CHARGE_OR_MELEE = ("charge", "melee")
 

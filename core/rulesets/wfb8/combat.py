@@ -1,5 +1,5 @@
 """WFB 8th edition close combat: who fights whom, how a round is scored, who is Steadfast, and the
-multiple-combat clauses (`wfb8.multi.*` in `wfb8_clauses.toml`).
+multiple-combat clauses (`wfb8.multi.*` in `clauses.toml`).
 
 Who is locked in combat with whom is kept in each unit's marks (`foes`): Panic and Break tests depend
 on it. It comes from charges that reach their targets, from combat reports and from the table.
@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from morale.events.types import CombatSide
 
-from ..outcomes import EngagementChanged, Modifier
-from ..rules import rule
-from ..state import Unit
+from ...outcomes import EngagementChanged, Modifier
+from ...rules import rule
+from ...state import Unit
 
 
 def foes(unit: Unit) -> tuple[str, ...]:

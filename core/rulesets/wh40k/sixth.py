@@ -9,18 +9,27 @@ from msgspec.structs import replace
 
 from morale.events.types import ChargeDeclared, CombatResolved, TableFactRecorded, UnitJoined
 
-from ..machine import StateGraph
-from ..outcomes import (
+from ...outcomes import (
     Modifier,
     Moved,
     Outcome,
     StateChangeScheduled,
     TestResolved,
 )
-from ..rules import DESTROYED, Refusal, rule
-from ..ruleset import Ruleset, leadership_result
-from ..state import Battle, DueTest, Pending, Unit
-from .forty_k import check_in_assault_phase
+from ...rules import Refusal, rule
+from ...state import Battle, DueTest, Pending, Unit
+from .shared import (
+    FortyK,
+    against_leadership,
+    back_to_steady,
+    check_in_assault_phase,
+    falling_back_again,
+    modified_ld,
+    state_graph,
+    to_dispersed,
+    to_falling_back,
+    to_regrouped,
+)
 
 # -- tables -------------------------------------------------------------------------------------
 PHASES = ("movement", "psychic", "shooting", "assault")
@@ -78,34 +87,25 @@ RESTRICTIONS = {
     "gone_to_ground": "no move, Run or charge; Snap Shots only",
 }
 
-ALIVE = ["steady", "falling_back", "regrouped"]
-GRAPH = StateGraph(
-    [
-        {"trigger": "fail_morale", "source": ["steady", "regrouped"], "dest": "falling_back",
-         "rule": "wh40k6.fall_back.start"},
-        {"trigger": "fail_morale", "source": "falling_back", "dest": "=", "rule": "wh40k6.fall_back.auto_fail"},
-        {"trigger": "fall_back_again", "source": "falling_back", "dest": "=", "rule": "wh40k6.fall_back.start"},
-        {"trigger": "fail_regroup", "source": "falling_back", "dest": "=", "rule": "wh40k6.regroup.fail"},
-        {"trigger": "regroup", "source": "falling_back", "dest": "regrouped", "rule": "wh40k6.regroup.pass"},
-        {"trigger": "regroup_when_charged", "source": "falling_back", "dest": "regrouped",
-         "rule": "wh40k6.assaulted.pass"},
-        {"trigger": "end_regroup", "source": "regrouped", "dest": "steady", "rule": "wh40k6.regroup.after"},
-        {"trigger": "reach_table_edge", "source": "falling_back", "dest": "dispersed",
-         "rule": "wh40k6.fall_back.edge"},
-        {"trigger": "be_trapped", "source": "falling_back", "dest": "dispersed", "rule": "wh40k6.fall_back.trapped"},
-        {"trigger": "be_removed_after_assault", "source": "falling_back", "dest": "dispersed",
-         "rule": "wh40k6.assaulted.fail"},
-        {"trigger": "be_destroyed_in_multiple_charge", "source": "falling_back", "dest": "dispersed",
-         "rule": "wh40k6.assaulted.multi"},
-        {"trigger": "be_swept", "source": "falling_back", "dest": "dispersed", "rule": "wh40k6.sweeping_advance"},
-        {"trigger": "lose_last_model", "source": ALIVE, "dest": "destroyed", "rule": DESTROYED},
-    ]
-)  # fmt: skip
+GRAPH = state_graph(
+    to_falling_back("fail_morale", "wh40k6.fall_back.start"),
+    falling_back_again("fail_morale", "wh40k6.fall_back.auto_fail"),
+    falling_back_again("fall_back_again", "wh40k6.fall_back.start"),
+    falling_back_again("fail_regroup", "wh40k6.regroup.fail"),
+    to_regrouped("regroup", "wh40k6.regroup.pass"),
+    to_regrouped("regroup_when_charged", "wh40k6.assaulted.pass"),
+    back_to_steady("wh40k6.regroup.after"),
+    to_dispersed("reach_table_edge", "wh40k6.fall_back.edge"),
+    to_dispersed("be_trapped", "wh40k6.fall_back.trapped"),
+    to_dispersed("be_removed_after_assault", "wh40k6.assaulted.fail"),
+    to_dispersed("be_destroyed_in_multiple_charge", "wh40k6.assaulted.multi"),
+    to_dispersed("be_swept", "wh40k6.sweeping_advance"),
+)
 
 
 # -- tests --------------------------------------------------------------------------------------
 @rule("wh40k6.test.modifiers")
-def apply_modifiers(unit: Unit, modifiers: tuple[Modifier, ...]) -> tuple[tuple[Modifier, ...], int]:
+def apply_modifiers(unit: Unit, modifiers: tuple[Modifier, ...]) -> tuple[Modifier, ...]:
     """Modifiers reduce Ld for the test; Stubborn units ignore the negative ones."""
     applied = []
     for modifier in modifiers:
@@ -117,7 +117,7 @@ def apply_modifiers(unit: Unit, modifiers: tuple[Modifier, ...]) -> tuple[tuple[
                 ignored_by="wh40k6.special.stubborn",
             )
         applied.append(modifier)
-    return tuple(applied), sum(m.value for m in applied if not m.ignored_by)
+    return tuple(applied)
 
 
 @rule("wh40k6.test.insane_heroism")
@@ -128,12 +128,11 @@ def insane_heroism(dice: tuple[int, ...]) -> bool:
 @rule("wh40k6.test.morale")
 def leadership_test(unit: Unit, due: DueTest, dice: tuple[int, ...]) -> TestResolved:
     """2D6 against modified Ld: equal or under passes, over fails; double 1 always passes."""
-    modifiers, total_modifier = apply_modifiers(unit, due.modifiers)
-    target = (unit.ld or 0) + total_modifier
+    modifiers = apply_modifiers(unit, due.modifiers)
     if insane_heroism(dice):
-        return leadership_result(unit, due, dice, target, rule="wh40k6.test.insane_heroism", passed=True,
-                                 modifiers=modifiers)  # fmt: skip
-    return leadership_result(unit, due, dice, target, rule="wh40k6.test.morale", modifiers=modifiers)
+        return against_leadership(unit, due, dice, rule="wh40k6.test.insane_heroism", modifiers=modifiers,
+                                  passed=True)  # fmt: skip
+    return against_leadership(unit, due, dice, rule="wh40k6.test.morale", modifiers=modifiers)
 
 
 @rule("wh40k6.test.multiple_per_turn")
@@ -211,14 +210,13 @@ def regroup_needs_insane_heroism(unit: Unit, threshold_percent: int) -> bool:
 def regrouped_restrictions(battle: Battle, unit: Unit, caused_by: tuple[int, ...]) -> list[Outcome]:
     """Until the end of the turn no other move and Snap Shots only; then it is steady again.
     And They Shall Know No Fear: the unit acts normally in the turn it regroups."""
-    end = WH40K6.end_of_player_turn(battle, battle.active_side or unit.side)
-    unit.pending.append(Pending(trigger="end_regroup", at=end, caused_by=caused_by))
+    end = WH40K6.steady_at_end_of_turn(battle, unit, caused_by)
     if knows_no_fear(unit):
         return []
     return [WH40K6.restrict(battle, unit, "regrouped_this_turn", "wh40k6.regroup.after", end, caused_by)]
 
 
-class Wh40k6(Ruleset):
+class Wh40k6(FortyK):
     id = "wh40k6"
     version = "1"
     title = "Warhammer 40,000 6th edition"
@@ -231,7 +229,6 @@ class Wh40k6(Ruleset):
     parameters = PARAMETERS
     phrases = PHRASES
     restrictions = RESTRICTIONS
-    settles_units_out_of_play = True
 
     def check_unit(self, battle: Battle, event: UnitJoined) -> None:
         super().check_unit(battle, event)
@@ -422,10 +419,10 @@ class Wh40k6(Ruleset):
                 decisions=("decline_sweeping_advance",), opponents=due.opponents,
             )  # fmt: skip
         else:
-            caused += self._fall_back_move_due(battle, unit, caused_by)
+            caused += self.fall_back_move_due(battle, unit, caused_by)
         return caused
 
-    def _fall_back_move_due(
+    def fall_back_move_due(
         self, battle: Battle, unit: Unit, caused_by: tuple[int, ...], rule: str = "wh40k6.fall_back.distance"
     ) -> list[Outcome]:
         return self.require(battle, unit, "fall_back", rule, caused_by, dice=FALL_BACK_DICE[unit.unit_type])
@@ -434,7 +431,7 @@ class Wh40k6(Ruleset):
     def falls_back_from_combat(self, battle: Battle, unit: Unit, caused_by: tuple[int, ...]) -> list[Outcome]:
         """Falling Back out of a close combat, models may move through the enemy models of that
         combat; a model ending within 1 inch of an enemy keeps moving."""
-        return self._fall_back_move_due(battle, unit, caused_by, "wh40k6.fall_back.from_combat")
+        return self.fall_back_move_due(battle, unit, caused_by, "wh40k6.fall_back.from_combat")
 
     @rule("wh40k6.fall_back.distance")
     def fall_back_move(self, unit: Unit, due: DueTest, dice: tuple[int, ...], caused_by: tuple[int, ...]) -> Moved:
@@ -475,7 +472,7 @@ class Wh40k6(Ruleset):
     @rule("wh40k6.regroup.fail")
     def fails_to_regroup(self, battle: Battle, unit: Unit, caused_by: tuple[int, ...]) -> list[Outcome]:
         """A failed Regroup test: the unit immediately Falls Back again."""
-        return [self.graph.fire(unit, "fail_regroup", caused_by), *self._fall_back_move_due(battle, unit, caused_by)]
+        return self.falls_back_by(battle, unit, "fail_regroup", caused_by)
 
     @rule("wh40k6.assaulted.pass")
     def regroup_when_charged(
@@ -484,8 +481,7 @@ class Wh40k6(Ruleset):
         """Passed: Regroups without moving and fights on. Failed: removed as casualties at the end of
         the Assault phase (wh40k6.assaulted.fail), or at once in a multiple charge (wh40k6.assaulted.multi)."""
         if passed:
-            end = self.end_of_player_turn(battle, battle.active_side or unit.side)
-            unit.pending.append(Pending(trigger="end_regroup", at=end, caused_by=caused_by))
+            self.steady_at_end_of_turn(battle, unit, caused_by)
             return [self.graph.fire(unit, "regroup_when_charged", caused_by)]
         if due.rule == "wh40k6.assaulted.multi":
             return self.destroyed_in_multiple_charge(battle, unit, caused_by)
@@ -513,8 +509,7 @@ class Wh40k6(Ruleset):
 
     def goes_to_ground(self, battle: Battle, unit: Unit, caused_by: tuple[int, ...]) -> list[Outcome]:
         """wh40k6.pinning.test failed: Gone to Ground until the end of the unit's next turn."""
-        until = self.end_of_player_turn(battle, unit.side, next_turn=True)
-        return [self.restrict(battle, unit, "gone_to_ground", "wh40k6.pinning.test", until, caused_by)]
+        return [self.until_end_of_next_turn(battle, unit, "gone_to_ground", "wh40k6.pinning.test", caused_by)]
 
     # -- decisions ---------------------------------------------------------------------------------
     def on_decision(self, battle: Battle, due: DueTest, decision: str, seq: int) -> list[Outcome]:
@@ -522,8 +517,7 @@ class Wh40k6(Ruleset):
         caused_by = (*due.caused_by, seq)
         if decision == "decline_regroup":
             # wh40k6.fall_back.start: in each following Movement phase it Falls Back again.
-            return [self.graph.fire(unit, "fall_back_again", caused_by),
-                    *self._fall_back_move_due(battle, unit, caused_by)]  # fmt: skip
+            return self.falls_back_by(battle, unit, "fall_back_again", caused_by)
         # decline_sweeping_advance: the winners consolidate; the loser Falls Back from the combat.
         return self.falls_back_from_combat(battle, unit, caused_by)
 
@@ -543,7 +537,7 @@ class Wh40k6(Ruleset):
         if due.test not in ("morale", "regroup", "pinning"):
             return None
         unit = battle.units[due.unit]
-        return (unit.ld or 0) + apply_modifiers(unit, due.modifiers)[1]
+        return modified_ld(unit, apply_modifiers(unit, due.modifiers))
 
     def implied_restrictions(self, unit: Unit) -> list[tuple[str, str]]:
         if unit.state != "falling_back":

@@ -1,10 +1,10 @@
 """General de Brigade (Napoleonic): the Morale Check Test, its results, rally and brigade tests
-(each clause in its own words in `gdb_clauses.toml`).
+(each clause in its own words in `clauses.toml`).
 
-The clauses live beside this module, one function per rule ID: `gdb_modifiers` (the modifiers),
-`gdb_triggers` (when a unit tests in the Morale phase, and the notes that excuse it),
-`gdb_results` (the test procedure, each result and the state graph), `gdb_brigade` (the Brigade
-Morale Test). This class wires them to the referee's hooks and refuses what the rules forbid.
+The clauses live beside this module, one function per rule ID: `modifiers` (the modifiers),
+`triggers` (when a unit tests in the Morale phase, and the notes that excuse it), `results` (the
+test procedure, each result and the state graph), `brigade` (the Brigade Morale Test). This class
+wires them to the referee's hooks and refuses what the rules forbid.
 """
 
 from __future__ import annotations
@@ -23,15 +23,15 @@ from morale.events.types import (
     UnitJoined,
 )
 
-from ..outcomes import Outcome, TestNotTaken, TestResolved
-from ..rules import Refusal, rule
-from ..ruleset import Ruleset, TableSpec
-from ..state import Battle, DueTest, Point, Unit
-from .gdb_book import BattleBook, Charge, UnitBook, battle_book, book
-from .gdb_brigade import brigade_modifiers, lead_unit, resolve_brigade_test
-from .gdb_modifiers import charged_modifiers, charging_modifiers
-from .gdb_neighbours import FLEEING
-from .gdb_profile import (
+from ...outcomes import Outcome, TestNotTaken, TestResolved
+from ...rules import Refusal, rule
+from ...state import Battle, DueTest, Point, Unit
+from ..base import Ruleset, TableSpec
+from .book import BattleBook, Charge, UnitBook, battle_book, book
+from .brigade import brigade_modifiers, lead_unit, resolve_brigade_test
+from .modifiers import charged_modifiers, charging_modifiers
+from .neighbours import FLEEING
+from .profile import (
     ARTILLERY,
     BUILT_UP,
     CAVALRY,
@@ -43,7 +43,7 @@ from .gdb_profile import (
     check_profile,
     formation,
 )
-from .gdb_results import (
+from .results import (
     GRAPH,
     Context,
     apply_result,
@@ -54,8 +54,8 @@ from .gdb_results import (
     set_profile,
     take_test,
 )
-from .gdb_tables import BrigadeTable, ResultsTable
-from .gdb_triggers import may_not_rally, plan_morale_phase
+from .tables import BrigadeTable, ResultsTable
+from .triggers import may_not_rally, plan_morale_phase
 
 FACTS = {
     "within_15cm": "gdb.trigger.friend_routing",  # value: the other unit (a dispersed one: its dispersal point)

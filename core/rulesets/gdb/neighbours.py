@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..rules import rule
-from ..state import Battle, Unit
-from .gdb_book import book
-from .gdb_profile import CAVALRY, FOOT_ARTILLERY, HORSE_ARTILLERY, INFANTRY, SKIRMISHERS
+from ...rules import rule
+from ...state import Battle, Unit
+from .book import book
+from .profile import CAVALRY, FOOT_ARTILLERY, HORSE_ARTILLERY, INFANTRY, SKIRMISHERS
 
 FLEEING = ("falling_back", "broken")
 

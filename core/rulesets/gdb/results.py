@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..machine import StateGraph
-from ..outcomes import (
+from ...machine import StateGraph
+from ...outcomes import (
     MarkerPlaced,
     Modifier,
     Outcome,
@@ -19,13 +19,13 @@ from ..outcomes import (
     RestrictionLifted,
     TestNotTaken,
 )
-from ..rules import DESTROYED, rule
-from ..state import Battle, Point, Restriction, Unit
-from .gdb_book import Moment, battle_book, book, in_melee
-from .gdb_modifiers import total
-from .gdb_neighbours import friends_near, skirmishers_ignored
-from .gdb_profile import ARTILLERY, INFANTRY, PHASES, SKIRMISHERS, figures_lost, formation, full_strength
-from .gdb_tables import ResultsTable, read_column
+from ...rules import DESTROYED, rule
+from ...state import Battle, Point, Restriction, Unit
+from .book import Moment, battle_book, book, in_melee
+from .modifiers import total
+from .neighbours import friends_near, skirmishers_ignored
+from .profile import ARTILLERY, INFANTRY, PHASES, SKIRMISHERS, figures_lost, formation, full_strength
+from .tables import ResultsTable, read_column
 
 ALIVE = ["steady", "regrouped", "wavering", "falling_back", "broken"]
 GRAPH = StateGraph(

@@ -1,8 +1,8 @@
 """Warhammer Fantasy Battle 8th edition: Panic, Break tests, fleeing and rallying, multiple combats
-(each clause in its own words in `wfb8_clauses.toml`).
+(each clause in its own words in `clauses.toml`).
 
 Tables first, then one function per clause, each under the rule ID it carries out. Who fights whom,
-the scoring of a round and the multiple-combat clauses are in `wfb8_combat.py`.
+the scoring of a round and the multiple-combat clauses are in `combat.py`.
 """
 
 from __future__ import annotations
@@ -17,18 +17,18 @@ from morale.events.types import (
     UnitJoined,
 )
 
-from ..machine import StateGraph
-from ..outcomes import (
+from ...machine import StateGraph
+from ...outcomes import (
     EngagementChanged,
     Moved,
     Outcome,
     TestNotTaken,
     TestResolved,
 )
-from ..rules import DESTROYED, TEST_FIRST, Refusal, rule
-from ..ruleset import Ruleset, leadership_result
-from ..state import Battle, DueTest, Pending, Unit
-from .wfb8_combat import (
+from ...rules import DESTROYED, TEST_FIRST, Refusal, rule
+from ...state import Battle, DueTest, Pending, Unit
+from ..base import Ruleset, leadership_result
+from .combat import (
     break_modifier,
     combat_score,
     engaged,

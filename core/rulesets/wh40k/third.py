@@ -19,12 +19,21 @@ from msgspec.structs import replace
 
 from morale.events.types import ChargeDeclared, CombatResolved, FactValue, TableFactRecorded, UnitJoined
 
-from ..machine import StateGraph
-from ..outcomes import Modifier, Moved, Outcome, TestResolved
-from ..rules import DESTROYED, Refusal, rule
-from ..ruleset import Ruleset, leadership_result
-from ..state import Battle, DueTest, Pending, Unit
-from .forty_k import check_in_assault_phase
+from ...outcomes import Modifier, Moved, Outcome, TestResolved
+from ...rules import Refusal, rule
+from ...state import Battle, DueTest, Unit
+from .shared import (
+    FortyK,
+    against_leadership,
+    back_to_steady,
+    check_in_assault_phase,
+    falling_back_again,
+    modified_ld,
+    state_graph,
+    to_dispersed,
+    to_falling_back,
+    to_regrouped,
+)
 
 # -- tables -------------------------------------------------------------------------------------
 PHASES = ("movement", "shooting", "assault")
@@ -145,31 +154,21 @@ RESTRICTIONS = {
     "pinned": "pinned by a barrage: may not move, shoot or assault",
 }
 
-ALIVE = ["steady", "falling_back", "regrouped"]
-GRAPH = StateGraph(
-    [
-        {"trigger": "fail_morale", "source": ["steady", "regrouped"], "dest": "falling_back", "rule": "wh40k3.test.ld"},
-        {"trigger": "fail_regroup", "source": "falling_back", "dest": "=", "rule": "wh40k3.regroup.fail"},
-        {"trigger": "regroup", "source": "falling_back", "dest": "regrouped", "rule": "wh40k3.regroup.pass"},
-        {"trigger": "regroup_in_cover", "source": "falling_back", "dest": "regrouped", "rule": "wh40k3.regroup.cover"},
-        {"trigger": "regroup_at_table_edge", "source": "falling_back", "dest": "regrouped",
-         "rule": "wh40k3.regroup.table_edge"},
-        {"trigger": "regroup_knowing_no_fear", "source": "falling_back", "dest": "regrouped",
-         "rule": "wh40k3.special.atsknf"},
-        {"trigger": "regroup_when_charged", "source": "falling_back", "dest": "regrouped", "rule": "wh40k3.assaulted"},
-        {"trigger": "regroup_when_swept", "source": "falling_back", "dest": "regrouped",
-         "rule": "wh40k3.sweeping_advance"},
-        {"trigger": "end_regroup", "source": "regrouped", "dest": "steady", "rule": "wh40k3.regroup.pass"},
-        {"trigger": "leave_by_table_edge", "source": "falling_back", "dest": "dispersed",
-         "rule": "wh40k3.regroup.table_edge"},
-        {"trigger": "be_caught_in_crossfire", "source": "falling_back", "dest": "dispersed",
-         "rule": "wh40k3.crossfire"},
-        {"trigger": "be_destroyed_when_charged", "source": "falling_back", "dest": "dispersed",
-         "rule": "wh40k3.assaulted"},
-        {"trigger": "be_swept", "source": "falling_back", "dest": "dispersed", "rule": "wh40k3.sweeping_advance"},
-        {"trigger": "lose_last_model", "source": ALIVE, "dest": "destroyed", "rule": DESTROYED},
-    ]
-)  # fmt: skip
+GRAPH = state_graph(
+    to_falling_back("fail_morale", "wh40k3.test.ld"),
+    falling_back_again("fail_regroup", "wh40k3.regroup.fail"),
+    to_regrouped("regroup", "wh40k3.regroup.pass"),
+    to_regrouped("regroup_in_cover", "wh40k3.regroup.cover"),
+    to_regrouped("regroup_at_table_edge", "wh40k3.regroup.table_edge"),
+    to_regrouped("regroup_knowing_no_fear", "wh40k3.special.atsknf"),
+    to_regrouped("regroup_when_charged", "wh40k3.assaulted"),
+    to_regrouped("regroup_when_swept", "wh40k3.sweeping_advance"),
+    back_to_steady("wh40k3.regroup.pass"),
+    to_dispersed("leave_by_table_edge", "wh40k3.regroup.table_edge"),
+    to_dispersed("be_caught_in_crossfire", "wh40k3.crossfire"),
+    to_dispersed("be_destroyed_when_charged", "wh40k3.assaulted"),
+    to_dispersed("be_swept", "wh40k3.sweeping_advance"),
+)
 
 # What the rules remember within a phase (Unit.phase_marks).
 FELL_BACK = "fell_back"  # made a Fall Back move this phase
@@ -211,11 +210,7 @@ def knows_no_fear(unit: Unit) -> bool:
 @rule("wh40k3.test.ld")
 def leadership_test(unit: Unit, due: DueTest, dice: tuple[int, ...]) -> TestResolved:
     """2D6 against the modified Ld: equal or under passes, over fails (a failed Morale test: Fall Back)."""
-    return leadership_result(unit, due, dice, modified_ld(unit, due), rule="wh40k3.test.ld")
-
-
-def modified_ld(unit: Unit, due: DueTest) -> int:
-    return (unit.ld or 0) + sum(m.value for m in due.modifiers)
+    return against_leadership(unit, due, dice, rule="wh40k3.test.ld")
 
 
 @rule("wh40k3.mod.below_half")
@@ -272,7 +267,7 @@ def _inches(value: float) -> int | float:
     return int(value) if value == int(value) else value
 
 
-class Wh40k3(Ruleset):
+class Wh40k3(FortyK):
     id = "wh40k3"
     version = "1"
     title = "Warhammer 40,000 3rd edition"
@@ -286,7 +281,6 @@ class Wh40k3(Ruleset):
     phrases = PHRASES
     restrictions = RESTRICTIONS
     profile_type = Wh40k3Profile
-    settles_units_out_of_play = True
 
     def check_house_rules(self, house_rules: Mapping[str, object]) -> None:
         super().check_house_rules(house_rules)
@@ -531,8 +525,7 @@ class Wh40k3(Ruleset):
         """No other move that phase but up to 3 inches to restore its formation; it fights normally
         that turn (shoots counting as having moved, may assault) and is steady at the end of it."""
         caused: list[Outcome] = [self.graph.fire(unit, REGROUP_CHANCES[trigger].regroups, caused_by)]
-        end_of_turn = self.end_of_player_turn(battle, battle.active_side or unit.side)
-        unit.pending.append(Pending(trigger="end_regroup", at=end_of_turn, caused_by=caused_by))
+        self.steady_at_end_of_turn(battle, unit, caused_by)
         if REGROUP_CHANCES[trigger].conditional and battle.phase_open:
             caused.append(self.restrict(battle, unit, "regrouped_this_phase", "wh40k3.regroup.pass", battle.point,
                                         caused_by))  # fmt: skip
@@ -545,7 +538,7 @@ class Wh40k3(Ruleset):
         if otherwise is None:
             return []
         if otherwise == "fail_regroup":
-            return [self.graph.fire(unit, otherwise, caused_by), *self._fall_back_move_due(battle, unit, caused_by)]
+            return self.falls_back_by(battle, unit, otherwise, caused_by)
         return self.remove(battle, unit, otherwise, caused_by)
 
     # -- dice -------------------------------------------------------------------------------------
@@ -574,9 +567,9 @@ class Wh40k3(Ruleset):
         """wh40k3.test.ld: a failed Morale test makes the unit Fall Back at once."""
         if due.rule == "wh40k3.trigger.combat_lost":
             unit.phase_marks.add(FELL_BACK_FROM_COMBAT)
-        return [self.graph.fire(unit, "fail_morale", caused_by), *self._fall_back_move_due(battle, unit, caused_by)]
+        return self.falls_back_by(battle, unit, "fail_morale", caused_by)
 
-    def _fall_back_move_due(self, battle: Battle, unit: Unit, caused_by: tuple[int, ...]) -> list[Outcome]:
+    def fall_back_move_due(self, battle: Battle, unit: Unit, caused_by: tuple[int, ...]) -> list[Outcome]:
         dice = int(unit.profile.get("fall_back_dice", 2))  # type: ignore[call-overload]
         return self.require(battle, unit, "fall_back", "wh40k3.fall_back.distance", caused_by, dice=dice)
 
@@ -617,8 +610,7 @@ class Wh40k3(Ruleset):
 
     def pinned(self, battle: Battle, unit: Unit, caused_by: tuple[int, ...]) -> list[Outcome]:
         """A failed barrage Pinning test (wh40k3.who.auto_pass): pinned until the end of its next turn."""
-        until = self.end_of_player_turn(battle, unit.side, next_turn=True)
-        return [self.restrict(battle, unit, "pinned", "wh40k3.who.auto_pass", until, caused_by)]
+        return [self.until_end_of_next_turn(battle, unit, "pinned", "wh40k3.who.auto_pass", caused_by)]
 
     # -- decisions ---------------------------------------------------------------------------------
     def on_decision(self, battle: Battle, due: DueTest, decision: str, seq: int) -> list[Outcome]:
@@ -647,7 +639,7 @@ class Wh40k3(Ruleset):
     def target(self, battle: Battle, due: DueTest) -> int | None:
         if due.test == "fall_back" or not due.dice:
             return None
-        return modified_ld(battle.units[due.unit], due)
+        return modified_ld(battle.units[due.unit], due.modifiers)
 
     def implied_restrictions(self, unit: Unit) -> list[tuple[str, str]]:
         if unit.state == "falling_back":

@@ -12,8 +12,8 @@ from typing import Annotated, Literal
 import msgspec
 from msgspec import Meta
 
-from ..rules import Refusal
-from ..state import Unit
+from ...rules import Refusal
+from ...state import Unit
 
 # The game turn, in order: both sides act in each phase (Ruleset.shared_turn).
 PHASES = ("movement", "charge", "shooting", "melee", "morale")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..state import Battle, Unit
+from ...state import Battle, Unit
 
 
 @dataclass(slots=True)

@@ -29,10 +29,10 @@ from morale.events.types import (
     UnitJoined,
 )
 
-from .machine import StateGraph
-from .outcomes import Modifier, Outcome, RestrictionApplied, TestDue, TestNotTaken, TestResolved
-from .rules import Refusal
-from .state import Battle, DueTest, Point, Restriction, Unit
+from ..machine import StateGraph
+from ..outcomes import Modifier, Outcome, RestrictionApplied, TestDue, TestNotTaken, TestResolved
+from ..rules import Refusal
+from ..state import Battle, DueTest, Point, Restriction, Unit
 
 
 def leadership_result(
@@ -114,9 +114,9 @@ class Ruleset:
     settles_units_out_of_play: bool = False
 
     def __reduce__(self) -> tuple[object, tuple[str, str]]:
-        # A pickled battle (a snapshot) refers to its ruleset by id and version, never by copy.
-        from .rulesets import lookup
-
+        # A pickled battle (a snapshot) refers to its ruleset by id and version, never by copy, and
+        # finds it again in the registry below (unpickling imports this module, and so its package,
+        # whose __init__ registers every ruleset).
         return (lookup, (self.id, self.version))
 
     # -- set-up -----------------------------------------------------------------------------
@@ -412,3 +412,42 @@ class Ruleset:
     def describe_point(self, battle: Battle, point: Point) -> str:
         turn, side_index, phase_index = point
         return f"end of the {self.phases[phase_index]} phase ({battle.sides[side_index]}, turn {turn})"
+
+
+# -- the registry ------------------------------------------------------------------------------
+# Every ruleset the engine knows, by (id, version), in the order `morale rulesets` lists them. The
+# rulesets' package passes each one in as it imports them (core/rulesets/__init__.py), so the base
+# class finds a ruleset by id and version without importing the rulesets built on it.
+_REGISTERED: dict[tuple[str, str], Ruleset] = {}
+
+
+def register(*rulesets: Ruleset) -> None:
+    for ruleset in rulesets:
+        key = (ruleset.id, ruleset.version)
+        if _REGISTERED.setdefault(key, ruleset) is not ruleset:
+            raise ValueError(f"two rulesets registered as {ruleset.id} version {ruleset.version}")
+
+
+def rulesets() -> dict[tuple[str, str], Ruleset]:
+    return dict(_REGISTERED)
+
+
+def lookup(ruleset_id: str, version: str) -> Ruleset:
+    if (ruleset_id, version) in _REGISTERED:
+        return _REGISTERED[(ruleset_id, version)]
+    versions = sorted(v for (i, v) in _REGISTERED if i == ruleset_id)
+    if versions:
+        raise Refusal(
+            f"{ruleset_id} has no version {version!r} here (known: {', '.join(versions)})",
+            field="ruleset_version",
+        )
+    ids = sorted({i for i, _ in _REGISTERED})
+    raise Refusal(f"unknown ruleset {ruleset_id!r} (known: {', '.join(ids)})", field="ruleset")
+
+
+def latest(ruleset_id: str) -> Ruleset:
+    """The newest version of a ruleset, for new battles."""
+    candidates = [r for (i, _), r in _REGISTERED.items() if i == ruleset_id]
+    if not candidates:
+        lookup(ruleset_id, "")
+    return max(candidates, key=lambda r: int(r.version))

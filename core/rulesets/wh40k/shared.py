@@ -1,0 +1,110 @@
+"""What the Warhammer 40,000 editions share: the states a unit goes through and the rows that move
+it between them, the Leadership test, what happens alike around a Falling Back unit (the base class
+`FortyK`), and that charges and close combats belong to the Assault phase."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...machine import StateGraph
+from ...outcomes import Modifier, Outcome, RestrictionApplied, TestResolved
+from ...rules import DESTROYED, Refusal
+from ...state import Battle, DueTest, Pending, Point, Unit
+from ..base import Ruleset, leadership_result
+
+# -- the state graph ----------------------------------------------------------------------------
+# In both editions a unit that fails its Morale Falls Back; it Regroups (and is steady again at the
+# end of the turn), Falls Back again, or leaves the battle (dispersed); losing its last model
+# destroys it in any of these. Each edition names the triggers, and the rule that moves the unit.
+ALIVE = ["steady", "falling_back", "regrouped"]
+Row = dict[str, Any]
+
+
+def to_falling_back(trigger: str, rule: str) -> Row:
+    return {"trigger": trigger, "source": ["steady", "regrouped"], "dest": "falling_back", "rule": rule}
+
+
+def falling_back_again(trigger: str, rule: str) -> Row:
+    return {"trigger": trigger, "source": "falling_back", "dest": "=", "rule": rule}
+
+
+def to_regrouped(trigger: str, rule: str) -> Row:
+    return {"trigger": trigger, "source": "falling_back", "dest": "regrouped", "rule": rule}
+
+
+def back_to_steady(rule: str) -> Row:
+    return {"trigger": "end_regroup", "source": "regrouped", "dest": "steady", "rule": rule}
+
+
+def to_dispersed(trigger: str, rule: str) -> Row:
+    return {"trigger": trigger, "source": "falling_back", "dest": "dispersed", "rule": rule}
+
+
+def state_graph(*rows: Row) -> StateGraph:
+    """An edition's graph: its rows in the order given (`morale graph` draws them so), then the last
+    model lost (engine.destroyed)."""
+    return StateGraph([*rows, {"trigger": "lose_last_model", "source": ALIVE, "dest": "destroyed", "rule": DESTROYED}])
+
+
+# -- the Leadership test -------------------------------------------------------------------------
+def modified_ld(unit: Unit, modifiers: tuple[Modifier, ...]) -> int:
+    """The unit's Leadership plus its modifiers, but for those a special rule ignores (Stubborn)."""
+    return (unit.ld or 0) + sum(m.value for m in modifiers if not m.ignored_by)
+
+
+def against_leadership(
+    unit: Unit,
+    due: DueTest,
+    dice: tuple[int, ...],
+    *,
+    rule: str,
+    modifiers: tuple[Modifier, ...] | None = None,
+    passed: bool | None = None,
+) -> TestResolved:
+    """2D6 against the modified Leadership: equal or under passes, over fails, under the edition's
+    `rule` (and `passed`, where its rule decides otherwise); `modifiers` as the edition applied them
+    (the due test's, by default)."""
+    applied = due.modifiers if modifiers is None else modifiers
+    return leadership_result(unit, due, dice, modified_ld(unit, applied), rule=rule, passed=passed, modifiers=applied)
+
+
+# -- the Assault phase ---------------------------------------------------------------------------
+def check_in_assault_phase(battle: Battle, charger: Unit | None = None) -> None:
+    """Close combats are resolved in an Assault phase; a unit charges only in its own side's."""
+    in_assault = battle.phase_open and battle.phase == "assault"
+    if charger is None and not in_assault:
+        raise Refusal("close combats are resolved in an Assault phase", field="type")
+    if charger is not None and not (in_assault and charger.side == battle.active_side):
+        raise Refusal(f"{charger.id} can charge only in its own side's Assault phase", field="charger")
+
+
+# -- the hooks both editions carry out alike -----------------------------------------------------
+class FortyK(Ruleset):
+    """The base of both editions' rulesets. Each says how its units fall back (`fall_back_move_due`);
+    what follows a failed test, a Regroup or a failed Pinning test is the same in both."""
+
+    # No hook of either edition changes a unit out of play again (see Ruleset).
+    settles_units_out_of_play = True
+
+    def fall_back_move_due(self, battle: Battle, unit: Unit, caused_by: tuple[int, ...]) -> list[Outcome]:
+        """Make the unit's Fall Back move due: its dice, under the edition's rule."""
+        raise NotImplementedError
+
+    def falls_back_by(self, battle: Battle, unit: Unit, trigger: str, caused_by: tuple[int, ...]) -> list[Outcome]:
+        """`trigger` leaves the unit Falling Back (a failed Morale or Regroup test, a Regroup declined)
+        and it makes its Fall Back move at once."""
+        return [self.graph.fire(unit, trigger, caused_by), *self.fall_back_move_due(battle, unit, caused_by)]
+
+    def steady_at_end_of_turn(self, battle: Battle, unit: Unit, caused_by: tuple[int, ...]) -> Point:
+        """A unit that has just Regrouped is steady again at the end of this player turn (end_regroup);
+        returns that point."""
+        end = self.end_of_player_turn(battle, battle.active_side or unit.side)
+        unit.pending.append(Pending(trigger="end_regroup", at=end, caused_by=caused_by))
+        return end
+
+    def until_end_of_next_turn(
+        self, battle: Battle, unit: Unit, restriction: str, rule: str, caused_by: tuple[int, ...]
+    ) -> RestrictionApplied:
+        """A failed Pinning test: the unit is held (Gone to Ground, pinned) until the end of its own next turn."""
+        until = self.end_of_player_turn(battle, unit.side, next_turn=True)
+        return self.restrict(battle, unit, restriction, rule, until, caused_by)

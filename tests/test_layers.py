@@ -1,0 +1,181 @@
+"""The layers import only downwards (events, core, projections, app), and morale.core's modules
+import one another without a cycle.
+
+Read from the source with `ast`: every import statement counts, those inside functions included (a
+lazy import ties modules together as much as one at the top). An import under `if TYPE_CHECKING:`
+never runs: it counts for the layers, not for cycles. Python imports a module's parent packages
+before it, but a package's own imports are its own edges: `from .rulesets import lookup` is an edge
+to the package `morale.core.rulesets`, and `from . import fold` one to the module `morale.core.fold`.
+"""
+
+from __future__ import annotations
+
+import ast
+import pickle
+import subprocess
+import sys
+from pathlib import Path
+from typing import NamedTuple
+
+import pytest
+
+from morale.core.rulesets import rulesets
+
+ROOT = Path(__file__).resolve().parents[1]
+# Lowest first: a layer may import from the layers before it, never from those after it.
+LAYERS = ("events", "core", "projections", "app")
+
+
+class Import(NamedTuple):
+    target: str  # the module (or package) imported
+    line: int
+    type_only: bool  # under `if TYPE_CHECKING:`
+
+
+def module_files() -> dict[str, Path]:
+    """Every module of the four layers by its dotted name (a package by its own name)."""
+    found = {}
+    for layer in LAYERS:
+        for path in sorted((ROOT / layer).rglob("*.py")):
+            parts = path.relative_to(ROOT / layer).with_suffix("").parts
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            found[".".join(("morale", layer, *parts))] = path
+    return found
+
+
+MODULES = module_files()
+
+
+def _type_checking(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def _imports(node: ast.AST, package: str, type_only: bool) -> list[Import]:
+    found: list[Import] = []
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, ast.Import):
+            found += [Import(alias.name, child.lineno, type_only) for alias in child.names]
+        elif isinstance(child, ast.ImportFrom):
+            if child.level:
+                base = package.split(".")[: len(package.split(".")) - (child.level - 1)]
+                source = ".".join([*base, *([child.module] if child.module else [])])
+            else:
+                source = child.module or ""
+            for alias in child.names:
+                submodule = f"{source}.{alias.name}"
+                found.append(Import(submodule if submodule in MODULES else source, child.lineno, type_only))
+        elif isinstance(child, ast.If) and _type_checking(child.test):
+            for statement in child.body:
+                found += _imports(ast.Module(body=[statement], type_ignores=[]), package, True)
+            for statement in child.orelse:
+                found += _imports(ast.Module(body=[statement], type_ignores=[]), package, type_only)
+        else:
+            found += _imports(child, package, type_only)
+    return found
+
+
+def imports_of(module: str) -> list[Import]:
+    path = MODULES[module]
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    return _imports(ast.parse(path.read_text(encoding="utf-8")), package, False)
+
+
+IMPORTS = {module: imports_of(module) for module in MODULES}
+
+
+def layer_of(module: str) -> str | None:
+    parts = module.split(".")
+    return parts[1] if parts[0] == "morale" and len(parts) > 1 and parts[1] in LAYERS else None
+
+
+def test_the_walk_sees_every_kind_of_import():
+    """The reading itself: a relative import of a module, of a name from a package, a lazy one inside
+    a function and a type-only one are each seen, resolved to the module they name."""
+    fold = {i.target for i in IMPORTS["morale.core.fold"]}
+    assert {"morale.core.order", "morale.core.rules", "morale.core.rulesets", "morale.events.types"} <= fold
+    snapshots = IMPORTS["morale.projections.snapshots"]
+    assert any(i.target == "morale.core" for i in snapshots)  # `import morale.core`, inside engine_version()
+    state = IMPORTS["morale.core.state"]
+    assert any(i.target == "morale.core.rulesets.base" and i.type_only for i in state)  # Battle.ruleset's type
+
+
+@pytest.mark.parametrize("layer", LAYERS)
+def test_each_layer_imports_only_the_layers_below_it(layer):
+    allowed = set(LAYERS[: LAYERS.index(layer) + 1])
+    upward = [
+        f"{module}:{found.line} imports {found.target}"
+        for module, found_imports in IMPORTS.items()
+        if layer_of(module) == layer
+        for found in found_imports
+        if layer_of(found.target) not in (None, *allowed)
+    ]
+    assert upward == []
+
+
+def strongly_connected(graph: dict[str, set[str]]) -> list[set[str]]:
+    """Tarjan's strongly connected components of a directed graph."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    components: list[set[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for successor in sorted(graph[node]):
+            if successor not in index:
+                visit(successor)
+                low[node] = min(low[node], low[successor])
+            elif successor in on_stack:
+                low[node] = min(low[node], index[successor])
+        if low[node] == index[node]:
+            component = set()
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.add(member)
+                if member == node:
+                    break
+            components.append(component)
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return components
+
+
+def core_graph() -> dict[str, set[str]]:
+    """morale.core's modules and which of them each imports when it runs."""
+    core = [m for m in MODULES if layer_of(m) == "core"]
+    return {m: {i.target for i in IMPORTS[m] if not i.type_only and i.target in core and i.target != m} for m in core}
+
+
+def test_the_cycle_finder_finds_a_cycle():
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert sorted(map(sorted, strongly_connected(graph))) == [["a", "b", "c"], ["d"]]
+
+
+def test_no_import_cycle_among_the_cores_modules():
+    cycles = [sorted(c) for c in strongly_connected(core_graph()) if len(c) > 1]
+    assert cycles == []
+
+
+def test_a_pickled_ruleset_is_found_again_by_id_and_version_in_a_fresh_process():
+    """A snapshot names its ruleset, never copies it: a process that has imported nothing of morale
+    unpickles it into the very ruleset its registry holds (unpickling imports the rulesets' package,
+    which registers them all)."""
+    script = (
+        "import pickle, sys; data = sys.stdin.buffer.read(); "
+        "assert not any(m.startswith('morale') for m in sys.modules); "
+        "found = pickle.loads(data); "
+        "from morale.core.rulesets import lookup; "
+        "print(all(r is lookup(r.id, r.version) for r in found), [type(r).__name__ for r in found])"
+    )
+    data = pickle.dumps(list(rulesets().values()))
+    out = subprocess.run([sys.executable, "-c", script], input=data, capture_output=True, check=True).stdout
+    assert out.decode().strip() == "True ['Wh40k6', 'Wh40k3', 'Wfb8', 'Gdb']"
