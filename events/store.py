@@ -49,12 +49,14 @@ class StoreUnavailable(Exception):
 
 
 # The first 16 bytes of every SQLite database file (an empty file is one too, not yet written).
-_SQLITE_MAGIC = b"SQLite format 3\x00"
-
-
 def check_store_path(path: Path, create: bool) -> None:
     """Refuse a path that cannot hold the store, before SQLite opens it: SQLite's own errors name no
-    file, and it would create a file at a mistyped path that was only to be read."""
+    file, and it would create a file at a mistyped path that was only to be read.
+
+    Only the path is looked at, never the file's bytes: opening and closing any descriptor on a
+    database drops every POSIX lock this process holds on it, and a store already open in this
+    process (a server thread's) would then lose its WAL to the next process that closes it, and
+    with it the appends it acknowledged. What the bytes are, SQLite says itself (`_open`)."""
     if path.is_dir():
         raise StoreUnavailable(path, "is a folder, not a store file")
     if not path.exists():
@@ -63,6 +65,20 @@ def check_store_path(path: Path, create: bool) -> None:
         if not path.parent.is_dir():
             raise StoreUnavailable(path, f"no folder {path.parent} to create the store in")
         return
+    if not create and path.stat().st_size == 0:
+        raise StoreUnavailable(path, "an empty file, not a store")
+
+
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+def check_not_foreign(path: Path) -> None:
+    """Refuse an existing file that is not SQLite, by its first bytes, without SQLite opening it.
+    Only for a process that holds no store on the file yet (see check_store_path): `import` checks
+    its --db this way before it reads the file to import, so a bad --db is named first."""
+    check_store_path(path, create=True)
+    if not path.exists():
+        return
     try:
         with path.open("rb") as file:
             head = file.read(len(_SQLITE_MAGIC))
@@ -70,8 +86,6 @@ def check_store_path(path: Path, create: bool) -> None:
         raise StoreUnavailable(path, f"cannot read it: {exc.strerror}") from None
     if head and head != _SQLITE_MAGIC:
         raise StoreUnavailable(path, "not a SQLite file")
-    if not head and not create:
-        raise StoreUnavailable(path, "an empty file, not a store")
 
 
 class EventStore(Protocol):
@@ -158,7 +172,8 @@ class SqliteEventStore:
         try:
             self._open(busy_timeout_s, synchronous, create)
         except sqlite3.DatabaseError as exc:  # a damaged file, or one SQLite may not open or write
-            raise StoreUnavailable(path, f"SQLite cannot use it: {exc}") from None
+            reason = "not a SQLite file" if "not a database" in str(exc) else f"SQLite cannot use it: {exc}"
+            raise StoreUnavailable(path, reason) from None
 
     def _open(self, busy_timeout_s: float, synchronous: str, create: bool) -> None:
         conn = sqlite3.connect(self.path, timeout=busy_timeout_s, isolation_level=None)

@@ -119,3 +119,18 @@ def test_an_event_is_stamped_with_the_utc_time_of_its_recording_to_the_microseco
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z", stamp)
     slack = timedelta(milliseconds=1)  # the two clocks round a microsecond differently
     assert before - slack <= datetime.fromisoformat(stamp.replace("Z", "+00:00")) <= after + slack
+
+
+def test_a_second_store_on_the_same_file_keeps_the_first_ones_appends_safe(tmp_path):
+    # A server opens a store per thread. Opening one must not drop the locks the others hold, or
+    # the next process to close the file deletes their WAL and an append they acknowledged is lost.
+    path = tmp_path / "shared.db"
+    first = SqliteEventStore(path)
+    first.append("b", [BattleStarted(ruleset="wh40k6", ruleset_version="1", sides=("a", "b"))], 0)
+    SqliteEventStore(path, create=False)
+    other = "from morale.events.store import SqliteEventStore as S; from morale.events.types import PhaseStarted as P; "
+    other += f"s = S({str(path)!r}); s.append('b', [P(turn=1, side='a', phase='movement')], 1); s.close()"
+    subprocess.run([sys.executable, "-c", other], check=True)
+    first.append("b", [CasualtiesSuffered(unit="x", count=1)], 2)
+    read = f"from morale.events.store import SqliteEventStore as S; print(S({str(path)!r}).last_seq('b'))"
+    assert subprocess.run([sys.executable, "-c", read], capture_output=True, text=True).stdout.strip() == "3"

@@ -16,7 +16,7 @@ from rich.text import Text
 
 from morale.events.codec import MalformedEvent, event_from_dict
 from morale.events.schema import event_schema
-from morale.events.store import SqliteEventStore, UnknownBattle, check_store_path
+from morale.events.store import SqliteEventStore, UnknownBattle, check_not_foreign
 from morale.events.types import EVENT_TYPES
 from morale.projections.explain import explain
 from morale.projections.luck import luck
@@ -194,7 +194,7 @@ def import_command(
     """Load an exported battle into this store: the hash chain and every event are checked first;
     a refusal names the line and sequence number, and nothing is written."""
     with refusals(as_json):
-        check_store_path(db, create=True)  # a --db that cannot be a store is refused before the file is read
+        check_not_foreign(db)  # a --db that cannot be a store is refused before the file is read
         if str(file) == "-":
             data = sys.stdin.buffer.read()
         else:
