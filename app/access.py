@@ -19,7 +19,7 @@ from typing import Literal
 import msgspec
 
 from morale.core.state import Battle
-from morale.events.store import SqliteEventStore
+from morale.events.store import EventStore
 from morale.events.types import (
     AnyEvent,
     CasualtiesSuffered,
@@ -59,7 +59,7 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
-def issue_tokens(store: SqliteEventStore, battle: str, sides: Sequence[str]) -> IssuedTokens:
+def issue_tokens(store: EventStore, battle: str, sides: Sequence[str]) -> IssuedTokens:
     """A fresh token per role (one per side for players); the battle's earlier tokens stop working."""
     issued = IssuedTokens(
         referee=secrets.token_urlsafe(24),
@@ -72,7 +72,7 @@ def issue_tokens(store: SqliteEventStore, battle: str, sides: Sequence[str]) -> 
     return issued
 
 
-def grant_for(store: SqliteEventStore, battle: str, token: str) -> Grant | None:
+def grant_for(store: EventStore, battle: str, token: str) -> Grant | None:
     found = store.token_grant(battle, token_hash(token))
     if found is None:
         return None

@@ -18,7 +18,7 @@ from morale.core.referee import due_test
 from morale.core.replay import Replay, replay_log
 from morale.core.rules import Refusal
 from morale.core.state import digest
-from morale.events.store import ConflictError, SqliteEventStore, UnknownBattle
+from morale.events.store import ConflictError, EventStore, UnknownBattle
 from morale.events.types import AnyEvent, BattleStarted, DiceRevealed, DiceRolled, PhaseEnded, StoredEvent
 
 
@@ -28,12 +28,12 @@ class Recorded:
     caused: Caused
 
 
-def fold_of(store: SqliteEventStore, battle: str) -> Replay:
+def fold_of(store: EventStore, battle: str) -> Replay:
     """The battle's whole log folded (nothing yet if the battle is new: its first event starts it)."""
     return replay_log(battle, store.events(battle))
 
 
-def load(store: SqliteEventStore, battle: str) -> Replay:
+def load(store: EventStore, battle: str) -> Replay:
     """The fold of a battle that exists."""
     fold = fold_of(store, battle)
     if fold.battle is None:
@@ -42,14 +42,14 @@ def load(store: SqliteEventStore, battle: str) -> Replay:
 
 
 def record(
-    store: SqliteEventStore, battle: str, events: Sequence[AnyEvent], expected_seq: int | None = None
+    store: EventStore, battle: str, events: Sequence[AnyEvent], expected_seq: int | None = None
 ) -> list[Recorded]:
     """Check every event against the log and the ones before it, then append them all or none."""
     return record_on(store, fold_of(store, battle), events, expected_seq)
 
 
 def record_on(
-    store: SqliteEventStore, fold: Replay, events: Sequence[AnyEvent], expected_seq: int | None = None
+    store: EventStore, fold: Replay, events: Sequence[AnyEvent], expected_seq: int | None = None
 ) -> list[Recorded]:
     """`record` on a fold of the whole log that the caller holds (and that this advances): a
     writer that already has the battle replays nothing. The store still refuses the append if the
@@ -90,9 +90,7 @@ def with_state_digest(fold: Replay, event: AnyEvent) -> AnyEvent:
     return replace(event, state_digest=current)
 
 
-def start_battle(
-    store: SqliteEventStore, battle: str, started: BattleStarted, units: Sequence[AnyEvent]
-) -> list[Recorded]:
+def start_battle(store: EventStore, battle: str, started: BattleStarted, units: Sequence[AnyEvent]) -> list[Recorded]:
     """Create a battle. When the engine may roll, keep a fresh dice secret and commit to it."""
     if store.last_seq(battle):
         raise Refusal(f"battle {battle!r} already exists in this store", field="battle")
@@ -103,7 +101,7 @@ def start_battle(
     return record(store, battle, [started, *units], expected_seq=0)
 
 
-def reveal(store: SqliteEventStore, fold: Replay) -> list[Recorded]:
+def reveal(store: EventStore, fold: Replay) -> list[Recorded]:
     """Publish the battle's dice secret in its log, so every engine roll can be recomputed."""
     secret = store.dice_secret(fold.battle_id)
     if secret is None:
@@ -111,9 +109,7 @@ def reveal(store: SqliteEventStore, fold: Replay) -> list[Recorded]:
     return record_on(store, fold, [DiceRevealed(secret=secret)])
 
 
-def roll_for(
-    store: SqliteEventStore, fold: Replay, unit: str, test: str, expected_seq: int | None = None
-) -> list[Recorded]:
+def roll_for(store: EventStore, fold: Replay, unit: str, test: str, expected_seq: int | None = None) -> list[Recorded]:
     """The engine rolls the dice a due test needs and records them like any other roll."""
     if expected_seq is not None and expected_seq != fold.seq:
         raise ConflictError(fold.battle_id, expected_seq, fold.seq)

@@ -17,7 +17,7 @@ from msgspec.structs import replace
 
 from morale.core.rules import Refusal
 from morale.events.codec import GENESIS_HASH, MalformedEvent, decode_raw, encode
-from morale.events.store import SqliteEventStore, UnknownBattle
+from morale.events.store import EventStore, UnknownBattle
 from morale.events.types import StoredEvent
 from morale.projections.verify import Auditor, link_problem
 
@@ -29,7 +29,7 @@ class Imported:
     head: str
 
 
-def export_lines(store: SqliteEventStore, battle: str) -> Iterator[bytes]:
+def export_lines(store: EventStore, battle: str) -> Iterator[bytes]:
     """The battle's stored events, one canonical JSON line each (newline included)."""
     if not store.last_seq(battle):
         raise UnknownBattle(battle)
@@ -46,13 +46,13 @@ class Checked:
     head: str
 
 
-def import_battle(store: SqliteEventStore, lines: Iterable[str | bytes], source: str = "input") -> Imported:
+def import_battle(store: EventStore, lines: Iterable[str | bytes], source: str = "input") -> Imported:
     """Check every line, then write the battle in one append; a refusal names the line and the
     sequence number, and nothing is written."""
     return write_checked(store, check_lines(lines, source))
 
 
-def write_checked(store: SqliteEventStore, checked: Checked) -> Imported:
+def write_checked(store: EventStore, checked: Checked) -> Imported:
     """Write a checked battle in one append, unless the store already has a battle of that id."""
     if store.last_seq(checked.battle):
         raise Refusal(f"battle {checked.battle!r} already exists in this store", field="battle")

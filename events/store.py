@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 import sqlite_utils
 
@@ -88,24 +88,88 @@ def check_not_foreign(path: Path) -> None:
         raise StoreUnavailable(path, "not a SQLite file")
 
 
+@runtime_checkable
 class EventStore(Protocol):
+    """What the rest of morale needs of a store: the battles' logs, the snapshots kept beside them, and
+    each battle's dice secret and access tokens. `SqliteEventStore` is the one there is; code that is
+    handed a store names this type, and only the edges that open a file name the class."""
+
+    # -- the log -------------------------------------------------------------------------------------
     def append(
         self, battle: str, events: Sequence[AnyEvent], expected_seq: int, recorded_at: str | None = None
-    ) -> list[StoredEvent]: ...
+    ) -> list[StoredEvent]:
+        """Seal and write `events` after `expected_seq`, all or none; `ConflictError` if the log is not there."""
+        ...
 
-    def read(self, battle: str, after_seq: int = 0) -> Iterator[StoredEvent]: ...
+    def append_sealed(self, battle: str, sealed: Sequence[tuple[StoredEvent, bytes]]) -> list[StoredEvent]:
+        """Write a new battle's events sealed elsewhere (an import), bytes and hashes as given."""
+        ...
 
-    def events(self, battle: str, after_seq: int = 0, up_to: int | None = None) -> Iterator[LogEntry]: ...
+    def read(self, battle: str, after_seq: int = 0) -> Iterator[StoredEvent]:
+        """The battle's stored events after `after_seq`, in log order, with timestamps and hashes."""
+        ...
+
+    def events(self, battle: str, after_seq: int = 0, up_to: int | None = None) -> Iterator[LogEntry]:
+        """(seq, event) after `after_seq` up to `up_to` (the end if None), in log order: what a fold reads."""
+        ...
+
+    def raw_rows(self, battle: str) -> Iterator[tuple[int, str, str, str]]:
+        """(seq, body, prev_hash, hash) exactly as stored, in log order, for checking the hash chain."""
+        ...
 
     def hash_at(self, battle: str, seq: int) -> str | None:
-        """The hash that seals event `seq` (None if the log holds no such event): what a kept fold
-        compares to know that the log it folded is still the log this store holds."""
-        row = self.db.conn.execute("SELECT hash FROM events WHERE battle = ? AND seq = ?", (battle, seq)).fetchone()
-        return row[0] if row else None
+        """The hash that seals event `seq`, or None if the log holds no such event."""
+        ...
 
-    def last_seq(self, battle: str) -> int: ...
+    def last_seq(self, battle: str) -> int:
+        """The battle's last sequence number; 0 if it has no events (or does not exist)."""
+        ...
 
-    def battles(self) -> list[str]: ...
+    def battles(self) -> list[str]:
+        """The names of the battles with events in this store, sorted."""
+        ...
+
+    def close(self) -> None:
+        """Let go of the store; it is not used again."""
+        ...
+
+    # -- snapshots: derived state kept beside the log, never part of it ------------------------------
+    def save_snapshot(self, battle: str, seq: int, engine: str, blob: bytes) -> None:
+        """Keep `blob` as the battle's state at `seq` by this engine version, replacing one kept there."""
+        ...
+
+    def snapshot_before(self, battle: str, seq: int, engine: str) -> tuple[int, bytes] | None:
+        """(seq, blob) of the latest snapshot at or before `seq` by this engine version, or None."""
+        ...
+
+    def drop_snapshots(self, battle: str) -> None:
+        """Forget the battle's snapshots and the units they share."""
+        ...
+
+    def save_snapshot_units(self, battle: str, engine: str, units: Sequence[tuple[bytes, bytes]]) -> list[int]:
+        """Keep (digest, bytes) units once each; their ids in order, a unit already kept keeping its id."""
+        ...
+
+    def snapshot_units(self, battle: str, ids: Iterable[int]) -> list[tuple[int, bytes, bytes]]:
+        """(id, digest, bytes) of the battle's kept units with these ids, of those it has."""
+        ...
+
+    # -- each battle's dice secret and access tokens -------------------------------------------------
+    def save_dice_secret(self, battle: str, secret: str) -> None:
+        """Keep the battle's dice secret, replacing any kept before."""
+        ...
+
+    def dice_secret(self, battle: str) -> str | None:
+        """The battle's dice secret, or None if none is kept."""
+        ...
+
+    def replace_tokens(self, battle: str, grants: Sequence[tuple[str, str, str]]) -> None:
+        """Make these (token_hash, role, side) the battle's only tokens: earlier ones stop working."""
+        ...
+
+    def token_grant(self, battle: str, token_hash: str) -> tuple[str, str] | None:
+        """(role, side) of the battle's token with this hash, or None."""
+        ...
 
 
 def _unless_no_snapshots(exc: sqlite3.OperationalError) -> None:

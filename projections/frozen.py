@@ -26,7 +26,7 @@ from operator import itemgetter
 from typing import cast
 
 from morale.core.state import Battle, Unit
-from morale.events.store import SqliteEventStore
+from morale.events.store import EventStore
 
 BASE_EVERY = 50  # snapshots from one base to the next: the most a restore has to name one by one
 _first, _second, _third = itemgetter(0), itemgetter(1), itemgetter(2)
@@ -48,7 +48,7 @@ class Since:
 class Freezer:
     """Freezes one replay's battle at each snapshot point, into `store`'s tables."""
 
-    store: SqliteEventStore
+    store: EventStore
     battle_id: str
     engine: str
     # id(unit) -> (the unit, its kept id, its digest); and kept id -> digest
@@ -101,7 +101,7 @@ class Freezer:
         return list(map(_second, found)), b"".join(map(_third, found))
 
 
-def restore(store: SqliteEventStore, battle_id: str, engine: str, blob: bytes) -> Battle | None:
+def restore(store: EventStore, battle_id: str, engine: str, blob: bytes) -> Battle | None:
     """The battle a snapshot holds; None if anything it needs is damaged, gone or not what it recorded."""
     checksum, frozen = blob[:32], blob[32:]
     if hashlib.sha256(frozen).digest() != checksum:
@@ -127,7 +127,7 @@ def restore(store: SqliteEventStore, battle_id: str, engine: str, blob: bytes) -
 
 
 def _from_template(
-    store: SqliteEventStore, battle_id: str, template: dict[str, Unit | None], since: Since
+    store: EventStore, battle_id: str, template: dict[str, Unit | None], since: Since
 ) -> dict[str, Unit | None] | None:
     departed = _departed_units(store, battle_id, since.departed, since.departed_digest)
     if departed is None:
@@ -139,7 +139,7 @@ def _from_template(
 
 
 def _named_one_by_one(
-    store: SqliteEventStore, battle_id: str, ids: list[int], recorded: bytes, current: list[tuple[int, Unit]]
+    store: EventStore, battle_id: str, ids: list[int], recorded: bytes, current: list[tuple[int, Unit]]
 ) -> dict[str, Unit] | None:
     roster = _departed_units(store, battle_id, ids, recorded)
     if roster is None:
@@ -175,7 +175,7 @@ def _remember_template(checksum: bytes, units: dict[str, Unit], current: list[tu
             _templates.popitem(last=False)
 
 
-def _template(store: SqliteEventStore, battle_id: str, engine: str, since: Since) -> dict[str, Unit | None] | None:
+def _template(store: EventStore, battle_id: str, engine: str, since: Since) -> dict[str, Unit | None] | None:
     with _lock:
         template = _templates.get(since.base_checksum)
         if template is not None:
@@ -188,7 +188,7 @@ def _template(store: SqliteEventStore, battle_id: str, engine: str, since: Since
         return _templates.get(since.base_checksum)
 
 
-def _departed_units(store: SqliteEventStore, battle_id: str, ids: list[int], recorded: bytes) -> list[Unit] | None:
+def _departed_units(store: EventStore, battle_id: str, ids: list[int], recorded: bytes) -> list[Unit] | None:
     """The units a snapshot names, each materialised once by this process; None unless they are
     exactly what the snapshot recorded (a damaged row, a row gone...: a full replay answers then)."""
     with _lock:
@@ -217,7 +217,7 @@ def _exactly(known: dict[int, tuple[Unit, bytes]], ids: list[int], recorded: byt
     return list(map(_first, entries))
 
 
-def _read(store: SqliteEventStore, battle_id: str, ids: set[int], known: dict[int, tuple[Unit, bytes]]) -> None:
+def _read(store: EventStore, battle_id: str, ids: set[int], known: dict[int, tuple[Unit, bytes]]) -> None:
     read = {
         kept_id: (pickle.loads(body), digest)
         for kept_id, digest, body in store.snapshot_units(battle_id, ids)

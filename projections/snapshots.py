@@ -21,7 +21,7 @@ from pathlib import Path
 from morale.core.replay import Replay
 from morale.core.rules import Refusal
 from morale.core.state import Battle
-from morale.events.store import SqliteEventStore
+from morale.events.store import EventStore
 from morale.events.types import EventRetracted
 
 from .frozen import Freezer, restore
@@ -44,7 +44,7 @@ def engine_version() -> str:
     return hasher.hexdigest()[:16]
 
 
-def battle_at(store: SqliteEventStore, battle_id: str, seq: int) -> Battle:
+def battle_at(store: EventStore, battle_id: str, seq: int) -> Battle:
     """The battle right after event `seq`, as a full replay of events 1..seq would give it. Points
     the snapshots do not reach yet (a battle played on since they were taken) get theirs on the way."""
     engine = engine_version()
@@ -59,7 +59,7 @@ def battle_at(store: SqliteEventStore, battle_id: str, seq: int) -> Battle:
     return _replay_and_snapshot(store, battle_id, seq)
 
 
-def rebuild(store: SqliteEventStore, battle_id: str) -> int:
+def rebuild(store: EventStore, battle_id: str) -> int:
     """Drop a battle's snapshots and take them again from a full replay; returns how many."""
     store.drop_snapshots(battle_id)
     last = store.last_seq(battle_id)
@@ -67,14 +67,14 @@ def rebuild(store: SqliteEventStore, battle_id: str) -> int:
     return last // SNAPSHOT_EVERY
 
 
-def _replay_and_snapshot(store: SqliteEventStore, battle_id: str, seq: int) -> Battle:
+def _replay_and_snapshot(store: EventStore, battle_id: str, seq: int) -> Battle:
     battle = _fold_and_snapshot(store, Replay(battle_id), seq)
     if battle is None:
         raise Refusal(f"battle {battle_id!r} has no event {seq}", field="seq")
     return battle
 
 
-def _fold_and_snapshot(store: SqliteEventStore, fold: Replay, seq: int) -> Battle | None:
+def _fold_and_snapshot(store: EventStore, fold: Replay, seq: int) -> Battle | None:
     """Fold events up to `seq` into `fold`, snapshotting on the way; None if there was nothing to fold
     from, or if a fold begun from a snapshot meets a retraction (striking needs the whole log)."""
     freezer = Freezer(store, fold.battle_id, engine_version())

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import re
 import sqlite3
 import subprocess
@@ -14,7 +15,7 @@ import pytest
 
 from morale.events import store as store_module
 from morale.events.codec import GENESIS_HASH, chain_hash
-from morale.events.store import ConflictError, SqliteEventStore
+from morale.events.store import ConflictError, EventStore, SqliteEventStore
 from morale.events.types import BattleStarted, CasualtiesSuffered, PhaseStarted
 
 START = BattleStarted(ruleset="wh40k6", ruleset_version="1", sides=("imperium", "orks"))
@@ -134,3 +135,25 @@ def test_a_second_store_on_the_same_file_keeps_the_first_ones_appends_safe(tmp_p
     first.append("b", [CasualtiesSuffered(unit="x", count=1)], 2)
     read = f"from morale.events.store import SqliteEventStore as S; print(S({str(path)!r}).last_seq('b'))"
     assert subprocess.run([sys.executable, "-c", read], capture_output=True, text=True).stdout.strip() == "3"
+
+
+def protocol_methods() -> dict[str, object]:
+    return {name: value for name, value in vars(EventStore).items() if callable(value) and not name.startswith("_")}
+
+
+def test_the_sqlite_store_is_an_event_store(store):
+    assert isinstance(store, EventStore)
+
+
+def test_the_protocol_names_each_method_as_the_sqlite_store_defines_it():
+    """The protocol cannot drift from the class: the same names, parameters, defaults and types."""
+    methods = protocol_methods()
+    assert {"append", "read", "events", "hash_at", "snapshot_before", "replace_tokens", "close"} <= set(methods)
+    for name, declared in methods.items():
+        assert inspect.signature(getattr(SqliteEventStore, name)) == inspect.signature(declared), name
+
+
+def test_the_protocol_holds_no_implementation():
+    """Each method is a docstring and `...`: what SQLite does is SqliteEventStore's alone."""
+    for name, declared in protocol_methods().items():
+        assert declared.__doc__ and declared.__code__.co_names == (), name

@@ -16,7 +16,7 @@ from rich.text import Text
 
 from morale.events.codec import MalformedEvent, event_from_dict
 from morale.events.schema import event_schema
-from morale.events.store import SqliteEventStore, UnknownBattle, check_not_foreign
+from morale.events.store import EventStore, UnknownBattle, check_not_foreign
 from morale.events.types import EVENT_TYPES
 from morale.projections.explain import explain
 from morale.projections.luck import luck
@@ -32,7 +32,7 @@ from .base import DEFAULT_DB, BattleArg, Db, Json, app, emit_json, open_store, o
 EXIT_UNVERIFIED = 1
 
 
-def _events(store: SqliteEventStore, battle: str) -> list:
+def _events(store: EventStore, battle: str) -> list:
     load(store, battle)
     return list(store.read(battle))
 

@@ -22,7 +22,7 @@ from typer.core import TyperGroup
 from morale.core.replay import Replay
 from morale.core.rules import Refusal
 from morale.events.codec import MalformedEvent
-from morale.events.store import ConflictError, SqliteEventStore, StoreUnavailable, UnknownBattle
+from morale.events.store import ConflictError, EventStore, SqliteEventStore, StoreUnavailable, UnknownBattle
 from morale.projections.narrative import describe_event
 
 from ..service import Recorded
@@ -138,7 +138,7 @@ def error_fields(exc: Exception) -> dict[str, str | None]:
     return {"message": str(exc), "rule": None, "field": path.group(1) if path else None}
 
 
-def open_store(db: Path, *, create: bool = False) -> SqliteEventStore:
+def open_store(db: Path, *, create: bool = False) -> EventStore:
     """The store at --db. Only the commands that create battles (`new`, `import`) may create the
     file: any other refuses a path that holds no store, rather than leave an empty one at a typo."""
     try:

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from morale.core.replay import Replay
 from morale.core.rules import Refusal
-from morale.events.store import ConflictError, SqliteEventStore
+from morale.events.store import ConflictError, EventStore
 
 from ..access import Forbidden
 from ..service import load
@@ -47,7 +47,7 @@ class Folds:
         self._guard = threading.Lock()  # over the two dicts, shared by the server's worker threads
 
     @contextmanager
-    def current(self, store: SqliteEventStore, battle: str) -> Iterator[Replay]:
+    def current(self, store: EventStore, battle: str) -> Iterator[Replay]:
         """The battle's fold, up to the store's last event, for this caller alone until it is done."""
         with self._lock(battle):
             fold = self._take(store, battle)
@@ -60,7 +60,7 @@ class Folds:
                 raise
             self._keep(store, battle, fold)
 
-    def _take(self, store: SqliteEventStore, battle: str) -> Replay:
+    def _take(self, store: EventStore, battle: str) -> Replay:
         with self._guard:
             kept = self._kept.pop(battle, None)
         if kept is None or store.hash_at(battle, kept.fold.seq) != kept.head_hash:
@@ -69,7 +69,7 @@ class Folds:
             kept.fold.apply(seq, event)
         return kept.fold
 
-    def _keep(self, store: SqliteEventStore, battle: str, fold: Replay) -> None:
+    def _keep(self, store: EventStore, battle: str, fold: Replay) -> None:
         kept = _Kept(fold, store.hash_at(battle, fold.seq))
         with self._guard:
             self._kept[battle] = kept

@@ -26,7 +26,7 @@ from litestar.types import Send
 
 from morale.core.replay import Replay
 from morale.core.rules import Refusal
-from morale.events.store import SqliteEventStore
+from morale.events.store import EventStore, SqliteEventStore
 from morale.projections.feed import FeedItem, encode_item, follow
 
 from . import streaming
@@ -39,13 +39,13 @@ class Stores:
         self.path = Path(path)
         self._local = threading.local()
 
-    def get(self) -> SqliteEventStore:
+    def get(self) -> EventStore:
         store = getattr(self._local, "store", None)
         if store is None:
             store = self._local.store = SqliteEventStore(self.path)
         return store
 
-    async def run(self, work: Callable[[SqliteEventStore], object]) -> object:
+    async def run(self, work: Callable[[EventStore], object]) -> object:
         """Run blocking store work in a worker thread, with that thread's connection."""
         return await anyio.to_thread.run_sync(lambda: work(self.get()))
 
@@ -254,7 +254,7 @@ class _GapReader:
         return await self.stores.run(partial(_read_on, self.fold))  # type: ignore[return-value]
 
 
-def _read_on(fold: Replay, store: SqliteEventStore) -> list[Published]:
+def _read_on(fold: Replay, store: EventStore) -> list[Published]:
     """The feed items of what the log holds after `fold`, which reads them (in a worker thread)."""
     return [Published(i) for i in follow(fold, store.read(fold.battle_id, after_seq=fold.seq))]
 
@@ -304,7 +304,7 @@ async def follow_live(
         channel.followers -= 1
 
 
-def check_resume_point(store: SqliteEventStore, battle: str, after: int) -> None:
+def check_resume_point(store: EventStore, battle: str, after: int) -> None:
     """A follower may resume from any event the log holds, or from the start (0)."""
     last = store.last_seq(battle)
     if after < 0 or after > last:

@@ -31,7 +31,7 @@ from msgspec import Meta
 
 from morale.core.rules import Refusal
 from morale.events.codec import MalformedEvent
-from morale.events.store import ConflictError, SqliteEventStore, UnknownBattle
+from morale.events.store import ConflictError, EventStore, UnknownBattle
 from morale.events.types import AnyEvent, BattleStarted, Slug, UnitJoined
 from morale.projections.board import Board, board
 from morale.projections.due import DueView, due_tests
@@ -144,7 +144,7 @@ def _fed(recorded: list[Recorded]) -> list[FeedItem]:
 async def create_battle(data: JSONBody[CreateBattle], state: State) -> BattleCreated:
     """Create a battle: its first event and its units. The answer holds the battle's tokens, once."""
 
-    def work(store: SqliteEventStore) -> BattleCreated:
+    def work(store: EventStore) -> BattleCreated:
         recorded = start_battle(store, data.battle, data.started, data.units)
         tokens = issue_tokens(store, data.battle, data.started.sides)
         return BattleCreated(battle=data.battle, seq=recorded[-1].stored.seq, tokens=tokens)
@@ -161,7 +161,7 @@ async def append_events(
     """Append events, all or none, if the log still ends at `expected_seq` (409 if not)."""
     grant: Grant = request.state.grant
 
-    def work(store: SqliteEventStore) -> list[FeedItem]:
+    def work(store: EventStore) -> list[FeedItem]:
         with state.folds.current(store, battle) as fold:
             check_may_append(grant, fold.state(), data.events)
             return _fed(record_on(store, fold, data.events, expected_seq=data.expected_seq))
@@ -176,7 +176,7 @@ async def roll_dice(battle: BattleId, data: JSONBody[RollDice], request: Request
     """The engine rolls a due test's dice and records them (dice policy `engine` or `either`)."""
     grant: Grant = request.state.grant
 
-    def work(store: SqliteEventStore) -> list[FeedItem]:
+    def work(store: EventStore) -> list[FeedItem]:
         with state.folds.current(store, battle) as fold:
             check_own_unit(grant, fold.state(), data.unit)
             return _fed(roll_for(store, fold, data.unit, data.test, expected_seq=data.expected_seq))
@@ -201,7 +201,7 @@ def _at(battle: str, events: list, at: str | None) -> int | None:
 async def status_board(battle: BattleId, state: State, at: At = None) -> Board:
     """Every unit's state, models, restrictions and tests due; `?at=POINT`: as it stood then."""
 
-    def work(store: SqliteEventStore) -> Board:
+    def work(store: EventStore) -> Board:
         if at is not None:
             return board(battle_at(store, battle, _at(battle, list(store.read(battle)), at)))  # type: ignore[arg-type]
         with state.folds.current(store, battle) as fold:  # the view is built before a writer moves it
@@ -214,7 +214,7 @@ async def status_board(battle: BattleId, state: State, at: At = None) -> Board:
 async def due(battle: BattleId, state: State, at: At = None) -> list[DueView]:
     """The tests due, the number needed, the modifiers, why, and the exact odds of each result."""
 
-    def work(store: SqliteEventStore) -> list[DueView]:
+    def work(store: EventStore) -> list[DueView]:
         events = list(store.read(battle))
         seq = _at(battle, events, at)
         return due_tests(battle_at(store, battle, seq if seq is not None else events[-1].seq))
@@ -226,7 +226,7 @@ async def due(battle: BattleId, state: State, at: At = None) -> list[DueView]:
 async def explain_unit(battle: BattleId, unit: FromPath[str], state: State, at: At = None) -> Explanation:
     """Every test the unit took and every change to it, each with its rule ID (at `?at=POINT`, or now)."""
 
-    def work(store: SqliteEventStore) -> Explanation:
+    def work(store: EventStore) -> Explanation:
         events = list(store.read(battle))
         return explain(battle, events, unit, _at(battle, events, at))
 
@@ -237,7 +237,7 @@ async def explain_unit(battle: BattleId, unit: FromPath[str], state: State, at: 
 async def diff(battle: BattleId, state: State, before: FromQuery[str], after: FromQuery[str] = "end") -> Diff:
     """What changed between two points, unit by unit, and the steps that changed it."""
 
-    def work(store: SqliteEventStore) -> Diff:
+    def work(store: EventStore) -> Diff:
         timeline = Timeline(battle, store.read(battle))
         return timeline.diff(timeline.point(before), timeline.point(after))
 
@@ -254,7 +254,7 @@ async def log(battle: BattleId, state: State) -> list[LogRow]:
 async def battle_timeline(battle: BattleId, state: State) -> TimelineView:
     """Where each phase starts: the marks the viewer scrubs through."""
 
-    def work(store: SqliteEventStore) -> TimelineView:
+    def work(store: EventStore) -> TimelineView:
         timeline = Timeline(battle, store.read(battle))
         return TimelineView(last=timeline.last, marks=timeline.marks)
 
