@@ -93,6 +93,8 @@ test-lowest: $(LOWEST_VENV)/.installed | $(CHROMIUM)
 ## lock: regenerate requirements/lock.txt and requirements/lowest.txt from pyproject.toml (UPGRADE=1 for the newest)
 lock: | $(UV)
 	$(COMPILE) -o $(LOCK)
+	@# uv would keep the old file's pins as preferences, and they outrank lowest-direct: start afresh.
+	rm -f $(LOWEST)
 	$(COMPILE) --resolution lowest-direct -o $(LOWEST)
 
 ## bench: the benchmarks (not part of the tests); see bench/README.md. QUICK=1 for small sizes
