@@ -37,10 +37,16 @@ class _File(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     clause: list[Clause]
 
 
+def _rulesets_folder() -> Traversable:
+    # The rulesets' folder, found without importing the package: its code declares clauses, and a
+    # declaration reads this catalogue.
+    return resources.files("morale.core") / "rulesets"
+
+
 def _files() -> list[tuple[str, bytes]]:
     """Every catalogue file shipped with the package: the rulesets' (in the order of their paths under
     `rulesets/`), then the engine's."""
-    found = sorted((name, path.read_bytes()) for name, path in _clause_files(resources.files("morale.core.rulesets")))
+    found = sorted((name, path.read_bytes()) for name, path in _clause_files(_rulesets_folder()))
     engine = resources.files("morale.core") / "engine_clauses.toml"
     return [*found, (engine.name, engine.read_bytes())]
 

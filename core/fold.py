@@ -2,8 +2,9 @@
 
 `evolve` is only called on events `decide` accepted (or that were accepted when they were written),
 and returns what the event caused, each outcome citing its rule ID. Each type of event has its fold,
-found by the event's exact type. Bookkeeping every ruleset shares lives here; the rules themselves
-live in the rulesets.
+found by the event's exact type. A fold writes the event's own facts into the battle (the clock
+moves, models are lost, a unit joins); everything the rules conclude from them, here and in the
+rulesets, is decided as outcomes and carried out by `apply` (`core/apply.py`).
 """
 
 from __future__ import annotations
@@ -31,7 +32,8 @@ from morale.events.types import (
 )
 
 from . import order, rules
-from .outcomes import Caused, Outcome, RestrictionLifted, StateChanged, TestNotTaken, TestResolved
+from .apply import Decided, carry_out
+from .outcomes import Caused, Cleared, RestrictionLifted, TestNotTaken, TestResolved
 from .referee import due_test, first_due
 from .rules import filed_under
 from .rulesets import lookup
@@ -46,7 +48,7 @@ def evolve(battle: Battle | None, event: AnyEvent, seq: int) -> tuple[Battle, Ca
     battle.seq = seq
     # One function an event type, found by the event's exact type: a `match` on the union tested the
     # classes one by one (~100 ns each on this VM, 11% of a fold's instructions), a dict lookup does not.
-    caused = _FOLDS[type(event)](battle, event, seq)
+    caused = carry_out(battle, _FOLDS[type(event)](battle, event, seq))
     if battle.chosen_first:
         order.forget_finished(battle)
     if caused:  # most events change no unit's state: nothing to track
@@ -69,8 +71,8 @@ def _started(event: BattleStarted, seq: int) -> Battle:
     return fresh
 
 
-# How each type of event is folded in: event type -> fold(battle, event, seq) -> what it caused.
-_Fold = Callable[[Battle, Any, int], list[Outcome]]
+# How each type of event is folded in: event type -> fold(battle, event, seq) -> what the rules decide of it.
+_Fold = Callable[[Battle, Any, int], Decided]
 _FOLDS: dict[type, _Fold] = {}
 
 
@@ -78,7 +80,7 @@ _folds = partial(filed_under, _FOLDS)
 
 
 @_folds(UnitJoined)
-def _unit_joined(battle: Battle, event: UnitJoined, seq: int) -> list[Outcome]:
+def _unit_joined(battle: Battle, event: UnitJoined, seq: int) -> Decided:
     ruleset = battle.ruleset
     unit = battle.units[event.unit] = battle.living[event.unit] = Unit(
         id=event.unit,
@@ -94,16 +96,18 @@ def _unit_joined(battle: Battle, event: UnitJoined, seq: int) -> list[Outcome]:
         profile=ruleset.read_profile(event.profile),
     )
     unit.notes.update(ruleset.first_notes(unit))
-    return []
+    return ()
 
 
 @_folds(UnitChanged)
-def _unit_changed(battle: Battle, event: UnitChanged, seq: int) -> list[Outcome]:
-    return battle.ruleset.on_unit_change(battle, battle.units[event.unit], event, seq)
+def _unit_changed(battle: Battle, event: UnitChanged, seq: int) -> Decided:
+    unit = battle.units[event.unit]
+    unit.profile = battle.ruleset.read_profile({**unit.profile, **event.changes})
+    return battle.ruleset.on_unit_change(battle, unit, event, seq)
 
 
 @_folds(PhaseStarted)
-def _phase_started(battle: Battle, event: PhaseStarted, seq: int) -> list[Outcome]:
+def _phase_started(battle: Battle, event: PhaseStarted, seq: int) -> Decided:
     ruleset = battle.ruleset
     window = ruleset.phase_window(battle)
     battle.turn, battle.side_index = event.turn, battle.sides.index(event.side)
@@ -122,122 +126,112 @@ def _phase_started(battle: Battle, event: PhaseStarted, seq: int) -> list[Outcom
 
 
 @_folds(PhaseEnded)
-def _phase_ended(battle: Battle, event: PhaseEnded, seq: int) -> list[Outcome]:
+def _phase_ended(battle: Battle, event: PhaseEnded, seq: int) -> Decided:
     battle.phase_open = False
-    return battle.ruleset.on_phase_ended(battle, seq) + _expire(battle, seq)
+    yield from battle.ruleset.on_phase_ended(battle, seq)
+    yield from _expire(battle, seq)
 
 
 @_folds(CasualtiesSuffered)
-def _casualties(battle: Battle, event: CasualtiesSuffered, seq: int) -> list[Outcome]:
+def _casualties(battle: Battle, event: CasualtiesSuffered, seq: int) -> Decided:
     unit = battle.units[event.unit]
     unit.models -= event.count
     if battle.phase_open:
         unit.phase_losses.append(seq)
-    caused = _destroy(battle, unit, seq) if unit.models == 0 else []
-    return caused + battle.ruleset.on_casualties(battle, unit, event, seq)
+    if unit.models == 0:
+        yield from _destroy(battle, unit, seq)
+    yield from battle.ruleset.on_casualties(battle, unit, event, seq)
 
 
 @_folds(CombatResolved)
-def _combat(battle: Battle, event: CombatResolved, seq: int) -> list[Outcome]:
+def _combat(battle: Battle, event: CombatResolved, seq: int) -> Decided:
     return battle.ruleset.on_combat(battle, event, seq)
 
 
 @_folds(ChargeDeclared)
-def _charge(battle: Battle, event: ChargeDeclared, seq: int) -> list[Outcome]:
+def _charge(battle: Battle, event: ChargeDeclared, seq: int) -> Decided:
     return battle.ruleset.on_charge(battle, event, seq)
 
 
 @_folds(TableFactRecorded)
-def _fact(battle: Battle, event: TableFactRecorded, seq: int) -> list[Outcome]:
+def _fact(battle: Battle, event: TableFactRecorded, seq: int) -> Decided:
     return battle.ruleset.on_fact(battle, event, seq)
 
 
 @_folds(DiceRolled)
-def _dice(battle: Battle, event: DiceRolled, seq: int) -> list[Outcome]:
+def _dice(battle: Battle, event: DiceRolled, seq: int) -> Decided:
     due = due_test(battle, event.unit, event.test)
     battle.due.remove(due)
     return battle.ruleset.resolve(battle, due, tuple(event.dice), seq)
 
 
 @_folds(DiceRevealed)
-def _revealed(battle: Battle, event: DiceRevealed, seq: int) -> list[Outcome]:
+def _revealed(battle: Battle, event: DiceRevealed, seq: int) -> Decided:
     battle.dice_secret = event.secret
-    return []
+    return ()
 
 
 @_folds(PlayerDecided)
-def _decided(battle: Battle, event: PlayerDecided, seq: int) -> list[Outcome]:
+def _decided(battle: Battle, event: PlayerDecided, seq: int) -> Decided:
     ruleset = battle.ruleset
     if event.decision in ruleset.free_decisions:
         return ruleset.on_free_decision(battle, battle.units[event.unit], event, seq)
     if event.decision == rules.TEST_FIRST and ruleset.ordered_tests:
         order.choose_first(battle, event.unit)
-        return []
+        return ()
     due = first_due(battle, event.unit, event.decision)
     battle.due.remove(due)
     return ruleset.on_decision(battle, due, event.decision, seq)
 
 
 @_folds(RefereeRuled)
-def _ruled(battle: Battle, event: RefereeRuled, seq: int) -> list[Outcome]:
-    caused: list[Outcome] = []
+def _ruled(battle: Battle, event: RefereeRuled, seq: int) -> Decided:
     unit = battle.own(event.unit)  # a ruling may bring back a unit that left play
     # A ruling on the unit's state makes the tests it was facing moot: they are waived with it.
     if event.waive_tests or event.state is not None:
         for due in battle.due_for(unit.id):
             battle.due.remove(due)
-            caused.append(
-                TestResolved(
-                    unit=unit.id,
-                    rule=rules.RULING,
-                    caused_by=(*due.caused_by, seq),
-                    test=due.test,
-                    trigger=due.rule,
-                    passed=True,
-                    automatic=True,
-                    detail=f"waived by the referee: {event.reason}",
-                )
+            yield TestResolved(
+                unit=unit.id,
+                rule=rules.RULING,
+                caused_by=(*due.caused_by, seq),
+                test=due.test,
+                trigger=due.rule,
+                passed=True,
+                automatic=True,
+                detail=f"waived by the referee: {event.reason}",
             )
     if event.state is not None:
         unit.pending.clear()
-        caused.append(battle.ruleset.graph.force(unit, event.state, rules.RULING, (seq,)))
-    return caused
+        yield battle.ruleset.graph.ruling(unit, event.state, rules.RULING, (seq,))
 
 
 @_folds(EventRetracted)
-def _retracted(battle: Battle, event: EventRetracted, seq: int) -> list[Outcome]:
+def _retracted(battle: Battle, event: EventRetracted, seq: int) -> Decided:
     raise AssertionError("retractions are folded by replay, which holds the log")
 
 
-def _destroy(battle: Battle, unit: Unit, seq: int) -> list[Outcome]:
-    caused: list[Outcome] = []
+def _destroy(battle: Battle, unit: Unit, seq: int) -> Decided:
     for due in battle.due_for(unit.id):
-        battle.due.remove(due)
-        caused.append(
-            TestNotTaken(unit=unit.id, rule=rules.DESTROYED, caused_by=(seq,), test=due.test, trigger=due.rule)
+        yield TestNotTaken(
+            unit=unit.id, rule=rules.DESTROYED, caused_by=(seq,), test=due.test, trigger=due.rule, withdrawn=True
         )
-    unit.pending.clear()
-    unit.restrictions.clear()
-    caused.append(battle.ruleset.graph.fire(unit, "lose_last_model", (seq,), rules.DESTROYED))
-    return caused
+    yield Cleared(unit=unit.id, rule=rules.DESTROYED, caused_by=(seq,))
+    yield battle.ruleset.graph.move(unit, "lose_last_model", (seq,), rules.DESTROYED)
 
 
-def _expire(battle: Battle, seq: int) -> list[Outcome]:
+def _expire(battle: Battle, seq: int) -> Decided:
     """At a phase's end: lift the restrictions and carry out the state changes scheduled for it."""
-    caused: list[Outcome] = []
     now = battle.point
-    for unit in battle.living.values():
+    graph = battle.ruleset.graph
+    for unit in list(battle.living.values()):
         # Most units carry nothing over a phase's end: skip them without building lists.
         if not (unit.pending or unit.restrictions):
             continue
         for pending in [p for p in unit.pending if p.at <= now]:
             unit.pending.remove(pending)
-            if unit.alive and battle.ruleset.graph.can(unit, pending.trigger):
-                change: StateChanged = battle.ruleset.graph.fire(unit, pending.trigger, (*pending.caused_by, seq))
-                caused.append(change)
+            if unit.alive and graph.can(unit, pending.trigger):
+                yield graph.move(unit, pending.trigger, (*pending.caused_by, seq))
         for restriction in [r for r in unit.restrictions if r.until <= now]:
-            unit.restrictions.remove(restriction)
-            caused.append(
-                RestrictionLifted(unit=unit.id, rule=restriction.rule, caused_by=(seq,), restriction=restriction.name)
-            )
-    return caused
+            yield RestrictionLifted(unit=unit.id, rule=restriction.rule, caused_by=(seq,),
+                                    restriction=restriction.name)  # fmt: skip

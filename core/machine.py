@@ -1,7 +1,8 @@
 """One `transitions` state machine per ruleset, shared by every unit of every battle.
 
-The graph is data: rows of {trigger, source, dest, rule}. The machine says which moves are legal;
-units change state only when `evolve` fires a trigger on them. Units are never added to the
+The graph is data: rows of {trigger, source, dest, rule}. The machine says which moves are legal:
+a rule asks for a move (`move`, which changes nothing), and `apply` fires it, the machine checking
+it again against the unit's state at that moment. Units are never added to the
 machine (`add_model` is quadratic and skips models that compare equal).
 
 Firing reads the destination from the machine's own transitions (built once from the rows) and
@@ -79,18 +80,29 @@ class StateGraph:
     def rule_for(self, unit: Unit, trigger: str) -> str:
         return self._rule[(trigger, unit.state)]
 
-    def fire(self, unit: Unit, trigger: str, caused_by: tuple[int, ...] = (), rule: str = "") -> StateChanged:
-        """Move `unit` by `trigger`; an illegal trigger raises transitions' MachineError."""
+    def move(self, unit: Unit, trigger: str, caused_by: tuple[int, ...] = (), rule: str = "") -> StateChanged:
+        """The state change `trigger` makes of `unit` now, citing the graph row's rule (or `rule`, where
+        the clause that moves it is not the row's). Changes nothing: `apply` carries it out. An illegal
+        trigger raises transitions' MachineError."""
         before = unit.state
         dest = self._dest.get((trigger, before))
         if dest is None:
             raise MachineError(f"Can't trigger event {trigger} from state {before}!")
-        self._machine.set_state(dest, model=unit)
         cited = rule or self._rule[(trigger, before)]
-        return StateChanged(unit=unit.id, rule=cited, caused_by=caused_by, from_state=before, to_state=dest)
+        return StateChanged(
+            unit=unit.id, rule=cited, caused_by=caused_by, from_state=before, to_state=dest, move=trigger
+        )
 
-    def force(self, unit: Unit, state: str, rule: str, caused_by: tuple[int, ...]) -> StateChanged:
-        """A referee's ruling: outside the graph by design, and always recorded with its reason."""
-        before = unit.state
+    def ruling(self, unit: Unit, state: str, rule: str, caused_by: tuple[int, ...]) -> StateChanged:
+        """A referee's ruling: outside the graph by design (no trigger), and always recorded with its reason."""
+        return StateChanged(unit=unit.id, rule=rule, caused_by=caused_by, from_state=unit.state, to_state=state)
+
+    def fire(self, unit: Unit, trigger: str, dest: str) -> None:
+        """Move `unit` by `trigger`, which must lead to `dest` from where it stands (`apply` only)."""
+        if self._dest.get((trigger, unit.state)) != dest:
+            raise MachineError(f"Can't trigger event {trigger} from state {unit.state} to {dest}!")
+        self._machine.set_state(dest, model=unit)
+
+    def force(self, unit: Unit, state: str) -> None:
+        """Put `unit` in `state` whatever the graph says: a referee's ruling (`apply` only)."""
         self._machine.set_state(state, model=unit)
-        return StateChanged(unit=unit.id, rule=rule, caused_by=caused_by, from_state=before, to_state=state)

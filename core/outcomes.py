@@ -2,11 +2,23 @@
 
 Each carries the rule ID that produced it and the sequence numbers of the events that caused it,
 so an explanation can walk from a unit's state back to the dice and casualties behind it.
+
+Outcomes are also the only way a battle changes: the rulesets decide them, and `core/apply.py`
+carries each one out before the rules read the battle again. So an outcome holds everything its
+change needs (the trigger that moves a unit, the point a restriction ends). Most are *reported*:
+they are the explanation the narrative, explain and the feed show. A few are bookkeeping the
+rulebook never narrates (a phase mark, a ruleset's memory): they change the battle the same way,
+through `apply`, and are left out of what an event is reported to have caused.
 """
 
 from __future__ import annotations
 
+from typing import Any, ClassVar
+
 import msgspec
+
+# A point on the battle clock: (game turn, index of the side whose turn it is, index of the phase).
+Point = tuple[int, int, int]
 
 
 class Modifier(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
@@ -18,6 +30,9 @@ class Modifier(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
 
 class Outcome(msgspec.Struct, frozen=True, kw_only=True, tag_field="kind", omit_defaults=True, gc=False):
     # gc=False: outcomes are immutable data with no cycles; an explanation trail holds many of them.
+
+    # False: bookkeeping, carried out by `apply` but not part of the explanation.
+    reported: ClassVar[bool] = True
 
     unit: str
     rule: str
@@ -32,6 +47,8 @@ class TestDue(Outcome, tag="test_due"):
     decisions: tuple[str, ...] = ()
     facts: tuple[str, ...] = ()  # facts from the table that settle it instead of dice
     reroll: bool = False  # these dice re-roll a failed result (`rule` is the clause that grants it)
+    trigger: str = ""  # for a re-roll: the clause that made the test due in the first place
+    opponents: tuple[str, ...] = ()  # the other units in a roll-off (a Sweeping Advance)
 
 
 class TestNotTaken(Outcome, tag="test_not_taken"):
@@ -40,6 +57,7 @@ class TestNotTaken(Outcome, tag="test_not_taken"):
     test: str
     trigger: str
     detail: str = ""  # why not, where the rule alone does not say it
+    withdrawn: bool = False  # True: the test was due, and leaves the list of tests due
 
 
 class TestResolved(Outcome, tag="test_resolved"):
@@ -63,13 +81,21 @@ class TestResolved(Outcome, tag="test_resolved"):
 
 
 class StateChanged(Outcome, tag="state_changed"):
+    """A unit moved along its ruleset's graph by the graph's trigger `move`; "" for a referee's
+    ruling, which is outside the graph by design."""
+
     from_state: str
     to_state: str
+    move: str = ""
 
 
 class RestrictionApplied(Outcome, tag="restriction_applied"):
+    """A restriction on the unit until the end of the phase at `ends` (`until` words it). A unit
+    holds one restriction of a name: a new one replaces it."""
+
     restriction: str
     until: str
+    ends: Point
 
 
 class RestrictionLifted(Outcome, tag="restriction_lifted"):
@@ -81,6 +107,8 @@ class StateChangeScheduled(Outcome, tag="state_change_scheduled"):
 
     to_state: str
     at: str
+    move: str  # the graph's trigger that moves the unit then
+    when: Point
 
 
 class ProfileChanged(Outcome, tag="profile_changed"):
@@ -109,6 +137,56 @@ class Moved(Outcome, tag="moved"):
     inches: int | float  # halved moves can end on a half inch
     dice: tuple[int, ...] = ()
     detail: str = ""  # where to, and what changed the distance
+
+
+# -- bookkeeping: carried out like the rest, never part of the explanation ---------------------------
+class Scheduled(Outcome, tag="scheduled"):
+    """A state change put off to the end of the phase at `when` that the rulebook does not announce
+    (a unit that Regrouped is steady again at the end of the turn)."""
+
+    reported: ClassVar[bool] = False
+    move: str
+    when: Point
+
+
+class Marked(Outcome, tag="marked"):
+    """A mark the rules keep on the unit until the next rulebook phase starts (a test taken once a phase)."""
+
+    reported: ClassVar[bool] = False
+    mark: str
+
+
+class Noted(Outcome, tag="noted"):
+    """What a ruleset notes about a unit beside its state (`Unit.notes`): each key set to its value,
+    or dropped where the value is None."""
+
+    reported: ClassVar[bool] = False
+    notes: dict[str, Any]
+
+
+class Remembered(Outcome, tag="remembered"):
+    """A ruleset's memory, changed field by field: the unit's book (`Unit.notes[book]`), or with no
+    unit, the battle's (`Battle.bookkeeping`); `book=""` with no unit replaces the battle's memory
+    with `changes["memory"]`."""
+
+    reported: ClassVar[bool] = False
+    book: str
+    changes: dict[str, Any]
+
+
+class DueAmended(Outcome, tag="due_amended"):
+    """A due test restated before its dice (what the table said, modifiers that grew): it keeps its
+    place in the list. `before` and `after` are `state.DueTest`s."""
+
+    reported: ClassVar[bool] = False
+    before: Any
+    after: Any
+
+
+class Cleared(Outcome, tag="cleared"):
+    """A unit out of the battle carries nothing on: its restrictions and scheduled changes go."""
+
+    reported: ClassVar[bool] = False
 
 
 AnyOutcome = (

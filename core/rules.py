@@ -3,37 +3,98 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Any, TypeVar
+
+from . import catalogue
 
 F = TypeVar("F", bound=Callable[..., object])
-
-# Rule IDs of the engine itself (not of any ruleset): bookkeeping every ruleset shares.
-CLOCK_ORDER = "engine.clock.order"
-TESTS_FIRST = "engine.clock.tests_first"
-DESTROYED = "engine.destroyed"
-DICE = "engine.dice"
-RULING = "engine.ruling"
-RETRACTION = "engine.retraction"
-DECISION = "engine.decision"
-REROLL = "engine.reroll"
-DICE_REVEAL = "engine.dice.reveal"
 
 # The decision by which a player chooses which of several simultaneous tests is taken first.
 TEST_FIRST = "test_first"
 
-CLAUSES: dict[str, Callable[..., object]] = {}
+
+class Declared:
+    """A clause that is data, not a function (a modifier row, a restriction a table names): its ID,
+    what it answers, its words. Functions declared with `clause` carry the same three attributes."""
+
+    __slots__ = ("answers", "id", "words")
+
+    def __init__(self, rule_id: str, answers: dict[str, Answer]) -> None:
+        self.id, self.answers, self.words = rule_id, answers, ""
+
+    def __repr__(self) -> str:
+        return f"Declared({self.id!r})"
 
 
-def rule(rule_id: str) -> Callable[[F], F]:
-    """Mark a function as the one place a rule clause is written down, so it reads like the book
-    and the ID it cites can never drift from the code that applies it."""
+# What a clause may answer (each a name, or several): the fact from the table it reads, the decision
+# it allows, the special rule it gives effect to...; `Ruleset` builds its tables from these.
+Answer = str | tuple[str, ...]
+ANSWERS = ("fact", "decision", "free_decision", "special_rule", "once_per_phase", "ordered_test", "phrase")
+
+# Every clause the code declares, by rule ID, in the order the modules declare them.
+CLAUSES: dict[str, Callable[..., object] | Declared] = {}
+
+
+def clause(rule_id: str, **answers: Answer) -> Callable[[F], F]:
+    """Declare the function that carries out a clause: the one place its rule ID is written in the
+    code. The function knows it (`fn.id`), and the clause's words from the catalogue (`fn.words`);
+    what it answers (a fact, a decision...: see ANSWERS) fills its ruleset's tables."""
 
     def register(fn: F) -> F:
-        CLAUSES[rule_id] = fn
-        fn.rule_id = rule_id  # type: ignore[attr-defined]
+        _declare(rule_id, fn, answers)
         return fn
 
     return register
+
+
+def declare(rule_id: str, **answers: Answer) -> Declared:
+    """Declare a clause that is a data row (see `Declared`)."""
+    row = Declared(rule_id, answers)
+    _declare(rule_id, row, answers)
+    return row
+
+
+def _declare(rule_id: str, target: Any, answers: dict[str, Answer]) -> None:
+    unknown = set(answers) - set(ANSWERS)
+    if unknown:
+        raise TypeError(f"{rule_id}: a clause answers {', '.join(ANSWERS)}, not {', '.join(sorted(unknown))}")
+    if rule_id in CLAUSES:
+        raise ValueError(f"{rule_id} is declared twice")
+    words = catalogue.words(rule_id)
+    if not words:
+        raise ValueError(f"{rule_id} is declared in the code but not written down in the catalogue")
+    target.id, target.answers, target.words = rule_id, answers, words
+    CLAUSES[rule_id] = target
+
+
+def declared(ruleset: str, answer: str) -> dict[str, str]:
+    """{name: rule ID} of the ruleset's clauses that answer `answer` (each fact, decision...), in the
+    order they are declared; for `phrase`, {rule ID: phrase}."""
+    table: dict[str, str] = {}
+    for rule_id, target in CLAUSES.items():
+        if not rule_id.startswith(f"{ruleset}.") or answer not in target.answers:  # type: ignore[union-attr]
+            continue
+        given = target.answers[answer]  # type: ignore[union-attr]
+        if answer == "phrase":
+            table[rule_id] = str(given)
+            continue
+        for name in (given,) if isinstance(given, str) else given:
+            if name in table:
+                raise ValueError(f"{name!r} is answered by both {table[name]} and {rule_id}")
+            table[name] = rule_id
+    return table
+
+
+# Rule IDs of the engine itself (not of any ruleset): bookkeeping every ruleset shares.
+CLOCK_ORDER = declare("engine.clock.order").id
+TESTS_FIRST = declare("engine.clock.tests_first").id
+DESTROYED = declare("engine.destroyed").id
+DICE = declare("engine.dice").id
+RULING = declare("engine.ruling").id
+RETRACTION = declare("engine.retraction").id
+DECISION = declare("engine.decision").id
+REROLL = declare("engine.reroll").id
+DICE_REVEAL = declare("engine.dice.reveal").id
 
 
 def filed_under(table: dict[type, F], event_type: type) -> Callable[[F], F]:

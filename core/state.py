@@ -16,13 +16,10 @@ import msgspec
 
 from morale.events.types import FactValue
 
-from .outcomes import Modifier, Outcome, StateChanged
+from .outcomes import Modifier, Outcome, Point, StateChanged
 
 if TYPE_CHECKING:
     from .rulesets.base import Ruleset
-
-# A point on the battle clock: (game turn, index of the side whose turn it is, index of the phase).
-Point = tuple[int, int, int]
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,15 +1,18 @@
 """What every ruleset provides, and the helpers they share.
 
-A ruleset is tables (phases, unit types, special rules, facts, its state graph) plus clause
-functions. The referee does the bookkeeping every ruleset shares (clock, models, dice, rulings)
-and asks the ruleset at each step what the rules make of it. `check_*` methods only read and may
-refuse; `on_*` methods are called only for accepted events and change the battle in place.
+A ruleset is tables (phases, unit types, parameters, its state graph) plus clause functions, each
+declared once under `clause` with its rule ID and what it answers; the tables of facts, decisions,
+special rules and phrases are built from those declarations. The referee does the bookkeeping every
+ruleset shares (clock, models, dice, rulings) and asks the ruleset at each step what the rules make
+of it. `check_*` methods only read and may refuse. `on_*` methods are called only for accepted
+events; they read the battle and yield outcomes (`Decided`), never change it: `core/apply.py`
+carries each outcome out before the hook reads on.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,10 +32,20 @@ from morale.events.types import (
     UnitJoined,
 )
 
+from ..apply import Decided
 from ..machine import StateGraph
-from ..outcomes import Modifier, Outcome, RestrictionApplied, TestDue, TestNotTaken, TestResolved
-from ..rules import Refusal
-from ..state import Battle, DueTest, Point, Restriction, Unit
+from ..outcomes import (
+    Cleared,
+    DueAmended,
+    Marked,
+    Modifier,
+    RestrictionApplied,
+    TestDue,
+    TestNotTaken,
+    TestResolved,
+)
+from ..rules import CLAUSES, Refusal, declared
+from ..state import Battle, DueTest, Point, Unit
 
 
 def leadership_result(
@@ -112,6 +125,17 @@ class Ruleset:
     # ever joined (gdb clears every unit's turn notes; wfb8 clears charges and foes across the board).
     # The test harness checks the kept encodings after every event of every test.
     settles_units_out_of_play: bool = False
+
+    def __init__(self) -> None:
+        # The tables a clause answers are built from the declarations (`rules.clause`), never written
+        # out beside them: the ruleset's modules are imported by now, so every clause is declared.
+        self.special_rules = declared(self.id, "special_rule")
+        self.facts = declared(self.id, "fact")
+        self.decisions = declared(self.id, "decision")
+        self.free_decisions = declared(self.id, "free_decision")
+        self.once_per_phase = declared(self.id, "once_per_phase")
+        self.ordered_tests = declared(self.id, "ordered_test")
+        self.phrases = declared(self.id, "phrase")
 
     def __reduce__(self) -> tuple[object, tuple[str, str]]:
         # A pickled battle (a snapshot) refers to its ruleset by id and version, never by copy, and
@@ -201,41 +225,48 @@ class Ruleset:
                           field="changes")  # fmt: skip
         self.read_profile({**unit.profile, **event.changes})
 
-    def on_unit_change(self, battle: Battle, unit: Unit, event: UnitChanged, seq: int) -> list[Outcome]:
-        unit.profile = self.read_profile({**unit.profile, **event.changes})
-        return []
+    def on_unit_change(self, battle: Battle, unit: Unit, event: UnitChanged, seq: int) -> Decided:
+        """After the unit's profile has taken the changes (the event's own fact)."""
+        return ()
 
     # -- the hooks a ruleset fills in ------------------------------------------------------------
-    def on_phase_started(self, battle: Battle, seq: int) -> list[Outcome]:
-        return []
+    def on_phase_started(self, battle: Battle, seq: int) -> Decided:
+        return ()
 
-    def on_phase_ended(self, battle: Battle, seq: int) -> list[Outcome]:
-        return []
+    def on_phase_ended(self, battle: Battle, seq: int) -> Decided:
+        return ()
 
     def check_casualties(self, battle: Battle, unit: Unit, event: CasualtiesSuffered) -> None:
         pass
 
-    def on_casualties(self, battle: Battle, unit: Unit, event: CasualtiesSuffered, seq: int) -> list[Outcome]:
+    def on_casualties(self, battle: Battle, unit: Unit, event: CasualtiesSuffered, seq: int) -> Decided:
         """Called after the models are removed (and the unit destroyed, if that was its last)."""
-        return []
+        return ()
 
     def check_combat(self, battle: Battle, event: CombatResolved) -> None:
         pass
 
-    def on_combat(self, battle: Battle, event: CombatResolved, seq: int) -> list[Outcome]:
-        return []
+    def on_combat(self, battle: Battle, event: CombatResolved, seq: int) -> Decided:
+        return ()
 
     def check_charge(self, battle: Battle, event: ChargeDeclared) -> None:
         pass
 
-    def on_charge(self, battle: Battle, event: ChargeDeclared, seq: int) -> list[Outcome]:
-        return []
+    def on_charge(self, battle: Battle, event: ChargeDeclared, seq: int) -> Decided:
+        return ()
 
     def check_fact(self, battle: Battle, event: TableFactRecorded) -> None:
         pass
 
-    def on_fact(self, battle: Battle, event: TableFactRecorded, seq: int) -> list[Outcome]:
-        return []
+    def on_fact(self, battle: Battle, event: TableFactRecorded, seq: int) -> Decided:
+        """The clause that answers the fact reads it: a method of the ruleset taking (battle, event, seq)."""
+        return self.answering(self.facts[event.fact])(battle, event, seq)  # type: ignore[no-any-return]
+
+    def answering(self, rule_id: str) -> Callable[..., Any]:
+        """The function that carries out a clause: bound to this ruleset where it is one of its methods."""
+        fn = CLAUSES[rule_id]
+        bound = getattr(self, getattr(fn, "__name__", ""), None)
+        return bound if getattr(bound, "__func__", None) is fn else fn  # type: ignore[return-value]
 
     def check_roll(self, battle: Battle, event: DiceRolled) -> None:
         """Before the engine looks for the due test the dice are for: a ruleset may refuse with the
@@ -244,24 +275,23 @@ class Ruleset:
     def check_free_decision(self, battle: Battle, unit: Unit, event: PlayerDecided) -> None:
         pass
 
-    def on_free_decision(self, battle: Battle, unit: Unit, event: PlayerDecided, seq: int) -> list[Outcome]:
-        return []
+    def on_free_decision(self, battle: Battle, unit: Unit, event: PlayerDecided, seq: int) -> Decided:
+        return ()
 
-    def resolve(self, battle: Battle, due: DueTest, dice: tuple[int, ...], seq: int) -> list[Outcome]:
+    def resolve(self, battle: Battle, due: DueTest, dice: tuple[int, ...], seq: int) -> Decided:
+        """The dice for a due test (already off the list): its result, and what that brings about."""
         raise NotImplementedError
 
-    def on_decision(self, battle: Battle, due: DueTest, decision: str, seq: int) -> list[Outcome]:
-        return []
+    def on_decision(self, battle: Battle, due: DueTest, decision: str, seq: int) -> Decided:
+        return ()
 
-    def on_due(self, battle: Battle, due: DueTest) -> list[Outcome] | None:
+    def on_due(self, battle: Battle, due: DueTest) -> Decided | None:
         """A test has become due: resolve it at once (immune, automatic) or return None to wait for dice."""
         return None
 
-    def consequences(
-        self, battle: Battle, due: DueTest, result: TestResolved, caused_by: tuple[int, ...]
-    ) -> list[Outcome]:
+    def consequences(self, battle: Battle, due: DueTest, result: TestResolved, caused_by: tuple[int, ...]) -> Decided:
         """What a test's result brings about (the unit falls back, regroups...); `settle` calls it."""
-        return []
+        return ()
 
     def result_of(self, battle: Battle, due: DueTest, dice: tuple[int, ...]) -> tuple[str, bool] | None:
         """What these dice would give for a due test, as (result, passed), changing nothing: the odds
@@ -308,13 +338,14 @@ class Ruleset:
         opponents: tuple[str, ...] = (),
         facts: tuple[str, ...] = (),
         reroll: str = "",
-    ) -> list[Outcome]:
+    ) -> Decided:
         """Make a test due; the ruleset may settle it at once without dice. A test limited to once a
         phase that the unit has already taken is not taken again; a re-roll (`reroll`: the rule that
         grants it) continues the test it re-rolls and is never a second test."""
         limit = "" if reroll else self.once_per_phase.get(test, "")
         if limit and self.taken_this_phase(unit, test):
-            return [TestNotTaken(unit=unit.id, rule=limit, caused_by=caused_by, test=test, trigger=rule)]
+            yield TestNotTaken(unit=unit.id, rule=limit, caused_by=caused_by, test=test, trigger=rule)
+            return
         due = DueTest(
             unit=unit.id,
             test=test,
@@ -327,14 +358,11 @@ class Ruleset:
             facts=facts,
             reroll=reroll,
         )
-        settled = self.on_due(battle, due)
-        if limit and (settled is None or any(isinstance(o, TestResolved) for o in settled)):
-            unit.phase_marks.add(self.taken_mark(test))
-        if settled is not None:
-            return settled
-        battle.due.append(due)
-        return [
-            TestDue(
+        settling = self.on_due(battle, due)
+        if settling is None:
+            if limit:
+                yield Marked(unit=unit.id, rule=limit, caused_by=caused_by, mark=self.taken_mark(test))
+            yield TestDue(
                 unit=unit.id,
                 rule=reroll or rule,
                 caused_by=caused_by,
@@ -345,10 +373,18 @@ class Ruleset:
                 decisions=decisions,
                 reroll=bool(reroll),
                 facts=facts,
+                trigger=rule if reroll else "",
+                opponents=opponents,
             )
-        ]
+            return
+        resolved = False
+        for outcome in settling:
+            resolved = resolved or type(outcome) is TestResolved
+            yield outcome
+        if limit and resolved:
+            yield Marked(unit=unit.id, rule=limit, caused_by=caused_by, mark=self.taken_mark(test))
 
-    def settle(self, battle: Battle, due: DueTest, *, passed: bool, rule: str, detail: str = "") -> list[Outcome]:
+    def settle(self, battle: Battle, due: DueTest, *, passed: bool, rule: str, detail: str = "") -> Decided:
         """Resolve a test without dice (passed or failed automatically) and carry out its result."""
         result = TestResolved(
             unit=due.unit,
@@ -360,14 +396,14 @@ class Ruleset:
             automatic=True,
             detail=detail,
         )
-        return [result, *self.consequences(battle, due, result, due.caused_by)]
+        yield result
+        yield from self.consequences(battle, due, result, due.caused_by)
 
-    def withdraw(
-        self, battle: Battle, due: DueTest, rule: str, caused_by: tuple[int, ...], detail: str = ""
-    ) -> TestNotTaken:
+    @staticmethod
+    def withdraw(due: DueTest, rule: str, caused_by: tuple[int, ...], detail: str = "") -> TestNotTaken:
         """Take a due test off the list without a result: the rule cited makes it moot."""
-        battle.due.remove(due)
-        return self.not_taken(due, rule, caused_by, detail)
+        return TestNotTaken(unit=due.unit, rule=rule, caused_by=caused_by, test=due.test, trigger=due.rule,
+                            detail=detail, withdrawn=True)  # fmt: skip
 
     @staticmethod
     def not_taken(due: DueTest, rule: str, caused_by: tuple[int, ...], detail: str = "") -> TestNotTaken:
@@ -375,29 +411,27 @@ class Ruleset:
         return TestNotTaken(unit=due.unit, rule=rule, caused_by=caused_by, test=due.test, trigger=due.rule,
                             detail=detail)  # fmt: skip
 
-    def restate(self, battle: Battle, due: DueTest, fact: str, value: FactValue) -> DueTest:
+    @staticmethod
+    def restate(due: DueTest, fact: str, value: FactValue, caused_by: tuple[int, ...]) -> DueAmended:
         """Attach what the table stated about a due roll before its dice; it keeps its place in the list."""
         stated = dataclasses.replace(due, stated=(*due.stated, (fact, value)))
-        battle.due[battle.due.index(due)] = stated
-        return stated
+        return DueAmended(unit=due.unit, rule=due.rule, caused_by=caused_by, before=due, after=stated)
 
-    def remove(self, battle: Battle, unit: Unit, trigger: str, caused_by: tuple[int, ...]) -> list[Outcome]:
+    def remove(self, battle: Battle, unit: Unit, trigger: str, caused_by: tuple[int, ...]) -> Decided:
         """Take a unit out of the battle by a morale result (`trigger` leads to `dispersed`): the tests
         it was facing are moot, and nothing is pending for it any more."""
         rule = self.graph.rule_for(unit, trigger)
-        caused: list[Outcome] = [self.withdraw(battle, due, rule, caused_by) for due in battle.due_for(unit.id)]
-        unit.pending.clear()
-        unit.restrictions.clear()
-        caused.append(self.graph.fire(unit, trigger, caused_by))
-        return caused
+        for due in battle.due_for(unit.id):
+            yield self.withdraw(due, rule, caused_by)
+        yield Cleared(unit=unit.id, rule=rule, caused_by=caused_by)
+        yield self.graph.move(unit, trigger, caused_by)
 
     def restrict(
         self, battle: Battle, unit: Unit, name: str, rule: str, until: Point, caused_by: tuple[int, ...]
     ) -> RestrictionApplied:
         """Put a restriction on a unit until the end of the phase at `until`."""
-        unit.restrictions.append(Restriction(name=name, rule=rule, until=until, caused_by=caused_by))
         return RestrictionApplied(unit=unit.id, rule=rule, caused_by=caused_by, restriction=name,
-                                  until=self.describe_point(battle, until))  # fmt: skip
+                                  until=self.describe_point(battle, until), ends=until)  # fmt: skip
 
     def end_of_player_turn(self, battle: Battle, side: str, *, next_turn: bool = False) -> Point:
         """The point at which `side`'s current (or next) player turn ends."""

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...apply import Decided
 from ...machine import StateGraph
-from ...outcomes import Modifier, Outcome, RestrictionApplied, TestResolved
+from ...outcomes import Modifier, RestrictionApplied, Scheduled, TestResolved
 from ...rules import DESTROYED, Refusal
-from ...state import Battle, DueTest, Pending, Point, Unit
+from ...state import Battle, DueTest, Point, Unit
 from ..base import Ruleset, leadership_result
 
 # -- the state graph ----------------------------------------------------------------------------
@@ -86,21 +87,24 @@ class FortyK(Ruleset):
     # No hook of either edition changes a unit out of play again (see Ruleset).
     settles_units_out_of_play = True
 
-    def fall_back_move_due(self, battle: Battle, unit: Unit, caused_by: tuple[int, ...]) -> list[Outcome]:
+    def fall_back_move_due(self, battle: Battle, unit: Unit, caused_by: tuple[int, ...]) -> Decided:
         """Make the unit's Fall Back move due: its dice, under the edition's rule."""
         raise NotImplementedError
 
-    def falls_back_by(self, battle: Battle, unit: Unit, trigger: str, caused_by: tuple[int, ...]) -> list[Outcome]:
+    def falls_back_by(self, battle: Battle, unit: Unit, trigger: str, caused_by: tuple[int, ...]) -> Decided:
         """`trigger` leaves the unit Falling Back (a failed Morale or Regroup test, a Regroup declined)
         and it makes its Fall Back move at once."""
-        return [self.graph.fire(unit, trigger, caused_by), *self.fall_back_move_due(battle, unit, caused_by)]
+        yield self.graph.move(unit, trigger, caused_by)
+        yield from self.fall_back_move_due(battle, unit, caused_by)
 
-    def steady_at_end_of_turn(self, battle: Battle, unit: Unit, caused_by: tuple[int, ...]) -> Point:
-        """A unit that has just Regrouped is steady again at the end of this player turn (end_regroup);
-        returns that point."""
-        end = self.end_of_player_turn(battle, battle.active_side or unit.side)
-        unit.pending.append(Pending(trigger="end_regroup", at=end, caused_by=caused_by))
-        return end
+    def end_of_this_turn(self, battle: Battle, unit: Unit) -> Point:
+        """The end of the player turn in progress (the unit's own, before the first turn)."""
+        return self.end_of_player_turn(battle, battle.active_side or unit.side)
+
+    @staticmethod
+    def steady_again(unit: Unit, at: Point, rule: str, caused_by: tuple[int, ...]) -> Scheduled:
+        """A unit that has just Regrouped is steady again at `at`, the end of this player turn (end_regroup)."""
+        return Scheduled(unit=unit.id, rule=rule, caused_by=caused_by, move="end_regroup", when=at)
 
     def until_end_of_next_turn(
         self, battle: Battle, unit: Unit, restriction: str, rule: str, caused_by: tuple[int, ...]

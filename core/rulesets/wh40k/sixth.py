@@ -1,6 +1,7 @@
 """Warhammer 40,000 6th edition: Morale, Fall Back, Regroup (`wh40k6_clauses.toml`).
 
-Tables first, then one function per clause, each under the rule ID it carries out.
+Tables first, then one function per clause, each declared under the rule ID it carries out; the
+tables of special rules, facts, decisions and phrases are built from those declarations.
 """
 
 from __future__ import annotations
@@ -9,15 +10,10 @@ from msgspec.structs import replace
 
 from morale.events.types import ChargeDeclared, CombatResolved, TableFactRecorded, UnitJoined
 
-from ...outcomes import (
-    Modifier,
-    Moved,
-    Outcome,
-    StateChangeScheduled,
-    TestResolved,
-)
-from ...rules import Refusal, rule
-from ...state import Battle, DueTest, Pending, Unit
+from ...apply import Decided
+from ...outcomes import Modifier, Moved, RestrictionApplied, StateChangeScheduled, TestResolved
+from ...rules import Refusal, clause
+from ...state import Battle, DueTest, Unit
 from .shared import (
     FortyK,
     against_leadership,
@@ -34,7 +30,7 @@ from .shared import (
 # -- tables -------------------------------------------------------------------------------------
 PHASES = ("movement", "psychic", "shooting", "assault")
 
-# wh40k6.fall_back.distance: dice rolled for the Fall Back move, by unit type.
+# Dice rolled for the Fall Back move, by unit type (`fall_back_move`).
 FALL_BACK_DICE = {
     "infantry": 2,
     "monstrous_creature": 2,
@@ -46,40 +42,9 @@ FALL_BACK_DICE = {
     "beast": 3,
 }
 
-SPECIAL_RULES = {
-    "immune_to_morale": "wh40k6.special.immune",
-    "always_passes_morale": "wh40k6.special.auto_pass",
-    "fearless": "wh40k6.special.fearless",
-    "stubborn": "wh40k6.special.stubborn",
-    "and_they_shall_know_no_fear": "wh40k6.special.atsknf",
-    "independent_character": "wh40k6.regroup.test",
-}
-
-FACTS = {
-    "reached_table_edge": "wh40k6.fall_back.edge",
-    "trapped": "wh40k6.fall_back.trapped",
-    "hit_by_pinning_weapon": "wh40k6.pinning.test",
-}
-
-DECISIONS = {
-    "decline_regroup": "wh40k6.regroup.when",
-    "decline_sweeping_advance": "wh40k6.sweeping_advance",
-}
-
 PARAMETERS: dict[str, object] = {
-    "casualty_threshold_percent": 25,  # wh40k6.trigger.casualties
-    "regroup_threshold_percent": 25,  # wh40k6.regroup.test
-}
-
-# How the narrative words a state change, by the rule that caused it.
-PHRASES = {
-    "wh40k6.fall_back.edge": "leaves the battle by its table edge",
-    "wh40k6.fall_back.trapped": "is trapped and destroyed",
-    "wh40k6.assaulted.fail": "is caught while Falling Back and removed as casualties",
-    "wh40k6.assaulted.multi": "is caught while Falling Back and destroyed; the chargers go on as if it was never there",
-    "wh40k6.sweeping_advance": "is caught by the Sweeping Advance and destroyed",
-    "wh40k6.assaulted.pass": "Regroups without moving",
-    "wh40k6.regroup.after": "is steady again",
+    "casualty_threshold_percent": 25,  # heavy_casualties
+    "regroup_threshold_percent": 25,  # regroup_needs_insane_heroism
 }
 
 RESTRICTIONS = {
@@ -87,117 +52,98 @@ RESTRICTIONS = {
     "gone_to_ground": "no move, Run or charge; Snap Shots only",
 }
 
-GRAPH = state_graph(
-    to_falling_back("fail_morale", "wh40k6.fall_back.start"),
-    falling_back_again("fail_morale", "wh40k6.fall_back.auto_fail"),
-    falling_back_again("fall_back_again", "wh40k6.fall_back.start"),
-    falling_back_again("fail_regroup", "wh40k6.regroup.fail"),
-    to_regrouped("regroup", "wh40k6.regroup.pass"),
-    to_regrouped("regroup_when_charged", "wh40k6.assaulted.pass"),
-    back_to_steady("wh40k6.regroup.after"),
-    to_dispersed("reach_table_edge", "wh40k6.fall_back.edge"),
-    to_dispersed("be_trapped", "wh40k6.fall_back.trapped"),
-    to_dispersed("be_removed_after_assault", "wh40k6.assaulted.fail"),
-    to_dispersed("be_destroyed_in_multiple_charge", "wh40k6.assaulted.multi"),
-    to_dispersed("be_swept", "wh40k6.sweeping_advance"),
-)
-
 
 # -- tests --------------------------------------------------------------------------------------
-@rule("wh40k6.test.modifiers")
+@clause("wh40k6.test.modifiers")
 def apply_modifiers(unit: Unit, modifiers: tuple[Modifier, ...]) -> tuple[Modifier, ...]:
     """Modifiers reduce Ld for the test; Stubborn units ignore the negative ones."""
     applied = []
     for modifier in modifiers:
         if modifier.value < 0 and stubborn(unit):
             modifier = Modifier(
-                rule=modifier.rule,
-                value=modifier.value,
-                reason=modifier.reason,
-                ignored_by="wh40k6.special.stubborn",
+                rule=modifier.rule, value=modifier.value, reason=modifier.reason, ignored_by=stubborn.id
             )
         applied.append(modifier)
     return tuple(applied)
 
 
-@rule("wh40k6.test.insane_heroism")
+@clause("wh40k6.test.insane_heroism")
 def insane_heroism(dice: tuple[int, ...]) -> bool:
     return dice == (1, 1)
 
 
-@rule("wh40k6.test.morale")
+@clause("wh40k6.test.morale")
 def leadership_test(unit: Unit, due: DueTest, dice: tuple[int, ...]) -> TestResolved:
     """2D6 against modified Ld: equal or under passes, over fails; double 1 always passes."""
     modifiers = apply_modifiers(unit, due.modifiers)
     if insane_heroism(dice):
-        return against_leadership(unit, due, dice, rule="wh40k6.test.insane_heroism", modifiers=modifiers,
-                                  passed=True)  # fmt: skip
-    return against_leadership(unit, due, dice, rule="wh40k6.test.morale", modifiers=modifiers)
+        return against_leadership(unit, due, dice, rule=insane_heroism.id, modifiers=modifiers, passed=True)
+    return against_leadership(unit, due, dice, rule=leadership_test.id, modifiers=modifiers)
 
 
-@rule("wh40k6.test.multiple_per_turn")
+@clause("wh40k6.test.multiple_per_turn")
 def may_test_again(unit: Unit, test: str) -> bool:
     """A unit can take more than one Morale test in a turn: earlier tests never excuse a later one."""
     return True
 
 
-@rule("wh40k6.special.immune")
+@clause("wh40k6.special.immune", special_rule="immune_to_morale")
 def immune(unit: Unit) -> bool:
     return unit.has("immune_to_morale")
 
 
-@rule("wh40k6.special.auto_pass")
+@clause("wh40k6.special.auto_pass", special_rule="always_passes_morale")
 def always_passes_morale(unit: Unit) -> bool:
     return unit.has("always_passes_morale")
 
 
-@rule("wh40k6.special.fearless")
+@clause("wh40k6.special.fearless", special_rule="fearless")
 def fearless(unit: Unit) -> bool:
     return unit.has("fearless")
 
 
-@rule("wh40k6.special.stubborn")
+@clause("wh40k6.special.stubborn", special_rule="stubborn")
 def stubborn(unit: Unit) -> bool:
     return unit.has("stubborn")
 
 
-@rule("wh40k6.special.atsknf")
+@clause("wh40k6.special.atsknf", special_rule="and_they_shall_know_no_fear")
 def knows_no_fear(unit: Unit) -> bool:
     return unit.has("and_they_shall_know_no_fear")
 
 
-@rule("wh40k6.fall_back.auto_fail")
+@clause("wh40k6.fall_back.auto_fail")
 def fails_morale_automatically(unit: Unit) -> bool:
     """A Falling Back unit automatically fails every Morale test except Regroup tests."""
     return unit.state == "falling_back"
 
 
-@rule("wh40k6.fall_back.shooting")
+@clause("wh40k6.fall_back.shooting")
 def passes_pinning_automatically(unit: Unit) -> bool:
     """A Falling Back unit shoots only Snap Shots, cannot Go to Ground and automatically passes Pinning tests."""
     return unit.state == "falling_back"
 
 
-@rule("wh40k6.fall_back.no_charge")
+@clause("wh40k6.fall_back.no_charge")
 def cannot_charge_while_falling_back(unit: Unit) -> bool:
     return unit.state == "falling_back"
 
 
 # -- when a test is taken ------------------------------------------------------------------------
-@rule("wh40k6.trigger.casualties")
+@clause("wh40k6.trigger.casualties")
 def heavy_casualties(unit: Unit, phase: str | None, threshold_percent: int) -> bool:
     """25% or more of the models it had when a Movement or Shooting phase began, lost in that phase."""
     return phase in ("movement", "shooting") and unit.lost_this_phase(threshold_percent)
 
 
-@rule("wh40k6.trigger.combat_lost")
+@clause("wh40k6.trigger.combat_lost")
 def combat_lost_modifier(margin: int) -> Modifier:
     """-1 Ld for each wound by which the unit's side lost the combat."""
-    return Modifier(rule="wh40k6.trigger.combat_lost", value=-margin, reason=f"combat lost by {margin}")
+    return Modifier(rule=combat_lost_modifier.id, value=-margin, reason=f"combat lost by {margin}")
 
 
 # -- regroup -------------------------------------------------------------------------------------
-@rule("wh40k6.regroup.test")
+@clause("wh40k6.regroup.test", special_rule="independent_character")
 def regroup_needs_insane_heroism(unit: Unit, threshold_percent: int) -> bool:
     """Under 25% of its starting models a unit regroups only on a double 1 (an Independent Character
     with the unit counts as 25% left)."""
@@ -206,14 +152,14 @@ def regroup_needs_insane_heroism(unit: Unit, threshold_percent: int) -> bool:
     return unit.models * 100 < threshold_percent * unit.starting_models
 
 
-@rule("wh40k6.regroup.after")
-def regrouped_restrictions(battle: Battle, unit: Unit, caused_by: tuple[int, ...]) -> list[Outcome]:
+@clause("wh40k6.regroup.after", phrase="is steady again")
+def regrouped_restrictions(battle: Battle, unit: Unit, caused_by: tuple[int, ...]) -> Decided:
     """Until the end of the turn no other move and Snap Shots only; then it is steady again.
     And They Shall Know No Fear: the unit acts normally in the turn it regroups."""
-    end = WH40K6.steady_at_end_of_turn(battle, unit, caused_by)
-    if knows_no_fear(unit):
-        return []
-    return [WH40K6.restrict(battle, unit, "regrouped_this_turn", "wh40k6.regroup.after", end, caused_by)]
+    end = WH40K6.end_of_this_turn(battle, unit)
+    yield WH40K6.steady_again(unit, end, regrouped_restrictions.id, caused_by)
+    if not knows_no_fear(unit):
+        yield WH40K6.restrict(battle, unit, "regrouped_this_turn", regrouped_restrictions.id, end, caused_by)
 
 
 class Wh40k6(FortyK):
@@ -221,13 +167,8 @@ class Wh40k6(FortyK):
     version = "1"
     title = "Warhammer 40,000 6th edition"
     phases = PHASES
-    graph = GRAPH
     unit_types = FALL_BACK_DICE
-    special_rules = SPECIAL_RULES
-    facts = FACTS
-    decisions = DECISIONS
     parameters = PARAMETERS
-    phrases = PHRASES
     restrictions = RESTRICTIONS
 
     def check_unit(self, battle: Battle, event: UnitJoined) -> None:
@@ -238,76 +179,70 @@ class Wh40k6(FortyK):
             raise Refusal("a 40K unit needs its Initiative for Sweeping Advances", field="initiative")
 
     # -- which tests a unit takes, and which settle themselves --------------------------------------
-    def on_due(self, battle: Battle, due: DueTest) -> list[Outcome] | None:
+    def on_due(self, battle: Battle, due: DueTest) -> Decided | None:
         unit = battle.units[due.unit]
         if due.test == "morale":
             if immune(unit):
-                return [self.not_taken(due, "wh40k6.special.immune", due.caused_by)]
+                return [self.not_taken(due, immune.id, due.caused_by)]
             if fails_morale_automatically(unit):
-                return self.settle(battle, due, passed=False, rule="wh40k6.fall_back.auto_fail")
+                return self.settle(battle, due, passed=False, rule=fails_morale_automatically.id)
             if fearless(unit):
-                return self.settle(battle, due, passed=True, rule="wh40k6.special.fearless")
+                return self.settle(battle, due, passed=True, rule=fearless.id)
             if always_passes_morale(unit):
-                return self.settle(battle, due, passed=True, rule="wh40k6.special.auto_pass")
+                return self.settle(battle, due, passed=True, rule=always_passes_morale.id)
         if due.test == "regroup":
             if knows_no_fear(unit):
-                return self.settle(battle, due, passed=True, rule="wh40k6.special.atsknf")
+                return self.settle(battle, due, passed=True, rule=knows_no_fear.id)
             if fearless(unit):
-                return self.settle(battle, due, passed=True, rule="wh40k6.special.fearless")
+                return self.settle(battle, due, passed=True, rule=fearless.id)
         if due.test == "pinning":
             if passes_pinning_automatically(unit):
-                return self.settle(battle, due, passed=True, rule="wh40k6.fall_back.shooting")
+                return self.settle(battle, due, passed=True, rule=passes_pinning_automatically.id)
             if fearless(unit):
-                return self.settle(battle, due, passed=True, rule="wh40k6.special.fearless")
+                return self.settle(battle, due, passed=True, rule=fearless.id)
             if unit.restricted("gone_to_ground"):
-                return [self.not_taken(due, "wh40k6.pinning.test", due.caused_by)]
+                return [self.not_taken(due, self.pinning_test_due.id, due.caused_by)]
         return None
 
     # -- phases ---------------------------------------------------------------------------------
-    def on_phase_started(self, battle: Battle, seq: int) -> list[Outcome]:
+    def on_phase_started(self, battle: Battle, seq: int) -> Decided:
         if battle.phase == "movement":
             return self.regroup_tests_due(battle, seq)
-        return []
+        return ()
 
-    @rule("wh40k6.regroup.when")
-    def regroup_tests_due(self, battle: Battle, seq: int) -> list[Outcome]:
+    @clause("wh40k6.regroup.when", decision="decline_regroup")
+    def regroup_tests_due(self, battle: Battle, seq: int) -> Decided:
         """In its own Movement phase, before any model moves, a Falling Back unit may test to Regroup."""
-        caused: list[Outcome] = []
         for unit in battle.living.values():
             if unit.side == battle.active_side and unit.state == "falling_back" and not unit.pending:
-                caused += self.require(
-                    battle, unit, "regroup", "wh40k6.regroup.when", (seq,), decisions=("decline_regroup",)
+                yield from self.require(
+                    battle, unit, "regroup", self.regroup_tests_due.id, (seq,), decisions=("decline_regroup",)
                 )
-        return caused
 
-    def on_phase_ended(self, battle: Battle, seq: int) -> list[Outcome]:
-        caused: list[Outcome] = []
+    def on_phase_ended(self, battle: Battle, seq: int) -> Decided:
         threshold = int(self.param(battle, "casualty_threshold_percent"))  # type: ignore[call-overload]
         phase = battle.phase
         for unit in battle.hit_this_phase():
             if heavy_casualties(unit, phase, threshold) and may_test_again(unit, "morale"):
-                caused += self.require(battle, unit, "morale", "wh40k6.trigger.casualties", tuple(unit.phase_losses))
-        return caused
+                yield from self.require(battle, unit, "morale", heavy_casualties.id, tuple(unit.phase_losses))
 
     # -- close combat -----------------------------------------------------------------------------
-    def on_combat(self, battle: Battle, event: CombatResolved, seq: int) -> list[Outcome]:
+    def on_combat(self, battle: Battle, event: CombatResolved, seq: int) -> Decided:
         scores = [side.wounds_inflicted + side.bonus for side in event.sides]
         if scores[0] == scores[1]:
-            return []  # a draw: nobody tests
+            return  # a draw: nobody tests
         loser, winner = (event.sides[0], event.sides[1]) if scores[0] < scores[1] else (event.sides[1], event.sides[0])
         margin = abs(scores[0] - scores[1])
-        caused: list[Outcome] = []
         for unit_id in loser.units:
-            caused += self.require(
+            yield from self.require(
                 battle,
                 battle.units[unit_id],
                 "morale",
-                "wh40k6.trigger.combat_lost",
+                combat_lost_modifier.id,
                 (seq,),
                 modifiers=(combat_lost_modifier(margin),),
                 opponents=tuple(winner.units),
             )
-        return caused
 
     # -- charges ----------------------------------------------------------------------------------
     def check_combat(self, battle: Battle, event: CombatResolved) -> None:
@@ -315,32 +250,30 @@ class Wh40k6(FortyK):
         for side in event.sides:
             for unit_id in side.units:
                 if battle.units[unit_id].state == "falling_back":
-                    raise Refusal(f"{unit_id} is Falling Back and can do nothing else", rule="wh40k6.fall_back.start")
+                    raise Refusal(f"{unit_id} is Falling Back and can do nothing else", rule=self.falls_back.id)
 
     def check_charge(self, battle: Battle, event: ChargeDeclared) -> None:
         charger = battle.units[event.charger]
         check_in_assault_phase(battle, charger)
         if cannot_charge_while_falling_back(charger):
             raise Refusal(
-                f"{charger.id} is Falling Back and cannot declare a charge", rule="wh40k6.fall_back.no_charge"
+                f"{charger.id} is Falling Back and cannot declare a charge", rule=cannot_charge_while_falling_back.id
             )
         if charger.restricted("regrouped_this_turn"):
-            raise Refusal(f"{charger.id} Regrouped this turn and cannot charge", rule="wh40k6.regroup.after")
+            raise Refusal(f"{charger.id} Regrouped this turn and cannot charge", rule=regrouped_restrictions.id)
         if charger.restricted("gone_to_ground"):
-            raise Refusal(f"{charger.id} has Gone to Ground and cannot charge", rule="wh40k6.pinning.test")
+            raise Refusal(f"{charger.id} has Gone to Ground and cannot charge", rule=self.pinning_test_due.id)
 
-    @rule("wh40k6.assaulted.test")
-    def on_charge(self, battle: Battle, event: ChargeDeclared, seq: int) -> list[Outcome]:
+    @clause("wh40k6.assaulted.test")
+    def on_charge(self, battle: Battle, event: ChargeDeclared, seq: int) -> Decided:
         """A Falling Back target takes a Regroup test as soon as the enemy is within charge range;
         in a multiple charge every Falling Back target with a charging model in range does. A target
         already doomed by a failed test is not tested again."""
-        trigger = "wh40k6.assaulted.multi" if len(event.targets) > 1 else "wh40k6.assaulted.test"
-        caused: list[Outcome] = []
+        trigger = self.destroyed_in_multiple_charge.id if len(event.targets) > 1 else self.on_charge.id
         for target_id in event.in_range:
             target = battle.units[target_id]
             if target.state == "falling_back" and not target.pending:
-                caused += self.require(battle, target, "regroup", trigger, (seq,))
-        return caused
+                yield from self.require(battle, target, "regroup", trigger, (seq,))
 
     # -- facts from the table ---------------------------------------------------------------------
     def check_fact(self, battle: Battle, event: TableFactRecorded) -> None:
@@ -348,113 +281,121 @@ class Wh40k6(FortyK):
         if event.value is not True:
             raise Refusal(f"{event.fact} is recorded when it happens, with value true", field="value")
         if event.fact in ("reached_table_edge", "trapped") and unit.state != "falling_back":
-            raise Refusal(f"{unit.id} is not Falling Back (it is {unit.state})", rule=FACTS[event.fact])
+            raise Refusal(f"{unit.id} is not Falling Back (it is {unit.state})", rule=self.facts[event.fact])
         if event.fact == "hit_by_pinning_weapon" and not battle.phase_open:
-            raise Refusal("Pinning hits happen during a phase", rule=FACTS[event.fact])
+            raise Refusal("Pinning hits happen during a phase", rule=self.facts[event.fact])
 
-    def on_fact(self, battle: Battle, event: TableFactRecorded, seq: int) -> list[Outcome]:
-        unit = battle.units[event.unit]
-        if event.fact == "reached_table_edge":
-            return self.leaves_by_table_edge(battle, unit, seq)
-        if event.fact == "trapped":
-            return self.trapped(battle, unit, seq)
-        return self.pinning_test_due(battle, unit, seq)
-
-    @rule("wh40k6.fall_back.edge")
-    def leaves_by_table_edge(self, battle: Battle, unit: Unit, seq: int) -> list[Outcome]:
+    @clause("wh40k6.fall_back.edge", fact="reached_table_edge", phrase="leaves the battle by its table edge")
+    def leaves_by_table_edge(self, battle: Battle, event: TableFactRecorded, seq: int) -> Decided:
         """Any model reaching its table edge while Falling Back: the whole unit is removed."""
-        return self.remove(battle, unit, "reach_table_edge", (seq,))
+        return self.remove(battle, battle.units[event.unit], "reach_table_edge", (seq,))
 
-    @rule("wh40k6.fall_back.trapped")
-    def trapped(self, battle: Battle, unit: Unit, seq: int) -> list[Outcome]:
+    @clause("wh40k6.fall_back.trapped", fact="trapped", phrase="is trapped and destroyed")
+    def trapped(self, battle: Battle, event: TableFactRecorded, seq: int) -> Decided:
         """Cannot complete the Fall Back move in coherency: destroyed."""
-        return self.remove(battle, unit, "be_trapped", (seq,))
+        return self.remove(battle, battle.units[event.unit], "be_trapped", (seq,))
 
-    @rule("wh40k6.pinning.test")
-    def pinning_test_due(self, battle: Battle, unit: Unit, seq: int) -> list[Outcome]:
-        return self.require(battle, unit, "pinning", "wh40k6.pinning.test", (seq,))
+    @clause("wh40k6.pinning.test", fact="hit_by_pinning_weapon")
+    def pinning_test_due(self, battle: Battle, event: TableFactRecorded, seq: int) -> Decided:
+        return self.require(battle, battle.units[event.unit], "pinning", self.pinning_test_due.id, (seq,))
 
     # -- dice -------------------------------------------------------------------------------------
-    def resolve(self, battle: Battle, due: DueTest, dice: tuple[int, ...], seq: int) -> list[Outcome]:
+    def resolve(self, battle: Battle, due: DueTest, dice: tuple[int, ...], seq: int) -> Decided:
         unit = battle.units[due.unit]
         caused_by = (*due.caused_by, seq)
         if due.test == "fall_back":
-            return [self.fall_back_move(unit, due, dice, caused_by)]
-        if due.test == "sweeping_advance":
-            return self.sweeping_advance(battle, unit, due, dice, caused_by)
-        result = replace(self.evaluate(battle, unit, due, dice), caused_by=caused_by)
-        return [result, *self.consequences(battle, due, result, (seq,))]
+            yield self.fall_back_move(unit, due, dice, caused_by)
+        elif due.test == "sweeping_advance":
+            yield from self.sweeping_advance(battle, unit, due, dice, caused_by)
+        else:
+            result = replace(self.evaluate(battle, unit, due, dice), caused_by=caused_by)
+            yield result
+            yield from self.consequences(battle, due, result, (seq,))
 
     def evaluate(self, battle: Battle, unit: Unit, due: DueTest, dice: tuple[int, ...]) -> TestResolved:
         result = leadership_test(unit, due, dice)
-        if due.rule == "wh40k6.regroup.when":
+        if due.rule == self.regroup_tests_due.id:
             threshold = int(self.param(battle, "regroup_threshold_percent"))  # type: ignore[call-overload]
             if regroup_needs_insane_heroism(unit, threshold) and not insane_heroism(dice):
                 detail = f"{unit.models} of {unit.starting_models} models left: under 25%, only a double 1 regroups"
-                return replace(result, passed=False, rule="wh40k6.regroup.test", detail=detail)
+                return replace(result, passed=False, rule=regroup_needs_insane_heroism.id, detail=detail)
         return result
 
-    def consequences(
-        self, battle: Battle, due: DueTest, result: TestResolved, caused_by: tuple[int, ...]
-    ) -> list[Outcome]:
+    def consequences(self, battle: Battle, due: DueTest, result: TestResolved, caused_by: tuple[int, ...]) -> Decided:
         unit = battle.units[due.unit]
         if due.test == "morale":
-            return [] if result.passed else self.falls_back(battle, unit, due, caused_by)
+            return () if result.passed else self.falls_back(battle, unit, due, caused_by)
         if due.test == "pinning":
-            return [] if result.passed else self.goes_to_ground(battle, unit, caused_by)
-        if due.rule in ("wh40k6.assaulted.test", "wh40k6.assaulted.multi"):
+            return () if result.passed else [self.goes_to_ground(battle, unit, caused_by)]
+        if due.rule in (self.on_charge.id, self.destroyed_in_multiple_charge.id):
             return self.regroup_when_charged(battle, unit, due, result.passed, caused_by)
         if result.passed:
             return self.regroups(battle, unit, caused_by)
         return self.fails_to_regroup(battle, unit, caused_by)
 
-    @rule("wh40k6.fall_back.start")
-    def falls_back(self, battle: Battle, unit: Unit, due: DueTest, caused_by: tuple[int, ...]) -> list[Outcome]:
+    @clause("wh40k6.fall_back.start")
+    def falls_back(self, battle: Battle, unit: Unit, due: DueTest, caused_by: tuple[int, ...]) -> Decided:
         """A failed Morale test: the unit Falls Back at once. Losers of a close combat may first be
         caught by a Sweeping Advance."""
-        caused: list[Outcome] = [self.graph.fire(unit, "fail_morale", caused_by)]
-        if due.rule == "wh40k6.trigger.combat_lost" and due.opponents:
-            caused += self.require(
-                battle, unit, "sweeping_advance", "wh40k6.sweeping_advance", caused_by,
-                decisions=("decline_sweeping_advance",), opponents=due.opponents,
-            )  # fmt: skip
+        yield self.graph.move(unit, "fail_morale", caused_by)
+        if due.rule == combat_lost_modifier.id and due.opponents:
+            yield from self.require(
+                battle,
+                unit,
+                "sweeping_advance",
+                self.sweeping_advance.id,
+                caused_by,
+                decisions=("decline_sweeping_advance",),
+                opponents=due.opponents,
+            )
         else:
-            caused += self.fall_back_move_due(battle, unit, caused_by)
-        return caused
+            yield from self.fall_back_move_due(battle, unit, caused_by)
 
-    def fall_back_move_due(
-        self, battle: Battle, unit: Unit, caused_by: tuple[int, ...], rule: str = "wh40k6.fall_back.distance"
-    ) -> list[Outcome]:
-        return self.require(battle, unit, "fall_back", rule, caused_by, dice=FALL_BACK_DICE[unit.unit_type])
+    def fall_back_move_due(self, battle: Battle, unit: Unit, caused_by: tuple[int, ...], rule: str = "") -> Decided:
+        return self.require(
+            battle, unit, "fall_back", rule or self.fall_back_move.id, caused_by, dice=FALL_BACK_DICE[unit.unit_type]
+        )
 
-    @rule("wh40k6.fall_back.from_combat")
-    def falls_back_from_combat(self, battle: Battle, unit: Unit, caused_by: tuple[int, ...]) -> list[Outcome]:
+    @clause("wh40k6.fall_back.from_combat")
+    def falls_back_from_combat(self, battle: Battle, unit: Unit, caused_by: tuple[int, ...]) -> Decided:
         """Falling Back out of a close combat, models may move through the enemy models of that
         combat; a model ending within 1 inch of an enemy keeps moving."""
-        return self.fall_back_move_due(battle, unit, caused_by, "wh40k6.fall_back.from_combat")
+        return self.fall_back_move_due(battle, unit, caused_by, self.falls_back_from_combat.id)
 
-    @rule("wh40k6.fall_back.distance")
+    @clause("wh40k6.fall_back.distance")
     def fall_back_move(self, unit: Unit, due: DueTest, dice: tuple[int, ...], caused_by: tuple[int, ...]) -> Moved:
         """2D6 inches (3D6 for fast unit types), at the slowest model's speed, through difficult terrain.
         From a close combat the models may move through the enemy they fought."""
         return Moved(unit=unit.id, rule=due.rule, caused_by=caused_by, inches=sum(dice), dice=dice)
 
-    @rule("wh40k6.sweeping_advance")
+    @clause(
+        "wh40k6.sweeping_advance",
+        decision="decline_sweeping_advance",
+        phrase="is caught by the Sweeping Advance and destroyed",
+    )
     def sweeping_advance(
         self, battle: Battle, unit: Unit, due: DueTest, dice: tuple[int, ...], caused_by: tuple[int, ...]
-    ) -> list[Outcome]:
+    ) -> Decided:
         """Both sides roll D6 + Initiative (the loser's die first); if the winners' total is equal or
         higher the loser is caught and destroyed, else it Falls Back."""
         loser_total, winner_total, winner_initiative, caught = self.sweep(battle, unit, due, dice)
-        result = TestResolved(
-            unit=unit.id, rule="wh40k6.sweeping_advance", caused_by=caused_by, test=due.test, trigger=due.rule,
-            passed=not caught, dice=dice, total=loser_total, target=winner_total,
+        yield TestResolved(
+            unit=unit.id,
+            rule=self.sweeping_advance.id,
+            caused_by=caused_by,
+            test=due.test,
+            trigger=due.rule,
+            passed=not caught,
+            dice=dice,
+            total=loser_total,
+            target=winner_total,
             detail=f"loser {dice[0]}+I{unit.initiative} = {loser_total}, "
-                   f"winners {dice[1]}+I{winner_initiative} = {winner_total}",
-        )  # fmt: skip
+            f"winners {dice[1]}+I{winner_initiative} = {winner_total}",
+        )
         if caught:
-            return [result, *self.remove(battle, unit, "be_swept", caused_by)]
-        return [result, *self.falls_back_from_combat(battle, unit, caused_by)]
+            yield from self.remove(battle, unit, "be_swept", caused_by)
+        else:
+            yield from self.falls_back_from_combat(battle, unit, caused_by)
 
     def sweep(self, battle: Battle, unit: Unit, due: DueTest, dice: tuple[int, ...]) -> tuple[int, int, int, bool]:
         """(loser's total, winners' total, winners' Initiative, caught) for these dice; changes nothing."""
@@ -464,59 +405,64 @@ class Wh40k6(FortyK):
         winner_total = dice[1] + winner_initiative
         return loser_total, winner_total, winner_initiative, bool(winners) and winner_total >= loser_total
 
-    @rule("wh40k6.regroup.pass")
-    def regroups(self, battle: Battle, unit: Unit, caused_by: tuple[int, ...]) -> list[Outcome]:
+    @clause("wh40k6.regroup.pass")
+    def regroups(self, battle: Battle, unit: Unit, caused_by: tuple[int, ...]) -> Decided:
         """Stops Falling Back and may at once move up to 3 inches (to restore coherency if broken)."""
-        return [self.graph.fire(unit, "regroup", caused_by), *regrouped_restrictions(battle, unit, caused_by)]
+        yield self.graph.move(unit, "regroup", caused_by)
+        yield from regrouped_restrictions(battle, unit, caused_by)
 
-    @rule("wh40k6.regroup.fail")
-    def fails_to_regroup(self, battle: Battle, unit: Unit, caused_by: tuple[int, ...]) -> list[Outcome]:
+    @clause("wh40k6.regroup.fail")
+    def fails_to_regroup(self, battle: Battle, unit: Unit, caused_by: tuple[int, ...]) -> Decided:
         """A failed Regroup test: the unit immediately Falls Back again."""
         return self.falls_back_by(battle, unit, "fail_regroup", caused_by)
 
-    @rule("wh40k6.assaulted.pass")
+    @clause("wh40k6.assaulted.pass", phrase="Regroups without moving")
     def regroup_when_charged(
         self, battle: Battle, unit: Unit, due: DueTest, passed: bool, caused_by: tuple[int, ...]
-    ) -> list[Outcome]:
+    ) -> Decided:
         """Passed: Regroups without moving and fights on. Failed: removed as casualties at the end of
-        the Assault phase (wh40k6.assaulted.fail), or at once in a multiple charge (wh40k6.assaulted.multi)."""
+        the Assault phase (`removed_after_assault`), or at once in a multiple charge
+        (`destroyed_in_multiple_charge`)."""
         if passed:
-            self.steady_at_end_of_turn(battle, unit, caused_by)
-            return [self.graph.fire(unit, "regroup_when_charged", caused_by)]
-        if due.rule == "wh40k6.assaulted.multi":
-            return self.destroyed_in_multiple_charge(battle, unit, caused_by)
-        return self.removed_after_assault(battle, unit, caused_by)
+            yield self.steady_again(unit, self.end_of_this_turn(battle, unit), regrouped_restrictions.id, caused_by)
+            yield self.graph.move(unit, "regroup_when_charged", caused_by)
+        elif due.rule == self.destroyed_in_multiple_charge.id:
+            yield from self.destroyed_in_multiple_charge(battle, unit, caused_by)
+        else:
+            yield self.removed_after_assault(battle, unit, caused_by)
 
-    @rule("wh40k6.assaulted.multi")
-    def destroyed_in_multiple_charge(self, battle: Battle, unit: Unit, caused_by: tuple[int, ...]) -> list[Outcome]:
+    @clause(
+        "wh40k6.assaulted.multi",
+        phrase="is caught while Falling Back and destroyed; the chargers go on as if it was never there",
+    )
+    def destroyed_in_multiple_charge(self, battle: Battle, unit: Unit, caused_by: tuple[int, ...]) -> Decided:
         """A target of a multiple charge that fails is destroyed at once; the chargers go on as if
         it had never been there."""
         return self.remove(battle, unit, "be_destroyed_in_multiple_charge", caused_by)
 
-    @rule("wh40k6.assaulted.fail")
-    def removed_after_assault(self, battle: Battle, unit: Unit, caused_by: tuple[int, ...]) -> list[Outcome]:
+    @clause("wh40k6.assaulted.fail", phrase="is caught while Falling Back and removed as casualties")
+    def removed_after_assault(self, battle: Battle, unit: Unit, caused_by: tuple[int, ...]) -> StateChangeScheduled:
         end_of_assault = (battle.turn, battle.side_index, PHASES.index("assault"))
-        unit.pending.append(Pending(trigger="be_removed_after_assault", at=end_of_assault, caused_by=caused_by))
-        return [
-            StateChangeScheduled(
-                unit=unit.id,
-                rule="wh40k6.assaulted.fail",
-                caused_by=caused_by,
-                to_state="dispersed",
-                at=self.describe_point(battle, end_of_assault),
-            )
-        ]
+        return StateChangeScheduled(
+            unit=unit.id,
+            rule=self.removed_after_assault.id,
+            caused_by=caused_by,
+            to_state="dispersed",
+            at=self.describe_point(battle, end_of_assault),
+            move="be_removed_after_assault",
+            when=end_of_assault,
+        )
 
-    def goes_to_ground(self, battle: Battle, unit: Unit, caused_by: tuple[int, ...]) -> list[Outcome]:
-        """wh40k6.pinning.test failed: Gone to Ground until the end of the unit's next turn."""
-        return [self.until_end_of_next_turn(battle, unit, "gone_to_ground", "wh40k6.pinning.test", caused_by)]
+    def goes_to_ground(self, battle: Battle, unit: Unit, caused_by: tuple[int, ...]) -> RestrictionApplied:
+        """A failed Pinning test (`pinning_test_due`): Gone to Ground until the end of the unit's next turn."""
+        return self.until_end_of_next_turn(battle, unit, "gone_to_ground", self.pinning_test_due.id, caused_by)
 
     # -- decisions ---------------------------------------------------------------------------------
-    def on_decision(self, battle: Battle, due: DueTest, decision: str, seq: int) -> list[Outcome]:
+    def on_decision(self, battle: Battle, due: DueTest, decision: str, seq: int) -> Decided:
         unit = battle.units[due.unit]
         caused_by = (*due.caused_by, seq)
         if decision == "decline_regroup":
-            # wh40k6.fall_back.start: in each following Movement phase it Falls Back again.
+            # A Regroup declined: in each following Movement phase it Falls Back again (`falls_back`).
             return self.falls_back_by(battle, unit, "fall_back_again", caused_by)
         # decline_sweeping_advance: the winners consolidate; the loser Falls Back from the combat.
         return self.falls_back_from_combat(battle, unit, caused_by)
@@ -543,10 +489,26 @@ class Wh40k6(FortyK):
         if unit.state != "falling_back":
             return []
         return [
-            ("Snap Shots only; cannot Go to Ground; passes Pinning tests", "wh40k6.fall_back.shooting"),
-            ("cannot declare a charge", "wh40k6.fall_back.no_charge"),
-            ("fails every Morale test but Regroup tests", "wh40k6.fall_back.auto_fail"),
+            ("Snap Shots only; cannot Go to Ground; passes Pinning tests", passes_pinning_automatically.id),
+            ("cannot declare a charge", cannot_charge_while_falling_back.id),
+            ("fails every Morale test but Regroup tests", fails_morale_automatically.id),
         ]
+
+    # The rows that move a unit, each citing the clause above that moves it.
+    graph = state_graph(
+        to_falling_back("fail_morale", falls_back.id),
+        falling_back_again("fail_morale", fails_morale_automatically.id),
+        falling_back_again("fall_back_again", falls_back.id),
+        falling_back_again("fail_regroup", fails_to_regroup.id),
+        to_regrouped("regroup", regroups.id),
+        to_regrouped("regroup_when_charged", regroup_when_charged.id),
+        back_to_steady(regrouped_restrictions.id),
+        to_dispersed("reach_table_edge", leaves_by_table_edge.id),
+        to_dispersed("be_trapped", trapped.id),
+        to_dispersed("be_removed_after_assault", removed_after_assault.id),
+        to_dispersed("be_destroyed_in_multiple_charge", destroyed_in_multiple_charge.id),
+        to_dispersed("be_swept", sweeping_advance.id),
+    )
 
 
 WH40K6 = Wh40k6()

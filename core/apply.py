@@ -1,0 +1,177 @@
+"""`apply`: the one place a battle changes by what the rules decide.
+
+The rulesets and the engine's own folds decide outcomes and yield them (`Decided`); `carry_out`
+takes them one by one, in the order they are decided, and applies each before the rule that yielded
+it reads the battle again. A cascade (a unit that falls back and must then make its move, a rout
+that makes its neighbours test) is more outcomes in the same stream, each applied in its turn. So
+what an event is reported to have caused is exactly what changed: they cannot disagree.
+
+A unit moves between states only along its ruleset's graph (`StateGraph.fire` checks every move),
+but for a referee's ruling, which is outside the graph by design and always recorded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+from .outcomes import (
+    Cleared,
+    DueAmended,
+    EngagementChanged,
+    Marked,
+    MarkerPlaced,
+    Moved,
+    Noted,
+    Outcome,
+    ProfileChanged,
+    Remembered,
+    RestrictionApplied,
+    RestrictionLifted,
+    Scheduled,
+    StateChanged,
+    StateChangeScheduled,
+    TestDue,
+    TestNotTaken,
+    TestResolved,
+)
+from .rules import RULING, filed_under
+from .state import Battle, DueTest, Pending, Restriction
+
+# What a rule hook hands back: its outcomes, in the order it decides them (a generator, usually).
+Decided = Iterable[Outcome]
+
+
+def carry_out(battle: Battle, decided: Decided) -> list[Outcome]:
+    """Apply each decided outcome in turn; return the ones that are part of the explanation."""
+    reported: list[Outcome] = []
+    for outcome in decided:
+        _APPLY[type(outcome)](battle, outcome)
+        if outcome.reported:
+            reported.append(outcome)
+    return reported
+
+
+def apply(battle: Battle, outcome: Outcome) -> None:
+    """Change the battle as `outcome` says."""
+    _APPLY[type(outcome)](battle, outcome)
+
+
+# How each kind of outcome changes a battle: outcome type -> apply(battle, outcome).
+_APPLY: dict[type, Callable[[Battle, Any], None]] = {}
+
+
+def _applies(outcome_type: type) -> Callable[[Callable[[Battle, Any], None]], Callable[[Battle, Any], None]]:
+    return filed_under(_APPLY, outcome_type)
+
+
+def nothing(*outcomes: Outcome) -> Iterator[Outcome]:
+    """Outcomes that need no step of their own: handed back as they are (a hook that decides only these)."""
+    yield from outcomes
+
+
+@_applies(StateChanged)
+def _moved_on(battle: Battle, change: StateChanged) -> None:
+    unit = battle.own(change.unit)
+    if change.move:
+        battle.ruleset.graph.fire(unit, change.move, change.to_state)
+    else:
+        if change.rule != RULING:
+            raise AssertionError(f"{change.rule}: only a referee's ruling moves a unit outside its graph")
+        battle.ruleset.graph.force(unit, change.to_state)
+
+
+@_applies(TestDue)
+def _due(battle: Battle, due: TestDue) -> None:
+    battle.due.append(
+        DueTest(
+            unit=due.unit,
+            test=due.test,
+            rule=due.trigger or due.rule,
+            caused_by=due.caused_by,
+            dice=due.dice,
+            modifiers=due.modifiers,
+            decisions=due.decisions,
+            opponents=due.opponents,
+            reroll=due.rule if due.trigger else "",
+            facts=due.facts,
+        )
+    )
+
+
+@_applies(TestNotTaken)
+def _not_taken(battle: Battle, skipped: TestNotTaken) -> None:
+    if skipped.withdrawn:
+        found = next(d for d in battle.due if (d.unit, d.test, d.rule) == (skipped.unit, skipped.test, skipped.trigger))
+        battle.due.remove(found)
+
+
+@_applies(DueAmended)
+def _amended(battle: Battle, amended: DueAmended) -> None:
+    battle.due[battle.due.index(amended.before)] = amended.after
+
+
+@_applies(RestrictionApplied)
+def _restricted(battle: Battle, applied: RestrictionApplied) -> None:
+    unit = battle.own(applied.unit)
+    if unit.restricted(applied.restriction):
+        unit.restrictions = [r for r in unit.restrictions if r.name != applied.restriction]
+    unit.restrictions.append(
+        Restriction(name=applied.restriction, rule=applied.rule, until=applied.ends, caused_by=applied.caused_by)
+    )
+
+
+@_applies(RestrictionLifted)
+def _lifted(battle: Battle, lifted: RestrictionLifted) -> None:
+    unit = battle.own(lifted.unit)
+    unit.restrictions.remove(unit.restricted(lifted.restriction))  # type: ignore[arg-type]
+
+
+@_applies(StateChangeScheduled)
+@_applies(Scheduled)
+def _scheduled(battle: Battle, scheduled: Scheduled | StateChangeScheduled) -> None:
+    pending = Pending(trigger=scheduled.move, at=scheduled.when, caused_by=scheduled.caused_by)
+    battle.own(scheduled.unit).pending.append(pending)
+
+
+@_applies(Cleared)
+def _cleared(battle: Battle, cleared: Cleared) -> None:
+    unit = battle.own(cleared.unit)
+    unit.pending.clear()
+    unit.restrictions.clear()
+
+
+@_applies(Marked)
+def _marked(battle: Battle, marked: Marked) -> None:
+    battle.own(marked.unit).phase_marks.add(marked.mark)
+
+
+@_applies(Noted)
+def _noted(battle: Battle, noted: Noted) -> None:
+    notes = battle.own(noted.unit).notes
+    for key, value in noted.notes.items():
+        if value is None:
+            notes.pop(key, None)
+        else:
+            notes[key] = value
+
+
+@_applies(Remembered)
+def _remembered(battle: Battle, remembered: Remembered) -> None:
+    if not remembered.unit and not remembered.book:
+        battle.bookkeeping = remembered.changes["memory"]
+        return
+    memory = battle.own(remembered.unit).notes[remembered.book] if remembered.unit else battle.bookkeeping
+    for name, value in remembered.changes.items():
+        setattr(memory, name, value)
+
+
+@_applies(ProfileChanged)
+def _profile(battle: Battle, changed: ProfileChanged) -> None:
+    battle.own(changed.unit).profile.update(changed.changes)
+
+
+# What a rule reports and the battle keeps no trace of: a test's result, a move, a marker, a combat
+# joined or left (its consequences are outcomes of their own).
+for _reported_only in (TestResolved, Moved, MarkerPlaced, EngagementChanged):
+    _APPLY[_reported_only] = lambda battle, outcome: None
