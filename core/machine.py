@@ -8,7 +8,7 @@ machine (`add_model` is quadratic and skips models that compare equal).
 Firing reads the destination from the machine's own transitions (built once from the rows) and
 moves the unit with `Machine.set_state`. Going through `Event.trigger` gives the same result, since
 the graph has no conditions or callbacks (state changes are bookkeeping-free by design), but costs
-about 20 times as much (~40 us against ~2 us a fire, measured), and replay fires often.
+many times as much (bench/README.md), and replay fires often.
 """
 
 from __future__ import annotations

@@ -206,5 +206,5 @@ AnyOutcome = (
 
 # What one event caused, as evolve and replay hand it back. A tuple, not a list: a replay's
 # explanation trail holds one per event, and tuples of these (untracked) outcomes are not walked by
-# the cyclic garbage collector, where a list always is (measured: a fifth of a long replay's time).
+# the cyclic garbage collector, where a list always is (a long replay's share is in bench/README.md).
 Caused = tuple[Outcome, ...]

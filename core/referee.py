@@ -8,7 +8,6 @@ message naming the field, and `evolve` uses them too.
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import partial
 from typing import Any
 
 from morale.events.types import (
@@ -32,7 +31,7 @@ from morale.events.types import (
 
 from . import order, rules
 from .dice import commitment
-from .rules import Refusal, filed_under
+from .rules import Refusal, by_event_type
 from .rulesets import lookup
 from .state import Battle, DueTest, Unit
 
@@ -54,54 +53,42 @@ def decide(battle: Battle | None, event: AnyEvent) -> None:
     _DECISIONS[type(event)](battle, event)
 
 
-# What each type of event must satisfy to be accepted: event type -> check(battle, event), raising Refusal.
-_Check = Callable[[Battle, Any], None]
-_DECISIONS: dict[type, _Check] = {}
 
 
-_decides = partial(filed_under, _DECISIONS)
-
-
-@_decides(UnitJoined)
-def _may_join(battle: Battle, event: UnitJoined) -> None:
+def _unit_joined(battle: Battle, event: UnitJoined) -> None:
     if event.unit in battle.units:
         raise Refusal(f"unit {event.unit!r} has already joined this battle", field="unit")
     _check_side(battle, event.side)
     battle.ruleset.check_unit(battle, event)
 
 
-@_decides(UnitChanged)
-def _may_change(battle: Battle, event: UnitChanged) -> None:
+def _unit_changed(battle: Battle, event: UnitChanged) -> None:
     unit = living_unit(battle, event.unit)
     battle.ruleset.check_unit_change(battle, unit, event)
 
 
-@_decides(PhaseStarted)
-def _may_start_phase(battle: Battle, event: PhaseStarted) -> None:
+def _phase_started(battle: Battle, event: PhaseStarted) -> None:
     _check_no_tests_due(battle, "start a phase")
     expected = next_phase(battle)
     if battle.phase_open or (event.turn, event.side, event.phase) != expected:
         raise Refusal(_clock_message(battle, event, expected), rule=rules.CLOCK_ORDER)
 
 
-@_decides(PhaseEnded)
-def _may_end_phase(battle: Battle, event: PhaseEnded) -> None:
+def _phase_ended(battle: Battle, event: PhaseEnded) -> None:
     _check_no_tests_due(battle, "end the phase")
     current = (battle.turn, battle.active_side, battle.phase)
     if not battle.phase_open or (event.turn, event.side, event.phase) != current:
         raise Refusal(_clock_message(battle, event, current), rule=rules.CLOCK_ORDER)
 
 
-@_decides(CasualtiesSuffered)
-def _may_lose_models(battle: Battle, event: CasualtiesSuffered) -> None:
+def _casualties_suffered(battle: Battle, event: CasualtiesSuffered) -> None:
     unit = living_unit(battle, event.unit)
     if event.count > unit.models:
         raise Refusal(f"{unit.id} has only {unit.models} models left, not {event.count}", field="count")
     battle.ruleset.check_casualties(battle, unit, event)
 
 
-@_decides(CombatResolved)
-def _may_resolve_combat(battle: Battle, event: CombatResolved) -> None:
+def _combat_resolved(battle: Battle, event: CombatResolved) -> None:
     _check_no_tests_due(battle, "resolve a combat")
     seen: set[str] = set()
     if event.sides[0].side == event.sides[1].side:
@@ -117,8 +104,7 @@ def _may_resolve_combat(battle: Battle, event: CombatResolved) -> None:
     battle.ruleset.check_combat(battle, event)
 
 
-@_decides(ChargeDeclared)
-def _may_charge(battle: Battle, event: ChargeDeclared) -> None:
+def _charge_declared(battle: Battle, event: ChargeDeclared) -> None:
     _check_no_tests_due(battle, "declare a charge")
     charger = living_unit(battle, event.charger, field="charger")
     for target_id in event.targets:
@@ -134,8 +120,7 @@ def _may_charge(battle: Battle, event: ChargeDeclared) -> None:
     battle.ruleset.check_charge(battle, event)
 
 
-@_decides(TableFactRecorded)
-def _may_record_fact(battle: Battle, event: TableFactRecorded) -> None:
+def _table_fact_recorded(battle: Battle, event: TableFactRecorded) -> None:
     living_unit(battle, event.unit)
     if event.fact not in battle.ruleset.facts:
         known = ", ".join(battle.ruleset.facts)
@@ -143,8 +128,7 @@ def _may_record_fact(battle: Battle, event: TableFactRecorded) -> None:
     battle.ruleset.check_fact(battle, event)
 
 
-@_decides(DiceRolled)
-def _may_roll(battle: Battle, event: DiceRolled) -> None:
+def _dice_rolled(battle: Battle, event: DiceRolled) -> None:
     unit = living_unit(battle, event.unit)
     battle.ruleset.check_roll(battle, event)
     _check_once_per_phase(battle, unit, event.test)
@@ -177,8 +161,7 @@ def _may_roll(battle: Battle, event: DiceRolled) -> None:
         raise Refusal("the dice secret is public: the engine rolls no more", rule=rules.DICE_REVEAL)
 
 
-@_decides(DiceRevealed)
-def _may_reveal(battle: Battle, event: DiceRevealed) -> None:
+def _dice_revealed(battle: Battle, event: DiceRevealed) -> None:
     if not battle.dice_commitment:
         raise Refusal("this battle committed to no dice secret: the engine never rolled", field="secret")
     if battle.dice_secret:
@@ -187,8 +170,7 @@ def _may_reveal(battle: Battle, event: DiceRevealed) -> None:
         raise Refusal("this secret does not hash to the battle's dice commitment", field="secret")
 
 
-@_decides(PlayerDecided)
-def _may_decide(battle: Battle, event: PlayerDecided) -> None:
+def _player_decided(battle: Battle, event: PlayerDecided) -> None:
     unit = living_unit(battle, event.unit)
     if event.decision in battle.ruleset.free_decisions:
         battle.ruleset.check_free_decision(battle, unit, event)
@@ -198,8 +180,7 @@ def _may_decide(battle: Battle, event: PlayerDecided) -> None:
         order.check_turn(battle, first_due(battle, event.unit, event.decision))
 
 
-@_decides(RefereeRuled)
-def _may_rule(battle: Battle, event: RefereeRuled) -> None:
+def _referee_ruled(battle: Battle, event: RefereeRuled) -> None:
     unit = known_unit(battle, event.unit)
     if event.state is None and not event.waive_tests:
         raise Refusal("a ruling must set a state or waive the unit's tests", field="state")
@@ -209,8 +190,7 @@ def _may_rule(battle: Battle, event: RefereeRuled) -> None:
         raise Refusal(f"{unit.id} has no tests due to waive", field="waive_tests")
 
 
-@_decides(EventRetracted)
-def _may_strike(battle: Battle, event: EventRetracted) -> None:
+def _event_retracted(battle: Battle, event: EventRetracted) -> None:
     if event.seq > battle.seq:
         raise Refusal(f"there is no event {event.seq} yet (last is {battle.seq})", field="seq")
     if event.seq == 1:
@@ -311,3 +291,9 @@ def _check_no_tests_due(battle: Battle, action: str) -> None:
     if battle.due:
         waiting = ", ".join(f"{t.test} for {t.unit} ({t.rule})" for t in battle.due)
         raise Refusal(f"cannot {action} while tests are due: {waiting}", rule=rules.TESTS_FIRST)
+
+
+# What each type of event must satisfy to be accepted: event type -> check(battle, event), raising
+# Refusal. Each is the function above named after the event's tag (`_unit_joined`...): the log's
+# own list of event types (`EVENT_TYPES`) is the only one, and a type without its check fails here.
+_DECISIONS: dict[type, Callable[[Battle, Any], None]] = by_event_type(globals(), "check", skip=(BattleStarted,))

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from morale.events.types import EVENT_TYPES
+
 from . import catalogue
 
 F = TypeVar("F", bound=Callable[..., object])
@@ -106,6 +108,17 @@ def filed_under(table: dict[type, F], event_type: type) -> Callable[[F], F]:
         return fn
 
     return register
+
+
+def by_event_type(namespace: dict[str, Any], what: str, skip: tuple[type, ...] = ()) -> dict[type, Any]:
+    """{event type: its handler} for every type of event the log knows (`EVENT_TYPES`, the one list of
+    them), each handler found in `namespace` under the event's tag (`_casualties_suffered`); a type with
+    no handler stops the import, naming it."""
+    found = {cls: namespace.get(f"_{tag}") for tag, cls in EVENT_TYPES.items() if cls not in skip}
+    missing = [cls.__name__ for cls, handler in found.items() if handler is None]
+    if missing:
+        raise ImportError(f"no {what} for {', '.join(missing)}: write `_{{tag}}` for each")
+    return found
 
 
 class Refusal(Exception):

@@ -214,3 +214,16 @@ def test_a_ruleset_that_reads_no_profile_fields_refuses_them_and_any_change():
                         profile={"formation": "line"})  # fmt: skip
     assert table.refuse(joined).field == "profile"
     assert table.refuse(UnitChanged(unit="guard", changes={"formation": "square"})).field == "changes"
+
+
+def test_each_event_type_the_log_knows_has_one_check_and_one_fold():
+    """The log's list of event types (`EVENT_TYPES`) is the only one: the referee and the fold find
+    each type's handler by its tag, so a new type without either stops the import."""
+    from morale.core import fold, referee
+    from morale.events.types import EVENT_TYPES, BattleStarted
+
+    kinds = set(EVENT_TYPES.values()) - {BattleStarted}  # a battle's first event starts the fold itself
+    assert set(referee._DECISIONS) == kinds and set(fold._FOLDS) == kinds
+    for tag, kind in EVENT_TYPES.items():
+        if kind in kinds:
+            assert referee._DECISIONS[kind].__name__ == fold._FOLDS[kind].__name__ == f"_{tag}"

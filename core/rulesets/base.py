@@ -221,8 +221,9 @@ class Ruleset:
         fixed = [name for name in event.changes if name not in self.changeable]
         if fixed:
             allowed = ", ".join(sorted(self.changeable)) or "none"
-            raise Refusal(f"{fixed[0]!r} cannot change during a {self.id} battle (changeable: {allowed})",
-                          field="changes")  # fmt: skip
+            raise Refusal(
+                f"{fixed[0]!r} cannot change during a {self.id} battle (changeable: {allowed})", field="changes"
+            )
         self.read_profile({**unit.profile, **event.changes})
 
     def on_unit_change(self, battle: Battle, unit: Unit, event: UnitChanged, seq: int) -> Decided:
@@ -402,14 +403,22 @@ class Ruleset:
     @staticmethod
     def withdraw(due: DueTest, rule: str, caused_by: tuple[int, ...], detail: str = "") -> TestNotTaken:
         """Take a due test off the list without a result: the rule cited makes it moot."""
-        return TestNotTaken(unit=due.unit, rule=rule, caused_by=caused_by, test=due.test, trigger=due.rule,
-                            detail=detail, withdrawn=True)  # fmt: skip
+        return TestNotTaken(
+            unit=due.unit,
+            rule=rule,
+            caused_by=caused_by,
+            test=due.test,
+            trigger=due.rule,
+            detail=detail,
+            withdrawn=True,
+        )
 
     @staticmethod
     def not_taken(due: DueTest, rule: str, caused_by: tuple[int, ...], detail: str = "") -> TestNotTaken:
         """A test the trigger called for that the unit does not take; `rule` says why."""
-        return TestNotTaken(unit=due.unit, rule=rule, caused_by=caused_by, test=due.test, trigger=due.rule,
-                            detail=detail)  # fmt: skip
+        return TestNotTaken(
+            unit=due.unit, rule=rule, caused_by=caused_by, test=due.test, trigger=due.rule, detail=detail
+        )
 
     @staticmethod
     def restate(due: DueTest, fact: str, value: FactValue, caused_by: tuple[int, ...]) -> DueAmended:
@@ -430,8 +439,14 @@ class Ruleset:
         self, battle: Battle, unit: Unit, name: str, rule: str, until: Point, caused_by: tuple[int, ...]
     ) -> RestrictionApplied:
         """Put a restriction on a unit until the end of the phase at `until`."""
-        return RestrictionApplied(unit=unit.id, rule=rule, caused_by=caused_by, restriction=name,
-                                  until=self.describe_point(battle, until), ends=until)  # fmt: skip
+        return RestrictionApplied(
+            unit=unit.id,
+            rule=rule,
+            caused_by=caused_by,
+            restriction=name,
+            until=self.describe_point(battle, until),
+            ends=until,
+        )
 
     def end_of_player_turn(self, battle: Battle, side: str, *, next_turn: bool = False) -> Point:
         """The point at which `side`'s current (or next) player turn ends."""
