@@ -46,8 +46,9 @@ def carry_out(battle: Battle, decided: Decided) -> list[Outcome]:
     """Apply each decided outcome in turn; return the ones that are part of the explanation."""
     reported: list[Outcome] = []
     for outcome in decided:
-        _APPLY[type(outcome)](battle, outcome)
-        if outcome.reported:
+        kind = type(outcome)
+        _APPLY[kind](battle, outcome)
+        if kind.reported:
             reported.append(outcome)
     return reported
 
@@ -72,7 +73,7 @@ def nothing(*outcomes: Outcome) -> Iterator[Outcome]:
 
 @_applies(StateChanged)
 def _moved_on(battle: Battle, change: StateChanged) -> None:
-    unit = battle.own(change.unit)
+    unit = battle.living.get(change.unit) or battle.own(change.unit)  # a unit in play is its own
     if change.move:
         battle.ruleset.graph.fire(unit, change.move, change.to_state)
     else:

@@ -10,6 +10,7 @@ rulesets, is decided as outcomes and carried out by `apply` (`core/apply.py`).
 from __future__ import annotations
 
 from collections.abc import Callable
+from itertools import chain
 from typing import Any
 
 from morale.events.types import (
@@ -47,7 +48,9 @@ def evolve(battle: Battle | None, event: AnyEvent, seq: int) -> tuple[Battle, Ca
     battle.seq = seq
     # One fold an event type, found by the event's exact type: a `match` on the union would test the
     # classes one by one on every event (bench/README.md has the figure).
-    caused = carry_out(battle, _FOLDS[type(event)](battle, event, seq))
+    decided = _FOLDS[type(event)](battle, event, seq)
+    # Most events decide nothing: their fold hands back an empty tuple, and nothing is carried out.
+    caused = carry_out(battle, decided) if decided else ()
     if battle.chosen_first:
         order.forget_finished(battle)
     if caused:  # most events change no unit's state: nothing to track
@@ -115,8 +118,13 @@ def _phase_started(battle: Battle, event: PhaseStarted, seq: int) -> Decided:
 
 def _phase_ended(battle: Battle, event: PhaseEnded, seq: int) -> Decided:
     battle.phase_open = False
-    yield from battle.ruleset.on_phase_ended(battle, seq)
-    yield from _expire(battle, seq)
+    ended = battle.ruleset.on_phase_ended(battle, seq)
+    return _then_expire(battle, ended, seq) if ended else _expire(battle, seq)
+
+
+def _then_expire(battle: Battle, ended: Decided, seq: int) -> Decided:
+    yield from ended
+    yield from _expire(battle, seq)  # what carries over is read once the phase's own tests are decided
 
 
 def _casualties_suffered(battle: Battle, event: CasualtiesSuffered, seq: int) -> Decided:
@@ -125,8 +133,8 @@ def _casualties_suffered(battle: Battle, event: CasualtiesSuffered, seq: int) ->
     if battle.phase_open:
         unit.phase_losses.append(seq)
     if unit.models == 0:
-        yield from _destroy(battle, unit, seq)
-    yield from battle.ruleset.on_casualties(battle, unit, event, seq)
+        return chain(_destroy(battle, unit, seq), battle.ruleset.on_casualties(battle, unit, event, seq))
+    return battle.ruleset.on_casualties(battle, unit, event, seq)
 
 
 def _combat_resolved(battle: Battle, event: CombatResolved, seq: int) -> Decided:
@@ -205,12 +213,17 @@ def _destroy(battle: Battle, unit: Unit, seq: int) -> Decided:
 
 def _expire(battle: Battle, seq: int) -> Decided:
     """At a phase's end: lift the restrictions and carry out the state changes scheduled for it."""
+    # Most units carry nothing over a phase's end, and at most phase ends none does.
+    for unit in battle.living.values():
+        if unit.pending or unit.restrictions:
+            return _expiring(battle, seq)
+    return ()
+
+
+def _expiring(battle: Battle, seq: int) -> Decided:
     now = battle.point
     graph = battle.ruleset.graph
-    for unit in list(battle.living.values()):
-        # Most units carry nothing over a phase's end: skip them without building lists.
-        if not (unit.pending or unit.restrictions):
-            continue
+    for unit in [u for u in battle.living.values() if u.pending or u.restrictions]:
         for pending in [p for p in unit.pending if p.at <= now]:
             unit.pending.remove(pending)
             if unit.alive and graph.can(unit, pending.trigger):

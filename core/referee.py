@@ -53,8 +53,6 @@ def decide(battle: Battle | None, event: AnyEvent) -> None:
     _DECISIONS[type(event)](battle, event)
 
 
-
-
 def _unit_joined(battle: Battle, event: UnitJoined) -> None:
     if event.unit in battle.units:
         raise Refusal(f"unit {event.unit!r} has already joined this battle", field="unit")

@@ -22,8 +22,11 @@ if TYPE_CHECKING:
     from .rulesets.base import Ruleset
 
 
-@dataclass(frozen=True, slots=True)
-class DueTest:
+class DueTest(msgspec.Struct, frozen=True, kw_only=True, gc=False):
+    """A test waiting for its dice or a decision. A Struct, not a frozen dataclass: each test made
+    due builds one from its `TestDue` outcome, and a Struct is built in C (change one with
+    `msgspec.structs.replace`)."""
+
     unit: str
     test: str  # what the dice are rolled for: "morale", "regroup", "pinning", "fall_back"...
     rule: str  # the clause that made it due

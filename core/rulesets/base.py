@@ -11,7 +11,7 @@ carries each outcome out before the hook reads on.
 
 from __future__ import annotations
 
-import dataclasses
+import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -261,7 +261,11 @@ class Ruleset:
 
     def on_fact(self, battle: Battle, event: TableFactRecorded, seq: int) -> Decided:
         """The clause that answers the fact reads it: a method of the ruleset taking (battle, event, seq)."""
-        return self.answering(self.facts[event.fact])(battle, event, seq)  # type: ignore[no-any-return]
+        return self._readers[event.fact](battle, event, seq)  # type: ignore[no-any-return]
+
+    @functools.cached_property
+    def _readers(self) -> dict[str, Callable[..., Any]]:
+        return {fact: self.answering(rule_id) for fact, rule_id in self.facts.items()}
 
     def answering(self, rule_id: str) -> Callable[..., Any]:
         """The function that carries out a clause: bound to this ruleset where it is one of its methods."""
@@ -423,7 +427,7 @@ class Ruleset:
     @staticmethod
     def restate(due: DueTest, fact: str, value: FactValue, caused_by: tuple[int, ...]) -> DueAmended:
         """Attach what the table stated about a due roll before its dice; it keeps its place in the list."""
-        stated = dataclasses.replace(due, stated=(*due.stated, (fact, value)))
+        stated = msgspec.structs.replace(due, stated=(*due.stated, (fact, value)))
         return DueAmended(unit=due.unit, rule=due.rule, caused_by=caused_by, before=due, after=stated)
 
     def remove(self, battle: Battle, unit: Unit, trigger: str, caused_by: tuple[int, ...]) -> Decided:

@@ -220,9 +220,13 @@ class Wh40k6(FortyK):
                 )
 
     def on_phase_ended(self, battle: Battle, seq: int) -> Decided:
+        hit = battle.hit_this_phase()
+        return self.casualty_tests(battle, hit, seq) if hit else ()  # most phases end with no unit hit
+
+    def casualty_tests(self, battle: Battle, hit: list[Unit], seq: int) -> Decided:
         threshold = int(self.param(battle, "casualty_threshold_percent"))  # type: ignore[call-overload]
         phase = battle.phase
-        for unit in battle.hit_this_phase():
+        for unit in hit:
             if heavy_casualties(unit, phase, threshold) and may_test_again(unit, "morale"):
                 yield from self.require(battle, unit, "morale", heavy_casualties.id, tuple(unit.phase_losses))
 
