@@ -92,10 +92,10 @@ def test_the_check_sees_a_ruleset_that_changes_the_battle(tmp_path):
         "    found = [seq]\n"
         "    found.append(seq)\n"
     )
-    assert [line.split(": ", 1)[1] for line in changes_of_state(sneaky)] == [
-        "unit.restrictions.append(seq)",
+    assert sorted(line.split(": ", 1)[1] for line in changes_of_state(sneaky)) == [
         "battle.due[0] changed",
         "book(unit).charged_turn changed",
+        "unit.restrictions.append(seq)",
     ]
 
 
