@@ -10,7 +10,6 @@ rulesets, is decided as outcomes and carried out by `apply` (`core/apply.py`).
 from __future__ import annotations
 
 from collections.abc import Callable
-from itertools import chain
 from typing import Any
 
 from morale.events.types import (
@@ -133,8 +132,14 @@ def _casualties_suffered(battle: Battle, event: CasualtiesSuffered, seq: int) ->
     if battle.phase_open:
         unit.phase_losses.append(seq)
     if unit.models == 0:
-        return chain(_destroy(battle, unit, seq), battle.ruleset.on_casualties(battle, unit, event, seq))
+        return _destroyed(battle, unit, event, seq)
     return battle.ruleset.on_casualties(battle, unit, event, seq)
+
+
+def _destroyed(battle: Battle, unit: Unit, event: CasualtiesSuffered, seq: int) -> Decided:
+    yield from _destroy(battle, unit, seq)
+    # Only now: the ruleset reads the unit as destroyed (a friend destroyed makes others test).
+    yield from battle.ruleset.on_casualties(battle, unit, event, seq)
 
 
 def _combat_resolved(battle: Battle, event: CombatResolved, seq: int) -> Decided:
