@@ -18,6 +18,7 @@ from typing import Any
 from .outcomes import (
     Cleared,
     DueAmended,
+    DueSettled,
     EngagementChanged,
     Marked,
     MarkerPlaced,
@@ -110,6 +111,11 @@ def _not_taken(battle: Battle, skipped: TestNotTaken) -> None:
 @_applies(DueAmended)
 def _amended(battle: Battle, amended: DueAmended) -> None:
     battle.due[battle.due.index(amended.before)] = amended.after
+
+
+@_applies(DueSettled)
+def _settled(battle: Battle, settled: DueSettled) -> None:
+    battle.due.remove(settled.due)
 
 
 @_applies(RestrictionApplied)

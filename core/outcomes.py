@@ -183,6 +183,15 @@ class DueAmended(Outcome, tag="due_amended"):
     after: Any
 
 
+class DueSettled(Outcome, tag="due_settled"):
+    """A due test the table settles without its dice (it reports the conditions met): it leaves the
+    list, as a rolled test does; the result that settles it is reported on its own. `due` is the
+    `state.DueTest`."""
+
+    reported: ClassVar[bool] = False
+    due: Any
+
+
 class Cleared(Outcome, tag="cleared"):
     """A unit out of the battle carries nothing on: its restrictions and scheduled changes go."""
 
