@@ -10,7 +10,6 @@ rolled when the table has nothing against it; a fact against it settles it witho
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping
 from typing import Annotated, ClassVar, NamedTuple
 
@@ -425,7 +424,7 @@ class Wh40k3(FortyK):
             auto = knows_no_fear.id if due.rule == knows_no_fear.id else passes_automatically.id
             yield DueSettled(unit=unit.id, rule=auto, caused_by=(*due.caused_by, seq), due=due)
             yield from self.settle(
-                battle, dataclasses.replace(due, caused_by=(*due.caused_by, seq)), passed=True, rule=auto
+                battle, msgspec.structs.replace(due, caused_by=(*due.caused_by, seq)), passed=True, rule=auto
             )
         else:
             yield self.restate(due, fact, event.value, (seq,))  # a fact about the Fall Back roll to come
