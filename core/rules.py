@@ -30,7 +30,8 @@ class Declared:
 
 # What a clause may answer (each a name, or several): the fact from the table it reads, the decision
 # it allows, the special rule it gives effect to...; `Ruleset` builds its tables from these.
-Answer = str | tuple[str, ...]
+# A phrase (how the narrative words the state change the clause makes) may be one per state reached.
+Answer = str | tuple[str, ...] | dict[str, str]
 ANSWERS = ("fact", "decision", "free_decision", "special_rule", "once_per_phase", "ordered_test", "phrase")
 
 # Every clause the code declares, by rule ID, in the order the modules declare them.
@@ -71,14 +72,17 @@ def _declare(rule_id: str, target: Any, answers: dict[str, Answer]) -> None:
 
 def declared(ruleset: str, answer: str) -> dict[str, str]:
     """{name: rule ID} of the ruleset's clauses that answer `answer` (each fact, decision...), in the
-    order they are declared; for `phrase`, {rule ID: phrase}."""
+    order they are declared; for `phrase`, {rule ID: phrase} (or {"rule ID:state": phrase})."""
     table: dict[str, str] = {}
     for rule_id, target in CLAUSES.items():
         if not rule_id.startswith(f"{ruleset}.") or answer not in target.answers:  # type: ignore[union-attr]
             continue
         given = target.answers[answer]  # type: ignore[union-attr]
         if answer == "phrase":
-            table[rule_id] = str(given)
+            if isinstance(given, dict):  # one phrase per state the clause leads to: "rule:state"
+                table.update({f"{rule_id}:{state}": words for state, words in given.items()})
+            else:
+                table[rule_id] = str(given)
             continue
         for name in (given,) if isinstance(given, str) else given:
             if name in table:

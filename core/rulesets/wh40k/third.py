@@ -227,20 +227,6 @@ class Wh40k3(FortyK):
     restrictions = RESTRICTIONS
     profile_type = Wh40k3Profile
 
-    def __init__(self) -> None:
-        super().__init__()
-        # Where one clause leads to two states, the narrative words each ("rule:state").
-        edge, charged, swept = self.reaches_table_edge.id, self.on_charge.id, self.caught_by_sweeping_advance.id
-        self.phrases = {
-            **self.phrases,
-            f"{edge}:regrouped": "Regroups at the table edge: its last chance",
-            f"{edge}:dispersed": "fails its last chance and leaves the battlefield by its table edge",
-            f"{charged}:regrouped": "Regroups as the enemy charges and fights normally",
-            f"{charged}:dispersed": "is charged while Falling Back and destroyed",
-            f"{swept}:regrouped": "Regroups as the Sweeping Advance reaches it",
-            f"{swept}:dispersed": "is caught by the Sweeping Advance and destroyed",
-        }
-
     def check_house_rules(self, house_rules: Mapping[str, object]) -> None:
         super().check_house_rules(house_rules)
         towards = house_rules.get("fall_back_towards", "table_edge")
@@ -340,7 +326,13 @@ class Wh40k3(FortyK):
         if charger.restricted("pinned"):
             raise Refusal(f"{charger.id} is pinned and cannot assault", rule=passes_automatically.id)
 
-    @clause("wh40k3.assaulted")
+    @clause(
+        "wh40k3.assaulted",
+        phrase={
+            "regrouped": "Regroups as the enemy charges and fights normally",
+            "dispersed": "is charged while Falling Back and destroyed",
+        },
+    )
     def on_charge(self, battle: Battle, event: ChargeDeclared, seq: int) -> Decided:
         """A Falling Back unit charged by the enemy at once takes an unmodified Ld test, even if it
         could not otherwise Regroup. Passed: it fights normally. Failed: it is destroyed."""
@@ -450,13 +442,27 @@ class Wh40k3(FortyK):
         yield Marked(unit=unit.id, rule=rule, caused_by=(seq,), mark=TRIED_IN_COVER)
         yield from self.offer_regroup(battle, unit, rule, (seq,))
 
-    @clause("wh40k3.regroup.table_edge", fact="reached_table_edge")
+    @clause(
+        "wh40k3.regroup.table_edge",
+        fact="reached_table_edge",
+        phrase={
+            "regrouped": "Regroups at the table edge: its last chance",
+            "dispersed": "fails its last chance and leaves the battlefield by its table edge",
+        },
+    )
     def reaches_table_edge(self, battle: Battle, unit: Unit, seq: int) -> Decided:
         """At the table edge a last chance to Regroup, under the conditions of `regroup_tests_due`;
         failed or not allowed: removed from the battlefield."""
         return self.offer_regroup(battle, unit, self.reaches_table_edge.id, (seq,))
 
-    @clause("wh40k3.sweeping_advance", fact="caught_by_sweeping_advance")
+    @clause(
+        "wh40k3.sweeping_advance",
+        fact="caught_by_sweeping_advance",
+        phrase={
+            "regrouped": "Regroups as the Sweeping Advance reaches it",
+            "dispersed": "is caught by the Sweeping Advance and destroyed",
+        },
+    )
     def caught_by_sweeping_advance(self, battle: Battle, unit: Unit, seq: int) -> Decided:
         """Contacted by a Sweeping Advance while Falling Back: pass a Regroup test or be destroyed
         (taken like `on_charge`: unmodified, even if it could not otherwise Regroup)."""
