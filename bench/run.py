@@ -183,7 +183,7 @@ def bench_import(count: int, seed: int = 1) -> None:
 
 
 def bench_time_travel(count: int, seed: int = 1, points: int = 50, warm_points: int = 200) -> None:
-    from morale.projections.snapshots import battle_at, rebuild
+    from morale.app.snapshot_cache import battle_at, rebuild
 
     store, battle, events = cached_battle(seed, count)
     started = time.perf_counter()

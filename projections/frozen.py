@@ -23,13 +23,27 @@ from collections import OrderedDict
 from dataclasses import dataclass, field, replace
 from itertools import islice
 from operator import itemgetter
-from typing import cast
+from typing import Protocol, cast
 
 from morale.core.state import Battle, Unit
 from morale.events.store import EventStore
 
 BASE_EVERY = 50  # snapshots from one base to the next: the most a restore has to name one by one
 _first, _second, _third = itemgetter(0), itemgetter(1), itemgetter(2)
+
+
+class Keeper(Protocol):
+    """Where the snapshots a fold takes go. Keeping them is a write, and projections only read: the
+    keeper is the app's snapshot cache (`morale.app.snapshot_cache`), which writes them to the store."""
+
+    def keep_units(self, battle: str, engine: str, units: list[tuple[bytes, bytes]]) -> list[int]:
+        """Keep departed units, as (digest, pickled bytes), once each; their kept ids in order, a unit
+        kept before keeping its id. A snapshot names its departed units by these ids."""
+        ...
+
+    def keep_snapshot(self, battle: str, seq: int, engine: str, blob: bytes) -> None:
+        """Keep `blob` as the battle's snapshot at `seq` by this engine version, replacing one kept there."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -46,9 +60,9 @@ class Since:
 
 @dataclass
 class Freezer:
-    """Freezes one replay's battle at each snapshot point, into `store`'s tables."""
+    """Freezes one replay's battle at each snapshot point; the units it names go to `keep` as they depart."""
 
-    store: EventStore
+    keep: Keeper
     battle_id: str
     engine: str
     # id(unit) -> (the unit, its kept id, its digest); and kept id -> digest
@@ -93,7 +107,7 @@ class Freezer:
             new = [unit for unit, row in zip(units, found, strict=True) if row is None]
             bodies = [pickle.dumps(unit, protocol=pickle.HIGHEST_PROTOCOL) for unit in new]
             digests = [_unit_digest(body) for body in bodies]
-            kept = self.store.save_snapshot_units(self.battle_id, self.engine, list(zip(digests, bodies, strict=True)))
+            kept = self.keep.keep_units(self.battle_id, self.engine, list(zip(digests, bodies, strict=True)))
             for unit, kept_id, digest in zip(new, kept, digests, strict=True):
                 self._kept[id(unit)] = (unit, kept_id, digest)  # the unit itself too: its id() stays its own
                 self._digests[kept_id] = digest
