@@ -89,8 +89,9 @@ class Freezer:
         if self._base is not None and self._since_base < BASE_EVERY:
             base_seq, base_checksum, base_joined, base_departed = self._base
             new = sorted(set(ids).difference(base_departed))
-            since = Since(base_seq, base_checksum, list(islice(battle.units, base_joined, None)), new,
-                          _digest_of(b"".join(map(self._digests.__getitem__, new))))  # fmt: skip
+            joined = list(islice(battle.units, base_joined, None))
+            new_digest = _digest_of(b"".join(map(self._digests.__getitem__, new)))
+            since = Since(base_seq, base_checksum, joined, new, new_digest)
         # The digest's kept unit encodings (Battle.departed_views) are this process's cache, not state: left out.
         core = replace(battle, units={}, departed_views={})
         frozen = pickle.dumps((core, current, ids, _digest_of(digests), since), protocol=pickle.HIGHEST_PROTOCOL)

@@ -177,8 +177,8 @@ def replay_command(
 def _turn_only(battle: str, lines: list[Line], turn: int) -> list[Line]:
     """The narrative of one game turn; a turn the battle never reached is refused, not shown empty."""
     if turn < 1 or not any(line.turn == turn for line in lines):
-        raise Refusal(f"battle {battle!r} has no turn {turn}: it has {turn_span(line.turn for line in lines)}",
-                      field="turn")  # fmt: skip
+        span = turn_span(line.turn for line in lines)
+        raise Refusal(f"battle {battle!r} has no turn {turn}: it has {span}", field="turn")
     return [line for line in lines if line.turn == turn]
 
 
