@@ -1,17 +1,18 @@
 """How a battle becomes a snapshot's bytes, and back, in a fraction of the time a replay takes.
 
-A long battle holds thousands of units that have left play for good (`Battle.departed`): 4,383 of
-the 100,000-event battle's, against 8 in play. They no longer change, so each is kept once, in the
-store's table of snapshot units (its pickled bytes, their digest, an id never given again), and a
+A long battle holds thousands of units that have left play for good (`Battle.departed`), against a
+handful in play. They no longer change, so each is kept once, in the store's table of snapshot
+units (its pickled bytes, their digest, an id never given again; the keeper writes them), and a
 snapshot names them by id. A process materialises each once; battles restored later share the
 object (a ruling that brings one back copies it first, `Battle.own`).
 
-Even naming them costs a Python step per unit on every restore (~1 us each, mostly cache misses on
-a 2-core VM). So every `BASE_EVERY`-th snapshot is a base: a restored base leaves this process a
-template (its roster, in join order, as a dict that copies in ~50 us), and the snapshots after it
-record only what changed since: the units that joined, the units that departed. A template is
-used only for the exact base a snapshot names (by checksum), and every unit a snapshot names is
-checked against the digests it recorded, so nothing remembered can differ from what it holds.
+Even naming them costs a Python step per unit on every restore (mostly cache misses), and a late
+point names thousands. So every `BASE_EVERY`-th snapshot is a base: a restored base leaves this
+process a template (its roster, in join order, as a dict, which copies in a fraction of the time
+the units take to name), and the snapshots after it record only what changed since: the units that
+joined, the units that departed. A template is used only for the exact base a snapshot names (by
+checksum), and every unit a snapshot names is checked against the digests it recorded, so nothing
+remembered can differ from what it holds. The figures behind this are in bench/README.md.
 """
 
 from __future__ import annotations
@@ -171,7 +172,7 @@ _departed: OrderedDict[str, dict[int, tuple[Unit, bytes]]] = OrderedDict()
 _DEPARTED_BATTLES = 16  # battles whose departed units are kept (the least recently restored go first)
 # Base snapshots' rosters by checksum: unit id -> the departed unit, or None where a unit was still changing.
 _templates: OrderedDict[bytes, dict[str, Unit | None]] = OrderedDict()
-_TEMPLATES = 64  # ~150 KB each for a roster of 4,000 units
+_TEMPLATES = 64  # each weighs what its roster does (bench/README.md has a long battle's)
 
 
 def forget() -> None:

@@ -7,9 +7,9 @@ ignored, not believed. The answer is always what a full replay gives (a test com
 random points); snapshots only shorten the way there.
 
 The check is a sha256 of the pickled bytes, written first: recomputing the state digest instead
-would cost a walk over every unit that ever joined (~23 ms in a 100,000-event battle, measured).
-How a battle is frozen, and why restoring one costs ~1 ms however many units it ever had, is in
-`projections.frozen`.
+would cost a walk over every unit that ever joined, thousands in a long battle. How a battle is
+frozen, and why restoring one costs about the same however many units it ever had, is in
+`projections.frozen`; what each costs is in bench/README.md.
 
 Like every projection, this module only reads the store. A fold that passes a snapshot point
 freezes the battle there and hands the bytes to a `Keeper`, if it was given one: the app's snapshot

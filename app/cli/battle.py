@@ -257,8 +257,8 @@ def serve_command(
     kind = "a new store" if fresh else "the store"
     out.print(f"Serving {kind} {db} on http://{host}:{port}/ (viewer: /view, API: /schema)", markup=False)
     # The code and the app live as long as the process: out of the cyclic collector's full passes,
-    # which otherwise walk them again and again (110-190 ms pauses with 1,000 feed followers, the
-    # feed's slowest deliveries, measured in bench/feed.py).
+    # which otherwise walk them again and again, and whose pauses were the live feed's slowest
+    # deliveries (bench/feed.py; the figures are in bench/README.md).
     gc.collect()
     gc.freeze()
     uvicorn.run(served, host=host, port=port, timeout_graceful_shutdown=2, log_level="warning")
