@@ -114,8 +114,8 @@ class BattleGenerator:
             return
         if battle.phase == "shooting":
             for target in self.rng.sample(enemies, k=min(len(enemies), self.rng.randint(0, 3))):
-                do(CasualtiesSuffered(unit=target.id, count=self.rng.randint(1, max(1, target.models // 4)),
-                                      cause="shooting"))  # fmt: skip
+                count = self.rng.randint(1, max(1, target.models // 4))
+                do(CasualtiesSuffered(unit=target.id, count=count, cause="shooting"))
                 if self.rng.random() < 0.1:
                     do(TableFactRecorded(unit=target.id, fact="hit_by_pinning_weapon"))
         elif battle.phase == "movement" and self.rng.random() < 0.2:
@@ -133,17 +133,25 @@ class BattleGenerator:
             if lost_target:
                 do(CasualtiesSuffered(unit=target.id, count=lost_target, cause="close_combat"))
             if charger.alive and target.alive:
-                do(CombatResolved(sides=(
+                sides = (
                     CombatSide(side=charger.side, units=(charger.id,), wounds_inflicted=lost_target),
                     CombatSide(side=target.side, units=(target.id,), wounds_inflicted=lost_charger),
-                )))  # fmt: skip
+                )
+                do(CombatResolved(sides=sides))
 
     def _new_unit(self, side: str) -> UnitJoined:
         self.joined += 1
         unit_type, models, ld, initiative, rules = self.rng.choice(PROFILES)
-        return UnitJoined(unit=f"{side}-{self.joined}", side=side, name=f"{side.title()} unit {self.joined}",
-                          unit_type=unit_type, models=models, ld=ld, initiative=initiative,
-                          special_rules=tuple(rules))  # fmt: skip
+        return UnitJoined(
+            unit=f"{side}-{self.joined}",
+            side=side,
+            name=f"{side.title()} unit {self.joined}",
+            unit_type=unit_type,
+            models=models,
+            ld=ld,
+            initiative=initiative,
+            special_rules=tuple(rules),
+        )
 
 
 def battle_events(seed: int, count: int) -> list[AnyEvent]:

@@ -130,8 +130,10 @@ def bench_append(count: int = 300, seed: int = 2) -> None:
             ours += islice(our_appends, 25)
             peer += islice(peer_appends, 25)
         our_median, peer_median = statistics.median(ours[1:]), statistics.median(peer[1:])
-        print(f"  synchronous={level:<6}  morale median {our_median * 1e6:7.0f} us   peer (eventsourcing) median "
-              f"{peer_median * 1e6:7.0f} us   -> morale {peer_median / our_median:.1f}x faster")  # fmt: skip
+        print(
+            f"  synchronous={level:<6}  morale median {our_median * 1e6:7.0f} us   peer (eventsourcing) median "
+            f"{peer_median * 1e6:7.0f} us   -> morale {peer_median / our_median:.1f}x faster"
+        )
 
 
 def _appends_ours(events: list[AnyEvent], level: str) -> Iterator[float]:
@@ -183,7 +185,7 @@ def bench_import(count: int, seed: int = 1) -> None:
 
 
 def bench_time_travel(count: int, seed: int = 1, points: int = 50, warm_points: int = 200) -> None:
-    from morale.projections.snapshots import battle_at, rebuild
+    from morale.app.snapshot_cache import battle_at, rebuild
 
     store, battle, events = cached_battle(seed, count)
     started = time.perf_counter()
@@ -203,10 +205,14 @@ def bench_time_travel(count: int, seed: int = 1, points: int = 50, warm_points: 
     warm = at_random_points(warm_points)  # then more, as a server that has answered some already
     full = timed(lambda: full_replay(store, battle), repeat=1)
     print(f"\ntime travel: the battle at random points of a {len(events):,}-event battle, from snapshots")
-    print(f"  first {points} points in a fresh process: median {statistics.median(cold) * 1000:.2f} ms, "
-          f"max {max(cold) * 1000:.2f} ms (the very first: {cold[0] * 1000:.2f} ms)")  # fmt: skip
-    print(f"  {warm_points} more: median {statistics.median(warm) * 1000:.2f} ms, "
-          f"p90 {sorted(warm)[int(warm_points * 0.9)] * 1000:.2f} ms, max {max(warm) * 1000:.2f} ms")  # fmt: skip
+    print(
+        f"  first {points} points in a fresh process: median {statistics.median(cold) * 1000:.2f} ms, "
+        f"max {max(cold) * 1000:.2f} ms (the very first: {cold[0] * 1000:.2f} ms)"
+    )
+    print(
+        f"  {warm_points} more: median {statistics.median(warm) * 1000:.2f} ms, "
+        f"p90 {sorted(warm)[int(warm_points * 0.9)] * 1000:.2f} ms, max {max(warm) * 1000:.2f} ms"
+    )
     print(f"  (a full replay: {full * 1000:.0f} ms; taking the snapshots: {rebuild_s:.1f} s)")
 
 
@@ -233,8 +239,8 @@ def bench_memory(battles: int, per_battle: int) -> None:
         "hwm = [int(line.split()[1]) for line in status.splitlines() if line.startswith('VmHWM:')]; "
         "print(seconds, hwm[0] if hwm else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
     )
-    out = subprocess.run([sys.executable, "-c", script, str(path), str(HERE)], capture_output=True, text=True,
-                         check=True).stdout.split()  # fmt: skip
+    command = [sys.executable, "-c", script, str(path), str(HERE)]
+    out = subprocess.run(command, capture_output=True, text=True, check=True).stdout.split()
     seconds, peak_kb = float(out[0]), int(out[1])
     print(f"\narchive: {battles:,} battles, {total:,} events, replayed one battle at a time in a fresh process")
     print(f"  {seconds:.1f} s ({total / seconds:,.0f} events/s), peak resident memory {peak_kb / 1024:.0f} MB")

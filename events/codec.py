@@ -110,8 +110,8 @@ def decode_raw(data: str | bytes) -> RawStored:
 
 def read_rows(rows: Iterable[tuple[int, int, str, str]]) -> Iterator[LogEntry]:
     """(seq, event) from stored (seq, schema_version, type, body) rows, as a fold reads the log. An
-    event of its type's current version is decoded from its body in place: one function call less
-    an event is ~30 ms less of a 100,000-event replay (measured); any other goes through `decode_stored`."""
+    event of its type's current version is decoded from its body in place, one function call less an
+    event, which a long replay feels (bench/README.md); any other goes through `decode_stored`."""
     decode = _body_decoder.decode
     for seq, schema_version, event_type, body in rows:
         if _CURRENT_VERSIONS.get(event_type) == schema_version:

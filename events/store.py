@@ -180,8 +180,8 @@ def _unless_no_snapshots(exc: sqlite3.OperationalError) -> None:
 
 def now_utc() -> str:
     """The moment of recording in UTC, to the microsecond: "2026-11-29T18:49:04.406295Z". Built from
-    the clock's nanoseconds with each second's text kept: an aware datetime's isoformat was ~8% of
-    a single append (6 us in 75, measured in turns with the old one)."""
+    the clock's nanoseconds with each second's text kept: an aware datetime's isoformat was a
+    noticeable share of a single append (bench/README.md)."""
     micros = time.time_ns() // 1_000
     return f"{_utc_second(micros // 1_000_000)}.{micros % 1_000_000:06d}Z"
 
@@ -308,7 +308,7 @@ class SqliteEventStore:
                 raise ConflictError(battle, expected_seq, actual_seq)
             sealed = sealer(actual_seq, prev_hash)
             # A plain prepared INSERT: sqlite-utils' insert_all re-reads the table's columns on every
-            # call, which was most of a single append's cost (measured in bench/run.py).
+            # call, which was most of a single append's cost (bench/run.py; see bench/README.md).
             conn.executemany(
                 "INSERT INTO events (battle, seq, schema_version, recorded_at, type, body, prev_hash, hash) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -352,8 +352,8 @@ class SqliteEventStore:
 
     def events(self, battle: str, after_seq: int = 0, up_to: int | None = None) -> Iterator[LogEntry]:
         """(seq, event) for events after `after_seq` up to `up_to`, in log order: all a fold reads.
-        Leaving out the timestamps and hash links a replay never looks at reads a long log in
-        two-thirds of the time `read` takes (measured in bench/run.py)."""
+        Leaving out the timestamps and hash links a replay never looks at reads a long log
+        markedly faster than `read` does (bench/run.py; the figure is in bench/README.md)."""
         rows = self.db.conn.execute(
             "SELECT seq, schema_version, type, body FROM events WHERE battle = ? AND seq > ? AND seq <= ? ORDER BY seq",
             (battle, after_seq, _LAST if up_to is None else up_to),

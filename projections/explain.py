@@ -141,9 +141,17 @@ def explain(battle_id: str, events: Iterable[StoredEvent], unit_id: str, at: int
     if unit is None:
         raise Refusal(f"no unit {unit_id!r} in this battle at event {fold.seq}", field="unit")
     return Explanation(
-        battle=battle_id, unit=unit.id, name=unit.name, side=unit.side, at=fold.seq, state=unit.state,
-        models=unit.models, starting_models=unit.starting_models, ld=unit.ld, steps=chronicle.steps.get(unit_id, []),
-    )  # fmt: skip
+        battle=battle_id,
+        unit=unit.id,
+        name=unit.name,
+        side=unit.side,
+        at=fold.seq,
+        state=unit.state,
+        models=unit.models,
+        starting_models=unit.starting_models,
+        ld=unit.ld,
+        steps=chronicle.steps.get(unit_id, []),
+    )
 
 
 def _about(event: object) -> str:
@@ -163,10 +171,17 @@ def _fold_outcome(
     match outcome:
         case TestDue():
             step = Step(
-                seq=seq, kind="test", text=f"{outcome.test.replace('_', ' ')} test due", test=outcome.test,
-                trigger=outcome.rule, trigger_words=rule_words(outcome.rule), caused_by=_cite(said, outcome.caused_by),
-                target=outcome.target, modifiers=outcome.modifiers, status="due",
-            )  # fmt: skip
+                seq=seq,
+                kind="test",
+                text=f"{outcome.test.replace('_', ' ')} test due",
+                test=outcome.test,
+                trigger=outcome.rule,
+                trigger_words=rule_words(outcome.rule),
+                caused_by=_cite(said, outcome.caused_by),
+                target=outcome.target,
+                modifiers=outcome.modifiers,
+                status="due",
+            )
             key = (outcome.unit, outcome.test, outcome.rule)
             due = next((d for d in battle.due if (d.unit, d.test, d.rule) == key), None)
             chance = odds(battle, due) if due else None
@@ -177,9 +192,15 @@ def _fold_outcome(
         case TestResolved() | TestNotTaken():
             step = next((s for s in open_tests if (s.test, s.trigger) == (outcome.test, outcome.trigger)), None)
             if step is None:  # settled the moment it fell due (immune, automatic): a step of its own
-                step = Step(seq=seq, kind="test", text=f"{outcome.test.replace('_', ' ')} test", test=outcome.test,
-                            trigger=outcome.trigger, trigger_words=rule_words(outcome.trigger),
-                            caused_by=_cite(said, outcome.caused_by))  # fmt: skip
+                step = Step(
+                    seq=seq,
+                    kind="test",
+                    text=f"{outcome.test.replace('_', ' ')} test",
+                    test=outcome.test,
+                    trigger=outcome.trigger,
+                    trigger_words=rule_words(outcome.trigger),
+                    caused_by=_cite(said, outcome.caused_by),
+                )
                 steps.append(step)
             else:
                 open_tests.remove(step)
@@ -190,8 +211,14 @@ def _fold_outcome(
                 return
             step.status, step.automatic = ("passed" if outcome.passed else "failed"), outcome.automatic
             if outcome.dice:
-                step.roll = Roll(seq=seq, dice=outcome.dice, total=outcome.total, target=outcome.target,
-                                 modifiers=outcome.modifiers, detail=outcome.detail)  # fmt: skip
+                step.roll = Roll(
+                    seq=seq,
+                    dice=outcome.dice,
+                    total=outcome.total,
+                    target=outcome.target,
+                    modifiers=outcome.modifiers,
+                    detail=outcome.detail,
+                )
         case Moved() if any(s.trigger == outcome.rule for s in open_tests):
             # A forced move is the roll a due move test was waiting for: it settles that step.
             step = next(s for s in open_tests if s.trigger == outcome.rule)
@@ -211,5 +238,7 @@ def _fold_outcome(
             text = describe_outcome(outcome, battle)
             if isinstance(outcome, StateChanged):
                 text += f" ({outcome.from_state} → {outcome.to_state})"
-            steps.append(Step(seq=seq, kind="consequence", text=text, rule=outcome.rule,
-                              words=rule_words(outcome.rule), caused_by=_cite(said, outcome.caused_by)))  # fmt: skip
+            words, caused_by = rule_words(outcome.rule), _cite(said, outcome.caused_by)
+            steps.append(
+                Step(seq=seq, kind="consequence", text=text, rule=outcome.rule, words=words, caused_by=caused_by)
+            )

@@ -1,17 +1,18 @@
 """How a battle becomes a snapshot's bytes, and back, in a fraction of the time a replay takes.
 
-A long battle holds thousands of units that have left play for good (`Battle.departed`): 4,383 of
-the 100,000-event battle's, against 8 in play. They no longer change, so each is kept once, in the
-store's table of snapshot units (its pickled bytes, their digest, an id never given again), and a
+A long battle holds thousands of units that have left play for good (`Battle.departed`), against a
+handful in play. They no longer change, so each is kept once, in the store's table of snapshot
+units (its pickled bytes, their digest, an id never given again; the keeper writes them), and a
 snapshot names them by id. A process materialises each once; battles restored later share the
 object (a ruling that brings one back copies it first, `Battle.own`).
 
-Even naming them costs a Python step per unit on every restore (~1 us each, mostly cache misses on
-a 2-core VM). So every `BASE_EVERY`-th snapshot is a base: a restored base leaves this process a
-template (its roster, in join order, as a dict that copies in ~50 us), and the snapshots after it
-record only what changed since: the units that joined, the units that departed. A template is
-used only for the exact base a snapshot names (by checksum), and every unit a snapshot names is
-checked against the digests it recorded, so nothing remembered can differ from what it holds.
+Even naming them costs a Python step per unit on every restore (mostly cache misses), and a late
+point names thousands. So every `BASE_EVERY`-th snapshot is a base: a restored base leaves this
+process a template (its roster, in join order, as a dict, which copies in a fraction of the time
+the units take to name), and the snapshots after it record only what changed since: the units that
+joined, the units that departed. A template is used only for the exact base a snapshot names (by
+checksum), and every unit a snapshot names is checked against the digests it recorded, so nothing
+remembered can differ from what it holds. The figures behind this are in bench/README.md.
 """
 
 from __future__ import annotations
@@ -23,13 +24,27 @@ from collections import OrderedDict
 from dataclasses import dataclass, field, replace
 from itertools import islice
 from operator import itemgetter
-from typing import cast
+from typing import Protocol, cast
 
 from morale.core.state import Battle, Unit
 from morale.events.store import EventStore
 
 BASE_EVERY = 50  # snapshots from one base to the next: the most a restore has to name one by one
 _first, _second, _third = itemgetter(0), itemgetter(1), itemgetter(2)
+
+
+class Keeper(Protocol):
+    """Where the snapshots a fold takes go. Keeping them is a write, and projections only read: the
+    keeper is the app's snapshot cache (`morale.app.snapshot_cache`), which writes them to the store."""
+
+    def keep_units(self, battle: str, engine: str, units: list[tuple[bytes, bytes]]) -> list[int]:
+        """Keep departed units, as (digest, pickled bytes), once each; their kept ids in order, a unit
+        kept before keeping its id. A snapshot names its departed units by these ids."""
+        ...
+
+    def keep_snapshot(self, battle: str, seq: int, engine: str, blob: bytes) -> None:
+        """Keep `blob` as the battle's snapshot at `seq` by this engine version, replacing one kept there."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -46,9 +61,9 @@ class Since:
 
 @dataclass
 class Freezer:
-    """Freezes one replay's battle at each snapshot point, into `store`'s tables."""
+    """Freezes one replay's battle at each snapshot point; the units it names go to `keep` as they depart."""
 
-    store: EventStore
+    keep: Keeper
     battle_id: str
     engine: str
     # id(unit) -> (the unit, its kept id, its digest); and kept id -> digest
@@ -75,8 +90,9 @@ class Freezer:
         if self._base is not None and self._since_base < BASE_EVERY:
             base_seq, base_checksum, base_joined, base_departed = self._base
             new = sorted(set(ids).difference(base_departed))
-            since = Since(base_seq, base_checksum, list(islice(battle.units, base_joined, None)), new,
-                          _digest_of(b"".join(map(self._digests.__getitem__, new))))  # fmt: skip
+            joined = list(islice(battle.units, base_joined, None))
+            new_digest = _digest_of(b"".join(map(self._digests.__getitem__, new)))
+            since = Since(base_seq, base_checksum, joined, new, new_digest)
         # The digest's kept unit encodings (Battle.departed_views) are this process's cache, not state: left out.
         core = replace(battle, units={}, departed_views={})
         frozen = pickle.dumps((core, current, ids, _digest_of(digests), since), protocol=pickle.HIGHEST_PROTOCOL)
@@ -93,7 +109,7 @@ class Freezer:
             new = [unit for unit, row in zip(units, found, strict=True) if row is None]
             bodies = [pickle.dumps(unit, protocol=pickle.HIGHEST_PROTOCOL) for unit in new]
             digests = [_unit_digest(body) for body in bodies]
-            kept = self.store.save_snapshot_units(self.battle_id, self.engine, list(zip(digests, bodies, strict=True)))
+            kept = self.keep.keep_units(self.battle_id, self.engine, list(zip(digests, bodies, strict=True)))
             for unit, kept_id, digest in zip(new, kept, digests, strict=True):
                 self._kept[id(unit)] = (unit, kept_id, digest)  # the unit itself too: its id() stays its own
                 self._digests[kept_id] = digest
@@ -156,7 +172,7 @@ _departed: OrderedDict[str, dict[int, tuple[Unit, bytes]]] = OrderedDict()
 _DEPARTED_BATTLES = 16  # battles whose departed units are kept (the least recently restored go first)
 # Base snapshots' rosters by checksum: unit id -> the departed unit, or None where a unit was still changing.
 _templates: OrderedDict[bytes, dict[str, Unit | None]] = OrderedDict()
-_TEMPLATES = 64  # ~150 KB each for a roster of 4,000 units
+_TEMPLATES = 64  # each weighs what its roster does (bench/README.md has a long battle's)
 
 
 def forget() -> None:

@@ -19,8 +19,12 @@ from morale.core.rules import Refusal
 from morale.events.types import DiceRolled, EventRetracted, StoredEvent
 
 # How a tail probability reads, from the most unusual up: (at most, word when above, word when below).
-VERDICTS = ((0.01, "exceptionally lucky", "exceptionally unlucky"), (0.05, "very lucky", "very unlucky"),
-            (0.2, "lucky", "unlucky"), (1.0, "about as expected", "about as expected"))  # fmt: skip
+VERDICTS = (
+    (0.01, "exceptionally lucky", "exceptionally unlucky"),
+    (0.05, "very lucky", "very unlucky"),
+    (0.2, "lucky", "unlucky"),
+    (1.0, "about as expected", "about as expected"),
+)
 
 
 class Roll(msgspec.Struct, frozen=True, kw_only=True):
@@ -68,8 +72,16 @@ def luck(battle_id: str, events: Iterable[StoredEvent]) -> Luck:
         assert isinstance(event, DiceRolled)
         result = next(o for o in caused if isinstance(o, TestResolved) and o.unit == event.unit)
         side = fold.state().units[event.unit].side
-        rolls.append(Roll(seq=stored.seq, unit=event.unit, side=side, test=event.test, dice=tuple(event.dice),
-                          chance=chance, passed=result.passed))  # fmt: skip
+        roll = Roll(
+            seq=stored.seq,
+            unit=event.unit,
+            side=side,
+            test=event.test,
+            dice=tuple(event.dice),
+            chance=chance,
+            passed=result.passed,
+        )
+        rolls.append(roll)
     sides = fold.state().sides if fold.battle else ()
     return Luck(battle=battle_id, sides=[side_luck(s, [r for r in rolls if r.side == s]) for s in sides], rolls=rolls)
 

@@ -7,9 +7,14 @@ ignored, not believed. The answer is always what a full replay gives (a test com
 random points); snapshots only shorten the way there.
 
 The check is a sha256 of the pickled bytes, written first: recomputing the state digest instead
-would cost a walk over every unit that ever joined (~23 ms in a 100,000-event battle, measured).
-How a battle is frozen, and why restoring one costs ~1 ms however many units it ever had, is in
-`projections.frozen`.
+would cost a walk over every unit that ever joined, thousands in a long battle. How a battle is
+frozen, and why restoring one costs about the same however many units it ever had, is in
+`projections.frozen`; what each costs is in bench/README.md.
+
+Like every projection, this module only reads the store. A fold that passes a snapshot point
+freezes the battle there and hands the bytes to a `Keeper`, if it was given one: the app's snapshot
+cache (`morale.app.snapshot_cache`) is the keeper, and writes them. Without one, the battle at a
+point is read from the snapshots there are, and nothing is frozen.
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ from morale.core.state import Battle
 from morale.events.store import EventStore
 from morale.events.types import EventRetracted
 
-from .frozen import Freezer, restore
+from .frozen import Freezer, Keeper, restore
 
 SNAPSHOT_EVERY = 100  # events between snapshots: at most this many are folded after one is loaded
 
@@ -44,46 +49,44 @@ def engine_version() -> str:
     return hasher.hexdigest()[:16]
 
 
-def battle_at(store: EventStore, battle_id: str, seq: int) -> Battle:
-    """The battle right after event `seq`, as a full replay of events 1..seq would give it. Points
-    the snapshots do not reach yet (a battle played on since they were taken) get theirs on the way."""
+def battle_at(store: EventStore, battle_id: str, seq: int, keep: Keeper | None = None) -> Battle:
+    """The battle right after event `seq`, as a full replay of events 1..seq would give it, begun from
+    the latest snapshot before it. With `keep`, each snapshot point the fold passes is frozen and
+    handed to it: points the snapshots do not reach yet (a battle played on since they were taken)
+    get theirs on the way."""
     engine = engine_version()
     found = store.snapshot_before(battle_id, seq, engine)
     if found is not None:
         start, blob = found
         restored = restore(store, battle_id, engine, blob)
         if restored is not None and restored.seq == start:  # a snapshot filed under the wrong point is not used
-            battle = _fold_and_snapshot(store, Replay(battle_id, battle=restored, start_seq=start), seq)
+            battle = _fold(store, Replay(battle_id, battle=restored, start_seq=start), seq, keep)
             if battle is not None:
                 return battle
-    return _replay_and_snapshot(store, battle_id, seq)
+    return replayed(store, battle_id, seq, keep)
 
 
-def rebuild(store: EventStore, battle_id: str) -> int:
-    """Drop a battle's snapshots and take them again from a full replay; returns how many."""
-    store.drop_snapshots(battle_id)
-    last = store.last_seq(battle_id)
-    _replay_and_snapshot(store, battle_id, last)
-    return last // SNAPSHOT_EVERY
-
-
-def _replay_and_snapshot(store: EventStore, battle_id: str, seq: int) -> Battle:
-    battle = _fold_and_snapshot(store, Replay(battle_id), seq)
+def replayed(store: EventStore, battle_id: str, seq: int, keep: Keeper | None = None) -> Battle:
+    """The battle right after event `seq` by a full replay, the snapshots left aside; with `keep`,
+    each snapshot point on the way is frozen and handed to it (how the snapshots are rebuilt)."""
+    battle = _fold(store, Replay(battle_id), seq, keep)
     if battle is None:
         raise Refusal(f"battle {battle_id!r} has no event {seq}", field="seq")
     return battle
 
 
-def _fold_and_snapshot(store: EventStore, fold: Replay, seq: int) -> Battle | None:
-    """Fold events up to `seq` into `fold`, snapshotting on the way; None if there was nothing to fold
-    from, or if a fold begun from a snapshot meets a retraction (striking needs the whole log)."""
-    freezer = Freezer(store, fold.battle_id, engine_version())
+def _fold(store: EventStore, fold: Replay, seq: int, keep: Keeper | None) -> Battle | None:
+    """Fold events up to `seq` into `fold`, freezing it for `keep` at each snapshot point; None if
+    there was nothing to fold from, or if a fold begun from a snapshot meets a retraction (striking
+    needs the whole log)."""
+    freezer = None if keep is None else Freezer(keep, fold.battle_id, engine_version())
     for at, event in store.events(fold.battle_id, after_seq=fold.seq, up_to=seq):
         if isinstance(event, EventRetracted):
             if fold.start_seq:
                 return None
-            freezer.start_over()  # the battle is folded anew: the next snapshot is a base
+            if freezer is not None:
+                freezer.start_over()  # the battle is folded anew: the next snapshot is a base
         fold.apply(at, event)
-        if at % SNAPSHOT_EVERY == 0:
-            store.save_snapshot(fold.battle_id, at, freezer.engine, freezer.freeze(fold.state()))
+        if at % SNAPSHOT_EVERY == 0 and freezer is not None:
+            freezer.keep.keep_snapshot(fold.battle_id, at, freezer.engine, freezer.freeze(fold.state()))
     return fold.battle

@@ -160,8 +160,9 @@ def compare_boards(before: Board, after: Board) -> list[UnitChange]:
         was = old.get(row.unit)
         changed = ["joined"] if was is None else _changed_fields(was, row)
         if changed:
-            changes.append(UnitChange(unit=row.unit, name=row.name, side=row.side, changed=changed, before=was,
-                                      after=row))  # fmt: skip
+            changes.append(
+                UnitChange(unit=row.unit, name=row.name, side=row.side, changed=changed, before=was, after=row)
+            )
     return changes
 
 

@@ -80,21 +80,22 @@ def what_if(battle_id: str, events: Sequence[StoredEvent], amendments: Sequence[
             fold.check(entry.event)
         except Refusal as refusal:
             if entry.written:
-                raise Refusal(f"{entry.label} is refused: {refusal.message}", rule=refusal.rule,
-                              field=refusal.field) from None  # fmt: skip
+                message = f"{entry.label} is refused: {refusal.message}"
+                raise Refusal(message, rule=refusal.rule, field=refusal.field) from None
             if refusal.rule == rules.TESTS_FIRST:
                 stopped = f"at {entry.label}: {refusal.message}; insert their dice to go on"
                 break
-            dropped.append(Dropped(seq=entry.origin or 0, event=describe_event(entry.event, fold.state()),
-                                   reason=str(refusal)))  # fmt: skip
+            described = describe_event(entry.event, fold.state())
+            dropped.append(Dropped(seq=entry.origin or 0, event=described, reason=str(refusal)))
             continue
         label_of[seq] = entry.label
         instead[entry.label] = fold.apply(seq, entry.event)
     alternative = fold.state()
     divergence = _first_divergence(original, happened, alternative, instead, entries, label_of)
     final = compare_boards(board(original), board(alternative))
-    return WhatIf(battle=battle_id, changes=changes, divergence=divergence, dropped=dropped, stopped=stopped,
-                  final=final)  # fmt: skip
+    return WhatIf(
+        battle=battle_id, changes=changes, divergence=divergence, dropped=dropped, stopped=stopped, final=final
+    )
 
 
 def _alternative_log(events: Sequence[StoredEvent], amendments: Sequence[Amendment]) -> tuple[list[_Entry], list[str]]:

@@ -26,9 +26,10 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
-        "markers", "battle(roster, events=None): `db` holds this roster's battle, made by `morale new` (and "
-        "`morale append --file events`)"
-    )  # fmt: skip
+        "markers",
+        "battle(roster, events=None): `db` holds this roster's battle, made by `morale new` (and "
+        "`morale append --file events`)",
+    )
     config.addinivalue_line(
         "markers", "example(folder): `store` holds this example battle (a folder of examples/), played"
     )

@@ -22,8 +22,9 @@ from morale.projections.whatif import what_if
 counter = itertools.count()
 
 
-@pytest.mark.parametrize(("new_battle", "facts"), [(a_battle, WH40K6_FACTS), (a_3rd_edition_battle, WH40K3_FACTS)],
-                         ids=["wh40k6", "wh40k3"])  # fmt: skip
+@pytest.mark.parametrize(
+    ("new_battle", "facts"), [(a_battle, WH40K6_FACTS), (a_3rd_edition_battle, WH40K3_FACTS)], ids=["wh40k6", "wh40k3"]
+)
 @settings(max_examples=25)
 @given(data=st.data())
 def test_any_accepted_battle_verifies_round_trips_and_replays_unchanged(new_battle, facts, data):

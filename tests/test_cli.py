@@ -27,9 +27,8 @@ def to_shooting(db: Path) -> None:
 def test_new_battle_from_roster_shows_every_unit_on_the_board(db):
     result = morale(db, "board", "hive-tarsis", "--json")
     board = json.loads(result.stdout)
-    assert {u["unit"] for u in board["units"]} == {
-        "tacticals", "kraak", "rough_riders", "servitors", "boyz", "nobz", "grots", "lootas",
-    }  # fmt: skip
+    roster = {"tacticals", "kraak", "rough_riders", "servitors", "boyz", "nobz", "grots", "lootas"}
+    assert {u["unit"] for u in board["units"]} == roster
     assert all(u["state"] == "steady" for u in board["units"])
 
 
@@ -51,8 +50,8 @@ def test_a_failed_test_typed_in_from_the_table_makes_the_unit_fall_back(db):
 
 
 def test_json_events_and_ndjson_files_are_accepted(db, tmp_path):
-    result = morale(db, "append", "hive-tarsis", "-j", '{"type": "phase_started", "turn": 1, "side": "imperium", '
-                    '"phase": "movement"}')  # fmt: skip
+    phase = '{"type": "phase_started", "turn": 1, "side": "imperium", "phase": "movement"}'
+    result = morale(db, "append", "hive-tarsis", "-j", phase)
     assert result.exit_code == 0
     events = tmp_path / "more.ndjson"
     events.write_text(

@@ -460,13 +460,20 @@ def test_due_json_keeps_its_fields_and_adds_what_the_dice_need(kraak_must_regrou
 
 def test_due_shows_each_modifier_with_its_whole_rule_id():
     view = DueView(
-        unit="nobz", name="Nobz [Mob]", test="morale", rule="wh40k6.trigger.combat_lost", caused_by=(61, 62),
-        dice=2, target=5, decisions=("decline_regroup",), needs="5 or less",
+        unit="nobz",
+        name="Nobz [Mob]",
+        test="morale",
+        rule="wh40k6.trigger.combat_lost",
+        caused_by=(61, 62),
+        dice=2,
+        target=5,
+        decisions=("decline_regroup",),
+        needs="5 or less",
         modifiers=(
             Modifier(rule="wh40k6.trigger.combat_lost", value=-2, reason="combat lost by 2"),
             Modifier(rule="wfb8.panic.modifiers", value=-1, reason="fear", ignored_by="wfb8.stubborn"),
         ),
-    )  # fmt: skip
+    )
     console = Console(file=io.StringIO(), width=80, highlight=False, soft_wrap=True)
     print_due(console, [view])
     shown = console.file.getvalue()  # type: ignore[attr-defined]

@@ -57,15 +57,17 @@ def test_the_final_board(store):
         ("Kabalite Warriors fails the morale test: 4 + 2 = 6 against 5", "wh40k3.trigger.combat_lost"),
         ("Kabalite Warriors is caught in the crossfire and destroyed", "wh40k3.crossfire"),
         ('Kabalite Warriors fails the fall back test: 4 + 2 = 6; 6" reaches the enemy 5" away', "wh40k3.crossfire"),
-        ("Cadian Squad Vorn fails the regroup test: 5 + 4 = 9 against 7; it completes its Fall Back move",
-         "wh40k3.regroup.cover"),
+        (
+            "Cadian Squad Vorn fails the regroup test: 5 + 4 = 9 against 7; it completes its Fall Back move",
+            "wh40k3.regroup.cover",
+        ),
         ('Cadian Squad Vorn Falls Back 4.5" (5 + 4)', "wh40k3.fall_back.distance"),
         ("Tactical Squad Aurelian Regroups as the enemy charges", "wh40k3.assaulted"),
         ("Scourges fails its last chance and leaves the battlefield", "wh40k3.regroup.table_edge"),
         ("Grotesques must roll 2D6 for pinning", "wh40k3.who.auto_pass"),
         ("Leman Russ Iron Vow takes no morale test: vehicles never test", "wh40k3.who.infantry"),
     ],
-)  # fmt: skip
+)
 def test_the_narrative_shows_each_turn_of_fortune_citing_its_rule(lines, phrase, rule):
     assert any(phrase in line.text and rule in line.rules for line in lines)
 

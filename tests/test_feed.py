@@ -38,8 +38,11 @@ def http(server):
 @pytest.fixture
 def tokens(http) -> dict:
     tokens = http.post("/battles", json=creation_body()).json()["tokens"]
-    appended = http.post(f"/battles/{BATTLE}/events", json={"expected_seq": 9, "events": example_events()},
-                         headers=bearer(tokens["referee"]))  # fmt: skip
+    appended = http.post(
+        f"/battles/{BATTLE}/events",
+        json={"expected_seq": 9, "events": example_events()},
+        headers=bearer(tokens["referee"]),
+    )
     assert appended.status_code == 201
     return tokens
 
@@ -81,8 +84,9 @@ def test_a_follower_that_reconnects_with_last_event_id_misses_nothing_and_sees_n
 
 
 def test_last_event_id_wins_over_the_after_of_the_url_a_browser_reconnects_to(http, tokens):
-    with open_stream(http, f"/battles/{BATTLE}/feed?after=10",
-                     headers=bearer(tokens["spectator"]) | {"Last-Event-ID": "50"}) as stream:  # fmt: skip
+    with open_stream(
+        http, f"/battles/{BATTLE}/feed?after=10", headers=bearer(tokens["spectator"]) | {"Last-Event-ID": "50"}
+    ) as stream:
         first = next(events_of(sse_messages(stream.iter_lines())))
     assert first.id == "51"
 
@@ -93,8 +97,11 @@ def test_a_new_event_reaches_a_follower_with_what_it_caused(http, tokens):
         messages = sse_messages(s.iter_lines())
         first = next(messages)
         assert first.data is None and "following" in first.comments  # connected, nothing new yet
-        posted = http.post(f"/battles/{BATTLE}/events", json={"expected_seq": EXAMPLE_LAST, "events": [retraction]},
-                           headers=bearer(tokens["referee"]))  # fmt: skip
+        posted = http.post(
+            f"/battles/{BATTLE}/events",
+            json={"expected_seq": EXAMPLE_LAST, "events": [retraction]},
+            headers=bearer(tokens["referee"]),
+        )
         assert posted.status_code == 201
         arrived = next(m for m in messages if m.data is not None)
     assert int(arrived.id) == EXAMPLE_LAST + 1
@@ -104,8 +111,9 @@ def test_a_new_event_reaches_a_follower_with_what_it_caused(http, tokens):
 
 def test_events_another_process_appends_reach_followers(http, tokens, db):
     ruling = '{"type": "referee_ruled", "unit": "boyz", "reason": "the Warboss rallies them", "state": "steady"}'
-    with open_stream(http, f"/battles/{BATTLE}/feed.ndjson?after={EXAMPLE_LAST}",
-                     headers=bearer(tokens["spectator"])) as stream:  # fmt: skip
+    with open_stream(
+        http, f"/battles/{BATTLE}/feed.ndjson?after={EXAMPLE_LAST}", headers=bearer(tokens["spectator"])
+    ) as stream:
         lines = stream.iter_lines()
         cli = [sys.executable, "-m", "morale.app.cli", "append", BATTLE, "-j", ruling, "--db", str(db)]
         done = subprocess.run(cli, capture_output=True, text=True, timeout=60, env=os.environ.copy())
@@ -123,8 +131,9 @@ def test_an_idle_feed_sends_heartbeats(http, tokens):
 
 
 def test_the_ndjson_feed_follows_and_blank_lines_are_heartbeats(http, tokens):
-    with open_stream(http, f"/battles/{BATTLE}/feed.ndjson?after={EXAMPLE_LAST - 2}",
-                     headers=bearer(tokens["spectator"])) as stream:  # fmt: skip
+    with open_stream(
+        http, f"/battles/{BATTLE}/feed.ndjson?after={EXAMPLE_LAST - 2}", headers=bearer(tokens["spectator"])
+    ) as stream:
         assert stream.headers["content-type"].startswith("application/x-ndjson")
         lines = list(islice(stream.iter_lines(), 3))
     assert [json.loads(line)["seq"] for line in lines[:2]] == [EXAMPLE_LAST - 1, EXAMPLE_LAST]

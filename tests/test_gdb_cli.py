@@ -43,9 +43,13 @@ def test_next_phase_walks_the_game_turn_both_sides_together(db):
         if event["type"] == "phase_started":
             phases.append((event["turn"], event["side"], event["phase"]))
     assert phases == [
-        (1, "french", "movement"), (1, "french", "charge"), (1, "french", "shooting"), (1, "french", "melee"),
-        (1, "french", "morale"), (2, "french", "movement"),
-    ]  # fmt: skip
+        (1, "french", "movement"),
+        (1, "french", "charge"),
+        (1, "french", "shooting"),
+        (1, "french", "melee"),
+        (1, "french", "morale"),
+        (2, "french", "movement"),
+    ]
 
 
 def test_the_due_list_shows_the_column_test_and_its_modifiers(db, tmp_path):
@@ -80,12 +84,24 @@ REFUSED = [
     # A modifier's condition for a type it cannot apply to.
     (0, ["append", "pratzen", "unit_changed", "unit=ch11", 'changes={"formation": "square"}'], "gdb.mod.square"),
     (0, ["append", "pratzen", "unit_changed", "unit=hu8", 'changes={"location": "church"}'], "gdb.mod.cover"),
-    (0, ["append", "pratzen", "table_fact_recorded", "unit=l14", "fact=enemy_in_built_up_area", "value=true"],
-     "gdb.mod.cover"),
+    (
+        0,
+        ["append", "pratzen", "table_fact_recorded", "unit=l14", "fact=enemy_in_built_up_area", "value=true"],
+        "gdb.mod.cover",
+    ),
     (0, ["append", "pratzen", "unit_changed", "unit=l10", 'changes={"quality": "guard"}'], "changes"),
-    (0, ["append", "pratzen", "combat_resolved", 'sides=[{"side": "french", "units": ["l10"], "wounds_inflicted": 1},'
-         ' {"side": "allies", "units": ["ryazan"], "wounds_inflicted": 0}]'], "melee_result"),
-]  # fmt: skip
+    (
+        0,
+        [
+            "append",
+            "pratzen",
+            "combat_resolved",
+            'sides=[{"side": "french", "units": ["l10"], "wounds_inflicted": 1},'
+            ' {"side": "allies", "units": ["ryazan"], "wounds_inflicted": 0}]',
+        ],
+        "melee_result",
+    ),
+]
 
 
 @pytest.mark.parametrize(("until", "args", "named"), REFUSED, ids=[r[2] + " " + r[1][3] for r in REFUSED])

@@ -246,8 +246,13 @@ def test_gdb_mod_charged_flank():
 
 def test_gdb_mod_charged_flank_not_for_austrian_infantry_in_mass_charged_by_cavalry():
     mass = dict(formation="mass", tags=("austrian",))
-    by_cavalry = charged(allied("ir4", **mass), french("cuirassiers", unit_type="cavalry"),
-                         charger="cuirassiers", target="ir4", flank=("ir4",))  # fmt: skip
+    by_cavalry = charged(
+        allied("ir4", **mass),
+        french("cuirassiers", unit_type="cavalry"),
+        charger="cuirassiers",
+        target="ir4",
+        flank=("ir4",),
+    )
     assert "gdb.mod.charged.flank" not in due_modifiers(by_cavalry, "ir4")
     by_infantry = charged(allied("ir4", **mass), french("ligne"), charger="ligne", target="ir4", flank=("ir4",))
     assert due_modifiers(by_infantry, "ir4")["gdb.mod.charged.flank"] == -4

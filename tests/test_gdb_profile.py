@@ -32,9 +32,14 @@ def test_the_clock_refuses_a_second_sides_turn():
 def test_a_profile_gets_its_defaults_and_a_formation_from_its_type():
     table = gdb_table(gdb_unit("battery", unit_type="foot_artillery", models=4), gdb_unit("ir4", "allies"))
     assert table.unit("battery").profile == {
-        "quality": "line", "full_strength": 0, "brigade": "first", "formation": None, "formed": True,
-        "location": "open", "commander": "none",
-    }  # fmt: skip
+        "quality": "line",
+        "full_strength": 0,
+        "brigade": "first",
+        "formation": None,
+        "formed": True,
+        "location": "open",
+        "commander": "none",
+    }
     assert formation(table.unit("battery")) == "unlimbered"
 
 
@@ -62,8 +67,11 @@ def test_formation_location_formed_and_commander_change_as_events_the_rest_is_fi
     table = gdb_table(gdb_unit("ligne"), gdb_unit("ir4", "allies"))
     change(table, "ligne", formation="column", location="building", commander="commander_in_chief", formed=False)
     assert {k: table.unit("ligne").profile[k] for k in ("formation", "location", "commander", "formed")} == {
-        "formation": "column", "location": "building", "commander": "commander_in_chief", "formed": False,
-    }  # fmt: skip
+        "formation": "column",
+        "location": "building",
+        "commander": "commander_in_chief",
+        "formed": False,
+    }
     for fixed in ({"quality": "guard"}, {"brigade": "other"}, {"full_strength": 30}):
         assert table.refuse(UnitChanged(unit="ligne", changes=fixed)).field == "changes"
 
@@ -91,7 +99,9 @@ def test_gdb_rout_skirmishers_a_skirmisher_dispersing_by_its_brigade_brings_no_b
 
 
 def test_the_board_shows_formation_formed_location_and_commander():
-    table = gdb_table(gdb_unit("ligne", formation="column", location="church", commander="brigade"),
-                      gdb_unit("ir4", "allies", formed=False))  # fmt: skip
+    table = gdb_table(
+        gdb_unit("ligne", formation="column", location="church", commander="brigade"),
+        gdb_unit("ir4", "allies", formed=False),
+    )
     rows = {r.unit: r.profile for r in board(table.battle).units}
     assert rows == {"ligne": "column, formed, in a church, brigade attached", "ir4": "line, unformed"}

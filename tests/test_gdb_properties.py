@@ -25,6 +25,17 @@ UNITS = {
     "allies": ["grenadiers", "musketeers", "cossacks"],
 }
 EVERYONE = [u for side in UNITS.values() for u in side]
+KINDS = ["clock"] * 3 + ["roll"] * 3 + ["casualties", "fact", "charge", "decide", "change"]
+FACTS = [
+    "within_15cm",
+    "beyond_15cm",
+    "enemy_in_charge_range",
+    "in_melee",
+    "melee_result",
+    "contact_with_enemy",
+    "interpenetrated",
+]
+CHANGES = [{"formation": "square"}, {"formation": "line"}, {"formed": True}, {"formed": False}, {"location": "church"}]
 
 
 def a_battle():
@@ -43,8 +54,7 @@ def a_battle():
 def proposal(data: st.DataObject, table):
     battle = table.battle
     some_unit = st.sampled_from(EVERYONE)
-    kind = data.draw(st.sampled_from(["clock", "clock", "clock", "roll", "roll", "roll", "casualties", "fact",
-                                      "charge", "decide", "change"]))  # fmt: skip
+    kind = data.draw(st.sampled_from(KINDS))
     if kind == "clock":
         if battle.phase_open:
             return PhaseEnded(turn=battle.turn, side=battle.active_side, phase=battle.phase)
@@ -58,26 +68,29 @@ def proposal(data: st.DataObject, table):
     if kind == "casualties":
         return CasualtiesSuffered(unit=data.draw(some_unit), count=data.draw(st.integers(1, 4)))
     if kind == "fact":
-        fact = data.draw(st.sampled_from(["within_15cm", "beyond_15cm", "enemy_in_charge_range", "in_melee",
-                                          "melee_result", "contact_with_enemy", "interpenetrated"]))  # fmt: skip
+        fact = data.draw(st.sampled_from(FACTS))
         value = {
-            "within_15cm": some_unit, "beyond_15cm": some_unit, "interpenetrated": some_unit,
+            "within_15cm": some_unit,
+            "beyond_15cm": some_unit,
+            "interpenetrated": some_unit,
             "melee_result": st.sampled_from(["carry_on", "halt", "waver", "retreat", "rout"]),
-        }.get(fact, st.booleans())  # fmt: skip
+        }.get(fact, st.booleans())
         return TableFactRecorded(unit=data.draw(some_unit), fact=fact, value=data.draw(value))
     if kind == "charge":
         side = data.draw(st.sampled_from(list(UNITS)))
         enemy = "allies" if side == "french" else "french"
         target = data.draw(st.sampled_from(UNITS[enemy]))
-        return ChargeDeclared(charger=data.draw(st.sampled_from(UNITS[side])), targets=(target,),
-                              in_range=(target,) if data.draw(st.booleans()) else [],
-                              flank=(target,) if data.draw(st.booleans()) else [])  # fmt: skip
+        return ChargeDeclared(
+            charger=data.draw(st.sampled_from(UNITS[side])),
+            targets=(target,),
+            in_range=(target,) if data.draw(st.booleans()) else [],
+            flank=(target,) if data.draw(st.booleans()) else [],
+        )
     if kind == "decide":
         return PlayerDecided(
             unit=data.draw(some_unit), decision=data.draw(st.sampled_from(["reform", "countercharge"]))
         )
-    changes = data.draw(st.sampled_from([{"formation": "square"}, {"formation": "line"}, {"formed": True},
-                                         {"formed": False}, {"location": "church"}]))  # fmt: skip
+    changes = data.draw(st.sampled_from(CHANGES))
     return UnitChanged(unit=data.draw(some_unit), changes=changes)
 
 

@@ -108,11 +108,16 @@ def test_gdb_test_double_six_is_only_a_natural_double_six():
 def test_gdb_results_table_ships_the_digests_stand_in_rows():
     results = GDB.read_table("results", default_values())
     assert [(r.min, r.result) for r in results.morale] == [
-        (7, "carry_on"), (5, "halt"), (4, "waver"), (2, "retreat"), (None, "rout"),
-    ]  # fmt: skip
+        (7, "carry_on"),
+        (5, "halt"),
+        (4, "waver"),
+        (2, "retreat"),
+        (None, "rout"),
+    ]
     assert [(r.min, r.result, r.unit_types) for r in results.charged[:2]] == [
-        (9, "charge", ["cavalry"]), (7, "carry_on", []),
-    ]  # fmt: skip
+        (9, "charge", ["cavalry"]),
+        (7, "carry_on", []),
+    ]
     assert [(r.min, r.result) for r in results.rally] == [(7, "rally"), (None, "fail")]
     brigade = GDB.read_table("brigade", default_values("brigade"))
     assert (brigade.commander, brigade.per_unit_lost) == (1, -1)

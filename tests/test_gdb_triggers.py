@@ -164,8 +164,12 @@ def test_gdb_trigger_friend_routing_a_friend_that_routed_last_turn_in_the_charge
 
 
 def test_gdb_note_ignore_infantry_ignores_routing_cavalry_and_cavalry_routing_infantry():
-    table = gdb_table(*a_brigade(), french("battery", unit_type="foot_artillery", models=4),
-                      french("dragoons", unit_type="cavalry", models=12), allied("ir4"))  # fmt: skip
+    table = gdb_table(
+        *a_brigade(),
+        french("battery", unit_type="foot_artillery", models=4),
+        french("dragoons", unit_type="cavalry", models=12),
+        allied("ir4"),
+    )
     near(table, "legere", "hussars")  # infantry next to routing cavalry: ignores it
     near(table, "dragoons", "ligne")  # cavalry next to routing infantry: ignores it
     near(table, "battery", "hussars")  # artillery next to routing cavalry: does not
@@ -181,8 +185,11 @@ def test_gdb_note_ignore_infantry_ignores_routing_cavalry_and_cavalry_routing_in
 
 
 def test_gdb_note_ignore_every_unit_ignores_routing_skirmishers():
-    table = gdb_table(french("ligne"), french("voltigeurs", unit_type="skirmishers", models=8),
-                      allied("kaiser_chevaulegers", unit_type="cavalry", models=12))  # fmt: skip
+    table = gdb_table(
+        french("ligne"),
+        french("voltigeurs", unit_type="skirmishers", models=8),
+        allied("kaiser_chevaulegers", unit_type="cavalry", models=12),
+    )
     near(table, "ligne", "voltigeurs")
     table.go_to(1, "french", "charge")
     charge(table, "kaiser_chevaulegers", "voltigeurs")
@@ -204,8 +211,11 @@ def test_gdb_rout_skirmishers_routing_skirmishers_are_ignored_even_for_friends_f
 
 def test_gdb_trigger_dispersal_near_within_15cm_of_where_a_friend_dispersed_this_turn():
     """ligne has lost 8 of 20 (40%): routing, it is dispersed at once; legere stood within 15 cm of the spot."""
-    table = gdb_table(french("ligne", models=12, full_strength=20), french("legere"),
-                      allied("kaiser_chevaulegers", unit_type="cavalry", models=12))  # fmt: skip
+    table = gdb_table(
+        french("ligne", models=12, full_strength=20),
+        french("legere"),
+        allied("kaiser_chevaulegers", unit_type="cavalry", models=12),
+    )
     near(table, "legere", "ligne")
     table.go_to(1, "french", "charge")
     charge(table, "kaiser_chevaulegers", "ligne")
@@ -269,8 +279,12 @@ def test_gdb_note_same_router_no_second_test_next_turn_for_the_same_routing_frie
     """ligne routs in the Charge phase of turn 1; legere tests for it. In turn 1's Morale phase ligne,
     with the enemy in charge range, cannot rally and tests for its losses: Rout again. In turn 2 it is
     a friend routing from last turn's Morale test: grenadiers, newly within 15 cm, test; legere does not."""
-    table = gdb_table(french("ligne"), french("legere"), french("grenadiers"),
-                      allied("kaiser_chevaulegers", unit_type="cavalry", models=12))  # fmt: skip
+    table = gdb_table(
+        french("ligne"),
+        french("legere"),
+        french("grenadiers"),
+        allied("kaiser_chevaulegers", unit_type="cavalry", models=12),
+    )
     near(table, "legere", "ligne")
     table.go_to(1, "french", "charge")
     routs_when_charged(table, "ligne", by="kaiser_chevaulegers")
@@ -290,8 +304,9 @@ def test_gdb_note_same_router_no_second_test_next_turn_for_the_same_routing_frie
 
 
 def test_gdb_trigger_dispersal_point_half_its_figures_lost():
-    table = gdb_table(french("ligne", models=10, full_strength=20), french("legere", models=11, full_strength=20),
-                      allied("ir4"))  # fmt: skip
+    table = gdb_table(
+        french("ligne", models=10, full_strength=20), french("legere", models=11, full_strength=20), allied("ir4")
+    )
     table.go_to(1, "french", "morale")
     assert due(table) == [("ligne", "morale", "gdb.trigger.dispersal_point")]
 

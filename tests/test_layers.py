@@ -1,5 +1,5 @@
-"""The layers import only downwards (events, core, projections, app), and morale.core's modules
-import one another without a cycle.
+"""The layers import only downwards (events, core, projections, app), morale.core's modules
+import one another without a cycle, and the projections never write to the store.
 
 Read from the source with `ast`: every import statement counts, those inside functions included (a
 lazy import ties modules together as much as one at the top). An import under `if TYPE_CHECKING:`
@@ -20,6 +20,7 @@ from typing import NamedTuple
 import pytest
 
 from morale.core.rulesets import rulesets
+from morale.events.store import EventStore
 
 ROOT = Path(__file__).resolve().parents[1]
 # Lowest first: a layer may import from the layers before it, never from those after it.
@@ -163,6 +164,108 @@ def test_the_cycle_finder_finds_a_cycle():
 def test_no_import_cycle_among_the_cores_modules():
     cycles = [sorted(c) for c in strongly_connected(core_graph()) if len(c) > 1]
     assert cycles == []
+
+
+# -- projections only read ---------------------------------------------------------------------------
+# Every method of the EventStore protocol, as one that writes or one that does not: a method added to
+# the protocol fails the test below until it is named in one or the other.
+STORE_WRITES = frozenset(
+    {"append", "append_sealed", "save_snapshot", "drop_snapshots", "save_snapshot_units", "save_dice_secret"}
+    | {"replace_tokens"}
+)
+STORE_READS = frozenset(
+    {"read", "events", "raw_rows", "hash_at", "last_seq", "battles", "snapshot_before", "snapshot_units"}
+    | {"dice_secret", "token_grant", "close"}  # close lets go of the store, and writes nothing
+)
+LIST_METHODS = frozenset(name for name in dir(list) if not name.startswith("_"))  # `append`: rows.append(...)
+STORE_TYPES = {"EventStore", "SqliteEventStore"}
+
+
+def _name_of(node: ast.AST) -> str | None:
+    return node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else None
+
+
+def _names_a_store(annotation: ast.expr | None) -> bool:
+    """Whether an annotation names a store type: `EventStore`, `EventStore | None`, `"EventStore"`..."""
+    if annotation is None:
+        return False
+    for node in ast.walk(annotation):
+        if _name_of(node) in STORE_TYPES:
+            return True
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):  # a quoted annotation
+            try:
+                if _names_a_store(ast.parse(node.value, mode="eval").body):
+                    return True
+            except SyntaxError:
+                pass
+    return False
+
+
+def store_names(tree: ast.AST) -> set[str]:
+    """The parameters, variables and fields a module annotates as a store (`store: EventStore`)."""
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.arg) and _names_a_store(node.annotation):
+            found.add(node.arg)
+        elif isinstance(node, ast.AnnAssign) and _names_a_store(node.annotation):
+            found.add(_name_of(node.target) or "")
+    return found
+
+
+def store_writes(source: str) -> list[tuple[int, str]]:
+    """Where a module names a store method that writes, by line: as an attribute of anything (called,
+    or a bound method handed on), or as a string (`getattr`); a writer's name that a list's method
+    shares (`append`) only on a name annotated as a store (`store.append`, `self.store.append`).
+    Opening a store of its own (`SqliteEventStore(...)`) counts too: it could write through that."""
+    tree = ast.parse(source)
+    stores = store_names(tree)
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr in STORE_WRITES:
+            if node.attr not in LIST_METHODS or _name_of(node.value) in stores:
+                found.append((node.lineno, ast.unparse(node)))
+        elif isinstance(node, ast.Constant) and node.value in STORE_WRITES - LIST_METHODS:
+            found.append((node.lineno, repr(node.value)))
+        elif isinstance(node, ast.Call) and _name_of(node.func) == "SqliteEventStore":
+            found.append((node.lineno, f"{ast.unparse(node.func)}(...)"))
+    return sorted(found)
+
+
+def test_every_store_method_is_named_as_writing_or_not():
+    methods = {name for name, value in vars(EventStore).items() if callable(value) and not name.startswith("_")}
+    assert STORE_WRITES.isdisjoint(STORE_READS)
+    assert methods == STORE_WRITES | STORE_READS
+
+
+def test_the_write_finder_finds_each_way_of_writing():
+    source = """
+def fold(store: EventStore, rows: list, keeper: "EventStore | None" = None):
+    rows.append(1)
+    store.append("b", [], expected_seq=0)
+    keeper.append_sealed("b", [])
+    keep = store.save_snapshot_units
+    getattr(store, "drop_snapshots")("b")
+    SqliteEventStore(":memory:").events("b")
+    return store.read("b")
+
+class Kept:
+    store: EventStore
+    def write(self, blob):
+        self.store.append("b", [], expected_seq=0)
+        self.rows.append(blob)
+"""
+    assert [line for line, _ in store_writes(source)] == [4, 5, 6, 7, 8, 14]
+
+
+def test_no_projection_writes_to_the_store():
+    """Projections compute; the app writes (the snapshots a fold takes go through a keeper, and the
+    app's snapshot cache is the one that writes them)."""
+    writes = {
+        module: found
+        for module, path in MODULES.items()
+        if layer_of(module) == "projections" and (found := store_writes(path.read_text(encoding="utf-8")))
+    }
+    assert writes == {}
 
 
 def test_a_pickled_ruleset_is_found_again_by_id_and_version_in_a_fresh_process():

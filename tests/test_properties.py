@@ -10,8 +10,9 @@ from support.strategies import WH40K3_FACTS, WH40K6_FACTS, a_3rd_edition_battle,
 from morale.core.state import digest
 
 
-@pytest.mark.parametrize(("battle", "facts"), [(a_battle, WH40K6_FACTS), (a_3rd_edition_battle, WH40K3_FACTS)],
-                         ids=["wh40k6", "wh40k3"])  # fmt: skip
+@pytest.mark.parametrize(
+    ("battle", "facts"), [(a_battle, WH40K6_FACTS), (a_3rd_edition_battle, WH40K3_FACTS)], ids=["wh40k6", "wh40k3"]
+)
 @given(data=st.data())
 def test_replaying_a_log_twice_gives_the_same_state_and_refusals_change_nothing(battle, facts, data):
     table = battle()

@@ -210,8 +210,16 @@ def test_engine_dice_are_fair_faces_derived_from_the_secret_and_the_sequence_num
 # -- profiles -----------------------------------------------------------------------------------
 def test_a_ruleset_that_reads_no_profile_fields_refuses_them_and_any_change():
     table = a_battle()
-    joined = UnitJoined(unit="x", side="orks", name="X", unit_type="infantry", models=5, ld=7, initiative=2,
-                        profile={"formation": "line"})  # fmt: skip
+    joined = UnitJoined(
+        unit="x",
+        side="orks",
+        name="X",
+        unit_type="infantry",
+        models=5,
+        ld=7,
+        initiative=2,
+        profile={"formation": "line"},
+    )
     assert table.refuse(joined).field == "profile"
     assert table.refuse(UnitChanged(unit="guard", changes={"formation": "square"})).field == "changes"
 

@@ -150,8 +150,9 @@ def test_a_batch_is_all_or_nothing(client, tokens):
 
 
 def test_a_malformed_event_is_a_400_naming_the_field(client, tokens):
-    answer = post_events(client, tokens["referee"], [{"type": "dice_rolled", "unit": "kraak", "test": "morale",
-                                                      "dice": [3, 7]}])  # fmt: skip
+    answer = post_events(
+        client, tokens["referee"], [{"type": "dice_rolled", "unit": "kraak", "test": "morale", "dice": [3, 7]}]
+    )
     assert answer.status_code == 400 and "events[0].dice[1]" in answer.text
     assert len(stored_rows(client)) == 9
 
@@ -160,8 +161,9 @@ def test_request_bodies_over_the_limit_are_refused_unread(tmp_path):
     with make_client(tmp_path / "small.db", max_body_bytes=4096) as client:
         tokens = client.post("/battles", json=creation_body()).json()["tokens"]
         note = "x" * 5000
-        answer = post_events(client, tokens["referee"], [{"type": "unit_changed", "unit": "kraak",
-                                                          "changes": {"note": 1}, "note": note}])  # fmt: skip
+        answer = post_events(
+            client, tokens["referee"], [{"type": "unit_changed", "unit": "kraak", "changes": {"note": 1}, "note": note}]
+        )
         assert answer.status_code == 413
         assert len(stored_rows(client)) == 9
 
@@ -195,8 +197,11 @@ def test_a_spectator_reads_and_follows_but_writes_nothing(client, tokens):
         assert client.get(f"/battles/{BATTLE}/{path}", headers=bearer(spectator)).status_code == 200, path
     answer = post_events(client, spectator, example_events(1), expected_seq=9)
     assert answer.status_code == 403 and "spectator" in answer.json()["detail"]
-    roll = client.post(f"/battles/{BATTLE}/roll", json={"unit": "kraak", "test": "morale", "expected_seq": 9},
-                       headers=bearer(spectator))  # fmt: skip
+    roll = client.post(
+        f"/battles/{BATTLE}/roll",
+        json={"unit": "kraak", "test": "morale", "expected_seq": 9},
+        headers=bearer(spectator),
+    )
     assert roll.status_code == 403
     assert len(stored_rows(client)) == 9
 
@@ -235,13 +240,25 @@ def test_a_player_may_not_record_events_for_the_other_sides_units(client, tokens
         {"type": "phase_started", "turn": 1, "side": "imperium", "phase": "movement"},
         {"type": "referee_ruled", "unit": "kraak", "reason": "the sergeant holds", "state": "steady"},
         {"type": "event_retracted", "seq": 9, "reason": "typo"},
-        {"type": "unit_joined", "unit": "extra", "side": "imperium", "name": "Extra", "unit_type": "infantry",
-         "models": 5, "ld": 8},
-        {"type": "combat_resolved", "sides": [{"side": "imperium", "units": ["kraak"], "wounds_inflicted": 1},
-                                              {"side": "orks", "units": ["boyz"], "wounds_inflicted": 0}]},
+        {
+            "type": "unit_joined",
+            "unit": "extra",
+            "side": "imperium",
+            "name": "Extra",
+            "unit_type": "infantry",
+            "models": 5,
+            "ld": 8,
+        },
+        {
+            "type": "combat_resolved",
+            "sides": [
+                {"side": "imperium", "units": ["kraak"], "wounds_inflicted": 1},
+                {"side": "orks", "units": ["boyz"], "wounds_inflicted": 0},
+            ],
+        },
     ],
     ids=["clock", "ruling", "retraction", "roster", "combat"],
-)  # fmt: skip
+)
 def test_battle_level_events_rulings_and_retractions_are_for_the_referee(client, tokens, event):
     answer = post_events(client, tokens["players"]["imperium"], [event])
     assert answer.status_code == 403 and answer.json()["extra"]["field"] == "type"
@@ -336,9 +353,12 @@ def test_explain_walks_a_units_state_back_to_the_dice_and_casualties(client, pla
     why = client.get(f"/battles/{BATTLE}/explain/grots", headers=bearer(played["spectator"])).json()
     assert why["state"] == "dispersed"
     assert [(s["seq"], s["rule"]) for s in why["steps"] if s["rule"]] == [
-        (18, "wh40k6.test.morale"), (21, "wh40k6.fall_back.start"), (21, "wh40k6.fall_back.distance"),
-        (24, "wh40k6.test.morale"), (25, "wh40k6.assaulted.multi"),
-    ]  # fmt: skip
+        (18, "wh40k6.test.morale"),
+        (21, "wh40k6.fall_back.start"),
+        (21, "wh40k6.fall_back.distance"),
+        (24, "wh40k6.test.morale"),
+        (25, "wh40k6.assaulted.multi"),
+    ]
     earlier = client.get(f"/battles/{BATTLE}/explain/grots?at=22", headers=bearer(played["spectator"])).json()
     assert earlier["state"] == "falling_back" and earlier["at"] == 22
 
@@ -350,8 +370,8 @@ def test_explaining_an_unknown_unit_is_refused(client, played):
 
 def test_the_diff_between_two_points_names_the_units_that_changed(client, played):
     answer = client.get(f"/battles/{BATTLE}/diff?before=18&after=22", headers=bearer(played["spectator"])).json()
-    assert {u["unit"]: u["after"]["state"] for u in answer["units"]} == {"nobz": "falling_back",
-                                                                         "grots": "falling_back"}  # fmt: skip
+    states = {u["unit"]: u["after"]["state"] for u in answer["units"]}
+    assert states == {"nobz": "falling_back", "grots": "falling_back"}
 
 
 def test_the_log_has_a_row_per_event_and_the_timeline_a_mark_per_phase(client, played):
@@ -380,8 +400,10 @@ def test_resuming_after_a_point_the_log_does_not_hold_is_refused(client, played)
 
 
 def test_a_last_event_id_that_is_not_a_sequence_number_is_refused(client, played):
-    answer = client.get(f"/battles/{BATTLE}/feed.ndjson?follow=false",
-                        headers=bearer(played["spectator"]) | {"Last-Event-ID": "yesterday"})  # fmt: skip
+    answer = client.get(
+        f"/battles/{BATTLE}/feed.ndjson?follow=false",
+        headers=bearer(played["spectator"]) | {"Last-Event-ID": "yesterday"},
+    )
     assert answer.status_code == 422 and answer.json()["extra"]["field"] == "Last-Event-ID"
 
 
@@ -395,9 +417,16 @@ def test_pages_of_allowed_origins_may_call_the_api(tmp_path):
 
 def test_the_server_publishes_openapi_and_the_feed_schema(client):
     paths = client.get("/schema/openapi.json").json()["paths"]
-    assert {"/battles", "/battles/{battle}/events", "/battles/{battle}/board", "/battles/{battle}/due",
-            "/battles/{battle}/explain/{unit}", "/battles/{battle}/log", "/battles/{battle}/feed",
-            "/battles/{battle}/feed.ndjson"} <= set(paths)  # fmt: skip
+    assert {
+        "/battles",
+        "/battles/{battle}/events",
+        "/battles/{battle}/board",
+        "/battles/{battle}/due",
+        "/battles/{battle}/explain/{unit}",
+        "/battles/{battle}/log",
+        "/battles/{battle}/feed",
+        "/battles/{battle}/feed.ndjson",
+    } <= set(paths)
     served = client.get("/feed.schema.json").json()
     assert served == feed_schema()
 

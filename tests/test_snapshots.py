@@ -8,12 +8,13 @@ from pathlib import Path
 
 import pytest
 
+from morale.app.snapshot_cache import battle_at, rebuild
 from morale.core.replay import Replay
 from morale.core.state import digest
 from morale.events.store import SqliteEventStore
 from morale.events.types import EventRetracted, RefereeRuled, UnitJoined
 from morale.projections import frozen, snapshots
-from morale.projections.snapshots import SNAPSHOT_EVERY, battle_at, rebuild
+from morale.projections.snapshots import SNAPSHOT_EVERY
 from morale.projections.timeline import fold_at
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
@@ -42,6 +43,37 @@ def test_snapshots_are_taken_every_so_many_events_and_used(long_battle):
     assert rebuild(long_battle, "long") == 3
     found = long_battle.snapshot_before("long", 2 * SNAPSHOT_EVERY + 5, snapshots.engine_version())
     assert found is not None and found[0] == 2 * SNAPSHOT_EVERY
+
+
+def test_the_snapshot_cache_keeps_one_at_every_snapshot_point(long_battle):
+    rebuild(long_battle, "long")
+    rows = long_battle.db.conn.execute("SELECT seq FROM snapshots WHERE battle = 'long' ORDER BY seq").fetchall()
+    assert rows == [(SNAPSHOT_EVERY,), (2 * SNAPSHOT_EVERY,), (3 * SNAPSHOT_EVERY,)]
+
+
+class ReadOnly:
+    """A store that refuses every write: what the projections are handed in the tests below."""
+
+    def __init__(self, store):
+        self._store = store
+
+    def __getattr__(self, name):
+        if name in ("append", "append_sealed", "save_snapshot", "drop_snapshots", "save_snapshot_units"):
+            raise AssertionError(f"a projection called {name}")
+        return getattr(self._store, name)
+
+
+def test_the_projection_reads_the_battle_at_a_point_and_writes_nothing(long_battle, tmp_path):
+    rebuild(long_battle, "long")
+    frozen.forget()
+    for seq in (SNAPSHOT_EVERY - 1, 2 * SNAPSHOT_EVERY + 3, long_battle.last_seq("long")):
+        assert digest(snapshots.battle_at(ReadOnly(long_battle), "long", seq)) == digest(full(long_battle, seq))
+    # A battle with no snapshots yet: a full replay, and still none taken.
+    fresh = SqliteEventStore(tmp_path / "fresh.db")
+    fresh.append("long", [stored.event for stored in long_battle.read("long")], expected_seq=0)
+    seq = 2 * SNAPSHOT_EVERY + 3
+    assert digest(snapshots.battle_at(ReadOnly(fresh), "long", seq)) == digest(full(long_battle, seq))
+    assert fresh.snapshot_before("long", seq, snapshots.engine_version()) is None
 
 
 def test_snapshots_of_another_engine_version_are_never_used(long_battle, monkeypatch):

@@ -67,9 +67,14 @@ def test_nothing_changes_between_a_point_and_itself(timeline):
 
 @pytest.mark.parametrize(
     ("spec", "words"),
-    [("0", "there is no event 0"), ("105", "there is no event 105"), ("start:9", "never happened"),
-     ("middle", "write N, start, end"), ("end:two", "the turn must be a number")],
-)  # fmt: skip
+    [
+        ("0", "there is no event 0"),
+        ("105", "there is no event 105"),
+        ("start:9", "never happened"),
+        ("middle", "write N, start, end"),
+        ("end:two", "the turn must be a number"),
+    ],
+)
 def test_a_point_that_does_not_exist_is_refused(timeline, spec, words):
     with pytest.raises(Refusal) as refused:
         timeline.point(spec)

@@ -42,8 +42,8 @@ def rewrite(store: SqliteEventStore, seq: int, change, *, rehash: bool) -> None:
             conn.execute("UPDATE events SET body = ? WHERE battle = 'hive-tarsis' AND seq = ?", (body, at))
         if rehash:
             digest = chain_hash(prev, body.encode())
-            conn.execute("UPDATE events SET prev_hash = ?, hash = ? WHERE battle = 'hive-tarsis' AND seq = ?",
-                         (prev, digest, at))  # fmt: skip
+            relink = "UPDATE events SET prev_hash = ?, hash = ? WHERE battle = 'hive-tarsis' AND seq = ?"
+            conn.execute(relink, (prev, digest, at))
         prev = digest
 
 
@@ -95,11 +95,15 @@ def engine_store(tmp_path) -> SqliteEventStore:
     roster = load_roster(EXAMPLE / "roster.toml")
     start_battle(store, "hive-tarsis", replace(roster.started, dice_policy="either"), roster.units)
     for phase in ("movement", "psychic"):
-        record(store, "hive-tarsis", [PhaseStarted(turn=1, side="imperium", phase=phase),
-                                      PhaseEnded(turn=1, side="imperium", phase=phase)])  # fmt: skip
-    record(store, "hive-tarsis", [PhaseStarted(turn=1, side="imperium", phase="shooting"),
-                                  CasualtiesSuffered(unit="boyz", count=6), CasualtiesSuffered(unit="grots", count=4),
-                                  PhaseEnded(turn=1, side="imperium", phase="shooting")])  # fmt: skip
+        quiet = [PhaseStarted(turn=1, side="imperium", phase=phase), PhaseEnded(turn=1, side="imperium", phase=phase)]
+        record(store, "hive-tarsis", quiet)
+    shooting = [
+        PhaseStarted(turn=1, side="imperium", phase="shooting"),
+        CasualtiesSuffered(unit="boyz", count=6),
+        CasualtiesSuffered(unit="grots", count=4),
+        PhaseEnded(turn=1, side="imperium", phase="shooting"),
+    ]
+    record(store, "hive-tarsis", shooting)
     return store
 
 

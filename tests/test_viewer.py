@@ -44,8 +44,11 @@ def served(tmp_path):
     app = create_app(tmp_path / "viewer.db", Settings(poll_s=0.05, heartbeat_s=1))
     with LiveServer(app) as server, httpx.Client(base_url=server.url, timeout=WAIT_S) as http:
         tokens = http.post("/battles", json=creation_body()).json()["tokens"]
-        posted = http.post(f"/battles/{BATTLE}/events", json={"expected_seq": 9, "events": example_events()},
-                           headers=bearer(tokens["referee"]))  # fmt: skip
+        posted = http.post(
+            f"/battles/{BATTLE}/events",
+            json={"expected_seq": 9, "events": example_events()},
+            headers=bearer(tokens["referee"]),
+        )
         assert posted.status_code == 201
         yield server, http, tokens
 
@@ -119,10 +122,17 @@ def test_an_event_posted_elsewhere_reaches_the_page_through_the_feed(page, serve
     at_event(page, EXAMPLE_LAST)
     card(page, "kraak").click()
     page.wait_for_selector("#explain ol[data-unit='kraak'][data-state='steady']", timeout=WAIT_MS)
-    ruling = {"type": "referee_ruled", "unit": "kraak", "reason": "the Guardsmen flee the refinery",
-              "state": "falling_back"}  # fmt: skip
-    posted = http.post(f"/battles/{BATTLE}/events", json={"expected_seq": EXAMPLE_LAST, "events": [ruling]},
-                       headers=bearer(tokens["referee"]))  # fmt: skip
+    ruling = {
+        "type": "referee_ruled",
+        "unit": "kraak",
+        "reason": "the Guardsmen flee the refinery",
+        "state": "falling_back",
+    }
+    posted = http.post(
+        f"/battles/{BATTLE}/events",
+        json={"expected_seq": EXAMPLE_LAST, "events": [ruling]},
+        headers=bearer(tokens["referee"]),
+    )
     assert posted.status_code == 201
     page.wait_for_selector(f"body[data-last-feed-seq='{EXAMPLE_LAST + 1}']", timeout=WAIT_MS)
     at_event(page, EXAMPLE_LAST + 1)

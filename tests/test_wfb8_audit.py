@@ -50,8 +50,9 @@ def test_wfb8_rally_test_odds_at_25_percent_or_less_are_a_double_1():
 
 
 def test_wfb8_hold_your_ground_odds_show_a_failed_roll_as_a_re_roll():
-    table = battle(regiment("spearmen", ld=7), regiment("guard", rules=("battle_standard_bearer",)),
-                   regiment("boyz", "orcs"))  # fmt: skip
+    table = battle(
+        regiment("spearmen", ld=7), regiment("guard", rules=("battle_standard_bearer",)), regiment("boyz", "orcs")
+    )
     table.record(fact("spearmen", "near_battle_standard", True))
     table.go_to(1, "orcs", "shooting")
     table.casualties("spearmen", 5)

@@ -12,9 +12,11 @@ from morale.events.types import CombatResolved, CombatSide
 def boyz_charge(*targets: str, **regiments) -> Table:
     """The boyz charge the empire's `targets` in the orcs' turn 1; the close combat phase has begun."""
     table = battle(
-        regiment("spearmen", ld=7), regiment("halberdiers", ld=7), regiment("boyz", "orcs", models=25),
+        regiment("spearmen", ld=7),
+        regiment("halberdiers", ld=7),
+        regiment("boyz", "orcs", models=25),
         *regiments.values(),
-    )  # fmt: skip
+    )
     table.go_to(1, "orcs", "movement")
     table.record(charge("boyz", *targets))
     table.go_to(1, "orcs", "close_combat")
@@ -73,9 +75,11 @@ def test_wfb8_break_test_steadfast_more_ranks_than_the_enemy_tests_on_unmodified
     table = boyz_charge("spearmen")
 
     caused = table.record(
-        combat(side("empire", "spearmen", wounds=1, ranks={"spearmen": 4}),
-               side("orcs", "boyz", wounds=5, ranks={"boyz": 3}))
-    )  # fmt: skip
+        combat(
+            side("empire", "spearmen", wounds=1, ranks={"spearmen": 4}),
+            side("orcs", "boyz", wounds=5, ranks={"boyz": 3}),
+        )
+    )
 
     due = only(caused, out.TestDue)
     assert due.target == 7
@@ -88,9 +92,11 @@ def test_wfb8_break_test_not_steadfast_without_more_ranks(own, enemy):
     table = boyz_charge("spearmen")
 
     caused = table.record(
-        combat(side("empire", "spearmen", wounds=1, ranks={"spearmen": own}),
-               side("orcs", "boyz", wounds=3, ranks={"boyz": enemy}))
-    )  # fmt: skip
+        combat(
+            side("empire", "spearmen", wounds=1, ranks={"spearmen": own}),
+            side("orcs", "boyz", wounds=3, ranks={"boyz": enemy}),
+        )
+    )
 
     assert only(caused, out.TestDue).target == 5
 
@@ -166,9 +172,11 @@ def knights_wiped_out_the_wolves() -> Table:
     """A multiple combat: spearmen and knights against boyz and wolf riders; the knights have just
     killed the last wolf rider, so no enemy is left in base contact with them."""
     table = battle(
-        regiment("spearmen"), regiment("knights", models=6, unit_type="cavalry"),
-        regiment("boyz", "orcs", models=25), regiment("wolves", "orcs", models=5, unit_type="cavalry"),
-    )  # fmt: skip
+        regiment("spearmen"),
+        regiment("knights", models=6, unit_type="cavalry"),
+        regiment("boyz", "orcs", models=25),
+        regiment("wolves", "orcs", models=5, unit_type="cavalry"),
+    )
     table.go_to(1, "orcs", "movement")
     table.record(charge("boyz", "spearmen"))
     table.record(charge("wolves", "knights"))
@@ -181,9 +189,10 @@ def test_wfb8_multi_no_more_foes_counts_as_having_won_and_takes_no_break_test():
     table = knights_wiped_out_the_wolves()
 
     caused = table.record(
-        combat(side("empire", "spearmen", "knights", wounds=5, left_combat=("knights",)),
-               side("orcs", "boyz", wounds=8))
-    )  # fmt: skip
+        combat(
+            side("empire", "spearmen", "knights", wounds=5, left_combat=("knights",)), side("orcs", "boyz", wounds=8)
+        )
+    )
 
     not_taken = only(caused, out.TestNotTaken)
     assert (not_taken.unit, not_taken.test, not_taken.rule) == ("knights", "break", "wfb8.multi.no_more_foes")
@@ -234,11 +243,17 @@ def test_wfb8_multi_left_combat_its_wounds_count_but_not_its_other_bonuses():
     caused = table.record(
         combat(
             # 4 wounds, the knights' among them; the spearmen's ranks +1; the knights' standard +3 is lost
-            side("empire", "spearmen", "knights", wounds=4, unit_bonus={"spearmen": 1, "knights": 3},
-                 left_combat=("knights",)),
+            side(
+                "empire",
+                "spearmen",
+                "knights",
+                wounds=4,
+                unit_bonus={"spearmen": 1, "knights": 3},
+                left_combat=("knights",),
+            ),
             side("orcs", "boyz", wounds=3, bonus=3),
         )
-    )  # fmt: skip
+    )
 
     due = only(caused, out.TestDue)  # 5 against 6: the empire loses by 1 (with the knights' bonus: 8 to 6)
     assert (due.unit, due.modifiers[0].value) == ("spearmen", -1)
@@ -251,11 +266,12 @@ def test_wfb8_multi_left_combat_does_not_count_when_deciding_whether_enemies_are
 
     caused = table.record(
         combat(
-            side("empire", "spearmen", "knights", wounds=6, ranks={"spearmen": 2, "knights": 4},
-                 left_combat=("knights",)),
+            side(
+                "empire", "spearmen", "knights", wounds=6, ranks={"spearmen": 2, "knights": 4}, left_combat=("knights",)
+            ),
             side("orcs", "boyz", wounds=2, ranks={"boyz": 3}),
         )
-    )  # fmt: skip
+    )
 
     due = only(caused, out.TestDue)  # the boyz: 3 ranks to the spearmen's 2, the knights' 4 do not count
     assert due.unit == "boyz" and due.target == 7 and "Steadfast: 3 ranks to 2" in due.modifiers[0].reason

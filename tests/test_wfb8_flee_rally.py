@@ -152,9 +152,11 @@ def test_wfb8_rally_test_the_threshold_is_a_house_rule():
 # -- wfb8.hold_your_ground ----------------------------------------------------------------------------
 def army_with_battle_standard(**extra):
     table = battle(
-        regiment("spearmen", ld=7), regiment("general_guard", ld=8, rules=("battle_standard_bearer",)),
-        regiment("boyz", "orcs", models=25), *extra.values(),
-    )  # fmt: skip
+        regiment("spearmen", ld=7),
+        regiment("general_guard", ld=8, rules=("battle_standard_bearer",)),
+        regiment("boyz", "orcs", models=25),
+        *extra.values(),
+    )
     table.go_to(1, "orcs", "shooting")
     return table
 
@@ -246,9 +248,10 @@ def test_wfb8_hold_your_ground_the_bearers_own_unit_is_within_12_inches_of_it():
 
 def test_wfb8_hold_your_ground_break_and_rally_tests_are_ld_tests_too():
     table = battle(
-        regiment("spearmen", ld=7), regiment("general_guard", ld=8, rules=("battle_standard_bearer",)),
+        regiment("spearmen", ld=7),
+        regiment("general_guard", ld=8, rules=("battle_standard_bearer",)),
         regiment("boyz", "orcs", models=25),
-    )  # fmt: skip
+    )
     table.record(fact("spearmen", "near_battle_standard", True))
     table.go_to(1, "orcs", "movement")
     table.record(charge("boyz", "spearmen"))

@@ -419,9 +419,12 @@ def test_wfb8_panic_order_the_chosen_unit_tests_first_then_the_other():
 
 def test_wfb8_panic_order_three_units_the_player_chooses_again_for_the_two_left():
     table = battle(
-        regiment("spearmen"), regiment("halberdiers"), regiment("swordsmen"), regiment("archers", models=5),
+        regiment("spearmen"),
+        regiment("halberdiers"),
+        regiment("swordsmen"),
+        regiment("archers", models=5),
         regiment("boyz", "orcs"),
-    )  # fmt: skip
+    )
     table.go_to(1, "orcs", "shooting")
     table.casualties("archers", 5)
     for unit_id in ("spearmen", "halberdiers", "swordsmen"):

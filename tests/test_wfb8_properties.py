@@ -22,25 +22,33 @@ from morale.projections.whatif import what_if
 
 UNITS = {"empire": ["spearmen", "knights", "bearer"], "orcs": ["boyz", "wolves", "trolls"]}
 EVERYONE = [u for units in UNITS.values() for u in units]
-FACTS = ["friend_destroyed_within_6", "friend_broke_within_6", "friend_fled_through", "fled_off_table",
-         "near_battle_standard", "in_close_combat"]  # fmt: skip
+KINDS = ["clock"] * 3 + ["roll"] * 3 + ["casualties"] * 2 + ["fact", "charge", "combat", "decide"]
+FACTS = [
+    "friend_destroyed_within_6",
+    "friend_broke_within_6",
+    "friend_fled_through",
+    "fled_off_table",
+    "near_battle_standard",
+    "in_close_combat",
+]
 
 
 def a_battle():
     return battle(
-        regiment("spearmen", models=20), regiment("knights", models=6, unit_type="cavalry"),
+        regiment("spearmen", models=20),
+        regiment("knights", models=6, unit_type="cavalry"),
         regiment("bearer", models=10, ld=8, rules=("battle_standard_bearer",)),
-        regiment("boyz", "orcs", models=25), regiment("wolves", "orcs", models=5, unit_type="cavalry"),
+        regiment("boyz", "orcs", models=25),
+        regiment("wolves", "orcs", models=5, unit_type="cavalry"),
         regiment("trolls", "orcs", models=3, ld=4, rules=("stubborn",)),
-    )  # fmt: skip
+    )
 
 
 def proposals(data: st.DataObject, table):
     """Any event a player might type, legal or not: the referee sorts them out."""
     b = table.battle
     some_unit = st.sampled_from(EVERYONE)
-    kind = data.draw(st.sampled_from(["clock", "clock", "clock", "roll", "roll", "roll", "casualties", "casualties",
-                                      "fact", "charge", "combat", "decide"]))  # fmt: skip
+    kind = data.draw(st.sampled_from(KINDS))
     if kind == "clock":
         return clock_event(b)
     if kind == "roll":
@@ -65,11 +73,11 @@ def proposals(data: st.DataObject, table):
         orcs = data.draw(st.lists(st.sampled_from(UNITS["orcs"]), min_size=1, max_size=2, unique=True))
         ranks = {u: data.draw(st.integers(0, 4)) for u in empire + orcs}
         left = data.draw(st.lists(st.sampled_from(empire), max_size=1))
+        empire_wounds, orcs_wounds = data.draw(st.integers(0, 6)), data.draw(st.integers(0, 6))
         return combat(
-            side("empire", *empire, wounds=data.draw(st.integers(0, 6)),
-                 ranks={u: ranks[u] for u in empire}, left_combat=left),
-            side("orcs", *orcs, wounds=data.draw(st.integers(0, 6)), ranks={u: ranks[u] for u in orcs}),
-        )  # fmt: skip
+            side("empire", *empire, wounds=empire_wounds, ranks={u: ranks[u] for u in empire}, left_combat=left),
+            side("orcs", *orcs, wounds=orcs_wounds, ranks={u: ranks[u] for u in orcs}),
+        )
     return PlayerDecided(unit=data.draw(some_unit), decision="test_first")
 
 

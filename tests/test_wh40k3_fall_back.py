@@ -198,8 +198,9 @@ def test_wh40k3_assaulted_the_table_cannot_report_regroup_conditions_against_it(
 
 
 # -- wh40k3.crossfire ---------------------------------------------------------------------------
-@pytest.mark.parametrize(("distance", "dice", "destroyed"), [(6, (3, 3), True), (6, (4, 3), True),
-                                                              (6.5, (3, 3), False), (9, (1, 2), False)])  # fmt: skip
+@pytest.mark.parametrize(
+    ("distance", "dice", "destroyed"), [(6, (3, 3), True), (6, (4, 3), True), (6.5, (3, 3), False), (9, (1, 2), False)]
+)
 def test_wh40k3_crossfire_a_roll_equal_to_or_over_the_distance_destroys_the_unit(distance, dice, destroyed):
     t = table(unit("guard"), unit("boyz", "orks"))
     failed_morale(t)

@@ -76,8 +76,7 @@ def test_wh40k3_trigger_shooting_only_enemy_shooting_in_a_shooting_phase(side, p
 # -- wh40k3.trigger.combat_lost -----------------------------------------------------------------
 def test_wh40k3_trigger_combat_lost_the_rules_example_dark_eldar_need_5_roll_6():
     """Ld 8, below half (-1), outnumbered 2:1 (-2): 5 or less needed; they roll 6 and Fall Back."""
-    t = table(unit("boyz", "orks", models=20), unit("warriors", "eldar", models=10, ld=8),
-              sides=("orks", "eldar"))  # fmt: skip
+    t = table(unit("boyz", "orks", models=20), unit("warriors", "eldar", models=10, ld=8), sides=("orks", "eldar"))
     t.go_to(1, "orks", "assault")
     t.record(charge("boyz", "warriors"))
     t.casualties("warriors", 6)  # 4 of 10 left
@@ -86,8 +85,10 @@ def test_wh40k3_trigger_combat_lost_the_rules_example_dark_eldar_need_5_roll_6()
     due = only(t.record(combat(("orks", "boyz", 6), ("eldar", "warriors", 1))), out.TestDue)
 
     assert (due.rule, due.target) == ("wh40k3.trigger.combat_lost", 5)
-    assert [(m.rule, m.value) for m in due.modifiers] == [("wh40k3.mod.below_half", -1),
-                                                          ("wh40k3.trigger.combat_lost", -2)]  # fmt: skip
+    assert [(m.rule, m.value) for m in due.modifiers] == [
+        ("wh40k3.mod.below_half", -1),
+        ("wh40k3.trigger.combat_lost", -2),
+    ]
     result = only(t.roll("warriors", "morale", 3, 3), out.TestResolved)
     assert (result.passed, result.total, result.target) == (False, 6, 5)
     assert t.state("warriors") == "falling_back"
@@ -95,9 +96,18 @@ def test_wh40k3_trigger_combat_lost_the_rules_example_dark_eldar_need_5_roll_6()
 
 @pytest.mark.parametrize(
     ("losers", "winners", "modifier"),
-    [(5, 5, None), (5, 4, None), (5, 6, -1), (5, 9, -1), (5, 10, -2), (5, 14, -2), (5, 15, -3), (5, 20, -4),
-     (2, 40, -4)],
-)  # fmt: skip
+    [
+        (5, 5, None),
+        (5, 4, None),
+        (5, 6, -1),
+        (5, 9, -1),
+        (5, 10, -2),
+        (5, 14, -2),
+        (5, 15, -3),
+        (5, 20, -4),
+        (2, 40, -4),
+    ],
+)
 def test_wh40k3_trigger_combat_lost_outnumbered_only_the_largest_modifier_applies(losers, winners, modifier):
     t = table(unit("guard", models=losers), unit("boyz", "orks", models=winners))
     t.go_to(1, "orks", "assault")
@@ -113,8 +123,10 @@ def test_wh40k3_trigger_combat_lost_the_side_that_lost_more_men_tests_every_unit
     t = table(unit("guard", models=10), unit("vets", models=5), unit("boyz", "orks", models=30))
     t.go_to(1, "orks", "assault")
     t.record(charge("boyz", "guard", "vets"))
-    sides = [CombatSide(side="imperium", units=("guard", "vets"), wounds_inflicted=2),
-             CombatSide(side="orks", units=("boyz",), wounds_inflicted=3)]  # fmt: skip
+    sides = [
+        CombatSide(side="imperium", units=("guard", "vets"), wounds_inflicted=2),
+        CombatSide(side="orks", units=("boyz",), wounds_inflicted=3),
+    ]
 
     caused = t.record(CombatResolved(sides=sides))
 
@@ -133,8 +145,10 @@ def test_wh40k3_trigger_combat_lost_a_draw_makes_nobody_test():
 def test_wh40k3_trigger_combat_lost_counts_men_lost_so_a_bonus_is_refused():
     t = table(unit("guard"), unit("boyz", "orks"))
     t.go_to(1, "orks", "assault")
-    sides = [CombatSide(side="imperium", units=("guard",), wounds_inflicted=2),
-             CombatSide(side="orks", units=("boyz",), wounds_inflicted=1, bonus=2)]  # fmt: skip
+    sides = [
+        CombatSide(side="imperium", units=("guard",), wounds_inflicted=2),
+        CombatSide(side="orks", units=("boyz",), wounds_inflicted=1, bonus=2),
+    ]
 
     assert t.refuse(CombatResolved(sides=sides)).rule == "wh40k3.trigger.combat_lost"
 

@@ -177,8 +177,8 @@ def replay_command(
 def _turn_only(battle: str, lines: list[Line], turn: int) -> list[Line]:
     """The narrative of one game turn; a turn the battle never reached is refused, not shown empty."""
     if turn < 1 or not any(line.turn == turn for line in lines):
-        raise Refusal(f"battle {battle!r} has no turn {turn}: it has {turn_span(line.turn for line in lines)}",
-                      field="turn")  # fmt: skip
+        span = turn_span(line.turn for line in lines)
+        raise Refusal(f"battle {battle!r} has no turn {turn}: it has {span}", field="turn")
     return [line for line in lines if line.turn == turn]
 
 
@@ -257,8 +257,8 @@ def serve_command(
     kind = "a new store" if fresh else "the store"
     out.print(f"Serving {kind} {db} on http://{host}:{port}/ (viewer: /view, API: /schema)", markup=False)
     # The code and the app live as long as the process: out of the cyclic collector's full passes,
-    # which otherwise walk them again and again (110-190 ms pauses with 1,000 feed followers, the
-    # feed's slowest deliveries, measured in bench/feed.py).
+    # which otherwise walk them again and again, and whose pauses were the live feed's slowest
+    # deliveries (bench/feed.py; the figures are in bench/README.md).
     gc.collect()
     gc.freeze()
     uvicorn.run(served, host=host, port=port, timeout_graceful_shutdown=2, log_level="warning")

@@ -26,8 +26,8 @@ def _step_lines(console: Console, step: Step, indent: str = "") -> None:
     pad = indent + "      "
     if step.kind == "test":
         kind = " move due" if step.status == "moved" else " test due"
-        console.print(Text(f"{pad}why: ", style="bold") + Text(step.test.replace("_", " ")) + Text(kind)
-                      + _rule(step.trigger))  # fmt: skip
+        test = Text(step.test.replace("_", " ")) + Text(kind)
+        console.print(Text(f"{pad}why: ", style="bold") + test + _rule(step.trigger))
         if step.trigger_words:
             console.print(Text(f"{pad}     {step.trigger_words}", style="italic"))
         for cited in step.caused_by:
@@ -41,8 +41,8 @@ def _step_lines(console: Console, step: Step, indent: str = "") -> None:
             console.print(Text(f"{pad}chance of passing: {100 * step.chance:.1f}% ({step.chance_ways})"))
         if step.roll is not None:
             dice = " + ".join(map(str, step.roll.dice))
-            console.print(Text(f"{pad}rolled at #{step.roll.seq}: {dice}" + (f" = {step.roll.total}" if step.roll.total
-                                                                                  is not None else "")))  # fmt: skip
+            total = f" = {step.roll.total}" if step.roll.total is not None else ""
+            console.print(Text(f"{pad}rolled at #{step.roll.seq}: {dice}{total}"))
         status = step.status + (" automatically" if step.automatic else "")
         console.print(Text(f"{pad}result: ", style="bold") + Text(status) + _rule(step.rule))
         if step.words:
@@ -83,8 +83,8 @@ def _change_table(title: str, changes: list[UnitChange], before: str, after: str
 
 def print_diff(console: Console, view: Diff) -> None:
     if not view.units:
-        console.print(f"No unit changed between {view.before.label} (#{view.before.seq}) and {view.after.label} "
-                      f"(#{view.after.seq}).")  # fmt: skip
+        before, after = f"{view.before.label} (#{view.before.seq})", f"{view.after.label} (#{view.after.seq})"
+        console.print(f"No unit changed between {before} and {after}.")
         return
     title = f"{view.battle}: from {view.before.label} (#{view.before.seq}) to {view.after.label} (#{view.after.seq})"
     console.print(_change_table(title, view.units, "before", "after"))
@@ -108,8 +108,8 @@ def print_what_if(console: Console, view: WhatIf) -> None:
     if view.stopped:
         console.print(Text(f"The alternative stops {view.stopped}", style="yellow"))
     if view.final:
-        console.print(_change_table("Final board: where the alternative differs", view.final, "as played",
-                                    "alternative"))  # fmt: skip
+        title = "Final board: where the alternative differs"
+        console.print(_change_table(title, view.final, "as played", "alternative"))
     else:
         console.print("The final board is the same.")
 
@@ -119,13 +119,14 @@ def print_verification(console: Console, view: Verification) -> None:
     console.print(Text(f"{view.battle}: ") + verdict + Text(f" ({view.events} events, head {view.head})"))
     for finding in view.findings:
         console.print(Text(f"  {finding.check}: first bad event #{finding.seq}: {finding.message}", style="red"))
-    console.print(f"  phase-end digests: {view.digests_checked} match"
-                  + (f", {view.digests_unrecorded} not recorded (written before version 2)"
-                     if view.digests_unrecorded else ""))  # fmt: skip
+    digests = f"  phase-end digests: {view.digests_checked} match"
+    if view.digests_unrecorded:
+        digests += f", {view.digests_unrecorded} not recorded (written before version 2)"
+    console.print(digests)
     dice = f"  dice: {view.table_rolls} typed in from the table, {view.engine_rolls} rolled by the engine"
     if view.engine_rolls:
-        dice += (f", all {view.engine_rolls_checked} recomputed from the {view.dice_secret} secret"
-                 if view.engine_rolls_checked else " (not checkable until the secret is revealed)")  # fmt: skip
+        checked = f", all {view.engine_rolls_checked} recomputed from the {view.dice_secret} secret"
+        dice += checked if view.engine_rolls_checked else " (not checkable until the secret is revealed)"
     console.print(dice)
 
 
@@ -134,13 +135,25 @@ def print_luck(console: Console, view: Luck) -> None:
     for column in ("side", "tests rolled", "expected passes", "passes", "how unusual", "verdict"):
         table.add_column(column)
     for side in view.sides:
-        table.add_row(side.side, str(side.tests), f"{side.expected_passes:.2f}", str(side.passes),
-                      f"{100 * side.tail:.1f}%", side.verdict)  # fmt: skip
+        table.add_row(
+            side.side,
+            str(side.tests),
+            f"{side.expected_passes:.2f}",
+            str(side.passes),
+            f"{100 * side.tail:.1f}%",
+            side.verdict,
+        )
     console.print(table)
     rolls = Table(title="Rolls", title_justify="left")
     for column in ("#", "unit", "test", "dice", "chance", "result"):
         rolls.add_column(column)
     for roll in view.rolls:
-        rolls.add_row(str(roll.seq), roll.unit, roll.test, " + ".join(map(str, roll.dice)),
-                      f"{100 * roll.chance:.1f}%", "passed" if roll.passed else "failed")  # fmt: skip
+        rolls.add_row(
+            str(roll.seq),
+            roll.unit,
+            roll.test,
+            " + ".join(map(str, roll.dice)),
+            f"{100 * roll.chance:.1f}%",
+            "passed" if roll.passed else "failed",
+        )
     console.print(rolls)

@@ -39,8 +39,9 @@ class _Kept:
 
 class Folds:
     def __init__(self, max_events: int = 500_000) -> None:
-        # A fold holds its log (~300 bytes an event: 30 MB for a 100,000-event battle), so what is
-        # kept is capped in events, ~150 MB at most; the least recently used battle goes first.
+        # A fold holds its log, so it grows with its battle: what is kept is capped in events, not
+        # battles, and the least recently used battle goes first. What an event weighs, and what
+        # the cap comes to, is in bench/README.md.
         self.max_events = max_events
         self._kept: OrderedDict[str, _Kept] = OrderedDict()
         self._locks: dict[str, threading.Lock] = {}

@@ -4,8 +4,8 @@ Writers in this process poke the hub after an append, so the battle's watcher re
 writers in other processes (the CLI on the same SQLite file) are seen by a cheap poll of the last
 sequence number. The followers of a battle share one channel: one fold of the log, so what an event
 caused is computed once, incrementally, exactly as replay computes it, and read and encoded once
-however many followers there are (with one read per follower, 1,000 followers made an append take
-seconds); the watcher then writes it to every follower in one pass (`streaming`).
+however many followers there are (with one read per follower, an append was slow to reach many
+followers: bench/README.md); the watcher then writes it to every follower in one pass (`streaming`).
 """
 
 from __future__ import annotations
@@ -170,7 +170,7 @@ class Channel:
 
         The only reader: followers that each read (or each took a lock to find the read done) after
         every append queued behind one another; each arming its own timer, or polling twice a
-        second, delayed the appends landing meanwhile. Measured with 1,000 followers in bench/feed.py."""
+        second, delayed the appends landing meanwhile (bench/feed.py; the figures are in bench/README.md)."""
         tick = heartbeat_s / 2
         ticked = time.monotonic()
         try:

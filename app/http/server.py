@@ -38,11 +38,11 @@ from morale.projections.due import DueView, due_tests
 from morale.projections.explain import Explanation, explain
 from morale.projections.feed import FeedItem, feed_item, feed_schema
 from morale.projections.log import LogRow, log_rows
-from morale.projections.snapshots import battle_at
 from morale.projections.timeline import Diff, Mark, Timeline
 
 from ..access import Forbidden, Grant, IssuedTokens, check_may_append, check_own_unit, grant_for, issue_tokens
 from ..service import Recorded, record_on, roll_for, start_battle
+from ..snapshot_cache import battle_at
 from . import live, streaming
 from .folds import Folds
 

@@ -1,12 +1,12 @@
 """Writing to many open ASGI responses from one task, and the response that lets it.
 
 A battle's watcher writes each new feed item to every follower in one pass, instead of waking a
-task per follower to write its own copy: with 1,000 followers the wake-ups (a future resolved and a
-task stepped through its generators for each) cost ~40 us a follower, and the append reached the
-last one ~45 ms after the first (bench/feed.py). A write to an ASGI connection returns at once
-unless the connection's buffer is full (a slow reader); such a write must not hold up the others,
-so each write is started eagerly, as Python 3.12's eager tasks start (`eager_start`), and only a
-write that has to wait becomes a task of its own.
+task per follower to write its own copy: the wake-ups (a future resolved and a task stepped through
+its generators for each) cost CPU for every follower, so with many followers the append reached the
+last one long after the first (bench/feed.py; the figures are in bench/README.md). A write to an
+ASGI connection returns at once unless the connection's buffer is full (a slow reader); such a
+write must not hold up the others, so each write is started eagerly, as Python 3.12's eager tasks
+start (`eager_start`), and only a write that has to wait becomes a task of its own.
 """
 
 from __future__ import annotations

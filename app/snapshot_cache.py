@@ -1,0 +1,43 @@
+"""The snapshot cache: where the snapshots of `projections.snapshots` are written to the store.
+
+Projections only read. A fold there that passes a snapshot point freezes the battle and hands the
+bytes to a keeper; this module's keeper writes them, with the store's own methods, so the battle
+at a point read through here leaves the snapshots that make the next read fast (the server's time
+travel, `?at=POINT`). What a snapshot holds, and how one is checked, is in `projections.snapshots`
+and `projections.frozen`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from morale.core.state import Battle
+from morale.events.store import EventStore
+from morale.projections import snapshots
+
+
+@dataclass(frozen=True)
+class StoreKeeper:
+    """Keeps the snapshots a fold takes in `store` (a `projections.snapshots.Keeper`)."""
+
+    store: EventStore
+
+    def keep_units(self, battle: str, engine: str, units: list[tuple[bytes, bytes]]) -> list[int]:
+        return self.store.save_snapshot_units(battle, engine, units)
+
+    def keep_snapshot(self, battle: str, seq: int, engine: str, blob: bytes) -> None:
+        self.store.save_snapshot(battle, seq, engine, blob)
+
+
+def battle_at(store: EventStore, battle_id: str, seq: int) -> Battle:
+    """The battle right after event `seq`, from the latest snapshot before it; the snapshot points the
+    fold passes on the way (a battle played on since its snapshots were taken) are kept for next time."""
+    return snapshots.battle_at(store, battle_id, seq, keep=StoreKeeper(store))
+
+
+def rebuild(store: EventStore, battle_id: str) -> int:
+    """Drop a battle's snapshots and take them again from a full replay; returns how many."""
+    store.drop_snapshots(battle_id)
+    last = store.last_seq(battle_id)
+    snapshots.replayed(store, battle_id, last, keep=StoreKeeper(store))
+    return last // snapshots.SNAPSHOT_EVERY
