@@ -4,12 +4,16 @@ Folded from the log like everything else (a unit's `notes["gdb"]`, Battle.bookke
 the state digest and a replay rebuilds it. The facts the players state (who is within 15 cm of whom,
 an enemy within charge range, a melee) stand, like markers on the table, until they state
 otherwise.
+
+Both are changed only by `Remembered` outcomes (`remember`, `remember_battle`), each field given a
+new value: a container is never changed in place, since a snapshot may share it.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ...outcomes import Remembered
 from ...state import Battle, Unit
 
 
@@ -58,9 +62,9 @@ class BattleBook:
     charges: dict[str, Charge] = field(default_factory=dict)  # this Charge phase's charges, by charger
     charged_by: dict[str, str] = field(default_factory=dict)  # this phase's targets that tested, and by whom
     countercharges: dict[str, str] = field(default_factory=dict)  # countercharger -> the charger it meets
-    # Brigade tests owed (brigade, the events behind it); in the Morale phase they wait until every
+    # Brigade tests owed (side, brigade, the events behind it); in the Morale phase they wait until every
     # unit's test is taken, since the results feed them (gdb.note.simultaneous).
-    brigade_tests: list[tuple[str, tuple[int, ...]]] = field(default_factory=list)
+    brigade_tests: list[tuple[str, str, tuple[int, ...]]] = field(default_factory=list)
 
 
 def book(unit: Unit) -> UnitBook:
@@ -69,6 +73,16 @@ def book(unit: Unit) -> UnitBook:
 
 def battle_book(battle: Battle) -> BattleBook:
     return battle.bookkeeping  # type: ignore[no-any-return]
+
+
+def remember(unit: Unit, rule: str, caused_by: tuple[int, ...], **changes: object) -> Remembered:
+    """The unit's book, changed field by field (each a new value, never a container changed in place)."""
+    return Remembered(unit=unit.id, rule=rule, caused_by=caused_by, book="gdb", changes=changes)
+
+
+def remember_battle(rule: str, caused_by: tuple[int, ...], **changes: object) -> Remembered:
+    """The battle's book, changed field by field (each a new value, never a container changed in place)."""
+    return Remembered(unit="", rule=rule, caused_by=caused_by, book="battle", changes=changes)
 
 
 def in_melee(battle: Battle, unit: Unit) -> bool:

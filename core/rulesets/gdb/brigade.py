@@ -7,8 +7,9 @@ its own, so it is rolled as the `brigade` test of the brigade's first unit still
 
 from __future__ import annotations
 
-from ...outcomes import Modifier, Outcome, TestResolved
-from ...rules import rule
+from ...apply import Decided
+from ...outcomes import Modifier, TestResolved
+from ...rules import clause
 from ...state import Battle, DueTest, Unit
 from .book import in_melee
 from .modifiers import total
@@ -30,50 +31,50 @@ def lead_unit(battle: Battle, side: str, brigade: str) -> Unit | None:
     return next((u for u in members(battle, side, brigade) if u.alive), None)
 
 
-@rule("gdb.brigade.test")
+@clause("gdb.brigade.test")
 def brigade_modifiers(battle: Battle, table: BrigadeTable, side: str, brigade: str) -> tuple[Modifier, ...]:
     """2D6 + the brigade commander with the brigade, and for each unit of the brigade dispersed or
     routing (the table's numbers: +1 and -1 by default). Routing skirmishers are ignored."""
     units = members(battle, side, brigade)
     modifiers = []
     if any(u.alive and u.profile["commander"] == "brigade" for u in units):
-        modifiers.append(Modifier(rule="gdb.brigade.test", value=table.commander, reason="brigade commander present"))
+        modifiers.append(Modifier(rule=brigade_modifiers.id, value=table.commander, reason="brigade commander present"))
     lost = [u.id for u in units if u.state in ("dispersed", "broken") and not skirmishers_ignored(u)]
     if lost:
-        modifiers.append(Modifier(rule="gdb.brigade.test", value=table.per_unit_lost * len(lost),
-                                  reason=f"dispersed or routing: {', '.join(lost)}"))  # fmt: skip
+        reason = f"dispersed or routing: {', '.join(lost)}"
+        modifiers.append(Modifier(rule=brigade_modifiers.id, value=table.per_unit_lost * len(lost), reason=reason))
     return tuple(modifiers)
 
 
 def resolve_brigade_test(
     battle: Battle, table: BrigadeTable, due: DueTest, dice: tuple[int, ...], caused_by: tuple[int, ...]
-) -> list[Outcome]:
+) -> Decided:
     """7 or more: the brigade holds; 4-6: every unit of the brigade not in melee Halts this turn;
     3 or less: every unit not in melee Retreats (the default table)."""
     lead = battle.units[due.unit]
     brigade = brigade_of(lead)
     modified = sum(dice) + total(due.modifiers)
     result = read_column(table.rows, lead.unit_type, modified)
-    caused: list[Outcome] = [
-        TestResolved(
-            unit=lead.id,
-            rule="gdb.brigade.test",
-            caused_by=caused_by,
-            test=due.test,
-            trigger=due.rule,
-            passed=result == "holds",
-            dice=dice,
-            total=modified,
-            modifiers=due.modifiers,
-            result=result,
-            column="brigade",
-            detail=f"for brigade {brigade}",
-        )
-    ]
+    yield TestResolved(
+        unit=lead.id,
+        rule=brigade_modifiers.id,
+        caused_by=caused_by,
+        test=due.test,
+        trigger=due.rule,
+        passed=result == "holds",
+        dice=dice,
+        total=modified,
+        modifiers=due.modifiers,
+        result=result,
+        column="brigade",
+        detail=f"for brigade {brigade}",
+    )
     if result == "holds":
-        return caused
+        return
     ctx = Context("brigade", caused_by, caused_by[-1])
     for unit in members(battle, lead.side, brigade):
         if unit.alive and not in_melee(battle, unit):
-            caused += halts(battle, unit, ctx, "gdb.brigade.test") if result == "halt" else retreats(battle, unit, ctx)
-    return caused
+            if result == "halt":
+                yield from halts(battle, unit, ctx, brigade_modifiers.id)
+            else:
+                yield from retreats(battle, unit, ctx)

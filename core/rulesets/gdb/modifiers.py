@@ -9,11 +9,21 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ...outcomes import Modifier
-from ...rules import rule
+from ...rules import Refusal, clause
 from ...state import Battle, Unit
 from .book import Charge, book
 from .neighbours import FLEEING, heeded_friends_near
-from .profile import ARTILLERY, CAVALRY, INFANTRY, figures_lost, formation, formed, full_strength
+from .profile import (
+    ARTILLERY,
+    BUILT_UP,
+    CAVALRY,
+    FORMATIONS,
+    INFANTRY,
+    figures_lost,
+    formation,
+    formed,
+    full_strength,
+)
 
 QUALITY = {"guard": 2, "elite": 1, "veteran": 1, "line": 0, "second_line": -1, "recruit": -1}
 LOSS_STEPS = ((35, -3), (25, -2), (10, -1))  # more than N% of full strength lost; the largest applies
@@ -25,87 +35,93 @@ def _words(slug: str) -> str:
 
 
 # -- general modifiers ----------------------------------------------------------------------------
-@rule("gdb.mod.commander")
+@clause("gdb.mod.commander")
 def commander(battle: Battle, unit: Unit) -> Modifier | None:
     """+1: the Commander-in-Chief or a brigade commander is attached to the unit."""
     who = str(unit.profile["commander"])
     if who == "none":
         return None
     reason = "brigade commander attached" if who == "brigade" else "Commander-in-Chief attached"
-    return Modifier(rule="gdb.mod.commander", value=+1, reason=reason)
+    return Modifier(rule=commander.id, value=+1, reason=reason)
 
 
-@rule("gdb.mod.quality")
+@clause("gdb.mod.quality")
 def quality(battle: Battle, unit: Unit) -> Modifier | None:
     """Guard +2; elite and veterans +1; line 0; second line and recruits -1."""
     value = QUALITY[str(unit.profile["quality"])]
-    return Modifier(rule="gdb.mod.quality", value=value, reason=_words(str(unit.profile["quality"]))) if value else None
+    return Modifier(rule=quality.id, value=value, reason=_words(str(unit.profile["quality"]))) if value else None
 
 
-@rule("gdb.mod.no_losses")
+@clause("gdb.mod.no_losses")
 def no_losses(battle: Battle, unit: Unit) -> Modifier | None:
     """+1: the unit has suffered no losses."""
-    return Modifier(rule="gdb.mod.no_losses", value=+1, reason="no losses") if figures_lost(unit) == 0 else None
+    return Modifier(rule=no_losses.id, value=+1, reason="no losses") if figures_lost(unit) == 0 else None
 
 
-@rule("gdb.mod.losses")
+@clause("gdb.mod.losses")
 def losses(battle: Battle, unit: Unit) -> Modifier | None:
     """More than 10% of full strength lost -1, more than 25% -2, more than 35% -3: only the largest."""
     lost, full = figures_lost(unit), full_strength(unit)
     for percent, value in LOSS_STEPS:
         if lost * 100 > percent * full:
-            return Modifier(rule="gdb.mod.losses", value=value,
-                            reason=f"{lost} of {full} figures lost: more than {percent}%")  # fmt: skip
+            return Modifier(rule=losses.id, value=value, reason=f"{lost} of {full} figures lost: more than {percent}%")
     return None
 
 
-@rule("gdb.mod.cover")
+@clause("gdb.mod.cover", fact="enemy_in_built_up_area")
 def cover(battle: Battle, unit: Unit) -> Modifier | None:
     """In buildings or redoubts +2; defending castles and churches +3; not when enemy units are
     inside the same built-up area."""
     location = str(unit.profile["location"])
     if location not in COVER or book(unit).enemy_in_built_up_area:
         return None
-    return Modifier(rule="gdb.mod.cover", value=COVER[location], reason=f"in a {location}")
+    return Modifier(rule=cover.id, value=COVER[location], reason=f"in a {location}")
 
 
-@rule("gdb.mod.square")
+@clause("gdb.mod.square")
 def square(battle: Battle, unit: Unit) -> Modifier | None:
     """+2: in square."""
-    return Modifier(rule="gdb.mod.square", value=+2, reason="in square") if formation(unit) == "square" else None
+    return Modifier(rule=square.id, value=+2, reason="in square") if formation(unit) == "square" else None
 
 
-@rule("gdb.mod.friends_fleeing")
+@clause("gdb.mod.friends_fleeing")
 def friends_fleeing(battle: Battle, unit: Unit) -> Modifier | None:
     """-1 for each routing or retreating friendly unit within 15 cm (12"), but those it ignores."""
     fleeing = heeded_friends_near(battle, unit, FLEEING)
     if not fleeing:
         return None
     names = ", ".join(f.id for f in fleeing)
-    return Modifier(rule="gdb.mod.friends_fleeing", value=-len(fleeing),
-                    reason=f"routing or retreating within 15 cm: {names}")  # fmt: skip
+    return Modifier(rule=friends_fleeing.id, value=-len(fleeing), reason=f"routing or retreating within 15 cm: {names}")
 
 
-@rule("gdb.mod.disordered")
+@clause("gdb.mod.disordered")
 def disordered(battle: Battle, unit: Unit) -> Modifier | None:
     """-1: the unit is wavering, unformed or retreating. (A routing unit takes gdb.mod.routing instead.)"""
     if unit.state == "broken":
         return None
     if unit.state in ("wavering", "falling_back") or not formed(unit):
         reason = {"wavering": "wavering", "falling_back": "retreating"}.get(unit.state, "unformed")
-        return Modifier(rule="gdb.mod.disordered", value=-1, reason=reason)
+        return Modifier(rule=disordered.id, value=-1, reason=reason)
     return None
 
 
-@rule("gdb.mod.routing")
+@clause("gdb.mod.routing")
 def routing(battle: Battle, unit: Unit) -> Modifier | None:
     """-2: the unit is routing."""
-    return Modifier(rule="gdb.mod.routing", value=-2, reason="routing") if unit.state == "broken" else None
+    return Modifier(rule=routing.id, value=-2, reason="routing") if unit.state == "broken" else None
 
 
 GENERAL: tuple[Callable[[Battle, Unit], Modifier | None], ...] = (
-    commander, quality, no_losses, losses, cover, square, friends_fleeing, disordered, routing,
-)  # fmt: skip
+    commander,
+    quality,
+    no_losses,
+    losses,
+    cover,
+    square,
+    friends_fleeing,
+    disordered,
+    routing,
+)
 
 
 def general_modifiers(battle: Battle, unit: Unit) -> tuple[Modifier, ...]:
@@ -113,33 +129,34 @@ def general_modifiers(battle: Battle, unit: Unit) -> tuple[Modifier, ...]:
 
 
 # -- a charging unit, Charge phase ----------------------------------------------------------------
-@rule("gdb.mod.charge.losses")
+@clause("gdb.mod.charge.losses")
 def lost_during_charge(unit: Unit) -> Modifier | None:
     """-1 for each figure lost during the charge."""
     lost = book(unit).charge_losses
     if not lost:
         return None
-    return Modifier(rule="gdb.mod.charge.losses", value=-lost, reason=f"{lost} figures lost during the charge")
+    return Modifier(rule=lost_during_charge.id, value=-lost, reason=f"{lost} figures lost during the charge")
 
 
-@rule("gdb.mod.charge.flank")
+@clause("gdb.mod.charge.flank")
 def charging_flank(charge: Charge) -> Modifier | None:
     """+1: charging an enemy flank or rear."""
     if not charge.flank:
         return None
-    return Modifier(rule="gdb.mod.charge.flank", value=+1, reason=f"charging the flank of {', '.join(charge.flank)}")
+    return Modifier(rule=charging_flank.id, value=+1, reason=f"charging the flank of {', '.join(charge.flank)}")
 
 
-@rule("gdb.mod.charge.unformed")
+@clause("gdb.mod.charge.unformed")
 def charging_unformed(battle: Battle, charge: Charge, flank: Modifier | None) -> Modifier | None:
     """+1: charging an unformed enemy. With gdb.mod.charge.flank it adds up to +1 at most: the
     second bonus is shown, not counted."""
     unformed = [t for t in charge.targets if not formed(battle.units[t])]
     if not unformed:
         return None
-    capped = "gdb.mod.charge.unformed" if flank is not None else ""
-    return Modifier(rule="gdb.mod.charge.unformed", value=+1, reason=f"charging unformed {', '.join(unformed)}",
-                    ignored_by=capped)  # fmt: skip
+    capped = charging_unformed.id if flank is not None else ""
+    return Modifier(
+        rule=charging_unformed.id, value=+1, reason=f"charging unformed {', '.join(unformed)}", ignored_by=capped
+    )
 
 
 def charging_modifiers(battle: Battle, unit: Unit, charge: Charge) -> tuple[Modifier, ...]:
@@ -149,44 +166,27 @@ def charging_modifiers(battle: Battle, unit: Unit, charge: Charge) -> tuple[Modi
 
 
 # -- a charged or countercharging unit, Charge phase ----------------------------------------------
-@rule("gdb.mod.charged.line")
+@clause("gdb.mod.charged.line")
 def charged_in_line(unit: Unit, charger: Unit) -> Modifier | None:
     """-1: infantry in line charged by infantry."""
     if unit.unit_type == INFANTRY and formation(unit) == "line" and charger.unit_type == INFANTRY:
-        return Modifier(rule="gdb.mod.charged.line", value=-1, reason="infantry in line charged by infantry")
+        return Modifier(rule=charged_in_line.id, value=-1, reason="infantry in line charged by infantry")
     return None
 
 
-@rule("gdb.mod.charged.column")
+@clause("gdb.mod.charged.column", special_rule="russian")
 def charged_in_column(unit: Unit, charger: Unit) -> Modifier | None:
     """-2: infantry in column charged by infantry; -1 for Russian infantry."""
     if unit.unit_type == INFANTRY and formation(unit) == "column" and charger.unit_type == INFANTRY:
         if unit.has("russian"):
-            return Modifier(rule="gdb.mod.charged.column", value=-1,
-                            reason="Russian infantry in column charged by infantry")  # fmt: skip
-        return Modifier(rule="gdb.mod.charged.column", value=-2, reason="infantry in column charged by infantry")
+            return Modifier(
+                rule=charged_in_column.id, value=-1, reason="Russian infantry in column charged by infantry"
+            )
+        return Modifier(rule=charged_in_column.id, value=-2, reason="infantry in column charged by infantry")
     return None
 
 
-@rule("gdb.mod.charged.cavalry")
-def charged_by_cavalry(unit: Unit, charger: Unit) -> Modifier | None:
-    """-2: infantry not in square charged by cavalry; -1 when the chargers are Cossacks."""
-    if unit.unit_type == INFANTRY and formation(unit) != "square" and charger.unit_type == CAVALRY:
-        if charger.has("cossack"):
-            return Modifier(rule="gdb.mod.charged.cavalry", value=-1, reason="charged by Cossacks, not in square")
-        return Modifier(rule="gdb.mod.charged.cavalry", value=-2, reason="charged by cavalry, not in square")
-    return None
-
-
-@rule("gdb.mod.charged.artillery")
-def artillery_charged(unit: Unit, charger: Unit) -> Modifier | None:
-    """-2: artillery charged by infantry or cavalry."""
-    if unit.unit_type in ARTILLERY and charger.unit_type in (INFANTRY, CAVALRY):
-        return Modifier(rule="gdb.mod.charged.artillery", value=-2, reason=f"artillery charged by {charger.unit_type}")
-    return None
-
-
-@rule("gdb.mod.charged.flank")
+@clause("gdb.mod.charged.flank", special_rule="austrian")
 def charged_in_flank(unit: Unit, charger: Unit, flank: bool) -> Modifier | None:
     """-4: charged in flank or rear; not for Austrian infantry in mass charged by cavalry."""
     if not flank:
@@ -194,7 +194,25 @@ def charged_in_flank(unit: Unit, charger: Unit, flank: bool) -> Modifier | None:
     austrian_mass = unit.has("austrian") and formation(unit) == "mass"
     if austrian_mass and charger.unit_type == CAVALRY:
         return None
-    return Modifier(rule="gdb.mod.charged.flank", value=-4, reason="charged in flank or rear")
+    return Modifier(rule=charged_in_flank.id, value=-4, reason="charged in flank or rear")
+
+
+@clause("gdb.mod.charged.cavalry", special_rule="cossack")
+def charged_by_cavalry(unit: Unit, charger: Unit) -> Modifier | None:
+    """-2: infantry not in square charged by cavalry; -1 when the chargers are Cossacks."""
+    if unit.unit_type == INFANTRY and formation(unit) != "square" and charger.unit_type == CAVALRY:
+        if charger.has("cossack"):
+            return Modifier(rule=charged_by_cavalry.id, value=-1, reason="charged by Cossacks, not in square")
+        return Modifier(rule=charged_by_cavalry.id, value=-2, reason="charged by cavalry, not in square")
+    return None
+
+
+@clause("gdb.mod.charged.artillery")
+def artillery_charged(unit: Unit, charger: Unit) -> Modifier | None:
+    """-2: artillery charged by infantry or cavalry."""
+    if unit.unit_type in ARTILLERY and charger.unit_type in (INFANTRY, CAVALRY):
+        return Modifier(rule=artillery_charged.id, value=-2, reason=f"artillery charged by {charger.unit_type}")
+    return None
 
 
 def charged_modifiers(battle: Battle, unit: Unit, charger: Unit, flank: bool) -> tuple[Modifier, ...]:
@@ -210,3 +228,25 @@ def charged_modifiers(battle: Battle, unit: Unit, charger: Unit, flank: bool) ->
 
 def total(modifiers: tuple[Modifier, ...]) -> int:
     return sum(m.value for m in modifiers if not m.ignored_by)
+
+
+def check_profile(unit_type: str, models: int, profile: dict, tags: frozenset[str] = frozenset()) -> None:
+    """What the rules allow each type of unit; a modifier's condition on a type it cannot apply
+    to is refused with that modifier's rule ID."""
+    shape = profile["formation"]
+    if shape == "square" and unit_type != INFANTRY:
+        raise Refusal(f"only infantry forms square, not {unit_type}", rule=square.id)
+    if shape == "mass" and unit_type != INFANTRY:
+        raise Refusal(f"only infantry forms a mass, not {unit_type}", rule=charged_in_flank.id)
+    if shape is not None and shape not in FORMATIONS[unit_type]:
+        allowed = ", ".join(FORMATIONS[unit_type])
+        raise Refusal(f"{unit_type} cannot be in {shape} (allowed: {allowed})", field="profile.formation")
+    if profile["location"] in BUILT_UP and unit_type == CAVALRY:
+        raise Refusal(f"cavalry cannot defend a {profile['location']}", rule=cover.id)
+    if "cossack" in tags and unit_type != CAVALRY:
+        raise Refusal("only cavalry can be Cossacks", rule=charged_by_cavalry.id)
+    if profile["full_strength"] and profile["full_strength"] < models:
+        raise Refusal(
+            f"full strength {profile['full_strength']} is less than the {models} figures it has",
+            field="profile.full_strength",
+        )

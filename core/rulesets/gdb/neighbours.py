@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ...rules import rule
+from ...rules import clause
 from ...state import Battle, Unit
 from .book import book
 from .profile import CAVALRY, FOOT_ARTILLERY, HORSE_ARTILLERY, INFANTRY, SKIRMISHERS
@@ -16,16 +16,16 @@ from .profile import CAVALRY, FOOT_ARTILLERY, HORSE_ARTILLERY, INFANTRY, SKIRMIS
 FLEEING = ("falling_back", "broken")
 
 
-@rule("gdb.rout.skirmishers")
+@clause("gdb.rout.skirmishers")
 def skirmishers_ignored(other: Unit) -> bool:
     """The routing of skirmishers is always ignored."""
     return other.unit_type == SKIRMISHERS
 
 
-@rule("gdb.note.ignore")
+@clause("gdb.note.ignore")
 def ignores(unit: Unit, other: Unit) -> bool:
     """Infantry ignores routing cavalry and horse artillery; cavalry ignores routing infantry and
-    foot artillery; every unit ignores routing skirmishers (triggers and gdb.mod.friends_fleeing)."""
+    foot artillery; every unit ignores routing skirmishers (the triggers, and `friends_fleeing`)."""
     if skirmishers_ignored(other):
         return True
     if unit.unit_type == INFANTRY:

@@ -12,7 +12,6 @@ from typing import Annotated, Literal
 import msgspec
 from msgspec import Meta
 
-from ...rules import Refusal
 from ...state import Unit
 
 # The game turn, in order: both sides act in each phase (Ruleset.shared_turn).
@@ -61,35 +60,6 @@ class GdbProfile(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
 
 
 CHANGEABLE = frozenset({"formation", "formed", "location", "commander"})
-
-
-# Tags are the unit's special rules (unit_joined.special_rules, `rules` in a roster): each names
-# the modifier clause that reads it.
-TAGS = {
-    "russian": "gdb.mod.charged.column",
-    "austrian": "gdb.mod.charged.flank",
-    "cossack": "gdb.mod.charged.cavalry",
-}
-
-
-def check_profile(unit_type: str, models: int, profile: dict, tags: frozenset[str] = frozenset()) -> None:
-    """What the rules allow each type of unit; a modifier's condition on a type it cannot apply
-    to is refused with that modifier's rule ID."""
-    formation = profile["formation"]
-    if formation == "square" and unit_type != INFANTRY:
-        raise Refusal(f"only infantry forms square, not {unit_type}", rule="gdb.mod.square")
-    if formation == "mass" and unit_type != INFANTRY:
-        raise Refusal(f"only infantry forms a mass, not {unit_type}", rule="gdb.mod.charged.flank")
-    if formation is not None and formation not in FORMATIONS[unit_type]:
-        allowed = ", ".join(FORMATIONS[unit_type])
-        raise Refusal(f"{unit_type} cannot be in {formation} (allowed: {allowed})", field="profile.formation")
-    if profile["location"] in BUILT_UP and unit_type == CAVALRY:
-        raise Refusal(f"cavalry cannot defend a {profile['location']}", rule="gdb.mod.cover")
-    if "cossack" in tags and unit_type != CAVALRY:
-        raise Refusal("only cavalry can be Cossacks", rule="gdb.mod.charged.cavalry")
-    if profile["full_strength"] and profile["full_strength"] < models:
-        raise Refusal(f"full strength {profile['full_strength']} is less than the {models} figures it has",
-                      field="profile.full_strength")  # fmt: skip
 
 
 def formation(unit: Unit) -> str:

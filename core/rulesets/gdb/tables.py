@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import msgspec
 
-from ...rules import rule
+from ...rules import clause
 from .profile import UNIT_TYPES
 
 UNIT_RESULTS = ("charge", "carry_on", "halt", "waver", "retreat", "rout")
@@ -78,7 +78,7 @@ class BrigadeTable(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
         _check_column("rows", self.rows, BRIGADE_RESULTS)
 
 
-@rule("gdb.results_table")
+@clause("gdb.results_table")
 def read_column(rows: list[Row], unit_type: str, total: int | None) -> str:
     """The first row of the column that fits the unit and the modified total. `None` as the total
     reads the best row the unit can get (a natural double six)."""

@@ -10,12 +10,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...outcomes import Modifier
-from ...rules import rule
+from ...rules import clause
 from ...state import Battle, Unit
 from .book import book, in_melee
 from .modifiers import general_modifiers
 from .neighbours import FLEEING, friends_near, heeded_friends_near, ignores
 from .profile import figures_lost, full_strength
+from .results import rally_routing
 
 CHARGE_OR_MELEE = ("charge", "melee")
 
@@ -51,15 +52,15 @@ class Plan:
 
 
 # -- triggers ---------------------------------------------------------------------------------------
-@rule("gdb.trigger.losses")
+@clause("gdb.trigger.losses")
 def lost_three_figures(unit: Unit) -> Call | None:
     """It lost 3 or more figures during this turn."""
     if sum(book(unit).losses.values()) < 3:
         return None
-    return Call("gdb.trigger.losses", tuple(book(unit).loss_events))
+    return Call(lost_three_figures.id, tuple(book(unit).loss_events))
 
 
-@rule("gdb.note.charge_fire")
+@clause("gdb.note.charge_fire")
 def tested_for_charge_fire(unit: Unit) -> bool:
     """3 or more figures lost to enemy fire in the Charge phase: no second test for losses in the
     Morale phase, unless it also lost 3 or more in the Shooting phase."""
@@ -67,7 +68,7 @@ def tested_for_charge_fire(unit: Unit) -> bool:
     return losses.get("charge", 0) >= 3 and losses.get("shooting", 0) < 3
 
 
-@rule("gdb.note.same_router")
+@clause("gdb.note.same_router")
 def tested_for_it_last_turn(battle: Battle, unit: Unit, router: Unit) -> bool:
     """A unit that tested because this routing friend was within 15 cm does not test again in the
     next turn for the same routing friend still within 15 cm."""
@@ -79,58 +80,63 @@ def _routers(battle: Battle, unit: Unit, rule_id: str, routers: list[Unit]) -> t
     excused = [r for r in routers if r not in fresh]
     seqs = lambda units: tuple(sorted({book(r).routed.seq for r in units if book(r).routed}))  # noqa: E731
     call = Call(rule_id, seqs(fresh), tuple(r.id for r in fresh)) if fresh else None
-    skip = NotTaken("morale", "gdb.note.same_router", rule_id, seqs(excused)) if excused else None
+    skip = NotTaken("morale", tested_for_it_last_turn.id, rule_id, seqs(excused)) if excused else None
     return call, skip
 
 
-@rule("gdb.trigger.friend_routing")
+@clause("gdb.trigger.friend_routing", fact=("within_15cm", "beyond_15cm"))
 def friend_routing(battle: Battle, unit: Unit) -> tuple[Call | None, NotTaken | None]:
     """Within 15 cm of a friendly unit routing as a result of its own actions in this turn's Charge
     or Melee phase."""
     routers = [
-        f for f in heeded_friends_near(battle, unit, ("broken",))
+        f
+        for f in heeded_friends_near(battle, unit, ("broken",))
         if (routed := book(f).routed) and routed.turn == battle.turn and routed.phase in CHARGE_OR_MELEE
-    ]  # fmt: skip
-    return _routers(battle, unit, "gdb.trigger.friend_routing", routers)
+    ]
+    return _routers(battle, unit, friend_routing.id, routers)
 
 
-@rule("gdb.trigger.dispersal_near")
+@clause("gdb.trigger.dispersal_near")
 def dispersal_near(battle: Battle, unit: Unit) -> Call | None:
     """Within 15 cm of the point where a friendly unit was dispersed this turn as a result of the
     Charge or Melee phase."""
     points = [
-        point for f in friends_near(battle, unit)
-        if (point := book(f).dispersed) and point.turn == battle.turn and point.phase in CHARGE_OR_MELEE
+        point
+        for f in friends_near(battle, unit)
+        if (point := book(f).dispersed)
+        and point.turn == battle.turn
+        and point.phase in CHARGE_OR_MELEE
         and not ignores(unit, f)
-    ]  # fmt: skip
-    return Call("gdb.trigger.dispersal_near", tuple(sorted(p.seq for p in points))) if points else None
+    ]
+    return Call(dispersal_near.id, tuple(sorted(p.seq for p in points))) if points else None
 
 
-@rule("gdb.trigger.friend_routing_prev")
+@clause("gdb.trigger.friend_routing_prev")
 def friend_routing_prev(battle: Battle, unit: Unit) -> tuple[Call | None, NotTaken | None]:
     """Within 15 cm of a friendly unit routing as a result of its Morale test in the previous turn."""
     routers = [
-        f for f in heeded_friends_near(battle, unit, ("broken",))
+        f
+        for f in heeded_friends_near(battle, unit, ("broken",))
         if (routed := book(f).routed) and routed.turn == battle.turn - 1 and routed.phase == "morale"
-    ]  # fmt: skip
-    return _routers(battle, unit, "gdb.trigger.friend_routing_prev", routers)
+    ]
+    return _routers(battle, unit, friend_routing_prev.id, routers)
 
 
-@rule("gdb.trigger.dispersal_point")
+@clause("gdb.trigger.dispersal_point")
 def at_dispersal_point(unit: Unit, seq: int) -> Call | None:
     """It has reached its dispersal point: 50% or more of its figures lost."""
-    return Call("gdb.trigger.dispersal_point", (seq,)) if figures_lost(unit) * 2 >= full_strength(unit) else None
+    return Call(at_dispersal_point.id, (seq,)) if figures_lost(unit) * 2 >= full_strength(unit) else None
 
 
 # -- rally ------------------------------------------------------------------------------------------
-@rule("gdb.note.no_rally_near_enemy")
+@clause("gdb.note.no_rally_near_enemy", fact="enemy_in_charge_range")
 def may_not_rally(battle: Battle, unit: Unit) -> bool:
     """No rally attempt within charge range of an enemy unit (formed or unformed) or in melee; for a
     routing unit this does not use up its one attempt."""
     return book(unit).enemy_in_charge_range or in_melee(battle, unit)
 
 
-@rule("gdb.note.rally_attempt")
+@clause("gdb.note.rally_attempt")
 def attempts_to_rally(battle: Battle, unit: Unit) -> bool:
     """The default reading: in each Morale phase every retreating or routing unit that is allowed
     to attempts to rally (a routing unit once only, gdb.rout.rally)."""
@@ -139,19 +145,19 @@ def attempts_to_rally(battle: Battle, unit: Unit) -> bool:
     return not (unit.state == "broken" and book(unit).rally_attempted)
 
 
-@rule("gdb.trigger.rally")
+@clause("gdb.trigger.rally")
 def rally_call(battle: Battle, unit: Unit, seq: int) -> tuple[Call | None, NotTaken | None]:
     """It is retreating or routing and attempts to rally (column rally)."""
     if unit.state not in FLEEING:
         return None, None
     if attempts_to_rally(battle, unit):
-        return Call("gdb.trigger.rally", (seq,)), None
-    excuse = "gdb.note.no_rally_near_enemy" if may_not_rally(battle, unit) else "gdb.rout.rally"
-    return None, NotTaken("rally", excuse, "gdb.trigger.rally", (seq,))
+        return Call(rally_call.id, (seq,)), None
+    excuse = may_not_rally.id if may_not_rally(battle, unit) else rally_routing.id
+    return None, NotTaken("rally", excuse, rally_call.id, (seq,))
 
 
 # -- the phase ------------------------------------------------------------------------------------
-@rule("gdb.note.melee")
+@clause("gdb.note.melee", fact=("in_melee", "melee_result"))
 def melee_result_stands(battle: Battle, unit: Unit) -> bool:
     """A unit in melee, or overrun as a result of melee, takes no Morale-phase test."""
     return in_melee(battle, unit)
@@ -162,7 +168,7 @@ def plan_unit(battle: Battle, unit: Unit, seq: int) -> Plan:
     calls: list[Call] = []
     losses = lost_three_figures(unit)
     if losses and tested_for_charge_fire(unit):
-        not_taken.append(NotTaken("morale", "gdb.note.charge_fire", losses.rule, losses.caused_by))
+        not_taken.append(NotTaken("morale", tested_for_charge_fire.id, losses.rule, losses.caused_by))
         losses = None
     routing_now, excused_now = friend_routing(battle, unit)
     routing_prev, excused_prev = friend_routing_prev(battle, unit)
@@ -174,9 +180,9 @@ def plan_unit(battle: Battle, unit: Unit, seq: int) -> Plan:
     if melee_result_stands(battle, unit):
         # The melee result stands for whatever it would have taken: its rally attempt, or its test.
         if unit.state in FLEEING:
-            not_taken.append(NotTaken("rally", "gdb.note.melee", "gdb.trigger.rally", (seq,)))
+            not_taken.append(NotTaken("rally", melee_result_stands.id, rally_call.id, (seq,)))
         elif calls:
-            not_taken.append(NotTaken("morale", "gdb.note.melee", calls[0].rule, calls[0].caused_by))
+            not_taken.append(NotTaken("morale", melee_result_stands.id, calls[0].rule, calls[0].caused_by))
         return Plan(unit.id, not_taken=tuple(not_taken))
     if barred:
         not_taken.append(barred)
@@ -197,7 +203,7 @@ def plan_unit(battle: Battle, unit: Unit, seq: int) -> Plan:
     )
 
 
-@rule("gdb.note.simultaneous")
+@clause("gdb.note.simultaneous")
 def plan_morale_phase(battle: Battle, seq: int) -> list[Plan]:
     """All Morale-phase tests are taken simultaneously: every unit's triggers and modifiers are read
     here, from the state at the start of the phase, before any of them is rolled. A unit that starts
