@@ -9,8 +9,9 @@ wires them to the referee's hooks and refuses what the rules forbid.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
+
+from msgspec.structs import replace
 
 from morale.events.types import (
     CasualtiesSuffered,
