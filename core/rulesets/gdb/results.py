@@ -178,7 +178,7 @@ def retreats(battle: Battle, unit: Unit, ctx: Context) -> Decided:
         yield from artillery_retreats(battle, unit, ctx)
 
 
-@clause("gdb.retreat.melee")
+@clause("gdb.retreat.melee", phrase={"falling_back": "loses the melee automatically and goes on retreating"})
 def loses_melee(unit: Unit, ctx: Context) -> StateChanged:
     """A retreating unit loses any melee automatically and goes on retreating."""
     return GRAPH.move(unit, "lose_melee", ctx.caused_by)
@@ -303,7 +303,14 @@ def _rallies(battle: Battle, unit: Unit, caused_by: tuple[int, ...]) -> Decided:
     yield from set_profile(unit, rally_retreating.id, caused_by, formed=False)
 
 
-@clause("gdb.retreat.rally")
+@clause(
+    "gdb.retreat.rally",
+    phrase={
+        "regrouped": "rallies: it stops, unformed",
+        "steady": "has formed up: formed again",
+        "falling_back": "keeps retreating",
+    },
+)
 def rally_retreating(battle: Battle, unit: Unit, rallied: bool, ctx: Context) -> Decided:
     """Passed: it stops and its Retreat marker becomes Unformed (regrouped); in the next Movement
     phase it forms up, which takes that whole phase (`formed_up`). Failed: it keeps retreating."""
@@ -324,7 +331,10 @@ def formed_up(battle: Battle, unit: Unit, seq: int) -> Decided:
     yield from set_profile(unit, rally_retreating.id, (seq,), formed=True)
 
 
-@clause("gdb.rout.rally")
+@clause(
+    "gdb.rout.rally",
+    phrase={"regrouped": "rallies: it stops, unformed", "dispersed": "fails its one rally attempt and is dispersed"},
+)
 def rally_routing(battle: Battle, unit: Unit, rallied: bool, ctx: Context) -> Decided:
     """A routing unit gets one rally attempt only. Failed: dispersed. Passed: it stops, Routing
     becomes Unformed (regrouped), and it forms up as in gdb.retreat.rally."""

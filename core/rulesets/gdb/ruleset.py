@@ -96,16 +96,9 @@ RESTRICTIONS = {
     "forming_up": "forms up this turn: neither moves nor shoots; formed at the end of the Movement phase",
 }
 
-# How the narrative words what one clause declares no single phrase for: a state change by a rule
-# that leads to several states ("rule:state"), a result read in a table, a column. The phrases of
-# the other clauses are declared with them.
-PHRASES_BY_STATE = {
-    f"{rally_retreating.id}:regrouped": "rallies: it stops, unformed",
-    f"{rally_retreating.id}:steady": "has formed up: formed again",
-    f"{rally_retreating.id}:falling_back": "keeps retreating",
-    f"{rally_routing.id}:regrouped": "rallies: it stops, unformed",
-    f"{rally_routing.id}:dispersed": "fails its one rally attempt and is dispersed",
-    f"{loses_melee.id}:falling_back": "loses the melee automatically and goes on retreating",
+# How the narrative words a result read in the table and a column (not clauses: the clauses declare
+# their phrases with them).
+RESULT_WORDS = {
     "result:charge": "Charge",
     "result:carry_on": "Carry out orders",
     "result:halt": "Halt",
@@ -140,7 +133,7 @@ class Gdb(Ruleset):
 
     def __init__(self) -> None:
         super().__init__()
-        self.phrases = {**self.phrases, **PHRASES_BY_STATE}
+        self.phrases = {**self.phrases, **RESULT_WORDS}
 
     def battle_bookkeeping(self) -> BattleBook:
         return BattleBook()
