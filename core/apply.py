@@ -49,7 +49,7 @@ def carry_out(battle: Battle, decided: Decided) -> list[Outcome]:
     for outcome in decided:
         kind = type(outcome)
         _APPLY[kind](battle, outcome)
-        if kind.reported:
+        if kind in _REPORTED:
             reported.append(outcome)
     return reported
 
@@ -74,7 +74,7 @@ def nothing(*outcomes: Outcome) -> Iterator[Outcome]:
 
 @_applies(StateChanged)
 def _moved_on(battle: Battle, change: StateChanged) -> None:
-    unit = battle.living.get(change.unit) or battle.own(change.unit)  # a unit in play is its own
+    unit = battle.own(change.unit)
     if change.move:
         battle.ruleset.graph.fire(unit, change.move, change.to_state)
     else:
@@ -182,3 +182,7 @@ def _profile(battle: Battle, changed: ProfileChanged) -> None:
 # joined or left (its consequences are outcomes of their own).
 for _reported_only in (TestResolved, Moved, MarkerPlaced, EngagementChanged):
     _APPLY[_reported_only] = lambda battle, outcome: None
+
+# The kinds of outcome that are part of the explanation (`Outcome.reported`), as a set: looked up once
+# per outcome of every event replayed.
+_REPORTED = frozenset(kind for kind in _APPLY if kind.reported)

@@ -174,7 +174,8 @@ class Battle:
         """The unit, safe to change. A departed unit may be one object shared by every battle restored
         from the same snapshot (projections.snapshots), so it is copied first."""
         unit = self.units[unit_id]
-        if self.departed(unit):
+        # `apply` asks for every unit it changes: most are in play, or of a ruleset that shares none.
+        if self.ruleset.settles_units_out_of_play and unit_id not in self.living and self.departed(unit):
             unit = self.units[unit_id] = copy.deepcopy(unit)
         return unit
 
