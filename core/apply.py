@@ -35,6 +35,7 @@ from .outcomes import (
     TestDue,
     TestNotTaken,
     TestResolved,
+    Unscheduled,
 )
 from .rules import RULING, filed_under
 from .state import Battle, DueTest, Pending, Restriction
@@ -139,6 +140,12 @@ def _lifted(battle: Battle, lifted: RestrictionLifted) -> None:
 def _scheduled(battle: Battle, scheduled: Scheduled | StateChangeScheduled) -> None:
     pending = Pending(trigger=scheduled.move, at=scheduled.when, caused_by=scheduled.caused_by)
     battle.own(scheduled.unit).pending.append(pending)
+
+
+@_applies(Unscheduled)
+def _unscheduled(battle: Battle, done: Unscheduled) -> None:
+    pending = battle.own(done.unit).pending
+    pending.remove(next(p for p in pending if (p.trigger, p.at) == (done.move, done.when)))
 
 
 @_applies(Cleared)

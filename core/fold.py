@@ -32,7 +32,7 @@ from morale.events.types import (
 
 from . import order, rules
 from .apply import Decided, carry_out
-from .outcomes import Caused, Cleared, RestrictionLifted, TestNotTaken, TestResolved
+from .outcomes import Caused, Cleared, RestrictionLifted, TestNotTaken, TestResolved, Unscheduled
 from .referee import due_test, first_due
 from .rules import by_event_type
 from .rulesets import lookup
@@ -230,7 +230,7 @@ def _expiring(battle: Battle, seq: int) -> Decided:
     graph = battle.ruleset.graph
     for unit in [u for u in battle.living.values() if u.pending or u.restrictions]:
         for pending in [p for p in unit.pending if p.at <= now]:
-            unit.pending.remove(pending)
+            yield Unscheduled(unit=unit.id, rule="", caused_by=(seq,), move=pending.trigger, when=pending.at)
             if unit.alive and graph.can(unit, pending.trigger):
                 yield graph.move(unit, pending.trigger, (*pending.caused_by, seq))
         for restriction in [r for r in unit.restrictions if r.until <= now]:

@@ -149,6 +149,15 @@ class Scheduled(Outcome, tag="scheduled"):
     when: Point
 
 
+class Unscheduled(Outcome, tag="unscheduled"):
+    """A scheduled state change whose moment has come leaves the unit's schedule (`move` at `when`);
+    the change itself, where the unit can still make it, is a `StateChanged` of its own."""
+
+    reported: ClassVar[bool] = False
+    move: str
+    when: Point
+
+
 class Marked(Outcome, tag="marked"):
     """A mark the rules keep on the unit until the next rulebook phase starts (a test taken once a phase)."""
 

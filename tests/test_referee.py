@@ -235,3 +235,27 @@ def test_each_event_type_the_log_knows_has_one_check_and_one_fold():
     for tag, kind in EVENT_TYPES.items():
         if kind in kinds:
             assert referee._DECISIONS[kind].__name__ == fold._FOLDS[kind].__name__ == f"_{tag}"
+
+
+def test_each_event_type_the_log_knows_has_its_own_line_in_the_narrative():
+    """The narrative words each type of event itself: a new type without a line of its own would
+    fall back to its class name, so the `match` in `describe_event` must name every type."""
+    import ast
+    from pathlib import Path
+
+    from morale.events.types import EVENT_TYPES
+
+    source = (Path(__file__).resolve().parents[1] / "projections" / "narrative.py").read_text(encoding="utf-8")
+    describe = next(
+        node
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.FunctionDef) and node.name == "describe_event"
+    )
+    worded = {
+        case.pattern.cls.id
+        for node in ast.walk(describe)
+        if isinstance(node, ast.Match)
+        for case in node.cases
+        if isinstance(case.pattern, ast.MatchClass) and isinstance(case.pattern.cls, ast.Name)
+    }
+    assert worded == {kind.__name__ for kind in EVENT_TYPES.values()}
