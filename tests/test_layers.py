@@ -212,11 +212,16 @@ def store_names(tree: ast.AST) -> set[str]:
     return found
 
 
+DATABASE_DRIVERS = {"sqlite3", "sqlite_utils", "psycopg", "apsw"}
+
+
 def store_writes(source: str) -> list[tuple[int, str]]:
     """Where a module names a store method that writes, by line: as an attribute of anything (called,
     or a bound method handed on), or as a string (`getattr`); a writer's name that a list's method
     shares (`append`) only on a name annotated as a store (`store.append`, `self.store.append`).
-    Opening a store of its own (`SqliteEventStore(...)`) counts too: it could write through that."""
+    Opening a store of its own (`SqliteEventStore(...)`) counts too: it could write through that; so
+    does reaching past the protocol on a store (`store.db`, `store._write`) or importing a database
+    driver (sqlite3, sqlite_utils)."""
     tree = ast.parse(source)
     stores = store_names(tree)
     found = []
@@ -226,8 +231,13 @@ def store_writes(source: str) -> list[tuple[int, str]]:
                 found.append((node.lineno, ast.unparse(node)))
         elif isinstance(node, ast.Constant) and node.value in STORE_WRITES - LIST_METHODS:
             found.append((node.lineno, repr(node.value)))
+        elif isinstance(node, ast.Attribute) and _name_of(node.value) in stores and node.attr not in STORE_READS:
+            found.append((node.lineno, ast.unparse(node)))
         elif isinstance(node, ast.Call) and _name_of(node.func) == "SqliteEventStore":
             found.append((node.lineno, f"{ast.unparse(node.func)}(...)"))
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            modules = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+            found += [(node.lineno, f"import {m}") for m in modules if m.split(".")[0] in DATABASE_DRIVERS]
     return sorted(found)
 
 
@@ -253,8 +263,12 @@ class Kept:
     def write(self, blob):
         self.store.append("b", [], expected_seq=0)
         self.rows.append(blob)
+
+def around(store: EventStore):
+    store.db.execute("DELETE FROM events")
+    import sqlite3
 """
-    assert [line for line, _ in store_writes(source)] == [4, 5, 6, 7, 8, 14]
+    assert [line for line, _ in store_writes(source)] == [4, 5, 6, 7, 8, 14, 18, 19]
 
 
 def test_no_projection_writes_to_the_store():
