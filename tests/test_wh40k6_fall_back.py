@@ -325,3 +325,72 @@ def test_wh40k6_fall_back_auto_fail_except_regroup_tests():
 
     assert (result.passed, result.automatic, result.target) == (True, False, 8)
     assert table.state("marines") == "regrouped"
+
+
+# -- a Falling Back unit caught by a charge: it may be fought, and loses automatically ---------
+def caught_while_falling_back(table: Table) -> None:
+    """The marines fled in the orks' Shooting phase; the boyz charge them in the Assault phase and
+    the marines fail their Regroup test: they stay until the phase ends (wh40k6.assaulted.fail)."""
+    fled_from_shooting(table)
+    table.go_to(1, "orks", "assault")
+    table.record(ChargeDeclared(charger="boyz", targets=("marines",), in_range=("marines",)))
+    table.roll("marines", "regroup", 6, 5)
+
+
+def combat(marines_wounds: int, boyz_wounds: int) -> CombatResolved:
+    return CombatResolved(
+        sides=[
+            CombatSide(side="imperium", units=("marines",), wounds_inflicted=marines_wounds),
+            CombatSide(side="orks", units=("boyz",), wounds_inflicted=boyz_wounds),
+        ]
+    )
+
+
+def test_wh40k6_fall_back_auto_fail_a_caught_unit_that_loses_the_combat_fails_its_morale_test():
+    table = Table(unit("marines", initiative=4), unit("boyz", "orks", initiative=2))
+    caught_while_falling_back(table)
+
+    caused = table.record(combat(0, 2))
+
+    failed = only(caused, out.TestResolved)
+    assert (failed.test, failed.passed, failed.automatic, failed.rule) == (
+        "morale",
+        False,
+        True,
+        "wh40k6.fall_back.auto_fail",
+    )
+    assert table.state("marines") == "falling_back"
+    assert table.due("marines") == ["marines:sweeping_advance"]  # the winners may still catch it at once
+
+
+def test_wh40k6_assaulted_fail_a_caught_unit_that_escapes_is_still_removed_when_the_phase_ends():
+    table = Table(unit("marines", initiative=4), unit("boyz", "orks", initiative=2))
+    caught_while_falling_back(table)
+    table.record(combat(0, 2))
+    table.roll("marines", "sweeping_advance", 6, 1)  # 6+I4 against 1+I2: escapes, Falls Back from the combat
+    table.roll("marines", "fall_back", 3, 3)
+
+    table.end_phase()
+
+    assert table.state("marines") == "dispersed"
+
+
+def test_wh40k6_assaulted_fail_a_caught_unit_that_wins_the_combat_takes_no_test():
+    table = Table(unit("marines"), unit("boyz", "orks"))
+    caught_while_falling_back(table)
+
+    caused = table.record(combat(3, 1))
+
+    assert [o for o in caused if isinstance(o, out.TestDue | out.TestResolved) and o.unit == "marines"] == []
+    assert table.due("boyz") == ["boyz:morale"]
+
+
+def test_wh40k6_fall_back_start_a_falling_back_unit_not_caught_by_a_charge_is_in_no_combat():
+    table = Table(unit("marines"), unit("boyz", "orks"))
+    fled_from_shooting(table)
+    table.go_to(1, "orks", "assault")
+
+    refusal = table.refuse(combat(0, 2))
+
+    assert refusal.rule == "wh40k6.fall_back.start"
+    assert table.state("marines") == "falling_back" and table.due() == []

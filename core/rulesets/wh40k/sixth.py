@@ -250,11 +250,24 @@ class Wh40k6(FortyK):
 
     # -- charges ----------------------------------------------------------------------------------
     def check_combat(self, battle: Battle, event: CombatResolved) -> None:
+        """A Falling Back unit does nothing of its own (`falls_back`), but one caught by a charge that
+        failed its Regroup test stays until the Assault phase ends (`removed_after_assault`), and the
+        chargers may fight it: it is in a combat only then."""
         check_in_assault_phase(battle)
         for side in event.sides:
             for unit_id in side.units:
-                if battle.units[unit_id].state == "falling_back":
-                    raise Refusal(f"{unit_id} is Falling Back and can do nothing else", rule=self.falls_back.id)
+                unit = battle.units[unit_id]
+                if unit.state == "falling_back" and not self.caught_while_falling_back(unit):
+                    raise Refusal(
+                        f"{unit_id} is Falling Back and can do nothing else: it is in a combat only when a "
+                        "charge catches it and it fails its Regroup test",
+                        rule=self.falls_back.id,
+                    )
+
+    @staticmethod
+    def caught_while_falling_back(unit: Unit) -> bool:
+        """Charged while Falling Back and failed its Regroup test: removed when the Assault phase ends."""
+        return any(p.trigger == "be_removed_after_assault" for p in unit.pending)
 
     def check_charge(self, battle: Battle, event: ChargeDeclared) -> None:
         charger = battle.units[event.charger]
