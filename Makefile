@@ -20,12 +20,12 @@ LOWEST_VENV := .venv-lowest
 UV_VERSION ?= 0.13.9
 TOOLS := .venv-tools
 UV := $(TOOLS)/bin/uv
-# `make lock` runs: uv pip compile pyproject.toml --extra test --extra bench --python-version 3.11
+# `make lock` runs: uv pip compile pyproject.toml --extra test --extra bench --extra mutation --python-version 3.11
 #   --python-platform linux -o requirements/lock.txt (and, with --resolution lowest-direct, -o requirements/lowest.txt)
-COMPILE = $(UV) pip compile pyproject.toml --extra test --extra bench --python-version 3.11 \
+COMPILE = $(UV) pip compile pyproject.toml --extra test --extra bench --extra mutation --python-version 3.11 \
 	--python-platform linux --custom-compile-command 'make lock' $(if $(UPGRADE),--upgrade)
 
-.PHONY: demo serve test bench bench-feed lint clean lock test-lowest
+.PHONY: demo serve test bench bench-feed mutate lint clean lock test-lowest
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -44,6 +44,10 @@ $(VENV)/.installed-test: pyproject.toml $(LOCK) | $(BIN)/python
 $(VENV)/.installed-bench: pyproject.toml $(LOCK) | $(BIN)/python
 	$(BIN)/python -m pip install -q -c $(LOCK) -e '.[bench]'
 	touch $@
+
+$(VENV)/.installed-mutation: pyproject.toml $(LOCK) | $(BIN)/python
+	$(BIN)/python -m pip install -q -c $(LOCK) -e '.[test,mutation]'
+	touch $@ $(VENV)/.installed-test $(VENV)/.installed-app
 
 $(LOWEST_VENV)/.installed: pyproject.toml $(LOWEST)
 	rm -rf $(LOWEST_VENV)
@@ -105,6 +109,11 @@ bench: $(VENV)/.installed-bench
 # bench/feed.py raises its own soft descriptor limit; the server it starts inherits it.
 bench-feed: $(VENV)/.installed-test
 	$(BIN)/python bench/feed.py $(if $(CLIENTS),--clients $(CLIENTS)) $(if $(EVENTS),--events $(EVENTS))
+
+## mutate: mutation testing of the rules (not part of the tests), a seeded sample of each module's mutants;
+## see MUTATION.md. SAMPLE=0 for every mutant, MODULES="core/rulesets/wh40k/sixth.py ..." for some
+mutate: $(VENV)/.installed-mutation
+	$(BIN)/python mutation/run.py $(if $(SAMPLE),--sample $(SAMPLE)) $(MODULES)
 
 clean:
 	rm -rf $(VENV) $(LOWEST_VENV) $(TOOLS) $(DB) $(DB)-wal $(DB)-shm .pytest_cache .ruff_cache .hypothesis
