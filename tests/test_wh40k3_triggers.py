@@ -28,7 +28,17 @@ def test_wh40k3_trigger_shooting_the_rules_example_five_men_lose_two_then_one():
 
 @pytest.mark.parametrize(
     ("models", "lost", "tested"),
-    [(4, 1, True), (8, 2, True), (10, 2, False), (10, 3, True), (21, 5, False), (21, 6, True), (3, 1, True)],
+    [
+        (4, 1, True),
+        (8, 2, True),
+        (10, 2, False),
+        (10, 3, True),
+        (21, 5, False),
+        (21, 6, True),
+        (3, 1, True),
+        (25, 6, False),
+        (28, 7, True),
+    ],  # 24% is not 25%: the threshold itself, not a rounding of it
 )
 def test_wh40k3_trigger_shooting_25_percent_or_more_of_its_current_strength(models, lost, tested):
     t = table(unit("squad", models=models), unit("boyz", "orks"))

@@ -394,3 +394,18 @@ def test_wh40k6_fall_back_start_a_falling_back_unit_not_caught_by_a_charge_is_in
 
     assert refusal.rule == "wh40k6.fall_back.start"
     assert table.state("marines") == "falling_back" and table.due() == []
+
+
+# -- charges belong to the charger's own Assault phase -------------------------------------------
+@pytest.mark.parametrize(
+    ("charger", "target", "turn_of"), [("marines", "boyz", "orks"), ("boyz", "marines", "imperium")]
+)
+def test_wh40k6_a_unit_charges_only_in_its_own_sides_assault_phase(charger, target, turn_of):
+    """Either side, whatever its name: a charge in the enemy's Assault phase is refused (both orders
+    of the two sides' names, so no comparison of the names can pass for the right check)."""
+    table = Table(unit("marines"), unit("boyz", "orks"))
+    table.go_to(1, turn_of, "assault")
+
+    refusal = table.refuse(ChargeDeclared(charger=charger, targets=(target,), in_range=(target,)))
+
+    assert refusal.field == "charger" and "own side's Assault phase" in refusal.message
