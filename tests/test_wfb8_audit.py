@@ -62,6 +62,16 @@ def test_wfb8_hold_your_ground_odds_show_a_failed_roll_as_a_re_roll():
     assert results == {"pass": 21, "re-roll": 15}
 
 
+def test_wfb8_hold_your_ground_odds_show_a_plain_failure_without_a_battle_standard_near():
+    table = battle(regiment("spearmen", ld=7), regiment("boyz", "orcs"))
+    table.go_to(1, "orcs", "shooting")
+    table.casualties("spearmen", 5)
+
+    results = {c.result: c.ways for c in odds_now(table).results}
+
+    assert results == {"pass": 21, "fail": 15}
+
+
 def test_wfb8_flee_move_has_no_odds():
     table = battle(regiment("spearmen"), regiment("boyz", "orcs"))
     table.go_to(1, "orcs", "shooting")
