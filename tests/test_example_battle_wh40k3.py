@@ -63,7 +63,7 @@ def test_the_final_board(store):
         ),
         ('Cadian Squad Vorn moves 4.5" (5 + 4), falling back', "wh40k3.fall_back.distance"),
         ("Tactical Squad Aurelian Regroups as the enemy charges", "wh40k3.assaulted"),
-        ("Scourges fails its last chance and leaves the battlefield", "wh40k3.regroup.table_edge"),
+        ("Scourges fails its last chance and is removed from the battlefield", "wh40k3.regroup.table_edge"),
         ("Grotesques must roll 2D6 for pinning", "wh40k3.who.auto_pass"),
         ("Leman Russ Iron Vow takes no morale test: vehicles never test", "wh40k3.who.infantry"),
     ],

@@ -447,7 +447,7 @@ class Wh40k3(FortyK):
         fact="reached_table_edge",
         phrase={
             "regrouped": "Regroups at the table edge: its last chance",
-            "dispersed": "fails its last chance and leaves the battlefield by its table edge",
+            "dispersed": "fails its last chance and is removed from the battlefield by its table edge",
         },
     )
     def reaches_table_edge(self, battle: Battle, unit: Unit, seq: int) -> Decided:
