@@ -302,7 +302,9 @@ class Wh40k6(FortyK):
         if event.fact == "hit_by_pinning_weapon" and not battle.phase_open:
             raise Refusal("Pinning hits happen during a phase", rule=self.facts[event.fact])
 
-    @clause("wh40k6.fall_back.edge", fact="reached_table_edge", phrase="reaches its table edge and is removed as casualties")
+    @clause(
+        "wh40k6.fall_back.edge", fact="reached_table_edge", phrase="reaches its table edge and is removed as casualties"
+    )
     def leaves_by_table_edge(self, battle: Battle, event: TableFactRecorded, seq: int) -> Decided:
         """Any model reaching its table edge while Falling Back: the whole unit is removed."""
         return self.remove(battle, battle.units[event.unit], "reach_table_edge", (seq,))
