@@ -18,7 +18,8 @@ class UnitRow(msgspec.Struct, frozen=True, kw_only=True):
     name: str
     side: str
     unit_type: str
-    state: str
+    state: str  # the shared model's machine value ("falling_back")
+    state_name: str  # the ruleset's word for it ("fleeing", "retreating"): what a person reads
     models: int
     starting_models: int
     ld: int | None
@@ -67,6 +68,7 @@ def board(battle: Battle) -> Board:
                 side=unit.side,
                 unit_type=unit.unit_type,
                 state=unit.state,
+                state_name=ruleset.state_name(unit.state),
                 models=unit.models,
                 starting_models=unit.starting_models,
                 ld=unit.ld,

@@ -90,6 +90,7 @@ class Explanation(msgspec.Struct, frozen=True, kw_only=True):
     side: str
     at: int
     state: str
+    state_name: str  # the ruleset's word for `state`, as on the board
     models: int
     starting_models: int
     ld: int | None
@@ -147,6 +148,7 @@ def explain(battle_id: str, events: Iterable[StoredEvent], unit_id: str, at: int
         side=unit.side,
         at=fold.seq,
         state=unit.state,
+        state_name=battle.ruleset.state_name(unit.state),
         models=unit.models,
         starting_models=unit.starting_models,
         ld=unit.ld,
@@ -237,7 +239,8 @@ def _fold_outcome(
         ):
             text = describe_outcome(outcome, battle)
             if isinstance(outcome, StateChanged):
-                text += f" ({outcome.from_state} → {outcome.to_state})"
+                names = battle.ruleset.state_name
+                text += f" ({names(outcome.from_state)} → {names(outcome.to_state)})"
             words, caused_by = rule_words(outcome.rule), _cite(said, outcome.caused_by)
             steps.append(
                 Step(seq=seq, kind="consequence", text=text, rule=outcome.rule, words=words, caused_by=caused_by)

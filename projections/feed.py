@@ -13,26 +13,48 @@ from typing import Any
 
 import msgspec
 
-from morale.core.outcomes import AnyOutcome
+from morale.core.outcomes import AnyOutcome, StateChanged, StateChangeScheduled
 from morale.core.replay import Replay
+from morale.core.rulesets.base import Ruleset
 from morale.events.schema import DIALECT
-from morale.events.types import EVENT_TYPES, StoredEvent
+from morale.events.types import EVENT_TYPES, RefereeRuled, StoredEvent
 
 
-class FeedItem(StoredEvent, frozen=True, kw_only=True):
-    """A stored event, as the log holds it, and what it caused. `seq` is the SSE message id."""
+class FeedItem(StoredEvent, frozen=True, kw_only=True, omit_defaults=True):
+    """A stored event, as the log holds it, and what it caused. `seq` is the SSE message id.
+
+    `state_names` gives the battle's ruleset's word for each morale state the item names (a state
+    change's `from_state` and `to_state`, a scheduled change's `to_state`, a ruling's `state`), keyed
+    by that machine value, which stays as it is: `{"falling_back": "fleeing"}` in Warhammer Fantasy,
+    `{"falling_back": "retreating"}` in General de Brigade. Left out when the item names no state."""
 
     caused: tuple[AnyOutcome, ...]
+    state_names: dict[str, str] = msgspec.field(default_factory=dict)
 
 
-def feed_item(stored: StoredEvent, caused: Iterable[AnyOutcome]) -> FeedItem:
-    return FeedItem(**msgspec.structs.asdict(stored), caused=tuple(caused))
+def named_states(stored: StoredEvent, caused: Iterable[AnyOutcome]) -> list[str]:
+    """The morale states an item names, in the order it names them."""
+    states = [stored.event.state] if isinstance(stored.event, RefereeRuled) and stored.event.state else []
+    for outcome in caused:
+        if isinstance(outcome, StateChanged):
+            states += [outcome.from_state, outcome.to_state]
+        elif isinstance(outcome, StateChangeScheduled):
+            states.append(outcome.to_state)
+    return states
+
+
+def feed_item(stored: StoredEvent, caused: Iterable[AnyOutcome], ruleset: Ruleset | None) -> FeedItem:
+    """`ruleset`: the battle's, which names its states (None before the battle has one)."""
+    caused = tuple(caused)
+    names = {s: ruleset.state_name(s) for s in named_states(stored, caused)} if ruleset else {}
+    return FeedItem(**msgspec.structs.asdict(stored), caused=caused, state_names=names)
 
 
 def follow(fold: Replay, events: Iterable[StoredEvent]) -> Iterator[FeedItem]:
     """Fold each event into `fold` (which has read the log up to just before it) and describe it."""
     for stored in events:
-        yield feed_item(stored, fold.apply(stored.seq, stored.event))  # type: ignore[arg-type]
+        caused = fold.apply(stored.seq, stored.event)
+        yield feed_item(stored, caused, fold.battle.ruleset if fold.battle else None)  # type: ignore[arg-type]
 
 
 def feed(battle_id: str, events: Iterable[StoredEvent], after: int = 0) -> Iterator[FeedItem]:

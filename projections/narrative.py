@@ -153,7 +153,7 @@ def describe_event(event: AnyEvent, battle: Battle) -> str:
             note = f" ({event.note})" if event.note else ""
             return f"{_name(battle, event.unit)}: the player chooses to {_words(event.decision)}{note}"
         case RefereeRuled():
-            parts = [f"state {_words(event.state)}"] if event.state else []
+            parts = [f"state {battle.ruleset.state_name(event.state)}"] if event.state else []
             parts += ["tests waived"] if event.waive_tests else []
             return f"Referee's ruling on {_name(battle, event.unit)}: {', '.join(parts)}; reason: {event.reason}"
         case EventRetracted():
@@ -161,15 +161,17 @@ def describe_event(event: AnyEvent, battle: Battle) -> str:
     return type(event).__name__
 
 
-_STATE_WORDS = {
-    "falling_back": "Falls Back",
-    "regrouped": "Regroups",
-    "steady": "is steady again",
-    "dispersed": "is removed from the battle",
-    "destroyed": "is destroyed: its last model is dead",
-    "wavering": "wavers",
-    "broken": "routs",
-}
+def reached(outcome: StateChanged, battle: Battle) -> str:
+    """A state change no clause phrase words, in the ruleset's words for its states (the board's), so
+    that a state has one name on the screen: "Boyz: falling back", "Halberdiers: still fleeing"."""
+    state = battle.ruleset.state_name(outcome.to_state)
+    if outcome.from_state == outcome.to_state:
+        return f"still {state}"
+    if outcome.to_state == "steady":
+        return f"{state} again"
+    if outcome.to_state == "destroyed":
+        return f"{state}, its last model dead"
+    return state
 
 
 def describe_outcome(outcome: Outcome, battle: Battle) -> str:
@@ -209,16 +211,15 @@ def describe_outcome(outcome: Outcome, battle: Battle) -> str:
                 + f"{modifiers}{detail}"
             )
         case StateChanged():
-            words = battle.ruleset.state_words
             phrases = battle.ruleset.phrases  # by "rule:state" where one rule leads to two states, else by rule
             if f"{outcome.rule}:{outcome.to_state}" in phrases:
                 return f"{name} {phrases[f'{outcome.rule}:{outcome.to_state}']}"
-            if outcome.from_state == outcome.to_state == "falling_back":
-                return f"{name} {words.get('falling_back', 'Falls Back')} again"
-            phrase = phrases.get(outcome.rule) or words.get(outcome.to_state) or _STATE_WORDS.get(outcome.to_state)
-            return f"{name} {phrase or _words(outcome.to_state)}"
+            again = outcome.from_state == outcome.to_state == "falling_back"  # the rule that began it words no repeat
+            if not again and outcome.rule in phrases:
+                return f"{name} {phrases[outcome.rule]}"
+            return f"{name}: {reached(outcome, battle)}"
         case StateChangeScheduled():
-            return f"{name} will be {_words(outcome.to_state)} at the {outcome.at}"
+            return f"{name} will be {battle.ruleset.state_name(outcome.to_state)} at the {outcome.at}"
         case RestrictionApplied():
             return f"{name}: {_words(outcome.restriction)} until the {outcome.until}"
         case RestrictionLifted():
@@ -233,8 +234,8 @@ def describe_outcome(outcome: Outcome, battle: Battle) -> str:
         case Moved():
             dice = " + ".join(str(d) for d in outcome.dice)
             detail = f" {outcome.detail}" if outcome.detail else ""
-            verb = battle.ruleset.state_words.get("falling_back", "Falls Back")
-            return f'{name} {verb} {outcome.inches:g}" ({dice}){detail}'
+            # A move the rules impose is a unit falling back (fleeing, retreating), in its ruleset's word.
+            return f'{name} moves {outcome.inches:g}" ({dice}), {battle.ruleset.state_name("falling_back")}{detail}'
     return type(outcome).__name__
 
 

@@ -53,7 +53,7 @@ def test_the_final_board(store):
         ("Kraak's Guardsmen Falls Back", "wh40k6.fall_back.start"),
         ("Kraak's Guardsmen Regroups", "wh40k6.regroup.pass"),
         ("Ork Boyz is caught while Falling Back", "wh40k6.assaulted.fail"),
-        ("Attilan Rough Riders leaves the battle by its table edge", "wh40k6.fall_back.edge"),
+        ("Attilan Rough Riders reaches its table edge and is removed as casualties", "wh40k6.fall_back.edge"),
     ],
 )
 def test_the_narrative_shows_each_turn_of_fortune_citing_its_rule(lines, phrase, rule):

@@ -41,7 +41,7 @@ def test_a_failed_test_shows_why_it_was_due_what_it_needed_the_roll_and_the_rule
 
 def test_each_state_change_cites_its_rule_and_the_events_behind_it():
     view = explain("test-battle", stored(fell_back_after_combat()), "guard")
-    change = next(s for s in view.steps if s.kind == "consequence" and "falling_back" in s.text)
+    change = next(s for s in view.steps if s.kind == "consequence" and "(steady → falling back)" in s.text)
     assert change.rule == "wh40k6.fall_back.start" and [c.seq for c in change.caused_by] == [21]
     move = next(s for s in view.steps if s.test == "fall_back")
     assert (move.status, move.roll.dice, move.roll.total) == ("moved", (3, 2), 5)

@@ -3,15 +3,18 @@ scrub to a turn, read a unit's state and its explanation, then watch the page fo
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
 import httpx
 import pytest
-from support.served import BATTLE, WAIT_S, LiveServer, bearer, creation_body, example_events
+from support.served import BATTLE, ROOT, WAIT_S, LiveServer, bearer, creation_body, example_events
 
 from morale.app.http.server import Settings, create_app
+from morale.app.roster import load_roster
 from morale.core import catalogue
+from morale.events.codec import to_builtins
 
 CHROMIUM = Path(os.environ.get("MORALE_CHROMIUM", "/usr/bin/chromium"))
 CHROMIUM_FLAGS = [
@@ -93,6 +96,7 @@ def test_scrubbing_to_a_turn_shows_the_board_as_it_stood_and_why(page):
     assert "Turn 1 · imperium · assault phase" in page.locator("#clock").inner_text()
     assert card(page, "nobz").get_attribute("data-state") == "falling_back"
     assert card(page, "grots").get_attribute("data-state") == "falling_back"
+    assert card(page, "grots").locator(".state").inner_text() == "falling back"  # 40K's words
     assert page.locator("#follow").get_attribute("aria-pressed") == "false"
 
     card(page, "grots").click()
@@ -113,6 +117,7 @@ def test_scrubbing_to_a_turn_shows_the_board_as_it_stood_and_why(page):
     page.locator("#scrub").fill("25")  # the charge, then the failed regroup
     at_event(page, 25)
     assert card(page, "grots").get_attribute("data-state") == "dispersed"
+    assert card(page, "grots").locator(".state").inner_text() == "removed"
     page.wait_for_selector("#explain ol[data-unit='grots'][data-state='dispersed']", timeout=WAIT_MS)
     assert "wh40k6.assaulted.multi" in page.locator("#explain").inner_text()
 
@@ -150,4 +155,46 @@ def test_a_wrong_token_shows_the_servers_refusal(browser, served):
     opened.wait_for_selector("#error:not([hidden])", timeout=WAIT_MS)
     assert "does not open battle" in opened.locator("#error").inner_text()
     assert opened.locator("#connect").is_visible() and not opened.locator("#board").is_visible()
+    context.close()
+
+
+def test_a_unit_card_names_its_state_in_its_rulesets_words(browser, served):
+    """A Warhammer Fantasy unit flees: its card says "fleeing" (the server's word, not the machine
+    value falling_back, which stays the card's data-state and colour), and a 40K one "falling back"."""
+    server, http, _ = served
+    roster = load_roster(ROOT / "examples" / "wfb8" / "roster.toml")
+    body = {
+        "battle": roster.battle,
+        "started": to_builtins(roster.started),
+        "units": [to_builtins(u) for u in roster.units],
+    }
+    tokens = http.post("/battles", json=body).json()["tokens"]
+    events = [
+        json.loads(line) for line in (ROOT / "examples" / "wfb8" / "battle.ndjson").read_text().splitlines() if line
+    ]
+    first = len(roster.units) + 1
+    posted = http.post(
+        f"/battles/{roster.battle}/events",
+        json={"expected_seq": first, "events": events},
+        headers=bearer(tokens["referee"]),
+    )
+    assert posted.status_code == 201
+    fleeing = next(
+        (item["seq"], change["unit"])
+        for item in posted.json()
+        for change in item["caused"]
+        if change["kind"] == "state_changed" and change["to_state"] == "falling_back"
+    )
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    opened = context.new_page()
+    opened.goto(f"{server.url}/view#battle={roster.battle}&token={tokens['spectator']}")
+    opened.wait_for_selector("body[data-ready='true']", timeout=WAIT_MS)
+    opened.locator("#scrub").fill(str(fleeing[0]))
+    at_event(opened, fleeing[0])
+    assert card(opened, fleeing[1]).get_attribute("data-state") == "falling_back"
+    assert card(opened, fleeing[1]).locator(".state").inner_text() == "fleeing"
+    card(opened, fleeing[1]).click()
+    opened.wait_for_selector(f"#explain ol[data-unit='{fleeing[1]}'][data-state='falling_back']", timeout=WAIT_MS)
+    assert opened.locator("#explain h2").inner_text().endswith(" fleeing?")
+    assert "falling_back" not in opened.locator("#board").inner_text()
     context.close()

@@ -293,7 +293,7 @@ def test_wh40k3_regroup_table_edge_failed_it_is_removed_from_the_battlefield():
     change = only(t.roll("guard", "regroup", 5, 5), out.StateChanged)
 
     assert (change.rule, change.to_state) == ("wh40k3.regroup.table_edge", "dispersed")
-    assert describe_outcome(change, t.battle).endswith("leaves the battlefield by its table edge")
+    assert describe_outcome(change, t.battle).endswith("is removed from the battlefield by its table edge")
 
 
 @pytest.mark.parametrize("why", ["under_half", "enemy_within_6_inches", "out_of_coherency", "declined"])

@@ -28,8 +28,9 @@ STATE_STYLES = {
 }
 
 
-def state_text(state: str) -> Text:
-    return Text(state.replace("_", " "), style=STATE_STYLES.get(state, ""))
+def state_text(state: str, name: str) -> Text:
+    """A unit's state in its ruleset's word (`name`), coloured by the shared state it stands for."""
+    return Text(name, style=STATE_STYLES.get(state, ""))
 
 
 def print_board(console: Console, view: Board) -> None:
@@ -48,7 +49,8 @@ def print_board(console: Console, view: Board) -> None:
         table.add_row(
             row.side,
             name_text(row.name, row.unit),
-            state_text(row.state) + (Text("\n" + row.profile, style="dim") if row.profile else Text("")),
+            state_text(row.state, row.state_name)
+            + (Text("\n" + row.profile, style="dim") if row.profile else Text("")),
             f"{row.models}/{row.starting_models}",
             "" if row.ld is None else str(row.ld),
             Text(restrictions),  # Text, not markup: "[wh40k6.fall_back.no_charge]" is a rule ID, not a style

@@ -58,7 +58,7 @@ def print_explanation(console: Console, view: Explanation) -> None:
     ld = f", Ld {view.ld}" if view.ld is not None else ""
     console.print(
         Text(f"{view.name} ({view.unit}, {view.side}): ", style="bold")
-        + state_text(view.state)
+        + state_text(view.state, view.state_name)
         + Text(f", {view.models} of {view.starting_models} models{ld}, after event {view.at}")
     )
     for step in view.steps:
@@ -75,7 +75,9 @@ def _change_table(title: str, changes: list[UnitChange], before: str, after: str
         def cell(row: object) -> Text:
             if row is None:
                 return Text("(not yet joined)")
-            return state_text(row.state) + Text(f", {row.models} models" + "".join(f"\ndue: {d}" for d in row.due))
+            return state_text(row.state, row.state_name) + Text(
+                f", {row.models} models" + "".join(f"\ndue: {d}" for d in row.due)
+            )
 
         table.add_row(name_text(change.name, change.unit), ", ".join(change.changed), cell(was), cell(now))
     return table

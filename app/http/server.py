@@ -29,6 +29,7 @@ from litestar.static_files import create_static_files_router
 from litestar.types import ASGIApp, Send
 from msgspec import Meta
 
+from morale.core.replay import Replay
 from morale.core.rules import Refusal
 from morale.events.codec import MalformedEvent
 from morale.events.store import ConflictError, EventStore, UnknownBattle
@@ -136,8 +137,9 @@ def creator_token(connection: ASGIConnection, handler: BaseRouteHandler) -> None
 
 
 # -- writes ---------------------------------------------------------------------------------------
-def _fed(recorded: list[Recorded]) -> list[FeedItem]:
-    return [feed_item(r.stored, r.caused) for r in recorded]  # type: ignore[arg-type]
+def _fed(recorded: list[Recorded], fold: Replay) -> list[FeedItem]:
+    ruleset = fold.battle.ruleset if fold.battle else None
+    return [feed_item(r.stored, r.caused, ruleset) for r in recorded]  # type: ignore[arg-type]
 
 
 @post("/battles", guards=[creator_token], status_code=201, tags=["battles"])
@@ -164,7 +166,7 @@ async def append_events(
     def work(store: EventStore) -> list[FeedItem]:
         with state.folds.current(store, battle) as fold:
             check_may_append(grant, fold.state(), data.events)
-            return _fed(record_on(store, fold, data.events, expected_seq=data.expected_seq))
+            return _fed(record_on(store, fold, data.events, expected_seq=data.expected_seq), fold)
 
     appended = await state.stores.run(work)
     state.hub.notify(battle)
@@ -179,7 +181,7 @@ async def roll_dice(battle: BattleId, data: JSONBody[RollDice], request: Request
     def work(store: EventStore) -> list[FeedItem]:
         with state.folds.current(store, battle) as fold:
             check_own_unit(grant, fold.state(), data.unit)
-            return _fed(roll_for(store, fold, data.unit, data.test, expected_seq=data.expected_seq))
+            return _fed(roll_for(store, fold, data.unit, data.test, expected_seq=data.expected_seq), fold)
 
     rolled = await state.stores.run(work)
     state.hub.notify(battle)

@@ -102,7 +102,11 @@ class Ruleset:
     profile_type: type[msgspec.Struct] | None = None
     changeable: frozenset[str] = frozenset()  # profile fields a unit_changed event may set
     phrases: Mapping[str, str] = {}  # rule ID -> how the narrative words the state change it causes
-    state_words: Mapping[str, str] = {}  # state -> how the narrative words reaching it, where the book differs
+    # State -> the ruleset's own word for it ("fleeing", "routing"), wherever a person reads a unit's
+    # state: the board, the viewer, explain, the narrative where no clause phrase words the change.
+    # The states stay the shared model's machine values (events, JSON `state` fields, the graph); this
+    # is their display. Each ruleset names every state its graph can reach (a test checks it).
+    state_names: Mapping[str, str] = {}
     # A rulebook phase may span several steps of the clock ("Start of Turn" is part of the Movement
     # phase): clock phase -> the rulebook phase it belongs to, where they differ.
     phase_of: Mapping[str, str] = {}
@@ -136,6 +140,10 @@ class Ruleset:
         self.once_per_phase = declared(self.id, "once_per_phase")
         self.ordered_tests = declared(self.id, "ordered_test")
         self.phrases = declared(self.id, "phrase")
+
+    def state_name(self, state: str) -> str:
+        """The ruleset's word for `state` (its machine value with spaces if it names none)."""
+        return self.state_names.get(state, state.replace("_", " "))
 
     def __reduce__(self) -> tuple[object, tuple[str, str]]:
         # A pickled battle (a snapshot) refers to its ruleset by id and version, never by copy, and

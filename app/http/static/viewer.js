@@ -164,7 +164,9 @@ function unitCard(unit, due) {
   },
     el("div", { class: "top" },
       el("span", { class: "name" }, unit.name),
-      el("span", { class: "state" }, words(unit.state))),
+      // The ruleset's word for the state ("fleeing", "retreating"), as the server names it; the
+      // colour comes from the shared state (data-state).
+      el("span", { class: "state" }, unit.state_name)),
     el("div", { class: "models" },
       `${unit.models}/${unit.starting_models} models · ${words(unit.unit_type)}`,
       unit.ld === null ? "" : ` · Ld ${unit.ld}`),
@@ -188,7 +190,7 @@ async function explain(unitId) {
   const newest = view.at >= view.last;
   const why = await api(`explain/${encodeURIComponent(unitId)}${newest ? "" : `?at=${view.at}`}`);
   $("#explain").replaceChildren(
-    el("h2", {}, `Why is ${why.name} ${words(why.state)}?`),
+    el("h2", {}, `Why is ${why.name} ${why.state_name}?`),
     el("ol", { dataset: { unit: why.unit, state: why.state } },
       why.steps.map((step) =>
         el("li", { class: `step ${step.kind}`, dataset: { seq: step.seq, kind: step.kind, rule: step.rule } },

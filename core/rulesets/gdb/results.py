@@ -233,7 +233,7 @@ def loses_too_many_to_rout(unit: Unit) -> bool:
     return figures_lost(unit) * 100 > 35 * full_strength(unit)
 
 
-@clause("gdb.rout.artillery", phrase="abandons its guns and leaves the field")
+@clause("gdb.rout.artillery", phrase="abandons its guns and leaves the field: dispersed")
 def abandons_guns(unit: Unit) -> bool:
     """Routing artillery abandons its guns and leaves the field."""
     return unit.unit_type in ARTILLERY

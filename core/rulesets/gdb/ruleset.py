@@ -111,6 +111,17 @@ RESULT_WORDS = {
     "column:brigade": "Brigade Morale Test",
 }
 
+# The book's result states (Отступает, Бежит, Собирается, Колеблется, Рассеяно) for the shared ones.
+STATE_NAMES = {
+    "steady": "steady",
+    "falling_back": "retreating",
+    "broken": "routing",
+    "regrouped": "rallied, unformed",
+    "wavering": "wavering",
+    "dispersed": "dispersed",
+    "destroyed": "destroyed",
+}
+
 UNIT_TESTS = ("charging", "charged", "morale", "rally")
 TABLES = {
     "results": TableSpec("gdb_results.toml", ResultsTable, read_column.id),
@@ -130,6 +141,7 @@ class Gdb(Ruleset):
     profile_type = GdbProfile
     changeable = CHANGEABLE
     tables = TABLES
+    state_names = STATE_NAMES
 
     def __init__(self) -> None:
         super().__init__()

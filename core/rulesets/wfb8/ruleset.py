@@ -84,7 +84,14 @@ RESTRICTIONS = {
     "rallied_this_turn": "rallied: stops and reforms; cannot move or shoot this turn",
 }
 
-STATE_WORDS = {"falling_back": "flees", "regrouped": "rallies", "steady": "is steady again"}
+# The book's words for the shared states: a unit flees, rallies, and flees off the table.
+STATE_NAMES = {
+    "steady": "steady",
+    "falling_back": "fleeing",
+    "regrouped": "rallied",
+    "dispersed": "fled off the table",
+    "destroyed": "destroyed",
+}
 
 ALIVE = ["steady", "falling_back", "regrouped"]
 
@@ -188,7 +195,7 @@ class Wfb8(Ruleset):
     unit_types = FLEE_DICE
     parameters = PARAMETERS
     restrictions = RESTRICTIONS
-    state_words = STATE_WORDS
+    state_names = STATE_NAMES
     combat_detail = frozenset({"ranks", "unit_bonus", "left_combat"})
 
     def check_unit(self, battle: Battle, event: UnitJoined) -> None:
@@ -442,7 +449,10 @@ class Wfb8(Ruleset):
     def on_phase_started(self, battle: Battle, seq: int) -> Decided:
         return self.rally_tests_due(battle, seq) if battle.phase == "movement" else ()
 
-    @clause("wfb8.rally.test")
+    @clause(
+        "wfb8.rally.test",
+        phrase={"regrouped": "rallies", "falling_back": "fails to rally and flees again", "steady": "is steady again"},
+    )
     def rally_tests_due(self, battle: Battle, seq: int) -> Decided:
         """In the Compulsory Moves, each fleeing unit of the side whose turn it is takes an Ld test to
         rally, but not in the turn it began to flee; with 25% or less of its starting models only a

@@ -79,10 +79,24 @@ def check_in_assault_phase(battle: Battle, charger: Unit | None = None) -> None:
         raise Refusal(f"{charger.id} can charge only in its own side's Assault phase", field="charger")
 
 
+# The books' words for the shared states: a unit Falls Back and Regroups; the morale rules take a unit
+# off the battlefield ("removed as casualties", "removed from the battlefield", "destroyed"):
+# `dispersed` reads "removed", and "destroyed" stays the word for a unit whose last model is killed.
+STATE_NAMES = {
+    "steady": "steady",
+    "falling_back": "falling back",
+    "regrouped": "regrouped",
+    "dispersed": "removed",
+    "destroyed": "destroyed",
+}
+
+
 # -- the hooks both editions carry out alike -----------------------------------------------------
 class FortyK(Ruleset):
     """The base of both editions' rulesets. Each says how its units fall back (`fall_back_move_due`);
     what follows a failed test, a Regroup or a failed Pinning test is the same in both."""
+
+    state_names = STATE_NAMES
 
     # No hook of either edition changes a unit out of play again (see Ruleset).
     settles_units_out_of_play = True

@@ -302,12 +302,14 @@ class Wh40k6(FortyK):
         if event.fact == "hit_by_pinning_weapon" and not battle.phase_open:
             raise Refusal("Pinning hits happen during a phase", rule=self.facts[event.fact])
 
-    @clause("wh40k6.fall_back.edge", fact="reached_table_edge", phrase="leaves the battle by its table edge")
+    @clause(
+        "wh40k6.fall_back.edge", fact="reached_table_edge", phrase="reaches its table edge and is removed as casualties"
+    )
     def leaves_by_table_edge(self, battle: Battle, event: TableFactRecorded, seq: int) -> Decided:
         """Any model reaching its table edge while Falling Back: the whole unit is removed."""
         return self.remove(battle, battle.units[event.unit], "reach_table_edge", (seq,))
 
-    @clause("wh40k6.fall_back.trapped", fact="trapped", phrase="is trapped and destroyed")
+    @clause("wh40k6.fall_back.trapped", fact="trapped", phrase="is trapped and removed as casualties")
     def trapped(self, battle: Battle, event: TableFactRecorded, seq: int) -> Decided:
         """Cannot complete the Fall Back move in coherency: destroyed."""
         return self.remove(battle, battle.units[event.unit], "be_trapped", (seq,))
@@ -350,7 +352,7 @@ class Wh40k6(FortyK):
             return self.regroups(battle, unit, caused_by)
         return self.fails_to_regroup(battle, unit, caused_by)
 
-    @clause("wh40k6.fall_back.start")
+    @clause("wh40k6.fall_back.start", phrase="Falls Back")
     def falls_back(self, battle: Battle, unit: Unit, due: DueTest, caused_by: tuple[int, ...]) -> Decided:
         """A failed Morale test: the unit Falls Back at once. Losers of a close combat may first be
         caught by a Sweeping Advance."""
@@ -388,7 +390,7 @@ class Wh40k6(FortyK):
     @clause(
         "wh40k6.sweeping_advance",
         decision="decline_sweeping_advance",
-        phrase="is caught by the Sweeping Advance and destroyed",
+        phrase="is caught by the Sweeping Advance and removed as casualties",
     )
     def sweeping_advance(
         self, battle: Battle, unit: Unit, due: DueTest, dice: tuple[int, ...], caused_by: tuple[int, ...]
@@ -422,7 +424,7 @@ class Wh40k6(FortyK):
         winner_total = dice[1] + winner_initiative
         return loser_total, winner_total, winner_initiative, bool(winners) and winner_total >= loser_total
 
-    @clause("wh40k6.regroup.pass")
+    @clause("wh40k6.regroup.pass", phrase="Regroups")
     def regroups(self, battle: Battle, unit: Unit, caused_by: tuple[int, ...]) -> Decided:
         """Stops Falling Back and may at once move up to 3 inches (to restore coherency if broken)."""
         yield self.graph.move(unit, "regroup", caused_by)
@@ -450,7 +452,7 @@ class Wh40k6(FortyK):
 
     @clause(
         "wh40k6.assaulted.multi",
-        phrase="is caught while Falling Back and destroyed; the chargers go on as if it was never there",
+        phrase="is caught while Falling Back and removed as casualties; the chargers go on as if it was never there",
     )
     def destroyed_in_multiple_charge(self, battle: Battle, unit: Unit, caused_by: tuple[int, ...]) -> Decided:
         """A target of a multiple charge that fails is destroyed at once; the chargers go on as if

@@ -157,7 +157,7 @@ def knows_no_fear(unit: Unit) -> bool:
 
 
 # -- tests --------------------------------------------------------------------------------------
-@clause("wh40k3.test.ld")
+@clause("wh40k3.test.ld", phrase="Falls Back")
 def leadership_test(unit: Unit, due: DueTest, dice: tuple[int, ...]) -> TestResolved:
     """2D6 against the modified Ld: equal or under passes, over fails (a failed Morale test: Fall Back)."""
     return against_leadership(unit, due, dice, rule=leadership_test.id)
@@ -330,7 +330,7 @@ class Wh40k3(FortyK):
         "wh40k3.assaulted",
         phrase={
             "regrouped": "Regroups as the enemy charges and fights normally",
-            "dispersed": "is charged while Falling Back and destroyed",
+            "dispersed": "is charged while Falling Back and removed from the battlefield",
         },
     )
     def on_charge(self, battle: Battle, event: ChargeDeclared, seq: int) -> Decided:
@@ -447,7 +447,7 @@ class Wh40k3(FortyK):
         fact="reached_table_edge",
         phrase={
             "regrouped": "Regroups at the table edge: its last chance",
-            "dispersed": "fails its last chance and leaves the battlefield by its table edge",
+            "dispersed": "fails its last chance and is removed from the battlefield by its table edge",
         },
     )
     def reaches_table_edge(self, battle: Battle, unit: Unit, seq: int) -> Decided:
@@ -460,7 +460,7 @@ class Wh40k3(FortyK):
         fact="caught_by_sweeping_advance",
         phrase={
             "regrouped": "Regroups as the Sweeping Advance reaches it",
-            "dispersed": "is caught by the Sweeping Advance and destroyed",
+            "dispersed": "is caught by the Sweeping Advance and removed from the battlefield",
         },
     )
     def caught_by_sweeping_advance(self, battle: Battle, unit: Unit, seq: int) -> Decided:
@@ -504,7 +504,7 @@ class Wh40k3(FortyK):
         yield self.not_taken(trying, rule, caused_by, detail)
         yield from self.does_not_regroup(battle, unit, trigger, caused_by)
 
-    @clause("wh40k3.regroup.pass")
+    @clause("wh40k3.regroup.pass", phrase={"regrouped": "Regroups", "steady": "is steady again"})
     def regroups(self, battle: Battle, unit: Unit, trigger: str, caused_by: tuple[int, ...]) -> Decided:
         """No other move that phase but up to 3 inches to restore its formation; it fights normally
         that turn (shoots counting as having moved, may assault) and is steady at the end of it."""
@@ -584,7 +584,7 @@ class Wh40k3(FortyK):
     @clause(
         "wh40k3.crossfire",
         fact="enemy_in_corridor",  # value: inches to the nearest such enemy model
-        phrase="is caught in the crossfire and destroyed",
+        phrase="is caught in the crossfire and removed from the battlefield",
     )
     def crossfire(
         self,
