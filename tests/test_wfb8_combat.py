@@ -101,6 +101,17 @@ def test_wfb8_break_test_not_steadfast_without_more_ranks(own, enemy):
     assert only(caused, out.TestDue).target == 5
 
 
+def test_wfb8_break_test_steadfast_against_an_enemy_whose_ranks_are_not_reported():
+    """An enemy unit the combat report gives no ranks for has none: one rank of ours is more."""
+    table = boyz_charge("spearmen")
+
+    caused = table.record(
+        combat(side("empire", "spearmen", wounds=1, ranks={"spearmen": 1}), side("orcs", "boyz", wounds=3))
+    )
+
+    assert only(caused, out.TestDue).target == 7  # Steadfast: the -2 is ignored
+
+
 def test_wfb8_break_test_stubborn_units_are_always_steadfast():
     table = boyz_charge("guard", guard=regiment("guard", ld=8, rules=("stubborn",)))
 
