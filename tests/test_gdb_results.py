@@ -234,6 +234,23 @@ def test_gdb_retreat_artillery_in_a_morale_test_limbers_and_charged_is_dispersed
     ]
 
 
+def test_gdb_retreat_artillery_charged_earlier_in_the_turn_a_later_retreat_disperses_it():
+    """The battery stands its ground when charged (6 + 3 + 1 - 2 = 8: Carry out orders), then loses
+    half its crews to shooting. Its Morale-phase test reads Retreat (5 - 3 = 2): charged this turn, it
+    does not limber up as a free manoeuvre but is dispersed, its guns lost."""
+    table = gdb_table(french("battery", unit_type="foot_artillery", models=4), cavalry())
+    assert resolved(charged_by_cavalry(table, "battery", 6, 3)).result == "carry_on"
+    table.go_to(1, "french", "shooting")
+    table.casualties("battery", 2)
+    table.go_to(1, "french", "morale")
+    caused = roll(table, "battery", "morale", 2, 3)
+    assert resolved(caused).result == "retreat"
+    assert state_changes(caused) == [
+        ("battery", "falling_back", "gdb.result.retreat"),
+        ("battery", "dispersed", "gdb.retreat.artillery"),
+    ]
+
+
 def test_gdb_retreat_no_fire_the_board_says_a_retreating_unit_does_not_shoot():
     table = gdb_table(french("ligne"), cavalry())
     charged_by_cavalry(table, "ligne", 1, 2)
