@@ -297,6 +297,23 @@ def test_gdb_trigger_friend_routing_prev_and_gdb_note_simultaneous_a_morale_phas
     assert due(table) == [("legere", "morale", "gdb.trigger.friend_routing_prev")]
 
 
+def test_gdb_trigger_friend_routing_prev_not_a_friend_that_routed_from_a_morale_test_two_turns_ago():
+    """ligne routs from its Morale test in turn 1 and, with the enemy in charge range, keeps routing.
+    legere comes within 15 cm in turn 3: that rout was not in the previous turn."""
+    table = gdb_table(french("ligne"), french("legere"), allied("ir4"))
+    table.go_to(1, "french", "shooting")
+    table.casualties("ligne", 3)
+    table.go_to(1, "french", "morale")
+    roll(table, "ligne", "morale", 1, 1)  # 2 - 1 (more than 10% lost) = 1: Rout
+    fact(table, "ligne", "enemy_in_charge_range", True)
+    table.go_to(2, "french", "morale")
+    assert table.state("ligne") == "broken" and due(table) == []
+    table.go_to(3, "french", "movement")
+    near(table, "legere", "ligne")
+    table.go_to(3, "french", "morale")
+    assert due(table) == []
+
+
 def test_gdb_note_simultaneous_every_test_and_modifier_is_read_when_the_phase_begins():
     """ligne and legere both lost 3 figures and stand together. ligne routs first; legere's test still
     reads the table as it stood when the phase began: no -1 for a routing friend."""
