@@ -151,6 +151,22 @@ def test_gdb_waver_reform_takes_the_whole_movement_phase_into_the_same_formation
     assert table.refuse(ChargeDeclared(charger="ligne", targets=("chevaulegers",))).rule == "gdb.waver.reform"
 
 
+def test_gdb_result_waver_a_wavering_unit_that_reads_waver_again_is_unchanged():
+    """Charged by cavalry it wavers (1 + 4 + 1 - 2 = 4); it then loses 3 figures to shooting and its
+    Morale-phase test reads Waver again (6 - 1 losses - 1 disordered = 4). Nothing changes: it
+    is still wavering, and still reforms from the next turn's Movement phase."""
+    table = gdb_table(french("ligne"), cavalry())
+    charged_by_cavalry(table, "ligne", 1, 4)
+    assert table.state("ligne") == "wavering"
+    caused = a_morale_test(table, "ligne", 3, 3)
+    assert (resolved(caused).total, resolved(caused).result) == (4, "waver")
+    assert {m.rule for m in resolved(caused).modifiers} == {"gdb.mod.losses", "gdb.mod.disordered"}
+    assert state_changes(caused) == [] and table.state("ligne") == "wavering"
+    table.go_to(2, "french", "movement")
+    decide(table, "ligne", "reform")
+    assert restrictions(table, "ligne") == ["reforming"]
+
+
 def test_gdb_waver_reform_only_a_wavering_unit_reforms():
     table = gdb_table(french("ligne"), cavalry())
     table.go_to(1, "french", "movement")
@@ -234,6 +250,23 @@ def test_gdb_retreat_artillery_in_a_morale_test_limbers_and_charged_is_dispersed
     ]
 
 
+def test_gdb_retreat_artillery_charged_earlier_in_the_turn_a_later_retreat_disperses_it():
+    """The battery stands its ground when charged (6 + 3 + 1 - 2 = 8: Carry out orders), then loses
+    half its crews to shooting. Its Morale-phase test reads Retreat (5 - 3 = 2): charged this turn, it
+    does not limber up as a free manoeuvre but is dispersed, its guns lost."""
+    table = gdb_table(french("battery", unit_type="foot_artillery", models=4), cavalry())
+    assert resolved(charged_by_cavalry(table, "battery", 6, 3)).result == "carry_on"
+    table.go_to(1, "french", "shooting")
+    table.casualties("battery", 2)
+    table.go_to(1, "french", "morale")
+    caused = roll(table, "battery", "morale", 2, 3)
+    assert resolved(caused).result == "retreat"
+    assert state_changes(caused) == [
+        ("battery", "falling_back", "gdb.result.retreat"),
+        ("battery", "dispersed", "gdb.retreat.artillery"),
+    ]
+
+
 def test_gdb_retreat_no_fire_the_board_says_a_retreating_unit_does_not_shoot():
     table = gdb_table(french("ligne"), cavalry())
     charged_by_cavalry(table, "ligne", 1, 2)
@@ -252,6 +285,20 @@ def test_gdb_retreat_melee_a_retreating_unit_charged_takes_no_test_and_loses_the
     assert refused.rule == "gdb.retreat.melee"
     caused = fact(table, "ligne", "melee_result", "retreat")
     assert state_changes(caused) == [("ligne", "falling_back", "gdb.retreat.melee")]
+
+
+def test_gdb_retreat_melee_not_cited_when_a_retreating_unit_reads_retreat_outside_a_melee():
+    """A retreating unit that cannot rally (enemy in charge range) tests for its losses and reads
+    Retreat (5 - 1 losses - 1 disordered = 3): it simply goes on retreating; no melee was lost."""
+    table = gdb_table(french("ligne"), cavalry())
+    charged_by_cavalry(table, "ligne", 1, 2)
+    assert table.state("ligne") == "falling_back"
+    fact(table, "ligne", "enemy_in_charge_range", True)
+    caused = a_morale_test(table, "ligne", 2, 3)
+    assert (resolved(caused).total, resolved(caused).result) == (3, "retreat")
+    assert {m.rule for m in resolved(caused).modifiers} == {"gdb.mod.losses", "gdb.mod.disordered"}
+    assert table.state("ligne") == "falling_back"
+    assert "gdb.retreat.melee" not in {o.rule for o in caused}
 
 
 def test_gdb_retreat_rally_passed_it_stops_unformed_and_forms_up_in_the_next_movement_phase():

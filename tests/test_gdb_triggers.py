@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from support.gdb import charge, fact, gdb_table, gdb_unit, near, not_taken, resolved, roll
 
 from morale.core import outcomes as out
@@ -184,6 +185,35 @@ def test_gdb_note_ignore_infantry_ignores_routing_cavalry_and_cavalry_routing_in
     assert testing == {"battery"}
 
 
+def test_gdb_note_ignore_infantry_ignores_horse_artillery_and_cavalry_foot_artillery():
+    """Two batteries, charged by cavalry, rout and abandon their guns in the Charge phase (1 + 1 + 1 - 2
+    = 1: Rout). Infantry heeds the foot battery's dispersal but not the horse battery's; cavalry the
+    other way round."""
+    table = gdb_table(
+        french("foot_battery", unit_type="foot_artillery", models=4, brigade="guns"),
+        french("horse_battery", unit_type="horse_artillery", models=4, brigade="guns"),
+        french("ligne"),
+        french("legere"),
+        gdb_unit("hussars", unit_type="cavalry", models=12),
+        gdb_unit("dragoons", unit_type="cavalry", models=12),
+        allied("uhlans", unit_type="cavalry", models=12),
+        allied("kaiser_chevaulegers", unit_type="cavalry", models=12),
+    )
+    near(table, "foot_battery", "ligne", "hussars")
+    near(table, "horse_battery", "legere", "dragoons")
+    table.go_to(1, "french", "charge")
+    for charger, battery in (("uhlans", "foot_battery"), ("kaiser_chevaulegers", "horse_battery")):
+        charge(table, charger, battery)
+        roll(table, charger, "charging", 6, 5)
+        roll(table, battery, "charged", 1, 1)
+        assert table.state(battery) == "dispersed"
+    table.go_to(1, "french", "morale")
+    assert due(table) == [
+        ("ligne", "morale", "gdb.trigger.dispersal_near"),
+        ("dragoons", "morale", "gdb.trigger.dispersal_near"),
+    ]
+
+
 def test_gdb_note_ignore_every_unit_ignores_routing_skirmishers():
     table = gdb_table(
         french("ligne"),
@@ -230,6 +260,28 @@ def test_gdb_trigger_dispersal_near_within_15cm_of_where_a_friend_dispersed_this
     assert due(table) == []  # only in the turn it was dispersed
 
 
+@pytest.mark.parametrize(("phase", "tests"), [("shooting", False), ("melee", True)])
+def test_gdb_trigger_dispersal_near_only_a_dispersal_in_the_charge_or_melee_phase(phase, tests):
+    """ligne routed in turn 1's Charge phase and cannot rally; in turn 2 it is caught by the enemy
+    next to legere (of another brigade: no Brigade Morale Test). Caught in the Shooting phase, its
+    dispersal moves no one to test; caught in the Melee phase, legere tests."""
+    table = gdb_table(
+        french("ligne"),
+        french("legere", brigade="second"),
+        allied("kaiser_chevaulegers", unit_type="cavalry", models=12),
+    )
+    table.go_to(1, "french", "charge")
+    routs_when_charged(table, "ligne", by="kaiser_chevaulegers")
+    fact(table, "ligne", "enemy_in_charge_range", True)  # it cannot rally, and keeps routing
+    table.go_to(2, "french", "movement")
+    near(table, "legere", "ligne")
+    table.go_to(2, "french", phase)
+    fact(table, "ligne", "contact_with_enemy", True)
+    assert table.state("ligne") == "dispersed"
+    table.go_to(2, "french", "morale")
+    assert due(table) == ([("legere", "morale", "gdb.trigger.dispersal_near")] if tests else [])
+
+
 def test_gdb_trigger_friend_routing_prev_and_gdb_note_simultaneous_a_morale_phase_rout_counts_next_turn():
     table = gdb_table(french("ligne"), french("legere"), allied("ir4"))
     near(table, "legere", "ligne")
@@ -243,6 +295,23 @@ def test_gdb_trigger_friend_routing_prev_and_gdb_note_simultaneous_a_morale_phas
     fact(table, "ligne", "enemy_in_charge_range", True)
     table.go_to(2, "french", "morale")
     assert due(table) == [("legere", "morale", "gdb.trigger.friend_routing_prev")]
+
+
+def test_gdb_trigger_friend_routing_prev_not_a_friend_that_routed_from_a_morale_test_two_turns_ago():
+    """ligne routs from its Morale test in turn 1 and, with the enemy in charge range, keeps routing.
+    legere comes within 15 cm in turn 3: that rout was not in the previous turn."""
+    table = gdb_table(french("ligne"), french("legere"), allied("ir4"))
+    table.go_to(1, "french", "shooting")
+    table.casualties("ligne", 3)
+    table.go_to(1, "french", "morale")
+    roll(table, "ligne", "morale", 1, 1)  # 2 - 1 (more than 10% lost) = 1: Rout
+    fact(table, "ligne", "enemy_in_charge_range", True)
+    table.go_to(2, "french", "morale")
+    assert table.state("ligne") == "broken" and due(table) == []
+    table.go_to(3, "french", "movement")
+    near(table, "legere", "ligne")
+    table.go_to(3, "french", "morale")
+    assert due(table) == []
 
 
 def test_gdb_note_simultaneous_every_test_and_modifier_is_read_when_the_phase_begins():

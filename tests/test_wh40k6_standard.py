@@ -286,6 +286,62 @@ def test_wh40k6_pinning_test_failed_gone_to_ground_until_end_of_its_next_turn():
     assert (lifted.restriction, lifted.rule) == ("gone_to_ground", "wh40k6.pinning.test")
 
 
+def pinned(table: Table, unit_id: str, turn: int, side: str, phase: str) -> None:
+    """`unit_id` (Ld 7) is hit by a pinning weapon in `phase` of `side`'s turn and fails: 4 + 4 = 8."""
+    table.go_to(turn, side, phase)
+    table.record(pinning_hit(unit_id))
+    table.roll(unit_id, "pinning", 4, 4)
+    assert table.unit(unit_id).restricted("gone_to_ground")
+
+
+def gone_to_ground_lifted(table: Table, unit_id: str) -> tuple[int, str, str]:
+    """Walk the clock one phase end at a time: the phase at whose end Gone to Ground was lifted. Until
+    then the unit is still Gone to Ground at every step."""
+    while True:
+        turn, side, phase = table.battle.turn, table.battle.active_side, table.battle.phase
+        caused = table.end_phase()
+        if not table.unit(unit_id).restricted("gone_to_ground"):
+            lifted = only(caused, out.RestrictionLifted)
+            assert (lifted.unit, lifted.restriction, lifted.rule) == (unit_id, "gone_to_ground", "wh40k6.pinning.test")
+            return turn, side, phase
+        table.start_next_phase()
+
+
+@pytest.mark.parametrize("phase", ["movement", "psychic", "shooting", "assault"])
+def test_wh40k6_pinning_test_failed_in_its_own_turn_gone_to_ground_until_the_end_of_its_next_turn(phase):
+    table = Table(unit("guard", ld=7), unit("boyz", "orks"))
+    pinned(table, "guard", 1, "imperium", phase)
+
+    # Not lifted at the end of this, its own, turn, nor in the orks' turn: at the end of its next turn.
+    assert gone_to_ground_lifted(table, "guard") == (2, "imperium", "assault")
+
+
+def test_wh40k6_pinning_test_failed_in_its_own_turn_it_cannot_charge_in_its_next_turn():
+    table = Table(unit("guard", ld=7), unit("boyz", "orks"))
+    pinned(table, "guard", 1, "imperium", "assault")
+
+    table.go_to(2, "imperium", "assault")
+
+    refusal = table.refuse(ChargeDeclared(charger="guard", targets=("boyz",), in_range=("boyz",)))
+    assert refusal.rule == "wh40k6.pinning.test"
+
+
+@pytest.mark.parametrize(
+    ("victim", "pinned_in", "lifted_at"),
+    [
+        ("guard", (1, "orks", "shooting"), (2, "imperium", "assault")),  # its side has played turn 1
+        ("boyz", (1, "imperium", "shooting"), (1, "orks", "assault")),  # its turn 1 is still to come
+    ],
+)
+def test_wh40k6_pinning_test_failed_in_the_enemy_turn_gone_to_ground_until_the_end_of_its_own_next_turn(
+    victim, pinned_in, lifted_at
+):
+    table = Table(unit("guard", ld=7), unit("boyz", "orks", ld=7))
+    pinned(table, victim, *pinned_in)
+
+    assert gone_to_ground_lifted(table, victim) == lifted_at
+
+
 def test_wh40k6_pinning_test_not_taken_again_while_gone_to_ground():
     table = Table(unit("guard", ld=7), unit("boyz", "orks"))
     table.go_to(1, "orks", "shooting")
