@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -147,7 +148,7 @@ def test_a_follower_needs_a_token(http, tokens):
         assert stream.status_code == 200
 
 
-def test_morale_serve_starts_a_server_on_loopback(tmp_path):
+def test_morale_serve_starts_a_server_on_loopback_and_stops_cleanly_keeping_what_it_wrote(tmp_path):
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
@@ -169,5 +170,16 @@ def test_morale_serve_starts_a_server_on_loopback(tmp_path):
             assert client.get("/view").headers["content-type"].startswith("text/html")
     finally:
         process.terminate()
-        process.wait(20)
-    assert process.returncode is not None
+        output, _ = process.communicate(timeout=20)
+    # Asked to stop, it shuts down (uvicorn finishes its shutdown, then re-raises the SIGTERM it
+    # caught: a crash would exit 1 with a traceback, a hang would time out above), having said where
+    # it served and from which store.
+    assert process.returncode == -signal.SIGTERM and "Traceback" not in output, output
+    assert f"Serving a new store {db} on http://127.0.0.1:{port}/" in output
+    with pytest.raises(httpx.TransportError):
+        httpx.get(f"http://127.0.0.1:{port}/health", timeout=2)  # the port is no longer served
+    stored = SqliteEventStore(db)
+    try:
+        assert stored.battles() == [BATTLE]  # the battle created over HTTP outlives the server
+    finally:
+        stored.close()

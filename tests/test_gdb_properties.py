@@ -1,11 +1,13 @@
 """Invariants of a General de Brigade battle, whatever players type: replay is deterministic, a refused
-event changes nothing, and a Morale-phase test keeps the modifiers it was given when the phase began."""
+event changes nothing, a Morale-phase test keeps the modifiers it was given when the phase began, and
+after every event what any correct referee keeps (support/invariants.py)."""
 
 from __future__ import annotations
 
 from hypothesis import given
 from hypothesis import strategies as st
 from support.gdb import gdb_table, gdb_unit
+from support.invariants import record_checked
 
 from morale.core.referee import next_phase
 from morale.core.state import digest
@@ -98,7 +100,7 @@ def proposal(data: st.DataObject, table):
 def test_replay_is_deterministic_and_refusals_change_nothing(data):
     table = a_battle()
     for _ in range(data.draw(st.integers(20, 150))):
-        table.try_record(proposal(data, table))
+        record_checked(table, proposal(data, table))
     assert digest(table.replayed().state()) == digest(table.battle)
 
 
@@ -108,7 +110,7 @@ def test_gdb_note_simultaneous_a_morale_phase_test_keeps_the_modifiers_it_was_gi
     given_at_start: dict[tuple[str, str], tuple] = {}
     for _ in range(data.draw(st.integers(20, 150))):
         event = proposal(data, table)
-        if table.try_record(event) is None:
+        if record_checked(table, event) is None:
             continue
         battle = table.battle
         if isinstance(event, PhaseStarted) and event.phase == "morale":

@@ -6,7 +6,7 @@ from support.table import Table, unit
 
 from morale.core import outcomes as out
 from morale.core import rules
-from morale.core.dice import commitment, engine_dice
+from morale.core.dice import engine_dice
 from morale.core.referee import decide
 from morale.core.rules import Refusal
 from morale.core.state import digest
@@ -196,15 +196,14 @@ def test_losing_the_last_model_destroys_the_unit_and_drops_its_tests_engine_dest
 
 
 # -- engine dice --------------------------------------------------------------------------------
-def test_engine_dice_are_fair_faces_derived_from_the_secret_and_the_sequence_number():
+def test_engine_dice_are_fair_faces_each_roll_its_own():
+    """Fair and distinct over many rolls; the exact dice a secret gives are in test_known_answers.py."""
     secret = "s" * 64
-    assert engine_dice(secret, "b", 7, 2) == engine_dice(secret, "b", 7, 2)
     assert len({engine_dice(secret, "b", seq, 3) for seq in range(20)}) > 15  # each roll its own dice
     rolls = [d for seq in range(3000) for d in engine_dice(secret, "b", seq, 2)]
     counts = [rolls.count(face) for face in range(1, 7)]
     assert set(rolls) == {1, 2, 3, 4, 5, 6}
     assert max(counts) - min(counts) < 0.1 * len(rolls) / 6
-    assert commitment(secret) != secret and len(commitment(secret)) == 64
 
 
 # -- profiles -----------------------------------------------------------------------------------

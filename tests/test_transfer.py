@@ -76,6 +76,33 @@ def test_a_missing_line_is_refused_naming_where_the_gap_is(exported, fresh):
     assert "line 11 (seq 12)" in message and "sequence number 12 where 11 was expected" in message
 
 
+@pytest.mark.parametrize("seq", [1, 30, 104])
+def test_a_line_sealed_on_a_prev_hash_that_is_not_the_line_before_it_is_refused_at_its_seq(exported, fresh, seq):
+    lines = [rows(line) for line in exported]
+    moved = lines[seq - 1]
+    # Its bytes untouched and its hash right for what it says it follows: only the link is wrong.
+    moved["prev_hash"] = lines[59]["hash"]  # a real hash of this battle, but not of event seq - 1
+    body = body_bytes(moved["battle"], moved["seq"], moved["schema_version"], moved["recorded_at"], moved["event"])
+    moved["hash"] = chain_hash(moved["prev_hash"], body)
+    message = refused(fresh, [encode(line) for line in lines])
+    assert message.startswith(
+        f"prev_hash: battle.ndjson line {seq} (seq {seq}): prev_hash does not link to event {seq - 1}'s hash"
+    )
+
+
+def test_two_valid_chains_spliced_together_are_refused_where_the_second_begins(exported, fresh):
+    # The same battle exported again after it was written at another time: the same events, other hashes.
+    again = [rows(line) for line in exported]
+    for line in again:
+        line["recorded_at"] = "2030-01-01T00:00:00.000000Z"
+    again = rechain(again)
+    assert rows(again[50])["hash"] != rows(exported[50])["hash"]
+    message = refused(fresh, [*exported[:50], *again[50:]])
+    assert message.startswith("prev_hash: battle.ndjson line 51 (seq 51): prev_hash does not link to event 50's hash")
+    import_battle(fresh, again)  # the second chain alone is sound
+    assert fresh.battles() == ["hive-tarsis"]
+
+
 def test_an_event_the_rules_refuse_is_refused_with_its_rule_even_when_rehashed(exported, fresh):
     lines = [rows(line) for line in exported]
     # A forger replaces event 19 with a roll for a test that was never due, and seals the file again.

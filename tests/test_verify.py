@@ -69,6 +69,39 @@ def test_a_removed_event_is_reported_where_the_chain_breaks(store):
     assert chain[0].seq == 51 and "sequence number 51 where 50 was expected" in chain[0].message
 
 
+def reseal(store: SqliteEventStore, seq: int, prev_hash: str) -> None:
+    """Seal one stored event again on another prev_hash, its bytes untouched: its own hash is right
+    for what it says it follows, and only the link to the event before it is wrong."""
+    body = next(body for at, body, _prev, _hash in store.raw_rows("hive-tarsis") if at == seq)
+    relink = "UPDATE events SET prev_hash = ?, hash = ? WHERE battle = 'hive-tarsis' AND seq = ?"
+    store.db.conn.execute(relink, (prev_hash, chain_hash(prev_hash, body.encode()), seq))
+
+
+@pytest.mark.parametrize("seq", [1, 30, 104])
+def test_an_event_sealed_on_a_prev_hash_that_is_not_the_event_before_it_is_reported_at_its_seq(store, seq):
+    hashes = {at: digest for at, _body, _prev, digest in store.raw_rows("hive-tarsis")}
+    reseal(store, seq, hashes[60])  # a real hash of this log, but not of the event before `seq`
+    assert all(chain_hash(prev, body.encode()) == digest for _at, body, prev, digest in store.raw_rows("hive-tarsis"))
+    result = checked(store)
+    assert [(f.check, f.seq) for f in result.findings] == [("chain", seq)]
+    assert result.findings[0].message == (
+        f"prev_hash does not link to event {seq - 1}'s hash: an earlier event was replaced"
+    )
+
+
+def test_two_valid_chains_spliced_together_are_reported_where_the_second_begins(store):
+    # The same battle written again later: the same events, another recorded_at, so other hashes.
+    rows, again, prev = list(store.raw_rows("hive-tarsis")), [], GENESIS_HASH
+    for at, body, _prev, _hash in rows:
+        rewritten = encode(replace(decode_raw(body), recorded_at="2030-01-01T00:00:00.000000Z")).decode()
+        again.append((at, rewritten, prev, chain_hash(prev, rewritten.encode())))
+        prev = again[-1][3]
+    assert verify("hive-tarsis", rows).ok and verify("hive-tarsis", again).ok  # each chain alone is sound
+    result = verify("hive-tarsis", rows[:50] + again[50:])
+    assert [(f.check, f.seq) for f in result.findings] == [("chain", 51)]
+    assert result.findings[0].message.startswith("prev_hash does not link to event 50's hash")
+
+
 def test_a_rehashed_edit_shows_at_the_first_phase_end_after_it_and_in_the_head(store):
     head = checked(store).head
     lootas = seq_of(store, CasualtiesSuffered(unit="lootas", count=2, cause="shooting"))

@@ -5,7 +5,7 @@ import pytest
 from support.table import Table, only, rules_cited, unit
 
 from morale.core import outcomes as out
-from morale.events.types import ChargeDeclared, PhaseEnded, PlayerDecided
+from morale.events.types import ChargeDeclared, DiceRolled, PhaseEnded, PlayerDecided
 
 
 def fled_from_shooting(table: Table, unit_id: str = "marines", lost: int = 3) -> None:
@@ -304,12 +304,16 @@ def test_wh40k6_assaulted_fail_not_undone_by_a_second_charge():
     table.record(charge("boyz", "marines"))
     table.roll("marines", "regroup", 6, 6)  # failed: removed at the end of this Assault phase
 
-    table.record(charge("nobz", "marines"))
-    if table.due("marines"):
-        table.roll("marines", "regroup", 2, 2)
-    table.end_phase()
+    caused = table.record(charge("nobz", "marines"))
 
-    assert table.state("marines") == "dispersed"
+    # Already doomed by the failed test: not tested again, so no passed test can undo the removal.
+    assert not any(isinstance(o, out.TestDue) for o in caused)
+    assert table.due() == [] and table.state("marines") == "falling_back"
+    refused = table.refuse(DiceRolled(unit="marines", test="regroup", dice=(2, 2)))
+    assert refused.rule == "engine.dice"
+
+    change = only(table.end_phase(), out.StateChanged)
+    assert (change.unit, change.to_state, change.rule) == ("marines", "dispersed", "wh40k6.assaulted.fail")
 
 
 # -- wh40k6.assaulted.pass ----------------------------------------------------------------------
