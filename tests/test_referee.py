@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from support.table import Table, unit
+from support.table import Table, only, unit
 
 from morale.core import outcomes as out
 from morale.core import rules
@@ -124,6 +124,16 @@ def test_a_ruling_overrides_the_engine_and_waives_the_tests_it_makes_moot_engine
     assert table.state("guard") == "steady" and table.due() == []
     change = next(o for o in caused if isinstance(o, out.StateChanged))
     assert (change.from_state, change.to_state, change.rule) == ("falling_back", "steady", rules.RULING)
+
+
+def test_a_ruling_reports_each_test_it_waives_as_passed_automatically_engine_ruling():
+    table = routed_guard()  # a Regroup test is due
+
+    caused = table.record(RefereeRuled(unit="guard", reason="the sergeant rallied them", waive_tests=True))
+
+    waived = only(caused, out.TestResolved)
+    assert (waived.test, waived.passed, waived.automatic, waived.rule) == ("regroup", True, True, rules.RULING)
+    assert "waived by the referee: the sergeant rallied them" in waived.detail and table.due() == []
 
 
 def test_a_ruling_that_brings_a_destroyed_unit_back_shows_in_the_state_digest_engine_ruling():
