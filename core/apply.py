@@ -12,7 +12,7 @@ but for a referee's ruling, which is outside the graph by design and always reco
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from .outcomes import (
@@ -48,9 +48,8 @@ def carry_out(battle: Battle, decided: Decided) -> list[Outcome]:
     """Apply each decided outcome in turn; return the ones that are part of the explanation."""
     reported: list[Outcome] = []
     for outcome in decided:
-        kind = type(outcome)
-        _APPLY[kind](battle, outcome)
-        if kind in _REPORTED:
+        apply(battle, outcome)
+        if type(outcome) in _REPORTED:
             reported.append(outcome)
     return reported
 
@@ -66,11 +65,6 @@ _APPLY: dict[type, Callable[[Battle, Any], None]] = {}
 
 def _applies(outcome_type: type) -> Callable[[Callable[[Battle, Any], None]], Callable[[Battle, Any], None]]:
     return filed_under(_APPLY, outcome_type)
-
-
-def nothing(*outcomes: Outcome) -> Iterator[Outcome]:
-    """Outcomes that need no step of their own: handed back as they are (a hook that decides only these)."""
-    yield from outcomes
 
 
 @_applies(StateChanged)
