@@ -363,6 +363,18 @@ def test_gdb_rout_contact_a_routing_unit_touching_an_enemy_is_dispersed():
     assert ("ligne", "dispersed", "gdb.rout.contact") in state_changes(caused)
 
 
+def test_gdb_rout_contact_a_unit_dispersed_with_a_test_due_reports_the_test_withdrawn():
+    """ligne routs when charged; its Rally test is due in the Morale phase when it touches an enemy."""
+    table = gdb_table(french("ligne"), cavalry())
+    charged_by_cavalry(table, "ligne", 1, 1)
+    table.go_to(1, "french", "morale")
+    assert [(d.unit, d.test) for d in table.battle.due] == [("ligne", "rally")]
+    caused = fact(table, "ligne", "contact_with_enemy", True)
+    withdrawn = [(o.unit, o.test, o.rule) for o in caused if isinstance(o, out.TestNotTaken) and o.withdrawn]
+    assert withdrawn == [("ligne", "rally", "gdb.rout.contact")]
+    assert table.battle.due == []
+
+
 def test_gdb_rout_contact_charged_home_while_routing():
     table = gdb_table(french("ligne"), cavalry(), allied("ir4"))
     charged_by_cavalry(table, "ligne", 1, 1)
@@ -533,3 +545,27 @@ def test_gdb_brigade_test_with_a_brigade_table_of_ones_own():
     charged_by_cavalry(table, "ligne", 1, 1)
     assert [m.value for m in table.battle.due[0].modifiers] == [2, -2]
     assert resolved(roll(table, "legere", "brigade", 5, 4)).result == "retreat"  # 9: under this table's 10
+
+
+def test_gdb_brigade_test_passes_only_when_the_brigade_holds():
+    for dice, passed in (((4, 4), True), ((3, 3), False), ((1, 2), False)):
+        table = a_brigade_disperses()
+        assert resolved(roll(table, "legere", "brigade", *dice)).passed is passed
+
+
+def test_gdb_result_retreat_a_unit_already_retreating_goes_on_retreating_on_a_brigade_retreat():
+    """legere retreated when charged; the brigade's Retreat finds it retreating and changes nothing."""
+    table = gdb_table(
+        french("ligne", models=12, full_strength=20, brigade="ney"),
+        french("legere", brigade="ney"),
+        cavalry(),
+        cavalry("kaiser"),
+    )
+    near(table, "ligne", "legere")
+    charged_by_cavalry(table, "legere", 2, 1, by="kaiser")
+    assert table.state("legere") == "falling_back"
+    charged_by_cavalry(table, "ligne", 1, 1)
+    caused = roll(table, "legere", "brigade", 1, 2)
+    assert resolved(caused).result == "retreat"
+    assert table.state("legere") == "falling_back"
+    assert [o for o in caused if isinstance(o, out.StateChanged) and o.unit == "legere"] == []

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from support.gdb import charge, fact, gdb_table, gdb_unit, near, not_taken, resolved, roll
+from support.table import clock_event
 
 from morale.core import outcomes as out
 from morale.events.types import ChargeDeclared, DiceRolled, PlayerDecided, RefereeRuled, TableFactRecorded, UnitChanged
@@ -141,6 +142,21 @@ def test_gdb_note_charge_fire_unless_it_also_lost_three_in_the_shooting_phase():
     assert due(table) == [("ligne", "morale", "gdb.trigger.losses")]
 
 
+def test_gdb_note_charge_fire_losses_recorded_between_phases_are_not_the_shooting_phases():
+    """Casualties recorded after the Shooting phase has ended belong to no phase (as every ruleset
+    counts phase losses): they count towards the turn's 3 figures, not as losses in the Shooting
+    phase, so the charge-fire note still spares the unit a second test."""
+    table = gdb_table(french("ligne"), allied("ir4"))
+    table.go_to(1, "french", "charge")
+    table.casualties("ligne", 3, cause="closing fire")
+    table.go_to(1, "french", "shooting")
+    table.record(clock_event(table.battle))  # the Shooting phase ends
+    table.casualties("ligne", 3)
+    caused = table.go_to(1, "french", "morale")
+    assert due(table) == []
+    assert ("ligne", "morale", "gdb.note.charge_fire") in not_taken(caused)
+
+
 # -- Morale phase: routing and dispersed friends ----------------------------------------------------
 def test_gdb_trigger_friend_routing_within_15cm_of_a_friend_routing_from_this_turns_charge_phase():
     table = gdb_table(*a_brigade())
@@ -150,6 +166,20 @@ def test_gdb_trigger_friend_routing_within_15cm_of_a_friend_routing_from_this_tu
     table.go_to(1, "french", "morale")
     # ligne (routing) attempts to rally; legere tests for it; far is not within 15 cm.
     assert due(table) == [("ligne", "rally", "gdb.trigger.rally"), ("legere", "morale", "gdb.trigger.friend_routing")]
+
+
+@pytest.mark.parametrize(
+    ("router", "enemy", "charger"), [("ir4", "ligne", "hussars"), ("ligne", "ir4", "kaiser_chevaulegers")]
+)
+def test_gdb_trigger_friend_routing_an_enemy_routing_within_15cm_is_no_friend(router, enemy, charger):
+    """A unit routs when charged by cavalry, within 15 cm of an enemy infantry battalion: only the
+    router has a test due (to rally); the enemy does not test for its rout, whichever side it is."""
+    table = gdb_table(*a_brigade(), allied("ir4"))
+    near(table, enemy, router)
+    table.go_to(1, "french", "charge")
+    routs_when_charged(table, router, by=charger)
+    table.go_to(1, "french", "morale")
+    assert due(table) == [(router, "rally", "gdb.trigger.rally")]
 
 
 def test_gdb_trigger_friend_routing_a_friend_that_routed_last_turn_in_the_charge_phase_does_not_count():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from support.table import Table, only, unit
 
 from morale.core import outcomes as out
@@ -13,6 +14,9 @@ from morale.core.state import digest
 from morale.events.types import (
     BattleStarted,
     CasualtiesSuffered,
+    CombatResolved,
+    CombatSide,
+    DiceRolled,
     EventRetracted,
     PhaseEnded,
     PhaseStarted,
@@ -206,6 +210,30 @@ def test_losing_the_last_model_destroys_the_unit_and_drops_its_tests_engine_dest
 
 
 # -- engine dice --------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("policy", "source", "accepted"),
+    [
+        ("table", "table", True),
+        ("table", "engine", False),
+        ("engine", "engine", True),
+        ("engine", "table", False),
+        ("either", "table", True),
+        ("either", "engine", True),
+    ],
+)
+def test_dice_come_only_from_the_source_the_battle_allows(policy, source, accepted):
+    table = Table(unit("marines", models=4), unit("boyz", "orks"), dice_policy=policy)
+    table.go_to(1, "orks", "shooting")
+    table.casualties("marines", 1)
+    table.end_phase()
+    roll = DiceRolled(unit="marines", test="morale", dice=(3, 4), source=source)
+    if accepted:
+        assert only(table.record(roll), out.TestResolved).dice == (3, 4)
+    else:
+        refused = table.refuse(roll)
+        assert refused.field == "source" and f"rolled by the {policy}, not the {source}" in str(refused)
+
+
 def test_engine_dice_are_fair_faces_each_roll_its_own():
     """Fair and distinct over many rolls; the exact dice a secret gives are in test_known_answers.py."""
     secret = "s" * 64
@@ -268,3 +296,16 @@ def test_each_event_type_the_log_knows_has_its_own_line_in_the_narrative():
         if isinstance(case.pattern, ast.MatchClass) and isinstance(case.pattern.cls, ast.Name)
     }
     assert worded == {kind.__name__ for kind in EVENT_TYPES.values()}
+
+
+def test_a_combat_report_carries_only_the_detail_the_ruleset_reads():
+    table = Table(unit("marines"), unit("boyz", "orks"))
+    table.go_to(1, "orks", "assault")
+    report = CombatResolved(
+        sides=(
+            CombatSide(side="imperium", units=("marines",), wounds_inflicted=1, ranks={"marines": 2}),
+            CombatSide(side="orks", units=("boyz",), wounds_inflicted=2),
+        )
+    )
+    refused = table.refuse(report)
+    assert (refused.field, str(refused)) == ("ranks", "ranks: wh40k6 reads no ranks in a combat report")

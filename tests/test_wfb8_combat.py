@@ -294,3 +294,12 @@ def test_wfb8_multi_left_combat_names_units_of_that_side():
     stray = combat(side("empire", "spearmen", wounds=1, left_combat=("knights",)), side("orcs", "boyz", wounds=2))
 
     assert table.refuse(stray).field == "left_combat"
+
+
+@pytest.mark.parametrize("name", ["ranks", "unit_bonus", "left_combat"])
+def test_wfb8_combat_detail_names_only_the_sides_own_units(name):
+    """Ranks, a unit's bonus and who left are reported per unit of the side, never of the enemy's."""
+    table = boyz_charge("spearmen")
+    detail = {"left_combat": ("boyz",)} if name == "left_combat" else {name: {"boyz": 1}}
+    refused = table.refuse(combat(side("empire", "spearmen", wounds=1, **detail), side("orcs", "boyz", wounds=2)))
+    assert (refused.field, str(refused)) == (name, f"{name}: 'boyz' is not among empire's units in this combat")

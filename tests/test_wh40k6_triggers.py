@@ -32,10 +32,15 @@ def test_wh40k6_trigger_casualties_five_marines_lose_two_then_one():
 
     table.go_to(2, "imperium", "movement")
     table.casualties("marines", 1, cause="dangerous terrain")
+    dangerous_terrain = table.fold.seq
     caused = table.end_phase()
 
     assert table.due() == ["marines:morale"]
-    assert only(caused, out.TestDue).rule == "wh40k6.trigger.casualties"
+    # This phase's loss alone is the cause: last turn's two, tested for then, are not cited again.
+    assert (only(caused, out.TestDue).rule, only(caused, out.TestDue).caused_by) == (
+        "wh40k6.trigger.casualties",
+        (dangerous_terrain,),
+    )
 
 
 @pytest.mark.parametrize(

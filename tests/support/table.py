@@ -80,6 +80,7 @@ class Table:
         ruleset: str = "wh40k6",
         house_rules: dict | None = None,
         tables: dict | None = None,
+        dice_policy: str = "either",
     ) -> None:
         self.fold = Replay("test-battle")
         self.events: list[AnyEvent] = []
@@ -87,7 +88,12 @@ class Table:
         pinned = pinned_tables(lookup(ruleset, "1")) if tables is None else tables
         self.record(
             BattleStarted(
-                ruleset=ruleset, ruleset_version="1", sides=tuple(sides), house_rules=house_rules or {}, tables=pinned
+                ruleset=ruleset,
+                ruleset_version="1",
+                sides=tuple(sides),
+                house_rules=house_rules or {},
+                tables=pinned,
+                dice_policy=dice_policy,  # type: ignore[arg-type]
             )
         )
         for joined in units:
