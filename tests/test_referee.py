@@ -14,8 +14,6 @@ from morale.core.state import digest
 from morale.events.types import (
     BattleStarted,
     CasualtiesSuffered,
-    CombatResolved,
-    CombatSide,
     DiceRolled,
     EventRetracted,
     PhaseEnded,
@@ -297,15 +295,3 @@ def test_each_event_type_the_log_knows_has_its_own_line_in_the_narrative():
     }
     assert worded == {kind.__name__ for kind in EVENT_TYPES.values()}
 
-
-def test_a_combat_report_carries_only_the_detail_the_ruleset_reads():
-    table = Table(unit("marines"), unit("boyz", "orks"))
-    table.go_to(1, "orks", "assault")
-    report = CombatResolved(
-        sides=(
-            CombatSide(side="imperium", units=("marines",), wounds_inflicted=1, ranks={"marines": 2}),
-            CombatSide(side="orks", units=("boyz",), wounds_inflicted=2),
-        )
-    )
-    refused = table.refuse(report)
-    assert (refused.field, str(refused)) == ("ranks", "ranks: wh40k6 reads no ranks in a combat report")
