@@ -51,6 +51,8 @@ def test_a_profile_gets_its_defaults_and_a_formation_from_its_type():
         (gdb_unit("x", unit_type="cavalry", formation="mass"), "gdb.mod.charged.flank"),
         (gdb_unit("x", unit_type="skirmishers", formation="line"), "profile.formation"),
         (gdb_unit("x", models=20, full_strength=18), "profile.full_strength"),
+        (gdb_unit("x", full_strength=-1), "profile.full_strength"),
+        (gdb_unit("x", brigade="b" * 65), "profile.brigade"),
         (gdb_unit("x", colour="blue"), "profile"),
         (gdb_unit("x", tags=("prussian",)), "special_rules"),
         (gdb_unit("x", unit_type="dragoons"), "unit_type"),
@@ -61,6 +63,12 @@ def test_a_bad_profile_is_refused_naming_the_field_or_rule(joined, named):
     table = gdb_table(gdb_unit("ligne"), gdb_unit("ir4", "allies"))
     refused = table.refuse(joined)
     assert named in (refused.rule or "") + (refused.field or "") + refused.message
+
+
+def test_the_profiles_bounds_admit_zero_strength_and_a_64_character_brigade():
+    """full_strength 0 means "as many as it joined with"; a brigade's name may use all 64 characters."""
+    table = gdb_table(gdb_unit("ligne", models=20, full_strength=0, brigade="b" * 64), gdb_unit("ir4", "allies"))
+    assert (table.unit("ligne").profile["full_strength"], len(table.unit("ligne").profile["brigade"])) == (0, 64)
 
 
 def test_formation_location_formed_and_commander_change_as_events_the_rest_is_fixed():

@@ -569,3 +569,19 @@ def test_gdb_result_retreat_a_unit_already_retreating_goes_on_retreating_on_a_br
     assert resolved(caused).result == "retreat"
     assert table.state("legere") == "falling_back"
     assert [o for o in caused if isinstance(o, out.StateChanged) and o.unit == "legere"] == []
+
+
+
+def test_gdb_trigger_losses_a_dispersed_units_losses_are_cleared_with_the_turn_like_everyones():
+    """Losses count over a game turn, for every unit that joined: the next turn clears those of a
+    unit dispersed turns ago too, and the battle's digest (checked after every event by the test
+    table) shows it: General de Brigade changes units out of play, so none is settled for good."""
+    table = gdb_table(french("ligne"), cavalry())
+    table.go_to(1, "french", "charge")
+    table.casualties("ligne", 1)
+    charged_by_cavalry(table, "ligne", 1, 1)
+    fact(table, "ligne", "contact_with_enemy", True)
+    assert table.state("ligne") == "dispersed" and table.unit("ligne").notes["gdb"].losses == {"charge": 1}
+    table.go_to(1, "french", "morale")
+    table.go_to(2, "french", "movement")
+    assert table.unit("ligne").notes["gdb"].losses == {}

@@ -161,6 +161,10 @@ def test_gdb_results_table_values_that_do_not_match_their_hash_are_refused():
     tables = pinned_tables(GDB)
     forged = msgspec.structs.replace(tables["results"], values={**tables["results"].values, "name": "edited"})
     assert _refused(battle_started(results=forged, brigade=tables["brigade"])).field == "tables.results.sha256"
+    # Any other digest is refused, whichever way it sorts against the right one.
+    for sha256 in ("0" * 64, "f" * 64):
+        wrong = msgspec.structs.replace(tables["results"], sha256=sha256)
+        assert _refused(battle_started(results=wrong, brigade=tables["brigade"])).field == "tables.results.sha256"
 
 
 @pytest.mark.parametrize(
@@ -171,6 +175,7 @@ def test_gdb_results_table_values_that_do_not_match_their_hash_are_refused():
         (lambda v: v["charging"].reverse(), "from the highest total down"),
         (lambda v: v.pop("rally"), "rally"),
         (lambda v: v["charged"][0].update(unit_types=["elephants"]), "elephants"),
+        (lambda v: v.update(passing=["charge", "win"]), "passing: unknown result 'win'"),
     ],
 )
 def test_gdb_results_table_a_table_that_leaves_a_total_without_result_is_refused(edit, named):
@@ -179,6 +184,17 @@ def test_gdb_results_table_a_table_that_leaves_a_total_without_result_is_refused
     tables = {**pinned_tables(GDB), "results": pin(values, "mine.toml")}
     refused = _refused(battle_started(**tables))
     assert refused.field == "tables.results" and named in refused.message
+
+
+def test_gdb_brigade_test_modifiers_a_brigade_table_that_leaves_them_out_gets_the_books():
+    """A house brigade table that gives only its rows keeps the book's modifiers: +1 for a brigade
+    commander, -1 for each unit dispersed or routing."""
+    values = default_values("brigade")
+    values.pop("commander", None)
+    values.pop("per_unit_lost", None)
+    tables = {**pinned_tables(GDB), "brigade": pin(values, "rows-only.toml")}
+    brigade = GDB.read_tables(tables)["brigade"]
+    assert (brigade.commander, brigade.per_unit_lost) == (1, -1)
 
 
 def test_gdb_results_table_an_unknown_table_is_refused():
