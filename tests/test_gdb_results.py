@@ -571,7 +571,6 @@ def test_gdb_result_retreat_a_unit_already_retreating_goes_on_retreating_on_a_br
     assert [o for o in caused if isinstance(o, out.StateChanged) and o.unit == "legere"] == []
 
 
-
 def test_gdb_trigger_losses_a_dispersed_units_losses_are_cleared_with_the_turn_like_everyones():
     """Losses count over a game turn, for every unit that joined: the next turn clears those of a
     unit dispersed turns ago too, and the battle's digest (checked after every event by the test

@@ -294,4 +294,3 @@ def test_each_event_type_the_log_knows_has_its_own_line_in_the_narrative():
         if isinstance(case.pattern, ast.MatchClass) and isinstance(case.pattern.cls, ast.Name)
     }
     assert worded == {kind.__name__ for kind in EVENT_TYPES.values()}
-

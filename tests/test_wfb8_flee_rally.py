@@ -293,3 +293,14 @@ def test_wfb8_hold_your_ground_distance_is_true_or_false():
     table = army_with_battle_standard()
 
     assert table.refuse(fact("spearmen", "near_battle_standard", "yes")).field == "value"
+
+
+def test_wfb8_panic_order_a_rally_test_due_beside_one_panic_test_leaves_nothing_to_order():
+    """spearmen flee and must rally in the empire's movement; the halberdiers panic there as a friend
+    flees through them. Only Panic tests wait for the player's order, and only one is due."""
+    table = battle(regiment("spearmen", ld=7), regiment("halberdiers", ld=7), regiment("boyz", "orcs"))
+    fled(table, "spearmen")
+    table.go_to(2, "empire", "movement")
+    table.record(fact("halberdiers", "friend_fled_through", "spearmen"))
+    assert table.due() == ["spearmen:rally", "halberdiers:panic"]
+    assert only(table.roll("halberdiers", "panic", 2, 2), out.TestResolved).passed

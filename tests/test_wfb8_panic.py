@@ -459,14 +459,16 @@ def test_wfb8_panic_order_nothing_to_choose_for_a_single_unit():
     assert table.refuse(first("boyz")).field == "unit"  # no test due at all
 
 
-def test_wfb8_panic_order_each_side_orders_only_its_own_units():
+@pytest.mark.parametrize("first_to_roll", ["boyz", "spearmen"])
+def test_wfb8_panic_order_each_side_orders_only_its_own_units(first_to_roll):
     table = battle(regiment("spearmen"), regiment("boyz", "orcs"))
     table.go_to(1, "orcs", "shooting")
     table.casualties("spearmen", 5)
     table.casualties("boyz", 5, cause="a misfiring rock lobber")
 
-    table.roll("boyz", "panic", 3, 3)
-    table.roll("spearmen", "panic", 3, 3)
+    # One unit of each side: neither player has an order to choose, whoever rolls first.
+    for unit_id in sorted(("boyz", "spearmen"), key=lambda u: u != first_to_roll):
+        table.roll(unit_id, "panic", 3, 3)
 
     assert table.due() == []
 
@@ -477,6 +479,8 @@ def test_wfb8_panic_order_only_panic_tests_wait_for_the_choice():
     table.roll("spearmen", "panic", 6, 6)  # flees: its flee move is due, not a Panic test
 
     assert table.due() == ["halberdiers:panic", "spearmen:flee"]
+    # The chosen unit's Panic test is over: the halberdiers, the one unit left to test, need no choice.
+    table.roll("halberdiers", "panic", 2, 2)
     table.roll("spearmen", "flee", 2, 2)
 
 
