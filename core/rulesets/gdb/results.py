@@ -33,8 +33,9 @@ from .neighbours import friends_near, skirmishers_ignored
 from .profile import ARTILLERY, INFANTRY, PHASES, SKIRMISHERS, figures_lost, formation, full_strength
 from .tables import ResultsTable, read_column
 
-# How bad a result is, and how bad a state already is: a result only makes a unit worse.
-SEVERITY = {"charge": 0, "carry_on": 0, "halt": 1, "waver": 2, "retreat": 3, "rout": 4}
+# How bad a state is, and how bad the results that move a unit a step down (Waver, Retreat) are: a
+# result only makes a unit worse. Rout always acts; Halt and Carry on restrict only a unit in good order.
+SEVERITY = {"waver": 2, "retreat": 3}
 STATE_SEVERITY = {"steady": 0, "regrouped": 0, "wavering": 2, "falling_back": 3, "broken": 4}
 
 
