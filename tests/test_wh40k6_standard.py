@@ -87,7 +87,10 @@ def test_wh40k6_special_stubborn_ignores_the_combat_margin():
     caused = lose_combat(table, "veterans", by=3)
     result = only(table.roll("veterans", "morale", 4, 4), out.TestResolved)
 
-    assert [m.value for m in only(caused, out.TestDue).modifiers] == [-3]  # still shown, but...
+    due = only(caused, out.TestDue)
+    # Shown on the test due as on the result, marked as not counted: the target is the plain Ld.
+    assert [(m.value, m.ignored_by) for m in due.modifiers] == [(-3, "wh40k6.special.stubborn")]
+    assert due.target == 8
     assert [m.ignored_by for m in result.modifiers] == ["wh40k6.special.stubborn"]
     assert (result.target, result.passed) == (8, True)
 

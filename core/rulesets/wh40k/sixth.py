@@ -238,13 +238,15 @@ class Wh40k6(FortyK):
         loser, winner = (event.sides[0], event.sides[1]) if scores[0] < scores[1] else (event.sides[1], event.sides[0])
         margin = abs(scores[0] - scores[1])
         for unit_id in loser.units:
+            unit = battle.units[unit_id]
             yield from self.require(
                 battle,
-                battle.units[unit_id],
+                unit,
                 "morale",
                 combat_lost_modifier.id,
                 (seq,),
-                modifiers=(combat_lost_modifier(margin),),
+                # Marked as the test will count them, so the test due says why its target is what it is.
+                modifiers=apply_modifiers(unit, (combat_lost_modifier(margin),)),
                 opponents=tuple(winner.units),
             )
 
