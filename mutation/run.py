@@ -45,9 +45,14 @@ RULESET_TESTS = {
     "wfb8": tests_of("tests/test_wfb8_*.py"),
     "gdb": tests_of("tests/test_gdb_*.py"),
 }
-# The engine's own modules: every ruleset's example battle, the referee's tests and the 40K 6th rules.
+# The engine's own modules: every ruleset's example battle, the referee's and apply's tests and the
+# 40K 6th rules.
 ENGINE_TESTS = tests_of(
-    "tests/test_wh40k6_*.py", "tests/test_referee.py", "tests/test_odds.py", "tests/test_*example*.py"
+    "tests/test_wh40k6_*.py",
+    "tests/test_referee.py",
+    "tests/test_apply.py",
+    "tests/test_odds.py",
+    "tests/test_*example*.py",
 )
 ALL_RULES = " ".join(RULESET_TESTS.values())
 # Each module, and the tests that speak for it.
@@ -61,7 +66,10 @@ MODULES = {
         f"core/rulesets/gdb/{name}.py": RULESET_TESTS["gdb"]
         for name in ("ruleset", "results", "triggers", "modifiers", "neighbours", "brigade", "profile", "tables")
     },
-    **{f"core/{name}.py": ENGINE_TESTS for name in ("rulesets/base", "fold", "referee", "apply", "machine", "order")},
+    **{f"core/{name}.py": ENGINE_TESTS for name in ("fold", "apply", "machine")},
+    # The referee's checks and the rulesets' base serve every ruleset; only Fantasy orders its tests.
+    **{f"core/{name}.py": ENGINE_TESTS + " " + ALL_RULES for name in ("rulesets/base", "referee")},
+    "core/order.py": ENGINE_TESTS + " " + RULESET_TESTS["wfb8"],
 }
 # The changes that say something about a rule. Arithmetic swaps beyond + and - (x for /, << for %)
 # and the variable-shuffling operators mostly make code that crashes at once: left out.
