@@ -33,6 +33,31 @@ def test_wfb8_flee_move_2d6_inches_directly_away():
     assert table.state("spearmen") == "falling_back"
 
 
+@pytest.mark.parametrize(
+    "unit_type",
+    [
+        "infantry",
+        "monstrous_infantry",
+        "cavalry",
+        "monstrous_cavalry",
+        "war_beasts",
+        "chariot",
+        "monster",
+        "swarm",
+        "war_machine",
+    ],
+)
+def test_wfb8_flee_move_every_unit_type_flees_2d6(unit_type):
+    table = battle(regiment("spearmen", unit_type=unit_type), regiment("boyz", "orcs"))
+    table.go_to(1, "orcs", "shooting")
+    table.casualties("spearmen", 5)
+    table.roll("spearmen", "panic", 6, 6)
+
+    (due,) = table.battle.due
+    assert (due.test, due.dice) == ("flee", 2)
+    assert table.refuse(DiceRolled(unit="spearmen", test="flee", dice=(3,))).field == "dice"
+
+
 def test_wfb8_flee_move_off_the_table_edge_the_unit_is_gone():
     table = battle(regiment("spearmen"), regiment("boyz", "orcs"))
     fled(table, "spearmen")

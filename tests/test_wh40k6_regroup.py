@@ -345,6 +345,28 @@ def test_wh40k6_assaulted_pass_fights_on_and_is_steady_after_the_turn():
     assert table.go_to(2, "imperium", "movement") == ()  # no Regroup test: it is not Falling Back
 
 
+def test_wh40k6_assaulted_pass_in_the_enemys_turn_steady_when_that_turn_ends_not_its_own():
+    """The orks Fall Back in turn 1 and are charged in the imperium's turn 2: passing, they Regroup,
+    and are steady when the imperium's turn ends, before their own turn 2 begins."""
+    table = Table(unit("marines"), unit("boyz", "orks", models=10))
+    table.go_to(1, "imperium", "shooting")
+    table.casualties("boyz", 3)
+    table.end_phase()
+    table.roll("boyz", "morale", 6, 6)
+    table.roll("boyz", "fall_back", 3, 3)
+    table.go_to(1, "orks", "movement")
+    table.roll("boyz", "regroup", 6, 6)  # failed: Falls Back again
+    table.roll("boyz", "fall_back", 3, 3)
+    table.go_to(2, "imperium", "assault")
+    table.record(charge("marines", "boyz"))
+    table.roll("boyz", "regroup", 3, 3)
+    assert table.state("boyz") == "regrouped"
+
+    table.end_phase()
+
+    assert table.state("boyz") == "steady"
+
+
 # -- wh40k6.assaulted.multi ---------------------------------------------------------------------
 def test_wh40k6_assaulted_multi_every_falling_back_target_in_range_tests():
     table = Table(unit("marines"), unit("scouts"), unit("guard"), unit("boyz", "orks"))
