@@ -112,6 +112,22 @@ def test_wfb8_break_test_steadfast_against_an_enemy_whose_ranks_are_not_reported
     assert only(caused, out.TestDue).target == 7  # Steadfast: the -2 is ignored
 
 
+@pytest.mark.parametrize(("own", "target"), [(0, 5), (1, 7)])
+def test_wfb8_break_test_steadfast_when_every_enemy_unit_has_left_the_combat(own, target):
+    """The boyz won the round but lost base contact: no enemy unit still counts for Steadfast, so
+    any rank at all is more than the enemy's, and none is not."""
+    table = boyz_charge("spearmen")
+
+    caused = table.record(
+        combat(
+            side("empire", "spearmen", wounds=1, ranks={"spearmen": own}),
+            side("orcs", "boyz", wounds=3, ranks={"boyz": 4}, left_combat=("boyz",)),
+        )
+    )
+
+    assert only(caused, out.TestDue).target == target
+
+
 def test_wfb8_break_test_stubborn_units_are_always_steadfast():
     table = boyz_charge("guard", guard=regiment("guard", ld=8, rules=("stubborn",)))
 
