@@ -224,6 +224,18 @@ def test_gdb_retreat_buildings_infantry_leaves_the_built_up_area(location):
     ]
 
 
+def test_gdb_retreat_buildings_only_infantry_is_led_out_skirmishers_stay_where_they_are_put():
+    table = gdb_table(
+        french(
+            "voltigeurs", unit_type="skirmishers", location="building", quality="recruit", models=8, full_strength=12
+        ),
+        cavalry(),
+    )
+    caused = charged_by_cavalry(table, "voltigeurs", 1, 2)
+    assert resolved(caused).result == "retreat"
+    assert profile(table, "voltigeurs")["location"] == "building"
+
+
 def test_gdb_retreat_buildings_not_a_redoubt_nor_a_retreat_that_no_charge_forced():
     table = gdb_table(french("battery", unit_type="foot_artillery", models=4, location="redoubt"), cavalry())
     charged_by_cavalry(table, "battery", 1, 1)
@@ -337,10 +349,10 @@ def test_gdb_result_rout_routs_unformed():
     assert table.refuse(ChargeDeclared(charger="ligne", targets=("chevaulegers",))).rule == "gdb.result.rout"
 
 
-@pytest.mark.parametrize(("models", "dispersed"), [(13, False), (12, True)])
-def test_gdb_rout_heavy_losses_more_than_35_percent_lost_disperses_at_once(models, dispersed):
-    """7 of 20 is 35%: it routs; 8 of 20 is more: it is dispersed."""
-    table = gdb_table(french("ligne", models=models, full_strength=20), cavalry())
+@pytest.mark.parametrize(("models", "full", "dispersed"), [(13, 20, False), (12, 20, True), (16, 25, True)])
+def test_gdb_rout_heavy_losses_more_than_35_percent_lost_disperses_at_once(models, full, dispersed):
+    """7 of 20 is 35%: it routs; 8 of 20 is more: it is dispersed; so is 9 of 25 (36%)."""
+    table = gdb_table(french("ligne", models=models, full_strength=full), cavalry())
     caused = charged_by_cavalry(table, "ligne", 1, 1)
     assert resolved(caused).result == "rout"
     assert table.state("ligne") == ("dispersed" if dispersed else "broken")
@@ -553,8 +565,13 @@ def test_gdb_brigade_test_passes_only_when_the_brigade_holds():
         assert resolved(roll(table, "legere", "brigade", *dice)).passed is passed
 
 
-def test_gdb_result_retreat_a_unit_already_retreating_goes_on_retreating_on_a_brigade_retreat():
-    """legere retreated when charged; the brigade's Retreat finds it retreating and changes nothing."""
+@pytest.mark.parametrize(
+    ("dice", "before", "after"),
+    [((3, 3), "wavering", "falling_back"), ((2, 1), "falling_back", "falling_back"), ((1, 1), "broken", "broken")],
+)
+def test_gdb_result_retreat_on_a_brigade_retreat_a_unit_in_worse_order_stays_as_it_is(dice, before, after):
+    """legere wavered, retreated or routed when charged; the brigade's Retreat makes a wavering unit
+    retreat and leaves a retreating or routing one as it is."""
     table = gdb_table(
         french("ligne", models=12, full_strength=20, brigade="ney"),
         french("legere", brigade="ney"),
@@ -562,13 +579,14 @@ def test_gdb_result_retreat_a_unit_already_retreating_goes_on_retreating_on_a_br
         cavalry("kaiser"),
     )
     near(table, "ligne", "legere")
-    charged_by_cavalry(table, "legere", 2, 1, by="kaiser")
-    assert table.state("legere") == "falling_back"
+    charged_by_cavalry(table, "legere", *dice, by="kaiser")
+    assert table.state("legere") == before
     charged_by_cavalry(table, "ligne", 1, 1)
     caused = roll(table, "legere", "brigade", 1, 2)
     assert resolved(caused).result == "retreat"
-    assert table.state("legere") == "falling_back"
-    assert [o for o in caused if isinstance(o, out.StateChanged) and o.unit == "legere"] == []
+    assert table.state("legere") == after
+    moved = [o.to_state for o in caused if isinstance(o, out.StateChanged) and o.unit == "legere"]
+    assert moved == ([] if before == after else [after])
 
 
 def test_gdb_trigger_losses_a_dispersed_units_losses_are_cleared_with_the_turn_like_everyones():

@@ -142,6 +142,23 @@ def test_gdb_note_charge_fire_unless_it_also_lost_three_in_the_shooting_phase():
     assert due(table) == [("ligne", "morale", "gdb.trigger.losses")]
 
 
+@pytest.mark.parametrize(
+    ("in_charge", "in_shooting", "excused"),
+    [(2, 1, False), (3, 2, True), (3, 3, False)],
+)
+def test_gdb_note_charge_fire_needs_three_in_the_charge_phase_and_fewer_than_three_shot(
+    in_charge, in_shooting, excused
+):
+    table = gdb_table(french("ligne"), allied("ir4"))
+    table.go_to(1, "french", "charge")
+    table.casualties("ligne", in_charge, cause="closing fire")
+    table.go_to(1, "french", "shooting")
+    table.casualties("ligne", in_shooting)
+    caused = table.go_to(1, "french", "morale")
+    assert due(table) == ([] if excused else [("ligne", "morale", "gdb.trigger.losses")])
+    assert (("ligne", "morale", "gdb.note.charge_fire") in not_taken(caused)) is excused
+
+
 def test_gdb_note_charge_fire_losses_recorded_between_phases_are_not_the_shooting_phases():
     """Casualties recorded after the Shooting phase has ended belong to no phase (as every ruleset
     counts phase losses): they count towards the turn's 3 figures, not as losses in the Shooting
