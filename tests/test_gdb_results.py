@@ -602,3 +602,28 @@ def test_gdb_trigger_losses_a_dispersed_units_losses_are_cleared_with_the_turn_l
     table.go_to(1, "french", "morale")
     table.go_to(2, "french", "movement")
     assert table.unit("ligne").notes["gdb"].losses == {}
+
+
+def test_gdb_retreat_artillery_dispersed_by_a_brigade_retreat_is_dated_to_the_brigade_roll():
+    """The battery held when charged; later in the phase ligne routs and is dispersed, the brigade
+    test reads Retreat, and the battery, charged this turn, is dispersed by it. legere, within 15 cm
+    of the battery's dispersal point, tests in the Morale phase, citing the brigade roll."""
+    table = gdb_table(
+        french("ligne", models=12, full_strength=20, brigade="ney"),
+        french("legere", brigade="ney"),
+        french("battery", unit_type="foot_artillery", models=4, brigade="ney"),
+        french("far", brigade="soult"),
+        cavalry(),
+        cavalry("kaiser"),
+    )
+    near(table, "ligne", "legere", "battery")
+    near(table, "far", "battery")
+    charged_by_cavalry(table, "battery", 6, 6, by="kaiser")
+    assert table.state("battery") == "steady"
+    charged_by_cavalry(table, "ligne", 1, 1)
+    roll(table, "legere", "brigade", 1, 1)
+    brigade_roll = table.fold.seq
+    assert table.state("battery") == "dispersed"
+    table.go_to(1, "french", "morale")
+    (test,) = [d for d in table.battle.due if d.unit == "far"]
+    assert (test.rule, brigade_roll in test.caused_by) == ("gdb.trigger.dispersal_near", True)
