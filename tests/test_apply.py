@@ -21,11 +21,13 @@ def restricted(name: str, ends: tuple[int, int, int], rule: str = "wh40k6.pinnin
 def test_a_restriction_of_a_name_the_unit_holds_replaces_it_and_leaves_the_others():
     table = a_battle()
     battle = table.battle
+    apply(battle, restricted("cannot_charge", (1, 0, 3)))
     apply(battle, restricted("gone_to_ground", (1, 0, 3)))
     apply(battle, restricted("no_charge", (1, 0, 3)))
     apply(battle, restricted("gone_to_ground", (2, 0, 3), rule="wh40k6.fall_back.start"))
     held = [(r.name, r.rule, r.until) for r in table.unit("marines").restrictions]
     assert held == [
+        ("cannot_charge", "wh40k6.pinning.test", (1, 0, 3)),
         ("no_charge", "wh40k6.pinning.test", (1, 0, 3)),
         ("gone_to_ground", "wh40k6.fall_back.start", (2, 0, 3)),
     ]

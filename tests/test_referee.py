@@ -10,6 +10,7 @@ from morale.core import rules
 from morale.core.dice import engine_dice
 from morale.core.referee import decide
 from morale.core.rules import Refusal
+from morale.core.rulesets import latest, lookup
 from morale.core.state import digest
 from morale.events.types import (
     BattleStarted,
@@ -80,6 +81,16 @@ def test_an_unknown_ruleset_or_version_is_refused_naming_the_field():
             assert refusal.field == field
         else:
             raise AssertionError(f"accepted {started}")
+
+
+@pytest.mark.parametrize("ruleset_id", ["wh40k6", "wh40k3", "wfb8", "gdb"])
+def test_a_new_battle_without_a_version_plays_the_newest_version_of_its_own_ruleset(ruleset_id):
+    newest = latest(ruleset_id)
+    assert newest.id == ruleset_id
+    assert newest is lookup(ruleset_id, "1")  # every ruleset has one version so far
+    with pytest.raises(Refusal) as refused:
+        latest("wh99")
+    assert refused.value.field == "ruleset"
 
 
 def test_units_are_checked_when_they_join():
