@@ -36,8 +36,14 @@ def test_phases_start_in_the_rulesets_order_engine_clock_order():
     refused = table.refuse(PhaseStarted(turn=1, side="imperium", phase="shooting"))
     assert refused.rule == rules.CLOCK_ORDER and "next is turn 1, imperium, movement" in refused.message
     table.record(PhaseStarted(turn=1, side="imperium", phase="movement"))
-    assert table.refuse(PhaseStarted(turn=1, side="imperium", phase="psychic")).rule == rules.CLOCK_ORDER
-    assert table.refuse(PhaseEnded(turn=1, side="orks", phase="movement")).rule == rules.CLOCK_ORDER
+    refused = table.refuse(PhaseStarted(turn=1, side="imperium", phase="psychic"))
+    assert refused.rule == rules.CLOCK_ORDER and "movement has not ended" in refused.message
+    refused = table.refuse(PhaseEnded(turn=1, side="orks", phase="movement"))
+    assert refused.rule == rules.CLOCK_ORDER
+    assert "cannot end turn 1, orks, movement: the phase in progress is turn 1, imperium, movement" in refused.message
+    table.end_phase()
+    refused = table.refuse(PhaseEnded(turn=1, side="imperium", phase="movement"))
+    assert "no phase is in progress" in refused.message
 
 
 def test_after_the_last_phase_the_other_side_then_the_next_turn_engine_clock_order():
