@@ -417,7 +417,10 @@ def test_wfb8_panic_order_the_chosen_unit_tests_first_then_the_other():
     assert table.due() == []
 
 
-def test_wfb8_panic_order_three_units_the_player_chooses_again_for_the_two_left():
+@pytest.mark.parametrize(("first_dice", "first_flees"), [((3, 3), False), ((6, 6), True)])
+def test_wfb8_panic_order_three_units_the_player_chooses_again_for_the_two_left(first_dice, first_flees):
+    """The swordsmen test first; once their Panic test is over (passed, or failed with their flee
+    move still to make), the player chooses again between the other two."""
     table = battle(
         regiment("spearmen"),
         regiment("halberdiers"),
@@ -430,13 +433,14 @@ def test_wfb8_panic_order_three_units_the_player_chooses_again_for_the_two_left(
     for unit_id in ("spearmen", "halberdiers", "swordsmen"):
         table.record(fact(unit_id, "friend_destroyed_within_6", "archers"))
     table.record(first("swordsmen"))
-    table.roll("swordsmen", "panic", 3, 3)
+    table.roll("swordsmen", "panic", *first_dice)
+    assert table.due("swordsmen") == (["swordsmen:flee"] if first_flees else [])
 
     assert table.refuse(DiceRolled(unit="spearmen", test="panic", dice=(3, 3))).rule == "wfb8.panic.order"
     table.record(first("spearmen"))
     table.roll("spearmen", "panic", 3, 3)
     table.roll("halberdiers", "panic", 3, 3)
-    assert table.due() == []
+    assert table.due() == (["swordsmen:flee"] if first_flees else [])
 
 
 def test_wfb8_panic_order_a_choice_stands_until_its_test_is_over():
