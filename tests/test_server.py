@@ -86,8 +86,9 @@ def test_only_token_hashes_are_stored(client, tokens):
 
 def test_a_battle_cannot_be_created_twice(client, tokens):
     again = client.post("/battles", json=creation_body())
-    assert again.status_code == 422
+    assert again.status_code == 409  # as for a writer that lost the race to create it
     assert again.json()["extra"]["field"] == "battle"
+    assert again.json()["detail"] == "battle: battle 'hive-tarsis' already exists in this store"
     assert len(stored_rows(client)) == 9
     assert client.get(f"/battles/{BATTLE}/board", headers=bearer(tokens["referee"])).status_code == 200
 

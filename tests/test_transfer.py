@@ -12,7 +12,7 @@ from support.examples import example_store
 from morale.app.transfer import export_lines, import_battle
 from morale.core.rules import Refusal
 from morale.events.codec import GENESIS_HASH, MalformedEvent, body_bytes, chain_hash, encode
-from morale.events.store import SqliteEventStore
+from morale.events.store import BattleExists, SqliteEventStore
 
 
 @pytest.fixture(scope="module")
@@ -126,7 +126,7 @@ def test_a_rehashed_log_whose_phase_end_disagrees_with_the_rules_is_refused(expo
 def test_a_battle_already_in_the_store_is_not_overwritten(exported, fresh):
     import_battle(fresh, exported)
     before = list(fresh.raw_rows("hive-tarsis"))
-    with pytest.raises(Refusal, match="battle: battle 'hive-tarsis' already exists"):
+    with pytest.raises(BattleExists, match="battle: battle 'hive-tarsis' already exists"):
         import_battle(fresh, exported)
     assert list(fresh.raw_rows("hive-tarsis")) == before
 

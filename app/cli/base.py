@@ -132,7 +132,7 @@ def error_fields(exc: Exception) -> dict[str, str | None]:
         return {"message": str(exc), "rule": None, "field": "--db"}
     if isinstance(exc, UnknownBattle | ConflictError):
         # Their text starts with the field it concerns ("battle: no battle 'x'..."); it is given apart.
-        field = "battle" if isinstance(exc, UnknownBattle) else "expected_seq"
+        field = exc.field if isinstance(exc, ConflictError) else "battle"
         return {"message": str(exc).removeprefix(f"{field}: "), "rule": None, "field": field}
     path = _AT_PATH.search(str(exc))
     return {"message": str(exc), "rule": None, "field": path.group(1) if path else None}

@@ -1,0 +1,151 @@
+"""Several writers at once, and a writer killed half-way. Whoever wins a race, the store holds one
+consistent battle: one creator, its dice secret matching the commitment in its log, every append
+kept once or refused, and a batch all there or not at all.
+
+The races run the installed `morale` command in separate processes, as several terminals would;
+what a race cannot be made to do every time (lose at the one unlucky moment) is also forced
+in-process, so the test fails on the old code every time and not only on an unlucky run.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import subprocess
+import sys
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+import httpx
+import pytest
+from msgspec.structs import replace
+from support.cli import morale
+from support.served import BATTLE, LiveServer, creation_body
+
+from morale.app.http.server import create_app
+from morale.app.roster import load_roster
+from morale.app.service import load, reveal, start_battle
+from morale.core.dice import commitment
+from morale.events.store import BattleExists, SqliteEventStore
+from morale.events.types import BattleStarted
+from morale.projections.verify import verify
+
+ROOT = Path(__file__).resolve().parent.parent
+ROSTER = ROOT / "examples" / "wh40k6" / "roster.toml"
+MORALE = str(Path(sys.executable).parent / "morale")  # the installed command, as a shell runs it
+WAIT_S = 60.0  # the most a test waits for a process: a bound for a hung one, never a reason to pass
+WRITERS = 6
+
+
+def either_roster(tmp_path: Path) -> Path:
+    """The example roster with dice the engine may roll: `morale new` keeps a secret for it."""
+    roster = tmp_path / "either.toml"
+    roster.write_text(ROSTER.read_text().replace('dice = "table"', 'dice = "either"', 1))
+    return roster
+
+
+def at_once(commands: list[list[str]]) -> list[subprocess.CompletedProcess]:
+    """Start every command before waiting for any, and collect how each ended."""
+    started = [subprocess.Popen(c, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for c in commands]
+    done = []
+    for command, process in zip(commands, started, strict=True):
+        out, err = process.communicate(timeout=WAIT_S)
+        done.append(subprocess.CompletedProcess(command, process.returncode, out, err))
+    return done
+
+
+def run(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([MORALE, *args], capture_output=True, text=True, timeout=WAIT_S)
+
+
+def started_event(store: SqliteEventStore, battle: str) -> BattleStarted:
+    first = next(store.read(battle)).event
+    assert isinstance(first, BattleStarted)
+    return first
+
+
+# -- starting one battle from several writers -------------------------------------------------------
+def test_six_processes_starting_one_battle_leave_one_battle_whose_dice_secret_matches_it(tmp_path):
+    db = str(tmp_path / "race.db")  # not there yet: the six also race to set up the store
+    done = at_once([[MORALE, "new", str(either_roster(tmp_path)), "--battle", "r1", "--db", db]] * WRITERS)
+    assert sorted(d.returncode for d in done) == [0] + [2] * (WRITERS - 1), [d.stderr for d in done]
+    assert {d.stderr for d in done if d.returncode} == {"refused: battle: battle 'r1' already exists in this store\n"}
+    store = SqliteEventStore(db)
+    assert store.battles() == ["r1"] and store.last_seq("r1") == 9  # one battle_started, 8 units
+    assert commitment(store.dice_secret("r1")) == started_event(store, "r1").dice_commitment
+    revealed = run("reveal", "r1", "--db", db)
+    assert revealed.returncode == 0, revealed.stderr
+    assert verify("r1", store.raw_rows("r1")).ok
+
+
+class RivalFirst(SqliteEventStore):
+    """A store on which a rival writer starts the same battle, from its own connection, just after
+    this writer has looked and found no such battle: the unlucky moment of a real race, every time."""
+
+    def __init__(self, path: Path, rival: Callable[[], None]) -> None:
+        super().__init__(path)
+        self.rival: Callable[[], None] | None = rival
+
+    def last_seq(self, battle: str) -> int:
+        seen = super().last_seq(battle)
+        if self.rival is not None:
+            rival, self.rival = self.rival, None
+            rival()
+        return seen
+
+
+def test_a_writer_that_loses_the_race_to_start_a_battle_keeps_the_winners_dice_secret(tmp_path):
+    roster = load_roster(ROSTER)
+    started = replace(roster.started, dice_policy="either")
+    path = tmp_path / "race.db"
+    SqliteEventStore(path).close()
+    rival = SqliteEventStore(path)
+    loser = RivalFirst(path, lambda: start_battle(rival, roster.battle, started, roster.units) and None)
+    with pytest.raises(BattleExists, match="battle 'hive-tarsis' already exists"):
+        start_battle(loser, roster.battle, started, roster.units)
+    assert loser.last_seq(roster.battle) == 9  # the rival's battle, alone
+    assert commitment(loser.dice_secret(roster.battle)) == started_event(loser, roster.battle).dice_commitment
+    reveal(loser, load(loser, roster.battle))  # refused if the secret no longer hashes to the commitment
+    assert verify(roster.battle, loser.raw_rows(roster.battle)).ok
+
+
+def test_six_clients_creating_one_battle_over_http_get_one_201_and_five_409s(tmp_path):
+    db = tmp_path / "served.db"
+    body = creation_body(dice="either")
+    answers: list[httpx.Response] = []
+    with LiveServer(create_app(db)) as server:
+        go = threading.Barrier(WRITERS)
+
+        def create() -> None:
+            with httpx.Client(base_url=server.url, timeout=WAIT_S) as client:
+                go.wait(WAIT_S)
+                answers.append(client.post("/battles", json=body))
+
+        threads = [threading.Thread(target=create) for _ in range(WRITERS)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(WAIT_S)
+    assert sorted(a.status_code for a in answers) == [201] + [409] * (WRITERS - 1)
+    refused = [a.json() for a in answers if a.status_code == 409]
+    assert all(r["extra"] == {"field": "battle"} and "already exists" in r["detail"] for r in refused)
+    store = SqliteEventStore(db)
+    assert commitment(store.dice_secret(BATTLE)) == started_event(store, BATTLE).dice_commitment
+
+
+def test_a_store_being_set_up_by_another_process_is_waited_for_not_refused_as_locked(tmp_path):
+    # Another `morale new` is half-way through creating the same new file: SQLite refuses at once,
+    # without waiting, to switch a file to WAL while another connection writes it.
+    path = tmp_path / "new.db"
+    other = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    other.execute("BEGIN IMMEDIATE")
+    other.execute("CREATE TABLE being_set_up (x)")
+    finish = threading.Timer(0.3, lambda: other.execute("COMMIT"))
+    finish.start()
+    try:
+        created = morale(path, "new", str(ROSTER))
+    finally:
+        finish.join()
+        other.close()
+    assert created.exit_code == 0, created.stderr
+    assert SqliteEventStore(path).battles() == ["hive-tarsis"]
