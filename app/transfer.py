@@ -33,8 +33,8 @@ def export_lines(store: EventStore, battle: str) -> Iterator[bytes]:
     """The battle's stored events, one canonical JSON line each (newline included)."""
     if not store.last_seq(battle):
         raise UnknownBattle(battle)
-    for _seq, body, prev_hash, hash_ in store.raw_rows(battle):
-        yield encode(replace(decode_raw(body), prev_hash=prev_hash, hash=hash_)) + b"\n"
+    for row in store.raw_rows(battle):
+        yield encode(replace(decode_raw(row.body), prev_hash=row.prev_hash, hash=row.hash)) + b"\n"
 
 
 @dataclass(frozen=True)

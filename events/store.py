@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import NamedTuple, Protocol, runtime_checkable
 
 import sqlite_utils
 
@@ -50,6 +50,19 @@ class BattleExists(ConflictError):
 
     def words(self) -> str:
         return f"battle {self.battle!r} already exists in this store"
+
+
+class RawRow(NamedTuple):
+    """A stored row exactly as the file holds it. `body` is the bytes the hash seals; the columns
+    after `hash` are copies of what the body says, kept for fast reads: a judge compares them."""
+
+    seq: int
+    body: str
+    prev_hash: str
+    hash: str
+    schema_version: int
+    recorded_at: str
+    type: str
 
 
 class UnknownBattle(LookupError):
@@ -139,8 +152,8 @@ class EventStore(Protocol):
         """(seq, event) after `after_seq` up to `up_to` (the end if None), in log order: what a fold reads."""
         ...
 
-    def raw_rows(self, battle: str) -> Iterator[tuple[int, str, str, str]]:
-        """(seq, body, prev_hash, hash) exactly as stored, in log order, for checking the hash chain."""
+    def raw_rows(self, battle: str) -> Iterator[RawRow]:
+        """Each row exactly as stored, in log order, for checking the hash chain and the columns."""
         ...
 
     def hash_at(self, battle: str, seq: int) -> str | None:
@@ -431,11 +444,14 @@ class SqliteEventStore:
         )
         return read_rows(rows)
 
-    def raw_rows(self, battle: str) -> Iterator[tuple[int, str, str, str]]:
-        """(seq, body, prev_hash, hash) exactly as stored, for checking the hash chain."""
-        yield from self.db.conn.execute(
-            "SELECT seq, body, prev_hash, hash FROM events WHERE battle = ? ORDER BY seq", (battle,)
+    def raw_rows(self, battle: str) -> Iterator[RawRow]:
+        """Each row exactly as stored, for checking the hash chain and the columns beside it."""
+        rows = self.db.conn.execute(
+            "SELECT seq, body, prev_hash, hash, schema_version, recorded_at, type FROM events "
+            "WHERE battle = ? ORDER BY seq",
+            (battle,),
         )
+        return map(RawRow._make, rows)
 
     def hash_at(self, battle: str, seq: int) -> str | None:
         """The hash that seals event `seq` (None if the log holds no such event): what a kept fold

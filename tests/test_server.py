@@ -390,7 +390,8 @@ def test_the_ndjson_export_is_the_feed_and_keeps_the_hash_chain(client, played):
     lines = [json.loads(line) for line in answer.text.splitlines()]
     assert [line["seq"] for line in lines] == list(range(1, len(example_events()) + 10))
     stored = stored_rows(client)
-    assert [(line["seq"], line["prev_hash"], line["hash"]) for line in lines] == [(s, p, h) for s, _, p, h in stored]
+    links = [(line["seq"], line["prev_hash"], line["hash"]) for line in lines]
+    assert links == [(row.seq, row.prev_hash, row.hash) for row in stored]
     after = client.get(f"/battles/{BATTLE}/feed.ndjson?follow=false&after=100", headers=bearer(played["spectator"]))
     assert [json.loads(line)["seq"] for line in after.text.splitlines()] == list(range(101, len(lines) + 1))
 

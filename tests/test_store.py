@@ -50,10 +50,10 @@ def test_many_battles_share_one_file(store):
 def test_each_hash_covers_the_previous_hash_and_the_stored_bytes(store):
     store.append("b1", [START, CasualtiesSuffered(unit="a", count=1)], expected_seq=0)
     prev = GENESIS_HASH
-    for _seq, body, prev_hash, digest in store.raw_rows("b1"):
-        assert prev_hash == prev
-        assert digest == chain_hash(prev_hash, body.encode())
-        prev = digest
+    for row in store.raw_rows("b1"):
+        assert row.prev_hash == prev
+        assert row.hash == chain_hash(row.prev_hash, row.body.encode())
+        prev = row.hash
 
 
 def test_a_stale_expected_sequence_is_a_conflict_and_writes_nothing(store):

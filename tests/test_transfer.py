@@ -71,6 +71,15 @@ def test_an_edited_event_breaks_the_chain_at_its_line(exported, fresh):
     assert message.startswith("hash: battle.ndjson line 41 (seq 41): hash does not match the event's bytes")
 
 
+@pytest.mark.parametrize(("field", "forged"), [("recorded_at", "2020-01-01T00:00:00.000000Z"), ("schema_version", 2)])
+def test_a_line_whose_time_or_schema_version_was_edited_is_refused_at_its_line(exported, fresh, field, forged):
+    # Both are sealed: the hash covers every field of a line but the hash links themselves.
+    edited = rows(exported[40])
+    edited[field] = forged
+    message = refused(fresh, [*exported[:40], encode(edited), *exported[41:]])
+    assert message.startswith("hash: battle.ndjson line 41 (seq 41): hash does not match the event's bytes")
+
+
 def test_a_missing_line_is_refused_naming_where_the_gap_is(exported, fresh):
     message = refused(fresh, [*exported[:10], *exported[11:]])
     assert "line 11 (seq 12)" in message and "sequence number 12 where 11 was expected" in message
