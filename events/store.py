@@ -24,7 +24,8 @@ _LAST = 2**63 - 1  # the largest sequence number SQLite can hold: "up to the end
 
 
 class ConflictError(Exception):
-    """Another writer appended to the battle after this writer last read it."""
+    """The log does not end where the writer expected: another writer appended to the battle after
+    this writer last read it, or the writer named a point the log never reached."""
 
     field = "expected_seq"  # what the writer got wrong; the message starts with it
 
@@ -33,6 +34,13 @@ class ConflictError(Exception):
         super().__init__(f"{self.field}: {self.words()}")
 
     def words(self) -> str:
+        """Only a log that has grown past the expected point was raced. A point beyond its end or
+        below zero is a mistake in the request, and "another writer got there first" would send its
+        writer looking for a writer there never was."""
+        if self.expected_seq < 0:
+            return f"must be 0 or more, not {self.expected_seq}"
+        if self.expected_seq > self.actual_seq:
+            return f"expected seq {self.expected_seq} but the log ends at {self.actual_seq}"
         return (
             f"battle {self.battle!r} is at sequence {self.actual_seq}, not {self.expected_seq}; "
             "another writer got there first: read the log again and retry"

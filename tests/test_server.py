@@ -135,6 +135,13 @@ def test_a_stale_expected_seq_is_a_conflict_and_writes_nothing(client, tokens):
     assert len(stored_rows(client)) == 9
 
 
+def test_an_expected_seq_beyond_the_log_says_where_the_log_ends(client, tokens):
+    answer = post_events(client, tokens["referee"], example_events(1), expected_seq=99)
+    assert answer.status_code == 409
+    assert answer.json()["detail"] == "expected_seq: expected seq 99 but the log ends at 9"
+    assert len(stored_rows(client)) == 9
+
+
 def test_an_event_the_rules_refuse_is_a_422_naming_the_rule_and_writes_nothing(client, tokens):
     out_of_order = {"type": "phase_started", "turn": 1, "side": "imperium", "phase": "shooting"}
     answer = post_events(client, tokens["referee"], [out_of_order])

@@ -74,8 +74,22 @@ Db = Annotated[
 ]
 Json = Annotated[bool, typer.Option("--json", help="Print JSON for machines instead of tables.")]
 BattleArg = Annotated[str, typer.Argument(help="The battle's id.")]
+
+
+def _not_negative(value: int | None) -> int | None:
+    # A sequence number below 0 is a typo, not a lost race: say so before the store is opened.
+    if value is not None and value < 0:
+        raise typer.BadParameter(f"must be 0 or more, not {value}")
+    return value
+
+
 Expect = Annotated[
-    int | None, typer.Option("--expect", help="Refuse unless the log ends at this sequence number (optimistic lock).")
+    int | None,
+    typer.Option(
+        "--expect",
+        callback=_not_negative,
+        help="Refuse unless the log ends at this sequence number (optimistic lock).",
+    ),
 ]
 
 EXIT_REFUSED = 2
