@@ -7,6 +7,8 @@ with a conflict instead of writing on top of a state it never saw.
 
 from __future__ import annotations
 
+import random
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -46,6 +48,40 @@ def record(
 ) -> list[Recorded]:
     """Check every event against the log and the ones before it, then append them all or none."""
     return record_on(store, fold_of(store, battle), events, expected_seq)
+
+
+# How many times an append with no precondition is decided afresh after other writers got there
+# first, before it gives up with the conflict: enough for a table's few writers, and bounded so a
+# writer never spins behind a flood of others.
+ATTEMPTS = 10
+
+
+def fold_to_append_to(store: EventStore, battle: str, events: Sequence[AnyEvent]) -> Replay:
+    """The fold new events go onto: the battle's, or an empty one when they start it."""
+    fold = fold_of(store, battle)
+    if fold.battle is None and not (events and isinstance(events[0], BattleStarted)):
+        raise UnknownBattle(battle)  # not "the first event must be battle_started": the id is mistyped
+    return fold
+
+
+def record_anew(
+    store: EventStore, battle: str, events: Sequence[AnyEvent], attempts: int = ATTEMPTS
+) -> tuple[Replay, list[Recorded]]:
+    """Record events whose writer set no precondition (no expected seq): it asked only that they be
+    valid where they land. Another writer getting there first is then no reason to refuse: read the
+    log again and let the referee decide again, against the new position, up to `attempts` times.
+    Returns the fold the events were recorded on, and what they caused."""
+    for attempt in range(1, attempts):
+        fold = fold_to_append_to(store, battle, events)
+        try:
+            return fold, record_on(store, fold, events)
+        except BattleExists:
+            raise  # another writer's battle: deciding again would only refuse its battle_started
+        except ConflictError:
+            # A short random pause, so writers that collided do not collide again in step.
+            time.sleep(random.uniform(0, 0.005 * attempt))
+    fold = fold_to_append_to(store, battle, events)
+    return fold, record_on(store, fold, events)  # the last attempt: a conflict now is the answer
 
 
 def record_on(

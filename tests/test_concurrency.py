@@ -27,7 +27,7 @@ from morale.app.roster import load_roster
 from morale.app.service import load, reveal, start_battle
 from morale.core.dice import commitment
 from morale.events.store import BattleExists, SqliteEventStore
-from morale.events.types import BattleStarted
+from morale.events.types import AnyEvent, BattleStarted, CasualtiesSuffered, PhaseEnded, PhaseStarted
 from morale.projections.verify import verify
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -149,3 +149,59 @@ def test_a_store_being_set_up_by_another_process_is_waited_for_not_refused_as_lo
         other.close()
     assert created.exit_code == 0, created.stderr
     assert SqliteEventStore(path).battles() == ["hive-tarsis"]
+
+
+# -- appending from several writers -----------------------------------------------------------------
+@pytest.fixture
+def db(tmp_path: Path) -> Path:
+    """The example battle, created by `morale new`, with its first phase (movement) started."""
+    path = tmp_path / "battles.db"
+    assert morale(path, "new", str(ROSTER)).exit_code == 0
+    assert morale(path, "next-phase", BATTLE).exit_code == 0
+    return path
+
+
+def rival_first(monkeypatch: pytest.MonkeyPatch, db: Path, event: AnyEvent) -> None:
+    """The next append to `db` is beaten by a rival writing `event` from its own connection just
+    before it: the unlucky moment of a real race, every time."""
+    real = SqliteEventStore.append
+    pending = [event]
+
+    def append(self: SqliteEventStore, battle: str, events, expected_seq: int, *args, **kwargs):
+        if pending:
+            rival = SqliteEventStore(db)
+            real(rival, battle, [pending.pop()], expected_seq)
+            rival.close()
+        return real(self, battle, events, expected_seq, *args, **kwargs)
+
+    monkeypatch.setattr(SqliteEventStore, "append", append)
+
+
+def logged(db: Path) -> list[tuple[int, AnyEvent]]:
+    return [(stored.seq, stored.event) for stored in SqliteEventStore(db).read(BATTLE)]
+
+
+def test_an_append_without_expect_that_another_writer_beat_is_decided_again_and_kept(db, monkeypatch):
+    rival = CasualtiesSuffered(unit="boyz", count=1, cause="rival")
+    rival_first(monkeypatch, db, rival)
+    appended = morale(db, "append", BATTLE, "casualties_suffered", "unit=kraak", "count=1")
+    assert appended.exit_code == 0, appended.stderr
+    assert logged(db)[-2:] == [(11, rival), (12, CasualtiesSuffered(unit="kraak", count=1))]
+    assert verify(BATTLE, SqliteEventStore(db).raw_rows(BATTLE)).ok
+
+
+def test_an_append_decided_again_is_refused_if_the_new_position_forbids_it(db, monkeypatch):
+    rival_first(monkeypatch, db, PhaseEnded(turn=1, side="imperium", phase="movement"))
+    ended = morale(db, "append", BATTLE, "phase_ended", "turn=1", "side=imperium", "phase=movement")
+    assert ended.exit_code == 2
+    assert ended.stderr.startswith("refused: engine.clock.order: cannot end turn 1, imperium, movement: no phase")
+    assert [type(event) for _, event in logged(db)[-2:]] == [PhaseStarted, PhaseEnded]  # the rival's alone
+
+
+def test_an_append_with_expect_that_another_writer_beat_is_refused_as_it_asked(db, monkeypatch):
+    rival = CasualtiesSuffered(unit="boyz", count=1, cause="rival")
+    rival_first(monkeypatch, db, rival)
+    appended = morale(db, "append", BATTLE, "--expect", "10", "casualties_suffered", "unit=kraak", "count=1")
+    assert appended.exit_code == 2
+    assert "is at sequence 11, not 10; another writer got there first" in appended.stderr
+    assert logged(db)[-1] == (11, rival)

@@ -88,7 +88,8 @@ Expect = Annotated[
     typer.Option(
         "--expect",
         callback=_not_negative,
-        help="Refuse unless the log ends at this sequence number (optimistic lock).",
+        help="Refuse unless the log ends at this sequence number (optimistic lock). Without it, an append "
+        "that another writer beat is decided again against the log as it then stands.",
     ),
 ]
 
