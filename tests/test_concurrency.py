@@ -13,6 +13,7 @@ import sqlite3
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -26,6 +27,8 @@ from morale.app.http.server import create_app
 from morale.app.roster import load_roster
 from morale.app.service import load, reveal, start_battle
 from morale.core.dice import commitment
+from morale.core.referee import next_phase
+from morale.events.codec import encode
 from morale.events.store import BattleExists, SqliteEventStore
 from morale.events.types import AnyEvent, BattleStarted, CasualtiesSuffered, PhaseEnded, PhaseStarted
 from morale.projections.verify import verify
@@ -205,3 +208,71 @@ def test_an_append_with_expect_that_another_writer_beat_is_refused_as_it_asked(d
     assert appended.exit_code == 2
     assert "is at sequence 11, not 10; another writer got there first" in appended.stderr
     assert logged(db)[-1] == (11, rival)
+
+
+# -- several processes at once, and one killed -------------------------------------------------------
+APPENDS = 2
+WRITING = list(enumerate(("boyz", "kraak", "grots")))  # (writer, its unit): no unit loses its last model
+
+
+def test_several_processes_appending_at_once_lose_nothing_and_double_nothing(db):
+    # Each writer records its casualties one `morale append` at a time, each tagged in its `cause`;
+    # it prints the tag of any append that was refused.
+    script = 'for i in $(seq "$3"); do "$0" append "$1" casualties_suffered unit="$2" count=1 cause="$4-$i" '
+    script += '--db "$5" >/dev/null || echo "$4-$i"; done'
+    done = at_once([["sh", "-c", script, MORALE, BATTLE, u, str(APPENDS), f"w{k}", str(db)] for k, u in WRITING])
+    refused = {tag for d in done for tag in d.stdout.split()}
+    # A refusal, if a writer lost every attempt, may only be the race itself: nothing else is wrong.
+    assert all("another writer got there first" in line for d in done for line in d.stderr.splitlines())
+    kept = [event.cause for _, event in logged(db) if isinstance(event, CasualtiesSuffered)]
+    tags = {f"w{k}-{i}" for k, _ in WRITING for i in range(1, APPENDS + 1)}
+    assert sorted(kept) == sorted(tags - refused)  # each kept append once, no refused one, nothing else
+    assert verify(BATTLE, SqliteEventStore(db).raw_rows(BATTLE)).ok  # seqs 1..N, unbroken chain
+
+
+def clock_events(db: Path, count: int) -> list[bytes]:
+    """`count` valid events after the log's end: phases started and ended, in the ruleset's order."""
+    fold = load(SqliteEventStore(db), BATTLE)
+    lines = []
+    for seq in range(fold.seq + 1, fold.seq + count + 1):
+        state = fold.state()
+        if state.phase_open:
+            event: AnyEvent = PhaseEnded(turn=state.turn, side=state.active_side or "", phase=state.phase or "")
+        else:
+            turn, side, phase = next_phase(state)
+            event = PhaseStarted(turn=turn, side=side, phase=phase)
+        fold.apply(seq, event)
+        lines.append(encode(event))
+    return lines
+
+
+def size_of(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except FileNotFoundError:  # not there yet, or gone with the last connection to its store
+        return 0
+
+
+def test_a_batch_killed_while_it_is_written_leaves_all_of_it_or_none(db, tmp_path):
+    batch = tmp_path / "batch.ndjson"
+    batch.write_bytes(b"\n".join(clock_events(db, 5000)) + b"\n")
+    before = SqliteEventStore(db).last_seq(BATTLE)
+    wal = Path(f"{db}-wal")
+    size = size_of(wal)
+    command = [MORALE, "append", BATTLE, "--file", str(batch), "--db", str(db)]
+    writer = subprocess.Popen(command, stdout=subprocess.DEVNULL)
+    try:
+        # Kill it (SIGKILL) as soon as its one transaction starts writing pages to the WAL, or at
+        # once if it has ended. Wherever the kill lands, the answer must be the same: all or nothing.
+        while writer.poll() is None and size_of(wal) <= size:
+            time.sleep(0.0005)
+        writer.kill()
+    finally:
+        writer.wait(WAIT_S)
+    store = SqliteEventStore(db)
+    after = store.last_seq(BATTLE)
+    assert after in (before, before + 5000)
+    assert verify(BATTLE, store.raw_rows(BATTLE)).ok
+    # And the store is not left locked: the next writer records the next phase.
+    assert morale(db, "next-phase", BATTLE).exit_code == 0
+    assert store.last_seq(BATTLE) == after + 1
