@@ -7,6 +7,8 @@ with a conflict instead of writing on top of a state it never saw.
 
 from __future__ import annotations
 
+import random
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -18,7 +20,7 @@ from morale.core.referee import due_test
 from morale.core.replay import Replay, replay_log
 from morale.core.rules import Refusal
 from morale.core.state import digest
-from morale.events.store import ConflictError, EventStore, UnknownBattle
+from morale.events.store import BattleExists, ConflictError, EventStore, UnknownBattle
 from morale.events.types import AnyEvent, BattleStarted, DiceRevealed, DiceRolled, PhaseEnded, StoredEvent
 
 
@@ -48,12 +50,50 @@ def record(
     return record_on(store, fold_of(store, battle), events, expected_seq)
 
 
+# How many times an append with no precondition is decided afresh after other writers got there
+# first, before it gives up with the conflict: enough for a table's few writers, and bounded so a
+# writer never spins behind a flood of others.
+ATTEMPTS = 10
+
+
+def fold_to_append_to(store: EventStore, battle: str, events: Sequence[AnyEvent]) -> Replay:
+    """The fold new events go onto: the battle's, or an empty one when they start it."""
+    fold = fold_of(store, battle)
+    if fold.battle is None and not (events and isinstance(events[0], BattleStarted)):
+        raise UnknownBattle(battle)  # not "the first event must be battle_started": the id is mistyped
+    return fold
+
+
+def record_anew(
+    store: EventStore, battle: str, events: Sequence[AnyEvent], attempts: int = ATTEMPTS
+) -> tuple[Replay, list[Recorded]]:
+    """Record events whose writer set no precondition (no expected seq): it asked only that they be
+    valid where they land. Another writer getting there first is then no reason to refuse: read the
+    log again and let the referee decide again, against the new position, up to `attempts` times.
+    Returns the fold the events were recorded on, and what they caused."""
+    for attempt in range(1, attempts):
+        fold = fold_to_append_to(store, battle, events)
+        try:
+            return fold, record_on(store, fold, events)
+        except BattleExists:
+            raise  # another writer's battle: deciding again would only refuse its battle_started
+        except ConflictError:
+            # A short random pause, so writers that collided do not collide again in step.
+            time.sleep(random.uniform(0, 0.005 * attempt))
+    fold = fold_to_append_to(store, battle, events)
+    return fold, record_on(store, fold, events)  # the last attempt: a conflict now is the answer
+
+
 def record_on(
-    store: EventStore, fold: Replay, events: Sequence[AnyEvent], expected_seq: int | None = None
+    store: EventStore,
+    fold: Replay,
+    events: Sequence[AnyEvent],
+    expected_seq: int | None = None,
+    dice_secret: str | None = None,
 ) -> list[Recorded]:
     """`record` on a fold of the whole log that the caller holds (and that this advances): a
     writer that already has the battle replays nothing. The store still refuses the append if the
-    log has moved past the fold."""
+    log has moved past the fold. `dice_secret`: kept with the events that start the battle."""
     if expected_seq is not None and expected_seq != fold.seq:
         raise ConflictError(fold.battle_id, expected_seq, fold.seq)
     base = fold.seq
@@ -70,7 +110,7 @@ def record_on(
             raise
         caused.append(fold.apply(base + offset, event))
         sealed.append(event)
-    stored = store.append(fold.battle_id, sealed, expected_seq=base)
+    stored = store.append(fold.battle_id, sealed, expected_seq=base, dice_secret=dice_secret)
     return [Recorded(s, c) for s, c in zip(stored, caused, strict=True)]
 
 
@@ -91,14 +131,18 @@ def with_state_digest(fold: Replay, event: AnyEvent) -> AnyEvent:
 
 
 def start_battle(store: EventStore, battle: str, started: BattleStarted, units: Sequence[AnyEvent]) -> list[Recorded]:
-    """Create a battle. When the engine may roll, keep a fresh dice secret and commit to it."""
-    if store.last_seq(battle):
-        raise Refusal(f"battle {battle!r} already exists in this store", field="battle")
+    """Create a battle. When the engine may roll, keep a fresh dice secret and commit to it: the
+    secret is stored in the transaction that writes `battle_started`, so of several writers starting
+    the same battle at once, the one whose events are kept is the one whose secret is kept; the
+    others are refused with `BattleExists`."""
+    if existing := store.last_seq(battle):
+        raise BattleExists(battle, existing)
+    secret = None
     if started.dice_policy != "table":
         secret = new_secret()
         started = replace(started, dice_commitment=commitment(secret))
-        store.save_dice_secret(battle, secret)
-    return record(store, battle, [started, *units], expected_seq=0)
+    # Checked against no log at all: the store refuses the append if the battle has begun since.
+    return record_on(store, Replay(battle), [started, *units], dice_secret=secret)
 
 
 def reveal(store: EventStore, fold: Replay) -> list[Recorded]:

@@ -17,7 +17,7 @@ from msgspec.structs import replace
 
 from morale.core.rules import Refusal
 from morale.events.codec import GENESIS_HASH, MalformedEvent, decode_raw, encode
-from morale.events.store import EventStore, UnknownBattle
+from morale.events.store import BattleExists, EventStore, UnknownBattle
 from morale.events.types import StoredEvent
 from morale.projections.verify import Auditor, link_problem
 
@@ -33,8 +33,8 @@ def export_lines(store: EventStore, battle: str) -> Iterator[bytes]:
     """The battle's stored events, one canonical JSON line each (newline included)."""
     if not store.last_seq(battle):
         raise UnknownBattle(battle)
-    for _seq, body, prev_hash, hash_ in store.raw_rows(battle):
-        yield encode(replace(decode_raw(body), prev_hash=prev_hash, hash=hash_)) + b"\n"
+    for row in store.raw_rows(battle):
+        yield encode(replace(decode_raw(row.body), prev_hash=row.prev_hash, hash=row.hash)) + b"\n"
 
 
 @dataclass(frozen=True)
@@ -54,8 +54,8 @@ def import_battle(store: EventStore, lines: Iterable[str | bytes], source: str =
 
 def write_checked(store: EventStore, checked: Checked) -> Imported:
     """Write a checked battle in one append, unless the store already has a battle of that id."""
-    if store.last_seq(checked.battle):
-        raise Refusal(f"battle {checked.battle!r} already exists in this store", field="battle")
+    if existing := store.last_seq(checked.battle):
+        raise BattleExists(checked.battle, existing)
     store.append_sealed(checked.battle, checked.sealed)
     return Imported(battle=checked.battle, events=len(checked.sealed), head=checked.head)
 

@@ -1,7 +1,8 @@
 """Where the log lives. A small protocol, and the embedded default: SQLite through sqlite-utils.
 
 An append is all-or-nothing and carries the sequence number its writer last saw; if another writer
-got there first the append is refused with `ConflictError` and nothing is written.
+got there first the append is refused with `ConflictError` and nothing is written (`BattleExists`
+when the writer meant to start the battle).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import NamedTuple, Protocol, runtime_checkable
 
 import sqlite_utils
 
@@ -23,14 +24,53 @@ _LAST = 2**63 - 1  # the largest sequence number SQLite can hold: "up to the end
 
 
 class ConflictError(Exception):
-    """Another writer appended to the battle after this writer last read it."""
+    """The log does not end where the writer expected: another writer appended to the battle after
+    this writer last read it, or the writer named a point the log never reached."""
+
+    field = "expected_seq"  # what the writer got wrong; the message starts with it
 
     def __init__(self, battle: str, expected_seq: int, actual_seq: int) -> None:
         self.battle, self.expected_seq, self.actual_seq = battle, expected_seq, actual_seq
-        super().__init__(
-            f"expected_seq: battle {battle!r} is at sequence {actual_seq}, not {expected_seq}; "
+        super().__init__(f"{self.field}: {self.words()}")
+
+    def words(self) -> str:
+        """Only a log that has grown past the expected point was raced. A point beyond its end or
+        below zero is a mistake in the request, and "another writer got there first" would send its
+        writer looking for a writer there never was."""
+        if self.expected_seq < 0:
+            return f"must be 0 or more, not {self.expected_seq}"
+        if self.expected_seq > self.actual_seq:
+            return f"expected seq {self.expected_seq} but the log ends at {self.actual_seq}"
+        return (
+            f"battle {self.battle!r} is at sequence {self.actual_seq}, not {self.expected_seq}; "
             "another writer got there first: read the log again and retry"
         )
+
+
+class BattleExists(ConflictError):
+    """A writer meant to start a battle (it expected an empty log), and the battle exists: created
+    earlier, or by a writer that got there first."""
+
+    field = "battle"
+
+    def __init__(self, battle: str, actual_seq: int) -> None:
+        super().__init__(battle, 0, actual_seq)
+
+    def words(self) -> str:
+        return f"battle {self.battle!r} already exists in this store"
+
+
+class RawRow(NamedTuple):
+    """A stored row exactly as the file holds it. `body` is the bytes the hash seals; the columns
+    after `hash` are copies of what the body says, kept for fast reads: a judge compares them."""
+
+    seq: int
+    body: str
+    prev_hash: str
+    hash: str
+    schema_version: int
+    recorded_at: str
+    type: str
 
 
 class UnknownBattle(LookupError):
@@ -96,9 +136,16 @@ class EventStore(Protocol):
 
     # -- the log -------------------------------------------------------------------------------------
     def append(
-        self, battle: str, events: Sequence[AnyEvent], expected_seq: int, recorded_at: str | None = None
+        self,
+        battle: str,
+        events: Sequence[AnyEvent],
+        expected_seq: int,
+        recorded_at: str | None = None,
+        dice_secret: str | None = None,
     ) -> list[StoredEvent]:
-        """Seal and write `events` after `expected_seq`, all or none; `ConflictError` if the log is not there."""
+        """Seal and write `events` after `expected_seq`, all or none; `ConflictError` if the log is not
+        there (`BattleExists` if `expected_seq` is 0). `dice_secret`: a new battle's secret, kept in
+        the same transaction as the events that commit to it."""
         ...
 
     def append_sealed(self, battle: str, sealed: Sequence[tuple[StoredEvent, bytes]]) -> list[StoredEvent]:
@@ -113,8 +160,8 @@ class EventStore(Protocol):
         """(seq, event) after `after_seq` up to `up_to` (the end if None), in log order: what a fold reads."""
         ...
 
-    def raw_rows(self, battle: str) -> Iterator[tuple[int, str, str, str]]:
-        """(seq, body, prev_hash, hash) exactly as stored, in log order, for checking the hash chain."""
+    def raw_rows(self, battle: str) -> Iterator[RawRow]:
+        """Each row exactly as stored, in log order, for checking the hash chain and the columns."""
         ...
 
     def hash_at(self, battle: str, seq: int) -> str | None:
@@ -154,11 +201,7 @@ class EventStore(Protocol):
         """(id, digest, bytes) of the battle's kept units with these ids, of those it has."""
         ...
 
-    # -- each battle's dice secret and access tokens -------------------------------------------------
-    def save_dice_secret(self, battle: str, secret: str) -> None:
-        """Keep the battle's dice secret, replacing any kept before."""
-        ...
-
+    # -- each battle's dice secret (`append` keeps it) and access tokens -----------------------------
     def dice_secret(self, battle: str) -> str | None:
         """The battle's dice secret, or None if none is kept."""
         ...
@@ -247,11 +290,33 @@ class SqliteEventStore:
             conn.close()
             raise StoreUnavailable(self.path, "a SQLite file, but not a morale store (it has no events table)")
         if self.path != ":memory:":
-            self.db.enable_wal()
+            self._enable_wal(busy_timeout_s)
         # NORMAL is durable across application crashes in WAL mode; only a power cut can lose the
         # last commits, and never corrupts the file.
         self.db.execute(f"PRAGMA synchronous={synchronous}")
-        if "events" not in tables:
+        if not {"events", "dice_secrets", "access_tokens"} <= set(tables):
+            self._create_tables()
+
+    def _enable_wal(self, busy_timeout_s: float) -> None:
+        """Switch a new file to WAL. SQLite answers "database is locked" at once, without waiting,
+        while another process switches the same file (several `morale new` on a store that does not
+        exist yet); once that one has, the file is in WAL and there is nothing left to do."""
+        deadline = time.monotonic() + busy_timeout_s
+        while True:
+            try:
+                self.db.enable_wal()  # a no-op once the file is in WAL
+                return
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.005)
+
+    def _create_tables(self) -> None:
+        # In one IMMEDIATE transaction, which waits for the write lock (the busy timeout): a CREATE
+        # in autocommit that meets another process creating the tables is refused at once instead.
+        conn = self.db.conn
+        conn.execute("BEGIN IMMEDIATE")
+        try:
             self.db["events"].create(
                 {
                     "battle": str,
@@ -266,26 +331,39 @@ class SqliteEventStore:
                 pk=("battle", "seq"),
                 if_not_exists=True,
             )
-        if "dice_secrets" not in self.db.table_names():
             self.db["dice_secrets"].create({"battle": str, "secret": str}, pk="battle", if_not_exists=True)
-        if "access_tokens" not in self.db.table_names():
             # Only a token's sha256 is kept: a copy of the file grants nothing.
             self.db["access_tokens"].create(
                 {"battle": str, "token_hash": str, "role": str, "side": str},
                 pk=("battle", "token_hash"),
                 if_not_exists=True,
             )
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
 
     def close(self) -> None:
         self.db.conn.close()
 
     def append(
-        self, battle: str, events: Sequence[AnyEvent], expected_seq: int, recorded_at: str | None = None
+        self,
+        battle: str,
+        events: Sequence[AnyEvent],
+        expected_seq: int,
+        recorded_at: str | None = None,
+        dice_secret: str | None = None,
     ) -> list[StoredEvent]:
         if not events:
             return []
+        if dice_secret is not None and expected_seq != 0:
+            raise ValueError("dice_secret: only the append that starts a battle keeps its dice secret")
         return self._write(
-            battle, expected_seq, lambda after, prev: seal(battle, events, after, prev, recorded_at or now_utc())
+            battle,
+            expected_seq,
+            lambda after, prev: seal(battle, events, after, prev, recorded_at or now_utc()),
+            dice_secret,
         )
 
     def append_sealed(self, battle: str, sealed: Sequence[tuple[StoredEvent, bytes]]) -> list[StoredEvent]:
@@ -294,7 +372,11 @@ class SqliteEventStore:
         return self._write(battle, 0, lambda after, prev: list(sealed)) if sealed else []
 
     def _write(
-        self, battle: str, expected_seq: int, sealer: Callable[[int, str], list[tuple[StoredEvent, bytes]]]
+        self,
+        battle: str,
+        expected_seq: int,
+        sealer: Callable[[int, str], list[tuple[StoredEvent, bytes]]],
+        dice_secret: str | None = None,
     ) -> list[StoredEvent]:
         conn = self.db.conn
         # IMMEDIATE takes the write lock now, so the check below and the insert are one step.
@@ -305,8 +387,18 @@ class SqliteEventStore:
             ).fetchone()
             actual_seq, prev_hash = row if row else (0, GENESIS_HASH)
             if actual_seq != expected_seq:
+                if expected_seq == 0:  # the writer meant to start the battle
+                    raise BattleExists(battle, actual_seq)
                 raise ConflictError(battle, expected_seq, actual_seq)
             sealed = sealer(actual_seq, prev_hash)
+            if dice_secret is not None:
+                # With the events that commit to it or not at all: a writer that lost the race to
+                # start the battle rolls back here, and never replaces the winner's secret. REPLACE:
+                # an older engine kept the secret before it knew the battle would start, and left it
+                # behind when the start was refused.
+                conn.execute(
+                    "INSERT OR REPLACE INTO dice_secrets (battle, secret) VALUES (?, ?)", (battle, dice_secret)
+                )
             # A plain prepared INSERT: sqlite-utils' insert_all re-reads the table's columns on every
             # call, which was most of a single append's cost (bench/run.py; see bench/README.md).
             conn.executemany(
@@ -360,11 +452,14 @@ class SqliteEventStore:
         )
         return read_rows(rows)
 
-    def raw_rows(self, battle: str) -> Iterator[tuple[int, str, str, str]]:
-        """(seq, body, prev_hash, hash) exactly as stored, for checking the hash chain."""
-        yield from self.db.conn.execute(
-            "SELECT seq, body, prev_hash, hash FROM events WHERE battle = ? ORDER BY seq", (battle,)
+    def raw_rows(self, battle: str) -> Iterator[RawRow]:
+        """Each row exactly as stored, for checking the hash chain and the columns beside it."""
+        rows = self.db.conn.execute(
+            "SELECT seq, body, prev_hash, hash, schema_version, recorded_at, type FROM events "
+            "WHERE battle = ? ORDER BY seq",
+            (battle,),
         )
+        return map(RawRow._make, rows)
 
     def hash_at(self, battle: str, seq: int) -> str | None:
         """The hash that seals event `seq` (None if the log holds no such event): what a kept fold
@@ -450,9 +545,6 @@ class SqliteEventStore:
         except sqlite3.OperationalError as exc:
             _unless_no_snapshots(exc)
             return []
-
-    def save_dice_secret(self, battle: str, secret: str) -> None:
-        self.db["dice_secrets"].insert({"battle": battle, "secret": secret}, replace=True)
 
     def dice_secret(self, battle: str) -> str | None:
         row = self.db.conn.execute("SELECT secret FROM dice_secrets WHERE battle = ?", (battle,)).fetchone()

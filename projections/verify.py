@@ -2,7 +2,9 @@
 
 Three independent checks, each reporting the first sequence number where it fails:
 - the chain: each event's hash covers the previous hash and its own bytes, so an edit anywhere
-  breaks that link (and, if the editor re-hashed, the head hash a judge noted down earlier);
+  breaks that link (and, if the editor re-hashed, the head hash a judge noted down earlier). The
+  store keeps copies of some sealed fields in columns of their own, which `morale log` shows and
+  replay reads (`recorded_at`, `schema_version`, `type`): each must say what the sealed bytes say;
 - the replay: every event must still be accepted by the referee, and each phase end's
   `state_digest` (the board as the writer saw it when the phase closed) must be the board this
   engine derives at that point: a changed log or changed rules show up at the exact phase;
@@ -21,7 +23,8 @@ from morale.core.outcomes import Caused
 from morale.core.replay import Replay
 from morale.core.rules import Refusal
 from morale.core.state import digest
-from morale.events.codec import GENESIS_HASH, MalformedEvent, chain_hash, decode_raw
+from morale.events.codec import GENESIS_HASH, MalformedEvent, RawStored, chain_hash, decode_raw
+from morale.events.store import RawRow
 from morale.events.types import AnyEvent, DiceRolled, PhaseEnded
 
 
@@ -128,29 +131,57 @@ def link_problem(
     return None
 
 
-def verify(battle_id: str, rows: Iterable[tuple[int, str, str, str]], secret: str | None = None) -> Verification:
-    """`rows`: (seq, body, prev_hash, hash) exactly as stored. `secret`: a dice secret published
+def column_problem(row: RawRow, raw: RawStored) -> tuple[str, str] | None:
+    """A column beside the sealed bytes that says something else than they do, as (field, message),
+    or None. The hash covers only the bytes; without this a forged time would pass verify while
+    `morale log` shows it, and a forged schema version while the board refuses the battle."""
+    for name, stored, sealed in (
+        ("recorded_at", row.recorded_at, raw.recorded_at),
+        ("schema_version", row.schema_version, raw.schema_version),
+        ("type", row.type, raw.event.get("type")),
+    ):
+        if stored != sealed:
+            return name, (
+                f"the stored {name} {stored!r} is not the {sealed!r} its hash seals: "
+                "the row was changed after it was written"
+            )
+    return None
+
+
+def _decoded(body: str) -> RawStored | MalformedEvent:
+    try:
+        return decode_raw(body)
+    except MalformedEvent as exc:
+        return exc
+
+
+def verify(battle_id: str, rows: Iterable[RawRow], secret: str | None = None) -> Verification:
+    """`rows`: the rows exactly as stored (`EventStore.raw_rows`). `secret`: a dice secret published
     outside the log, to check engine rolls before (or instead of) a `dice_revealed` event."""
     auditor = Auditor(battle_id)
     findings: list[Finding] = []
     chain_ok = replay_ok = True
     count, head = 0, GENESIS_HASH
-    for seq, body, prev_hash, hash_ in rows:
+    for row in rows:
         count += 1
+        raw = _decoded(row.body)
         if chain_ok:
-            problem = link_problem(count, head, seq, prev_hash, hash_, body.encode("utf-8"))
+            problem = link_problem(count, head, row.seq, row.prev_hash, row.hash, row.body.encode("utf-8"))
+            if problem is None and isinstance(raw, RawStored):
+                problem = column_problem(row, raw)
             if problem:
-                findings.append(Finding(check="chain", seq=seq, message=problem[1]))
+                findings.append(Finding(check="chain", seq=row.seq, message=problem[1]))
                 chain_ok = False
-        head = hash_
+        head = row.hash
         if replay_ok:
             try:
-                raw = decode_raw(body)
-                if (raw.battle, raw.seq) != (battle_id, seq):
+                if isinstance(raw, MalformedEvent):
+                    raise raw
+                if (raw.battle, raw.seq) != (battle_id, row.seq):
                     raise MalformedEvent(f"the stored bytes say battle {raw.battle!r}, event {raw.seq}")
-                findings += auditor.step(seq, raw.read_event())[1]
+                findings += auditor.step(row.seq, raw.read_event())[1]
             except (Refusal, MalformedEvent) as exc:
-                findings.append(Finding(check="replay", seq=seq, message=f"the referee refuses it: {exc}"))
+                findings.append(Finding(check="replay", seq=row.seq, message=f"the referee refuses it: {exc}"))
                 replay_ok = False
     source = "not revealed"
     if auditor.revealed_secret:

@@ -65,6 +65,20 @@ def test_verify_passes_a_clean_log_and_names_the_first_bad_event_of_a_tampered_o
     assert json.loads(morale(db, "verify", "hive-tarsis", "--json").stdout)["findings"][0]["seq"] == 61
 
 
+def test_a_forged_time_or_schema_version_beside_the_hashed_bytes_fails_verify_at_its_seq(db):
+    conn = SqliteEventStore(db).db.conn
+    conn.execute("UPDATE events SET recorded_at = '2020-01-01T00:00:00.000000Z' WHERE seq = 30")
+    assert json.loads(morale(db, "log", "hive-tarsis", "--json").stdout)[29]["recorded_at"].startswith("2020-")
+    forged_time = morale(db, "verify", "hive-tarsis")
+    assert forged_time.exit_code == 1
+    assert "chain: first bad event #30: the stored recorded_at '2020-01-01T00:00:00.000000Z'" in forged_time.stdout
+    conn.execute("UPDATE events SET schema_version = 7 WHERE seq = 12")
+    assert morale(db, "board", "hive-tarsis").exit_code == 2  # "written by a newer engine"
+    forged_version = json.loads(morale(db, "verify", "hive-tarsis", "--json").stdout)
+    assert [(f["check"], f["seq"]) for f in forged_version["findings"]] == [("chain", 12)]
+    assert "schema_version 7" in forged_version["findings"][0]["message"]
+
+
 def test_engine_dice_reveal_then_verify(tmp_path):
     roster = tmp_path / "roster.toml"
     roster.write_text((EXAMPLE / "roster.toml").read_text().replace('dice = "table"', 'dice = "engine"'))

@@ -120,6 +120,9 @@ REFUSED = [
     (["append", "hive-tarsis", "phase_started", "turn=1", "side=imperium", "phase=shooting"], "engine.clock.order"),
     (["append", "hive-tarsis", "phase_started", "turn=1", "side=orks", "phase=movement"], "engine.clock.order"),
     (["append", "hive-tarsis", "casualties_suffered", "unit=kraak", "count=1", "--expect", "3"], "expected_seq"),
+    # An --expect the log never reached, or below zero, is a mistake and says so, not a lost race.
+    (["append", "hive-tarsis", "casualties_suffered", "unit=kraak", "count=1", "--expect", "99"], "the log ends at 9"),
+    (["append", "hive-tarsis", "casualties_suffered", "unit=kraak", "count=1", "--expect", "-1"], "must be 0 or more"),
     (["board", "no-such-battle"], "battle"),
 ]
 

@@ -86,8 +86,9 @@ def test_only_token_hashes_are_stored(client, tokens):
 
 def test_a_battle_cannot_be_created_twice(client, tokens):
     again = client.post("/battles", json=creation_body())
-    assert again.status_code == 422
+    assert again.status_code == 409  # as for a writer that lost the race to create it
     assert again.json()["extra"]["field"] == "battle"
+    assert again.json()["detail"] == "battle: battle 'hive-tarsis' already exists in this store"
     assert len(stored_rows(client)) == 9
     assert client.get(f"/battles/{BATTLE}/board", headers=bearer(tokens["referee"])).status_code == 200
 
@@ -131,6 +132,13 @@ def test_a_stale_expected_seq_is_a_conflict_and_writes_nothing(client, tokens):
     answer = post_events(client, tokens["referee"], first, expected_seq=5)
     assert answer.status_code == 409
     assert answer.json()["extra"] == {"expected_seq": 5, "actual_seq": 9}
+    assert len(stored_rows(client)) == 9
+
+
+def test_an_expected_seq_beyond_the_log_says_where_the_log_ends(client, tokens):
+    answer = post_events(client, tokens["referee"], example_events(1), expected_seq=99)
+    assert answer.status_code == 409
+    assert answer.json()["detail"] == "expected_seq: expected seq 99 but the log ends at 9"
     assert len(stored_rows(client)) == 9
 
 
@@ -389,7 +397,8 @@ def test_the_ndjson_export_is_the_feed_and_keeps_the_hash_chain(client, played):
     lines = [json.loads(line) for line in answer.text.splitlines()]
     assert [line["seq"] for line in lines] == list(range(1, len(example_events()) + 10))
     stored = stored_rows(client)
-    assert [(line["seq"], line["prev_hash"], line["hash"]) for line in lines] == [(s, p, h) for s, _, p, h in stored]
+    links = [(line["seq"], line["prev_hash"], line["hash"]) for line in lines]
+    assert links == [(row.seq, row.prev_hash, row.hash) for row in stored]
     after = client.get(f"/battles/{BATTLE}/feed.ndjson?follow=false&after=100", headers=bearer(played["spectator"]))
     assert [json.loads(line)["seq"] for line in after.text.splitlines()] == list(range(101, len(lines) + 1))
 

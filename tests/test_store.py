@@ -15,7 +15,7 @@ import pytest
 
 from morale.events import store as store_module
 from morale.events.codec import GENESIS_HASH, chain_hash
-from morale.events.store import ConflictError, EventStore, SqliteEventStore
+from morale.events.store import BattleExists, ConflictError, EventStore, SqliteEventStore
 from morale.events.types import BattleStarted, CasualtiesSuffered, PhaseStarted
 
 START = BattleStarted(ruleset="wh40k6", ruleset_version="1", sides=("imperium", "orks"))
@@ -50,18 +50,26 @@ def test_many_battles_share_one_file(store):
 def test_each_hash_covers_the_previous_hash_and_the_stored_bytes(store):
     store.append("b1", [START, CasualtiesSuffered(unit="a", count=1)], expected_seq=0)
     prev = GENESIS_HASH
-    for _seq, body, prev_hash, digest in store.raw_rows("b1"):
-        assert prev_hash == prev
-        assert digest == chain_hash(prev_hash, body.encode())
-        prev = digest
+    for row in store.raw_rows("b1"):
+        assert row.prev_hash == prev
+        assert row.hash == chain_hash(row.prev_hash, row.body.encode())
+        prev = row.hash
 
 
 def test_a_stale_expected_sequence_is_a_conflict_and_writes_nothing(store):
-    store.append("b1", [START], expected_seq=0)
+    store.append("b1", [START, START], expected_seq=0)
     with pytest.raises(ConflictError) as conflict:
-        store.append("b1", [START], expected_seq=0)
-    assert "expected_seq" in str(conflict.value) and conflict.value.actual_seq == 1
-    assert store.last_seq("b1") == 1
+        store.append("b1", [START], expected_seq=1)
+    assert str(conflict.value).startswith("expected_seq: battle 'b1' is at sequence 2, not 1; another writer")
+    assert conflict.value.actual_seq == 2
+    assert store.last_seq("b1") == 2
+
+
+def test_starting_a_battle_that_exists_is_refused_and_keeps_its_dice_secret(store):
+    store.append("b1", [START], expected_seq=0, dice_secret="a" * 64)
+    with pytest.raises(BattleExists, match="battle: battle 'b1' already exists in this store"):
+        store.append("b1", [START], expected_seq=0, dice_secret="b" * 64)
+    assert store.last_seq("b1") == 1 and store.dice_secret("b1") == "a" * 64
 
 
 def test_an_append_is_all_or_nothing(store, monkeypatch):

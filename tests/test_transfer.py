@@ -12,7 +12,7 @@ from support.examples import example_store
 from morale.app.transfer import export_lines, import_battle
 from morale.core.rules import Refusal
 from morale.events.codec import GENESIS_HASH, MalformedEvent, body_bytes, chain_hash, encode
-from morale.events.store import SqliteEventStore
+from morale.events.store import BattleExists, SqliteEventStore
 
 
 @pytest.fixture(scope="module")
@@ -67,6 +67,15 @@ def refused(fresh: SqliteEventStore, lines: list[bytes], error=Refusal) -> str:
 def test_an_edited_event_breaks_the_chain_at_its_line(exported, fresh):
     edited = rows(exported[40])
     edited["event"]["count"] = 1
+    message = refused(fresh, [*exported[:40], encode(edited), *exported[41:]])
+    assert message.startswith("hash: battle.ndjson line 41 (seq 41): hash does not match the event's bytes")
+
+
+@pytest.mark.parametrize(("field", "forged"), [("recorded_at", "2020-01-01T00:00:00.000000Z"), ("schema_version", 2)])
+def test_a_line_whose_time_or_schema_version_was_edited_is_refused_at_its_line(exported, fresh, field, forged):
+    # Both are sealed: the hash covers every field of a line but the hash links themselves.
+    edited = rows(exported[40])
+    edited[field] = forged
     message = refused(fresh, [*exported[:40], encode(edited), *exported[41:]])
     assert message.startswith("hash: battle.ndjson line 41 (seq 41): hash does not match the event's bytes")
 
@@ -126,7 +135,7 @@ def test_a_rehashed_log_whose_phase_end_disagrees_with_the_rules_is_refused(expo
 def test_a_battle_already_in_the_store_is_not_overwritten(exported, fresh):
     import_battle(fresh, exported)
     before = list(fresh.raw_rows("hive-tarsis"))
-    with pytest.raises(Refusal, match="battle: battle 'hive-tarsis' already exists"):
+    with pytest.raises(BattleExists, match="battle: battle 'hive-tarsis' already exists"):
         import_battle(fresh, exported)
     assert list(fresh.raw_rows("hive-tarsis")) == before
 

@@ -34,7 +34,7 @@ def rewrite(store: SqliteEventStore, seq: int, change, *, rehash: bool) -> None:
     conn = store.db.conn
     rows = list(store.raw_rows("hive-tarsis"))
     prev = GENESIS_HASH
-    for at, body, _prev, digest in rows:
+    for at, body, _prev, digest, *_columns in rows:
         if at == seq:
             raw = decode_raw(body)
             change(raw.event)
@@ -69,19 +69,35 @@ def test_a_removed_event_is_reported_where_the_chain_breaks(store):
     assert chain[0].seq == 51 and "sequence number 51 where 50 was expected" in chain[0].message
 
 
+# The columns the store keeps beside the sealed bytes, each forged to a value a forger might want.
+FORGED_COLUMNS = [
+    ("recorded_at", "2020-01-01T00:00:00.000000Z"),  # `morale log` would show it
+    ("schema_version", 9),  # the board would refuse the battle as written by a newer engine
+    ("type", "dice_revealed"),
+]
+
+
+@pytest.mark.parametrize(("column", "forged"), FORGED_COLUMNS)
+def test_a_column_changed_beside_the_sealed_bytes_is_reported_at_its_seq(store, column, forged):
+    store.db.conn.execute(f"UPDATE events SET {column} = ? WHERE battle = 'hive-tarsis' AND seq = 40", (forged,))
+    result = checked(store)
+    assert [(f.check, f.seq) for f in result.findings] == [("chain", 40)]
+    assert result.findings[0].message.startswith(f"the stored {column} {forged!r} is not the ")
+
+
 def reseal(store: SqliteEventStore, seq: int, prev_hash: str) -> None:
     """Seal one stored event again on another prev_hash, its bytes untouched: its own hash is right
     for what it says it follows, and only the link to the event before it is wrong."""
-    body = next(body for at, body, _prev, _hash in store.raw_rows("hive-tarsis") if at == seq)
+    body = next(row.body for row in store.raw_rows("hive-tarsis") if row.seq == seq)
     relink = "UPDATE events SET prev_hash = ?, hash = ? WHERE battle = 'hive-tarsis' AND seq = ?"
     store.db.conn.execute(relink, (prev_hash, chain_hash(prev_hash, body.encode()), seq))
 
 
 @pytest.mark.parametrize("seq", [1, 30, 104])
 def test_an_event_sealed_on_a_prev_hash_that_is_not_the_event_before_it_is_reported_at_its_seq(store, seq):
-    hashes = {at: digest for at, _body, _prev, digest in store.raw_rows("hive-tarsis")}
+    hashes = {row.seq: row.hash for row in store.raw_rows("hive-tarsis")}
     reseal(store, seq, hashes[60])  # a real hash of this log, but not of the event before `seq`
-    assert all(chain_hash(prev, body.encode()) == digest for _at, body, prev, digest in store.raw_rows("hive-tarsis"))
+    assert all(chain_hash(row.prev_hash, row.body.encode()) == row.hash for row in store.raw_rows("hive-tarsis"))
     result = checked(store)
     assert [(f.check, f.seq) for f in result.findings] == [("chain", seq)]
     assert result.findings[0].message == (
@@ -91,11 +107,12 @@ def test_an_event_sealed_on_a_prev_hash_that_is_not_the_event_before_it_is_repor
 
 def test_two_valid_chains_spliced_together_are_reported_where_the_second_begins(store):
     # The same battle written again later: the same events, another recorded_at, so other hashes.
-    rows, again, prev = list(store.raw_rows("hive-tarsis")), [], GENESIS_HASH
-    for at, body, _prev, _hash in rows:
-        rewritten = encode(replace(decode_raw(body), recorded_at="2030-01-01T00:00:00.000000Z")).decode()
-        again.append((at, rewritten, prev, chain_hash(prev, rewritten.encode())))
-        prev = again[-1][3]
+    rows, again, prev, later = list(store.raw_rows("hive-tarsis")), [], GENESIS_HASH, "2030-01-01T00:00:00.000000Z"
+    for row in rows:
+        body = encode(replace(decode_raw(row.body), recorded_at=later)).decode()
+        digest = chain_hash(prev, body.encode())
+        again.append(row._replace(body=body, recorded_at=later, prev_hash=prev, hash=digest))
+        prev = digest
     assert verify("hive-tarsis", rows).ok and verify("hive-tarsis", again).ok  # each chain alone is sound
     result = verify("hive-tarsis", rows[:50] + again[50:])
     assert [(f.check, f.seq) for f in result.findings] == [("chain", 51)]

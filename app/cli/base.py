@@ -74,8 +74,23 @@ Db = Annotated[
 ]
 Json = Annotated[bool, typer.Option("--json", help="Print JSON for machines instead of tables.")]
 BattleArg = Annotated[str, typer.Argument(help="The battle's id.")]
+
+
+def _not_negative(value: int | None) -> int | None:
+    # A sequence number below 0 is a typo, not a lost race: say so before the store is opened.
+    if value is not None and value < 0:
+        raise typer.BadParameter(f"must be 0 or more, not {value}")
+    return value
+
+
 Expect = Annotated[
-    int | None, typer.Option("--expect", help="Refuse unless the log ends at this sequence number (optimistic lock).")
+    int | None,
+    typer.Option(
+        "--expect",
+        callback=_not_negative,
+        help="Refuse unless the log ends at this sequence number (optimistic lock). Without it, an append "
+        "that another writer beat is decided again against the log as it then stands.",
+    ),
 ]
 
 EXIT_REFUSED = 2
@@ -132,7 +147,7 @@ def error_fields(exc: Exception) -> dict[str, str | None]:
         return {"message": str(exc), "rule": None, "field": "--db"}
     if isinstance(exc, UnknownBattle | ConflictError):
         # Their text starts with the field it concerns ("battle: no battle 'x'..."); it is given apart.
-        field = "battle" if isinstance(exc, UnknownBattle) else "expected_seq"
+        field = exc.field if isinstance(exc, ConflictError) else "battle"
         return {"message": str(exc).removeprefix(f"{field}: "), "rule": None, "field": field}
     path = _AT_PATH.search(str(exc))
     return {"message": str(exc), "rule": None, "field": path.group(1) if path else None}

@@ -21,8 +21,7 @@ from morale.core.referee import next_phase
 from morale.core.rules import Refusal
 from morale.core.rulesets import rulesets
 from morale.events.codec import MalformedEvent, decode_event, event_from_dict
-from morale.events.store import UnknownBattle
-from morale.events.types import EVENT_TYPES, AnyEvent, BattleStarted, PhaseEnded, PhaseStarted
+from morale.events.types import EVENT_TYPES, AnyEvent, PhaseEnded, PhaseStarted
 from morale.projections.board import board
 from morale.projections.due import due_tests
 from morale.projections.log import log_rows
@@ -31,7 +30,7 @@ from morale.projections.timeline import turn_span
 
 from ..access import issue_tokens
 from ..roster import load_roster
-from ..service import fold_of, load, record_on, roll_for, start_battle
+from ..service import fold_to_append_to, load, record_anew, record_on, roll_for, start_battle
 from . import render
 from .base import DEFAULT_DB, BattleArg, Db, Expect, Json, app, emit_json, open_store, out, refusals, report
 
@@ -79,10 +78,12 @@ def append(
     with refusals(as_json):
         events = _events_from(event_type, fields or [], json_text, file)
         store = open_store(db)
-        fold = fold_of(store, battle)
-        if fold.battle is None and not isinstance(events[0], BattleStarted):
-            raise UnknownBattle(battle)  # not "the first event must be battle_started": the id is mistyped
-        report(fold, record_on(store, fold, events, expected_seq=expect), as_json)
+        if expect is None:  # no precondition: another writer getting there first is no refusal
+            fold, recorded = record_anew(store, battle, events)
+        else:
+            fold = fold_to_append_to(store, battle, events)
+            recorded = record_on(store, fold, events, expected_seq=expect)
+        report(fold, recorded, as_json)
 
 
 @app.command()

@@ -32,7 +32,7 @@ from msgspec import Meta
 from morale.core.replay import Replay
 from morale.core.rules import Refusal
 from morale.events.codec import MalformedEvent
-from morale.events.store import ConflictError, EventStore, UnknownBattle
+from morale.events.store import BattleExists, ConflictError, EventStore, UnknownBattle
 from morale.events.types import AnyEvent, BattleStarted, Slug, UnitJoined
 from morale.projections.board import Board, board
 from morale.projections.due import DueView, due_tests
@@ -353,6 +353,9 @@ EXCEPTION_HANDLERS = {
     Refusal: lambda _, exc: _error(422, exc, rule=exc.rule, field=exc.field),
     MalformedEvent: lambda _, exc: _error(400, exc),
     ConflictError: lambda _, exc: _error(409, exc, expected_seq=exc.expected_seq, actual_seq=exc.actual_seq),
+    # A 409 like any lost race: whether the other writer created it a minute or a millisecond ago,
+    # the battle is not this client's to create.
+    BattleExists: lambda _, exc: _error(409, exc, field=exc.field),
     UnknownBattle: lambda _, exc: _error(404, exc),
     Forbidden: lambda _, exc: _error(403, exc, field=exc.field),
 }
