@@ -7,6 +7,10 @@ PORT ?= 8000
 # The viewer's browser tests drive Debian's Chromium through Playwright (never a downloaded browser).
 CHROMIUM ?= /usr/bin/chromium
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+# The store tests run on PostgreSQL too: on the server $$MORALE_TEST_PG names, or one answering on
+# 127.0.0.1:5432, or else a throwaway cluster they start in a temporary folder with Debian's binaries
+# (tests/support/pg.py). `make test` installs those binaries when there are none, as it does Chromium.
+INITDB := $(firstword $(shell command -v initdb 2>/dev/null) $(wildcard /usr/lib/postgresql/*/bin/initdb))
 # Every install takes its versions from the lock (exact pins for the app, test and bench extras,
 # Python 3.11 on Linux); `make lock` regenerates it. pip alone reads it: uv is needed only by `make lock`.
 LOCK := requirements/lock.txt
@@ -25,7 +29,7 @@ UV := $(TOOLS)/bin/uv
 COMPILE = $(UV) pip compile pyproject.toml --extra test --extra bench --extra mutation --python-version 3.11 \
 	--python-platform linux --custom-compile-command 'make lock' $(if $(UPGRADE),--upgrade)
 
-.PHONY: demo serve test bench bench-feed mutate lint clean lock test-lowest
+.PHONY: demo serve test bench bench-feed bench-pg mutate lint clean lock test-lowest postgresql
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -65,6 +69,13 @@ $(CHROMIUM):
 	$(SUDO) apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium
 
+postgresql:
+ifeq ($(INITDB),)
+	@echo "installing Debian's postgresql for the store tests' throwaway cluster"
+	$(SUDO) apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq postgresql
+endif
+
 ## serve: the example battle over HTTP, with its viewer (tokens are printed once)
 serve: $(VENV)/.installed-app
 	rm -f $(DB) $(DB)-wal $(DB)-shm
@@ -82,13 +93,13 @@ demo: $(VENV)/.installed-app
 	$(BIN)/morale verify hive-tarsis --db $(DB)
 
 ## test: lint, then the whole test suite
-test: $(VENV)/.installed-test | $(CHROMIUM)
+test: $(VENV)/.installed-test | $(CHROMIUM) postgresql
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/python -m pytest
 
 ## test-lowest: lint, the tests and the quick benchmarks on the lowest versions pyproject.toml allows (not in `make test`)
-test-lowest: $(LOWEST_VENV)/.installed | $(CHROMIUM)
+test-lowest: $(LOWEST_VENV)/.installed | $(CHROMIUM) postgresql
 	$(LOWEST_VENV)/bin/ruff check .
 	$(LOWEST_VENV)/bin/ruff format --check .
 	$(LOWEST_VENV)/bin/python -m pytest -x

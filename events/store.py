@@ -131,8 +131,9 @@ def check_not_foreign(path: Path) -> None:
 @runtime_checkable
 class EventStore(Protocol):
     """What the rest of morale needs of a store: the battles' logs, the snapshots kept beside them, and
-    each battle's dice secret and access tokens. `SqliteEventStore` is the one there is; code that is
-    handed a store names this type, and only the edges that open a file name the class."""
+    each battle's dice secret and access tokens. `SqliteEventStore` is the embedded one,
+    `PostgresEventStore` (postgres.py) the one several nodes share; code that is handed a store
+    names this type, and only the edges that open one (`locate.open_store`) name a class."""
 
     # -- the log -------------------------------------------------------------------------------------
     def append(
@@ -148,8 +149,11 @@ class EventStore(Protocol):
         the same transaction as the events that commit to it."""
         ...
 
-    def append_sealed(self, battle: str, sealed: Sequence[tuple[StoredEvent, bytes]]) -> list[StoredEvent]:
-        """Write a new battle's events sealed elsewhere (an import), bytes and hashes as given."""
+    def append_sealed(
+        self, battle: str, sealed: Sequence[tuple[StoredEvent, bytes]], dice_secret: str | None = None
+    ) -> list[StoredEvent]:
+        """Write a new battle's events sealed elsewhere (an import or a copy), bytes and hashes as
+        given; `dice_secret` (a copy's) kept in the same transaction."""
         ...
 
     def read(self, battle: str, after_seq: int = 0) -> Iterator[StoredEvent]:
@@ -212,6 +216,10 @@ class EventStore(Protocol):
 
     def token_grant(self, battle: str, token_hash: str) -> tuple[str, str] | None:
         """(role, side) of the battle's token with this hash, or None."""
+        ...
+
+    def tokens(self, battle: str) -> list[tuple[str, str, str]]:
+        """The battle's (token_hash, role, side) rows, as `replace_tokens` keeps them (for a copy)."""
         ...
 
 
@@ -366,10 +374,12 @@ class SqliteEventStore:
             dice_secret,
         )
 
-    def append_sealed(self, battle: str, sealed: Sequence[tuple[StoredEvent, bytes]]) -> list[StoredEvent]:
+    def append_sealed(
+        self, battle: str, sealed: Sequence[tuple[StoredEvent, bytes]], dice_secret: str | None = None
+    ) -> list[StoredEvent]:
         """Write a whole battle sealed elsewhere (an imported log), its bytes and hashes as given.
         The caller has checked the chain; the battle must not exist yet."""
-        return self._write(battle, 0, lambda after, prev: list(sealed)) if sealed else []
+        return self._write(battle, 0, lambda after, prev: list(sealed), dice_secret) if sealed else []
 
     def _write(
         self,
@@ -572,3 +582,9 @@ class SqliteEventStore:
             "SELECT role, side FROM access_tokens WHERE battle = ? AND token_hash = ?", (battle, token_hash)
         ).fetchone()
         return (row[0], row[1]) if row else None
+
+    def tokens(self, battle: str) -> list[tuple[str, str, str]]:
+        """The battle's (token_hash, role, side) rows, as `replace_tokens` keeps them."""
+        return self.db.conn.execute(
+            "SELECT token_hash, role, side FROM access_tokens WHERE battle = ? ORDER BY token_hash", (battle,)
+        ).fetchall()

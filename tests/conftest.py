@@ -12,11 +12,13 @@ from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
+from support import pg
 from support.cli import morale
 from support.examples import example_store
 
 from morale.app.roster import load_roster
-from morale.events.store import SqliteEventStore
+from morale.events.locate import open_store
+from morale.events.store import EventStore
 
 # HYPOTHESIS_PROFILE=thorough digs deeper before a release; the default keeps `make test` quick.
 settings.register_profile("default", max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -52,15 +54,44 @@ def db(request: pytest.FixtureRequest, tmp_path: Path) -> Path:
     return path
 
 
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator[pg.Server]:
+    """The PostgreSQL server the tests use (see support/pg.py: $MORALE_TEST_PG, 127.0.0.1:5432, or a
+    throwaway cluster), with a database of this run's own, dropped at the end."""
+    server = pg.server()
+    yield server
+    server.close()
+
+
+@pytest.fixture(scope="session")
+def pg_database(pg_server: pg.Server) -> str:
+    return pg_server.database()
+
+
 @pytest.fixture
-def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[SqliteEventStore]:
-    """A store of each test's own. In a module marked `example(FOLDER)` it holds that example
-    battle, written as the CLI writes it; elsewhere it is empty."""
+def pg_url(pg_database: str) -> str:
+    """The URL of a PostgreSQL store of each test's own: a fresh schema in this run's database."""
+    return pg.fresh_schema(pg_database)
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store_location(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """Where a test's store lives: a SQLite file, then a PostgreSQL schema. Every test of the store
+    contract (and every test handed `store`) runs against both."""
+    if request.param == "sqlite":
+        return str(tmp_path / "log.db")
+    return request.getfixturevalue("pg_url")
+
+
+@pytest.fixture
+def store(request: pytest.FixtureRequest, store_location: str) -> Iterator[EventStore]:
+    """A store of each test's own, SQLite or PostgreSQL (`store_location`). In a module marked
+    `example(FOLDER)` it holds that example battle, written as the CLI writes it; elsewhere it is empty."""
     marked = request.node.get_closest_marker("example")
     if marked is not None:
         (example,) = marked.args
-        opened = example_store(tmp_path / "example.db", example=example)
+        opened = example_store(store_location, example=example)
     else:
-        opened = SqliteEventStore(tmp_path / "log.db")
+        opened = open_store(store_location)
     yield opened
     opened.close()

@@ -174,10 +174,11 @@ STORE_WRITES = frozenset(
 )
 STORE_READS = frozenset(
     {"read", "events", "raw_rows", "hash_at", "last_seq", "battles", "snapshot_before", "snapshot_units"}
-    | {"dice_secret", "token_grant", "close"}  # close lets go of the store, and writes nothing
+    | {"dice_secret", "token_grant", "tokens", "close"}  # close lets go of the store, and writes nothing
 )
 LIST_METHODS = frozenset(name for name in dir(list) if not name.startswith("_"))  # `append`: rows.append(...)
-STORE_TYPES = {"EventStore", "SqliteEventStore"}
+STORE_TYPES = {"EventStore", "SqliteEventStore", "PostgresEventStore"}
+STORE_OPENERS = {"SqliteEventStore", "PostgresEventStore", "open_store"}
 
 
 def _name_of(node: ast.AST) -> str | None:
@@ -218,7 +219,7 @@ def store_writes(source: str) -> list[tuple[int, str]]:
     """Where a module names a store method that writes, by line: as an attribute of anything (called,
     or a bound method handed on), or as a string (`getattr`); a writer's name that a list's method
     shares (`append`) only on a name annotated as a store (`store.append`, `self.store.append`).
-    Opening a store of its own (`SqliteEventStore(...)`) counts too: it could write through that; so
+    Opening a store of its own (`SqliteEventStore(...)`, `open_store(...)`) counts too: it could write through that; so
     does reaching past the protocol on a store (`store.db`, `store._write`) or importing a database
     driver (sqlite3, sqlite_utils)."""
     tree = ast.parse(source)
@@ -232,7 +233,7 @@ def store_writes(source: str) -> list[tuple[int, str]]:
             found.append((node.lineno, repr(node.value)))
         elif isinstance(node, ast.Attribute) and _name_of(node.value) in stores and node.attr not in STORE_READS:
             found.append((node.lineno, ast.unparse(node)))
-        elif isinstance(node, ast.Call) and _name_of(node.func) == "SqliteEventStore":
+        elif isinstance(node, ast.Call) and _name_of(node.func) in STORE_OPENERS:
             found.append((node.lineno, f"{ast.unparse(node.func)}(...)"))
         elif isinstance(node, ast.Import | ast.ImportFrom):
             modules = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]

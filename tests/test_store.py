@@ -1,4 +1,6 @@
-"""The SQLite event store: ordered, gap-free, hash-chained, all-or-nothing, and safe for two writers."""
+"""The store contract: ordered, gap-free, hash-chained, all-or-nothing, safe for two writers, with
+snapshots, dice secrets and tokens beside the log. Every test handed `store` (or `store_location`)
+runs against SQLite and against PostgreSQL; the few about SQLite's file alone say so."""
 
 from __future__ import annotations
 
@@ -11,10 +13,14 @@ import textwrap
 from datetime import UTC, datetime, timedelta
 from itertools import pairwise
 
+import psycopg
 import pytest
 
+from morale.events import postgres
 from morale.events import store as store_module
 from morale.events.codec import GENESIS_HASH, chain_hash
+from morale.events.locate import open_store
+from morale.events.postgres import PostgresEventStore
 from morale.events.store import BattleExists, ConflictError, EventStore, SqliteEventStore
 from morale.events.types import BattleStarted, CasualtiesSuffered, PhaseStarted
 
@@ -83,7 +89,8 @@ def test_an_append_is_all_or_nothing(store, monkeypatch):
         return [sealed[0], sealed[0]]
 
     monkeypatch.setattr(store_module, "seal", seal_with_a_clash)
-    with pytest.raises(sqlite3.IntegrityError):
+    monkeypatch.setattr(postgres, "seal", seal_with_a_clash)
+    with pytest.raises((sqlite3.IntegrityError, psycopg.IntegrityError)):
         store.append("b1", [START, START], expected_seq=1)
     monkeypatch.undo()
     assert list(store.raw_rows("b1")) == before
@@ -93,9 +100,10 @@ def test_an_append_is_all_or_nothing(store, monkeypatch):
 WRITER = textwrap.dedent(
     """
     import sys
-    from morale.events.store import ConflictError, SqliteEventStore
+    from morale.events.locate import open_store
+    from morale.events.store import ConflictError
     from morale.events.types import CasualtiesSuffered
-    store = SqliteEventStore(sys.argv[1])
+    store = open_store(sys.argv[1])
     wins = 0
     while wins < int(sys.argv[2]):
         seq = store.last_seq("race")
@@ -104,16 +112,16 @@ WRITER = textwrap.dedent(
             wins += 1
         except ConflictError:
             pass
+    store.close()
     """
 )
 
 
-def test_two_processes_appending_at_once_never_share_or_skip_a_sequence_number(tmp_path):
-    path = tmp_path / "race.db"
-    SqliteEventStore(path).append("race", [START], expected_seq=0)
-    writers = [subprocess.Popen([sys.executable, "-c", WRITER, str(path), "60", name]) for name in ("first", "second")]
+def test_two_processes_appending_at_once_never_share_or_skip_a_sequence_number(store, store_location):
+    store.append("race", [START], expected_seq=0)
+    writers = [subprocess.Popen([sys.executable, "-c", WRITER, store_location, "60", n]) for n in ("first", "second")]
     assert [w.wait(timeout=120) for w in writers] == [0, 0]
-    stored = list(SqliteEventStore(path).read("race"))
+    stored = list(store.read("race"))
     assert [s.seq for s in stored] == list(range(1, 122))
     units = [s.event.unit for s in stored[1:]]
     assert units.count("first") == 60 and units.count("second") == 60
@@ -131,7 +139,7 @@ def test_an_event_is_stamped_with_the_utc_time_of_its_recording_to_the_microseco
 
 
 def test_a_second_store_on_the_same_file_keeps_the_first_ones_appends_safe(tmp_path):
-    # A server opens a store per thread. Opening one must not drop the locks the others hold, or
+    # SQLite's file alone. A server opens a store per thread. Opening one must not drop the locks the others hold, or
     # the next process to close the file deletes their WAL and an append they acknowledged is lost.
     path = tmp_path / "shared.db"
     first = SqliteEventStore(path)
@@ -149,19 +157,108 @@ def protocol_methods() -> dict[str, object]:
     return {name: value for name, value in vars(EventStore).items() if callable(value) and not name.startswith("_")}
 
 
-def test_the_sqlite_store_is_an_event_store(store):
+def test_the_store_is_an_event_store(store):
     assert isinstance(store, EventStore)
 
 
-def test_the_protocol_names_each_method_as_the_sqlite_store_defines_it():
-    """The protocol cannot drift from the class: the same names, parameters, defaults and types."""
+@pytest.mark.parametrize("implementation", [SqliteEventStore, PostgresEventStore])
+def test_the_protocol_names_each_method_as_each_store_defines_it(implementation):
+    """The protocol cannot drift from the classes: the same names, parameters, defaults and types."""
     methods = protocol_methods()
     assert {"append", "read", "events", "hash_at", "snapshot_before", "replace_tokens", "close"} <= set(methods)
     for name, declared in methods.items():
-        assert inspect.signature(getattr(SqliteEventStore, name)) == inspect.signature(declared), name
+        assert inspect.signature(getattr(implementation, name)) == inspect.signature(declared), name
 
 
 def test_the_protocol_holds_no_implementation():
     """Each method is a docstring and `...`: what SQLite does is SqliteEventStore's alone."""
     for name, declared in protocol_methods().items():
         assert declared.__doc__ and declared.__code__.co_names == (), name
+
+
+# -- more of the contract, on both stores -----------------------------------------------------------
+def test_an_expected_seq_beyond_the_end_or_below_zero_says_so_and_writes_nothing(store):
+    store.append("b1", [START, START], expected_seq=0)
+    with pytest.raises(ConflictError, match="expected_seq: expected seq 5 but the log ends at 2"):
+        store.append("b1", [START], expected_seq=5)
+    with pytest.raises(ConflictError, match="expected_seq: must be 0 or more, not -1"):
+        store.append("b1", [START], expected_seq=-1)
+    assert store.last_seq("b1") == 2
+
+
+def test_a_writer_whose_last_look_is_stale_is_refused_then_appends_after_the_real_end(store, store_location):
+    store.append("b1", [START], expected_seq=0)
+    store.append("b1", [CasualtiesSuffered(unit="a", count=1)], expected_seq=1)  # this writer last saw seq 2
+    other = open_store(store_location)
+    other.append("b1", [CasualtiesSuffered(unit="b", count=1)], expected_seq=2)
+    other.close()
+    with pytest.raises(ConflictError, match="is at sequence 3, not 2"):
+        store.append("b1", [CasualtiesSuffered(unit="a", count=2)], expected_seq=2)
+    store.append("b1", [CasualtiesSuffered(unit="a", count=3)], expected_seq=3)
+    rows = list(store.raw_rows("b1"))
+    assert [r.seq for r in rows] == [1, 2, 3, 4]
+    assert all(later.prev_hash == earlier.hash for earlier, later in pairwise(rows))
+
+
+def test_a_long_log_reads_back_whole_and_in_order_from_any_point(store, monkeypatch):
+    monkeypatch.setattr(postgres, "CHUNK", 4)  # PostgreSQL reads in chunks: make this log span several
+    events = [START] + [CasualtiesSuffered(unit="a", count=n) for n in range(1, 23)]
+    store.append("b1", events, expected_seq=0)
+    assert [s.event for s in store.read("b1")] == events
+    assert [seq for seq, _ in store.events("b1", after_seq=3, up_to=13)] == list(range(4, 14))
+    assert [r.seq for r in store.raw_rows("b1")] == list(range(1, 24))
+    assert list(store.read("b1", after_seq=23)) == [] and store.hash_at("b1", 24) is None
+
+
+def test_battles_are_listed_once_each_in_byte_order(store):
+    for battle in ("b", "B", "a-2", "a", "b"):
+        store.append(battle, [START], expected_seq=store.last_seq(battle))
+    assert store.battles() == ["B", "a", "a-2", "b"]
+
+
+def test_a_snapshot_is_found_at_or_before_a_point_for_its_engine_and_replaced_in_place(store):
+    store.save_snapshot("b1", 100, "e1", b"at 100")
+    store.save_snapshot("b1", 200, "e1", b"at 200")
+    store.save_snapshot("b1", 300, "e2", b"other engine")
+    assert store.snapshot_before("b1", 250, "e1") == (200, b"at 200")
+    assert store.snapshot_before("b1", 99, "e1") is None and store.snapshot_before("b2", 250, "e1") is None
+    store.save_snapshot("b1", 200, "e1", b"again")
+    assert store.snapshot_before("b1", 200, "e1") == (200, b"again")
+    store.drop_snapshots("b1")
+    assert store.snapshot_before("b1", 1000, "e1") is None
+
+
+def test_shared_units_are_kept_once_each_and_their_ids_are_never_given_again(store):
+    ids = store.save_snapshot_units("b1", "e1", [(b"d1", b"one"), (b"d2", b"two"), (b"d1", b"one")])
+    assert ids[0] == ids[2] and len(set(ids)) == 2
+    assert store.save_snapshot_units("b1", "e1", [(b"d2", b"two")]) == [ids[1]]
+    assert sorted(store.snapshot_units("b1", [*ids, 10_000])) == sorted(
+        [(ids[0], b"d1", b"one"), (ids[1], b"d2", b"two")]
+    )
+    assert store.snapshot_units("b2", ids) == []
+    store.drop_snapshots("b1")
+    assert store.snapshot_units("b1", ids) == []
+    again = store.save_snapshot_units("b1", "e1", [(b"d1", b"one")])
+    assert again[0] > max(ids)
+
+
+def test_tokens_are_replaced_as_a_whole_and_open_their_own_battle_only(store):
+    store.replace_tokens("b1", [("h1", "referee", ""), ("h2", "player", "orks")])
+    store.replace_tokens("b2", [("h3", "spectator", "")])
+    assert store.token_grant("b1", "h2") == ("player", "orks") and store.token_grant("b2", "h2") is None
+    assert store.tokens("b1") == [("h1", "referee", ""), ("h2", "player", "orks")]
+    store.replace_tokens("b1", [("h4", "referee", "")])
+    assert store.token_grant("b1", "h1") is None and store.tokens("b1") == [("h4", "referee", "")]
+
+
+def test_a_battle_sealed_elsewhere_is_written_as_given_with_its_dice_secret(store):
+    store.append("source", [START, CasualtiesSuffered(unit="a", count=1)], expected_seq=0)
+    sealed = store_module.seal(
+        "copy", [START, CasualtiesSuffered(unit="a", count=1)], 0, GENESIS_HASH, "2026-01-01T00:00:00.000000Z"
+    )
+    store.append_sealed("copy", sealed, dice_secret="c" * 64)
+    assert [r.hash for r in store.raw_rows("copy")] == [stored.hash for stored, _ in sealed]
+    assert store.dice_secret("copy") == "c" * 64 and store.dice_secret("source") is None
+    with pytest.raises(BattleExists):
+        store.append_sealed("copy", sealed, dice_secret="d" * 64)
+    assert store.dice_secret("copy") == "c" * 64

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from msgspec.structs import replace
 from support.examples import EXAMPLE
+from support.stores import raw_sql
 
 from morale.app.roster import load_roster
 from morale.app.service import load, record, reveal, roll_for, start_battle
@@ -14,24 +15,23 @@ from morale.core.dice import engine_dice
 from morale.core.rules import Refusal
 from morale.core.rulesets.wh40k import WH40K6
 from morale.events.codec import GENESIS_HASH, chain_hash, decode_raw, encode
-from morale.events.store import SqliteEventStore
+from morale.events.store import EventStore, SqliteEventStore
 from morale.events.types import CasualtiesSuffered, DiceRevealed, DiceRolled, PhaseEnded, PhaseStarted
 from morale.projections.verify import verify
 
 pytestmark = pytest.mark.example(EXAMPLE)  # `store`: a fresh one per test, holding this example battle
 
 
-def checked(store: SqliteEventStore, secret: str | None = None):
+def checked(store: EventStore, secret: str | None = None):
     return verify("hive-tarsis", store.raw_rows("hive-tarsis"), secret)
 
 
-def seq_of(store: SqliteEventStore, event) -> int:
+def seq_of(store: EventStore, event) -> int:
     return next(s.seq for s in store.read("hive-tarsis") if s.event == event)
 
 
-def rewrite(store: SqliteEventStore, seq: int, change, *, rehash: bool) -> None:
+def rewrite(store: EventStore, seq: int, change, *, rehash: bool) -> None:
     """Edit one stored event in place, as someone with the file would; optionally re-seal the chain."""
-    conn = store.db.conn
     rows = list(store.raw_rows("hive-tarsis"))
     prev = GENESIS_HASH
     for at, body, _prev, digest, *_columns in rows:
@@ -39,11 +39,11 @@ def rewrite(store: SqliteEventStore, seq: int, change, *, rehash: bool) -> None:
             raw = decode_raw(body)
             change(raw.event)
             body = encode(raw).decode()
-            conn.execute("UPDATE events SET body = ? WHERE battle = 'hive-tarsis' AND seq = ?", (body, at))
+            raw_sql(store, "UPDATE events SET body = ? WHERE battle = 'hive-tarsis' AND seq = ?", (body, at))
         if rehash:
             digest = chain_hash(prev, body.encode())
             relink = "UPDATE events SET prev_hash = ?, hash = ? WHERE battle = 'hive-tarsis' AND seq = ?"
-            conn.execute(relink, (prev, digest, at))
+            raw_sql(store, relink, (prev, digest, at))
         prev = digest
 
 
@@ -64,7 +64,7 @@ def test_an_edited_event_is_reported_at_its_sequence_number(store):
 
 
 def test_a_removed_event_is_reported_where_the_chain_breaks(store):
-    store.db.conn.execute("DELETE FROM events WHERE battle = 'hive-tarsis' AND seq = 50")
+    raw_sql(store, "DELETE FROM events WHERE battle = 'hive-tarsis' AND seq = 50")
     chain = [f for f in checked(store).findings if f.check == "chain"]
     assert chain[0].seq == 51 and "sequence number 51 where 50 was expected" in chain[0].message
 
@@ -79,18 +79,18 @@ FORGED_COLUMNS = [
 
 @pytest.mark.parametrize(("column", "forged"), FORGED_COLUMNS)
 def test_a_column_changed_beside_the_sealed_bytes_is_reported_at_its_seq(store, column, forged):
-    store.db.conn.execute(f"UPDATE events SET {column} = ? WHERE battle = 'hive-tarsis' AND seq = 40", (forged,))
+    raw_sql(store, f"UPDATE events SET {column} = ? WHERE battle = 'hive-tarsis' AND seq = 40", (forged,))
     result = checked(store)
     assert [(f.check, f.seq) for f in result.findings] == [("chain", 40)]
     assert result.findings[0].message.startswith(f"the stored {column} {forged!r} is not the ")
 
 
-def reseal(store: SqliteEventStore, seq: int, prev_hash: str) -> None:
+def reseal(store: EventStore, seq: int, prev_hash: str) -> None:
     """Seal one stored event again on another prev_hash, its bytes untouched: its own hash is right
     for what it says it follows, and only the link to the event before it is wrong."""
     body = next(row.body for row in store.raw_rows("hive-tarsis") if row.seq == seq)
     relink = "UPDATE events SET prev_hash = ?, hash = ? WHERE battle = 'hive-tarsis' AND seq = ?"
-    store.db.conn.execute(relink, (prev_hash, chain_hash(prev_hash, body.encode()), seq))
+    raw_sql(store, relink, (prev_hash, chain_hash(prev_hash, body.encode()), seq))
 
 
 @pytest.mark.parametrize("seq", [1, 30, 104])

@@ -9,7 +9,8 @@ from msgspec.structs import replace
 from morale.app.roster import load_roster
 from morale.app.service import record, start_battle
 from morale.events.codec import decode_event
-from morale.events.store import GENESIS_HASH, SqliteEventStore, seal
+from morale.events.locate import open_store
+from morale.events.store import GENESIS_HASH, EventStore, seal
 from morale.events.types import StoredEvent
 
 from .table import Table
@@ -28,10 +29,11 @@ def example_events(example: Path = EXAMPLE) -> list:
     return [decode_event(line) for line in (example / "battle.ndjson").read_text().splitlines() if line]
 
 
-def example_store(path: Path | str, *, dice: str | None = None, example: Path = EXAMPLE) -> SqliteEventStore:
+def example_store(location: Path | str, *, dice: str | None = None, example: Path = EXAMPLE) -> EventStore:
     """A shipped example battle (the 40K 6th edition one unless `example` names another folder of
-    examples/), written through `record` as the CLI writes it."""
-    store = SqliteEventStore(path)
+    examples/), written through `record` as the CLI writes it, into the store at `location` (a
+    SQLite file or a PostgreSQL URL)."""
+    store = open_store(location)
     roster = load_roster(example / "roster.toml")
     started = roster.started
     if dice is not None:

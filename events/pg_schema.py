@@ -1,0 +1,229 @@
+"""The PostgreSQL store's tables, how the app creates and upgrades them, and the statements it runs.
+
+The tables live in the first schema of the connection's search_path (`public` unless the URL says
+otherwise, e.g. `?options=-csearch_path%3Dleague`). `morale_schema_version` holds one row per
+migration applied. Opening a store applies the missing ones in order, in one transaction under an
+advisory lock, so nodes starting at once upgrade it once. A migration only adds: none rewrites,
+moves or deletes an event (`tests/test_pg_schema.py` holds them to it), so every hash stays valid.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import psycopg
+from psycopg import errors
+
+
+class NotAStore(Exception):
+    """The database cannot hold the store as it stands; the message says why and what to do."""
+
+
+@dataclass(frozen=True)
+class Migration:
+    version: int
+    what: str
+    statements: tuple[str, ...]
+
+
+# `COLLATE "C"`: battles sort and compare byte by byte, as in SQLite, whatever the database's locale.
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(
+        1,
+        "the log, each battle's dice secret, and the hashes of its tokens",
+        (
+            """CREATE TABLE events (
+                battle text COLLATE "C" NOT NULL,
+                seq bigint NOT NULL CHECK (seq > 0),
+                schema_version integer NOT NULL,
+                recorded_at text NOT NULL,
+                type text NOT NULL,
+                body text NOT NULL,
+                prev_hash text NOT NULL,
+                hash text NOT NULL,
+                PRIMARY KEY (battle, seq)
+            )""",
+            'CREATE TABLE dice_secrets (battle text COLLATE "C" PRIMARY KEY, secret text NOT NULL)',
+            # Only a token's sha256 is kept: a copy of the database grants nothing.
+            """CREATE TABLE access_tokens (
+                battle text COLLATE "C" NOT NULL,
+                token_hash text NOT NULL,
+                role text NOT NULL,
+                side text,
+                PRIMARY KEY (battle, token_hash)
+            )""",
+        ),
+    ),
+    Migration(
+        2,
+        "snapshots, and the departed units they share",
+        (
+            """CREATE TABLE snapshots (
+                battle text COLLATE "C" NOT NULL,
+                seq bigint NOT NULL,
+                engine text NOT NULL,
+                blob bytea NOT NULL,
+                PRIMARY KEY (battle, seq)
+            )""",
+            # An identity is never given again, even after a battle's snapshots are dropped.
+            """CREATE TABLE snapshot_units (
+                id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                battle text COLLATE "C" NOT NULL,
+                engine text NOT NULL,
+                digest bytea NOT NULL,
+                body bytea NOT NULL,
+                UNIQUE (battle, engine, digest)
+            )""",
+        ),
+    ),
+    Migration(
+        3,
+        "each committed append announced to the nodes listening (NOTIFY)",
+        (
+            # One notification a battle a statement: "SEQ BATTLE", its last seq. NOTIFY is sent at
+            # commit, so a listener never hears of an append it cannot read yet.
+            """CREATE FUNCTION morale_announce_appends() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                PERFORM pg_notify(left('morale:' || TG_TABLE_SCHEMA, 63), last.seq || ' ' || last.battle)
+                FROM (SELECT battle, max(seq) AS seq FROM appended GROUP BY battle) AS last;
+                RETURN NULL;
+            END $$""",
+            """CREATE TRIGGER morale_announce_appends AFTER INSERT ON events
+            REFERENCING NEW TABLE AS appended FOR EACH STATEMENT EXECUTE FUNCTION morale_announce_appends()""",
+        ),
+    ),
+)
+LATEST = MIGRATIONS[-1].version
+
+VERSION_TABLE = """CREATE TABLE IF NOT EXISTS morale_schema_version (
+    version integer PRIMARY KEY,
+    what text NOT NULL,
+    applied_at timestamptz NOT NULL DEFAULT now()
+)"""
+
+
+def prepare(conn: psycopg.Connection, *, create: bool, upto: int = LATEST) -> tuple[str, str]:
+    """Bring the store at `conn` (autocommit) to schema version `upto`, creating it if `create`;
+    returns its schema and the channel its appends are announced on. `NotAStore` if it cannot be."""
+    schema, channel = conn.execute("SELECT current_schema(), left('morale:' || current_schema(), 63)").fetchone()  # type: ignore[misc]
+    if schema is None:
+        raise NotAStore("no schema to keep the store in: the search_path names none that exists")
+    version = applied_version(conn)
+    if version > LATEST:
+        raise NotAStore(
+            f"the store is at schema version {version}, newer than this morale knows ({LATEST}): upgrade morale"
+        )
+    if version >= upto:
+        return schema, channel
+    if version == 0 and not create:
+        raise NotAStore("no morale store in this database (`morale new` or `morale import` creates one)")
+    try:
+        with conn.transaction():
+            # Nodes starting at once: one upgrades, the others wait here and find it done.
+            conn.execute("SELECT pg_advisory_xact_lock(hashtext('morale schema ' || current_schema()))")
+            conn.execute(VERSION_TABLE)
+            for migration in MIGRATIONS[applied_version(conn) : upto]:
+                for statement in migration.statements:
+                    conn.execute(statement)  # type: ignore[arg-type]
+                conn.execute(
+                    "INSERT INTO morale_schema_version (version, what) VALUES (%s, %s)",
+                    (migration.version, migration.what),
+                )
+    except errors.DuplicateObject as exc:  # DuplicateTable and DuplicateFunction are kinds of it
+        raise NotAStore(
+            f"the schema {schema!r} already holds something morale did not create ({exc.diag.message_primary}): "
+            "give morale a database or schema of its own"
+        ) from None
+    except errors.InsufficientPrivilege as exc:
+        raise NotAStore(f"cannot create the store's tables: {exc.diag.message_primary}") from None
+    return schema, channel
+
+
+def applied_version(conn: psycopg.Connection) -> int:
+    """The last migration applied to the store in the current schema; 0 if none ever was."""
+    found = conn.execute("SELECT to_regclass(format('%I.morale_schema_version', current_schema()))").fetchone()
+    if found is None or found[0] is None:
+        return 0
+    return conn.execute("SELECT coalesce(max(version), 0) FROM morale_schema_version").fetchone()[0]  # type: ignore[index]
+
+
+# -- the statements the store runs -------------------------------------------------------------------
+HEAD = "SELECT seq, hash FROM events WHERE battle = %s ORDER BY seq DESC LIMIT 1"
+LAST_SEQ = "SELECT max(seq) FROM events WHERE battle = %s"
+HASH_AT = "SELECT hash FROM events WHERE battle = %s AND seq = %s"
+
+# One statement each, so one transaction: the events go in only if the row they chain to is still
+# the one the writer saw (or the battle is new), and the key (battle, seq) refuses a second writer of
+# the same seq. A single event goes as plain parameters, a batch as arrays (unnest), and a new
+# battle's dice secret with its events or not at all.
+_GUARD = (
+    "WHERE %(expected)s::bigint = 0 "
+    "OR EXISTS (SELECT FROM events WHERE battle = %(battle)s AND seq = %(expected)s AND hash = %(prev_hash)s)"
+)
+_COLUMNS = "INSERT INTO events (battle, seq, schema_version, recorded_at, type, body, prev_hash, hash) "
+APPEND_ONE = (
+    _COLUMNS + "SELECT %(battle)s, %(seq)s, %(version)s, %(recorded)s, %(type)s, %(body)s, %(prev)s, %(hash)s " + _GUARD
+)
+_ROWS = (
+    "SELECT %(battle)s, r.* FROM unnest(%(seqs)s::bigint[], %(versions)s::integer[], %(recorded)s::text[], "
+    "%(types)s::text[], %(bodies)s::text[], %(prev_hashes)s::text[], %(hashes)s::text[]) AS r "
+)
+APPEND_MANY = _COLUMNS + _ROWS + _GUARD
+APPEND_WITH_SECRET = f"""
+WITH written AS ({APPEND_MANY} RETURNING 1), kept AS (
+    INSERT INTO dice_secrets (battle, secret) SELECT %(battle)s, %(secret)s WHERE EXISTS (SELECT FROM written)
+    ON CONFLICT (battle) DO UPDATE SET secret = EXCLUDED.secret
+)
+SELECT count(*) FROM written
+"""
+
+# Reads go CHUNK rows at a time, each from after the last seq of the chunk before.
+READ = (
+    "SELECT seq, schema_version, recorded_at, type, body, prev_hash, hash FROM events "
+    "WHERE battle = %s AND seq > %s ORDER BY seq LIMIT %s"
+)
+EVENTS = (
+    "SELECT seq, schema_version, type, body FROM events WHERE battle = %s AND seq > %s AND seq <= %s "
+    "ORDER BY seq LIMIT %s"
+)
+RAW = (
+    "SELECT seq, body, prev_hash, hash, schema_version, recorded_at, type FROM events "
+    "WHERE battle = %s AND seq > %s ORDER BY seq LIMIT %s"
+)
+# Each battle once, found through the primary key's index one battle at a time, not by reading
+# every event of every battle.
+BATTLES = """
+WITH RECURSIVE found AS (
+    (SELECT battle FROM events ORDER BY battle LIMIT 1)
+    UNION ALL
+    SELECT (SELECT battle FROM events WHERE battle > found.battle ORDER BY battle LIMIT 1)
+    FROM found WHERE found.battle IS NOT NULL
+)
+SELECT battle FROM found WHERE battle IS NOT NULL
+"""
+
+SAVE_SNAPSHOT = (
+    "INSERT INTO snapshots (battle, seq, engine, blob) VALUES (%s, %s, %s, %s) "
+    "ON CONFLICT (battle, seq) DO UPDATE SET engine = EXCLUDED.engine, blob = EXCLUDED.blob"
+)
+SNAPSHOT_BEFORE = (
+    "SELECT seq, blob FROM snapshots WHERE battle = %s AND engine = %s AND seq <= %s ORDER BY seq DESC LIMIT 1"
+)
+DROP_SNAPSHOTS = "DELETE FROM snapshots WHERE battle = %s"
+DROP_SNAPSHOT_UNITS = "DELETE FROM snapshot_units WHERE battle = %s"
+SAVE_SNAPSHOT_UNITS = (
+    "INSERT INTO snapshot_units (battle, engine, digest, body) "
+    "SELECT %s, %s, u.digest, u.body FROM unnest(%s::bytea[], %s::bytea[]) AS u(digest, body) "
+    "ON CONFLICT (battle, engine, digest) DO NOTHING"
+)
+SNAPSHOT_UNIT_IDS = "SELECT digest, id FROM snapshot_units WHERE battle = %s AND engine = %s AND digest = ANY(%s)"
+SNAPSHOT_UNITS = "SELECT id, digest, body FROM snapshot_units WHERE battle = %s AND id = ANY(%s) ORDER BY id"
+
+DICE_SECRET = "SELECT secret FROM dice_secrets WHERE battle = %s"
+DROP_TOKENS = "DELETE FROM access_tokens WHERE battle = %s"
+SAVE_TOKENS = (
+    "INSERT INTO access_tokens (battle, token_hash, role, side) "
+    "SELECT %s, t.* FROM unnest(%s::text[], %s::text[], %s::text[]) AS t"
+)
+TOKEN_GRANT = "SELECT role, side FROM access_tokens WHERE battle = %s AND token_hash = %s"
+TOKENS = "SELECT token_hash, role, side FROM access_tokens WHERE battle = %s ORDER BY token_hash"

@@ -1,0 +1,326 @@
+"""The log in PostgreSQL, for several `morale serve` nodes sharing one store: psycopg 3 and its pool.
+
+Everything the SQLite store keeps has its table here (`schema.py` creates and migrates them). An
+append is one statement, so one transaction: the events are inserted only if the row at the
+writer's expected seq still carries the hash they are chained to, and the primary key (battle, seq)
+refuses a second writer of the same seq, so of two writers racing from one point one wins and the
+other gets `ConflictError`, whatever the interleaving. A trigger announces each committed append on
+the store's channel (LISTEN/NOTIFY), which every node's live feed listens to.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import psycopg
+import psycopg_pool
+from psycopg import errors
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
+
+from . import pg_schema as schema
+from .codec import GENESIS_HASH, decode_stored, read_rows
+from .store import BattleExists, ConflictError, RawRow, StoreUnavailable, now_utc, seal
+from .types import AnyEvent, LogEntry, StoredEvent
+
+_LAST = 2**63 - 1  # the largest bigint: "up to the end of the log"
+CHUNK = 10_000  # rows read per query: a long log is read in pieces, never held by a connection meanwhile
+CONNECT_TIMEOUT_S = 10  # libpq waits for ever by default; a server that does not answer is an error
+
+
+_PASSWORD_IN_URL = re.compile(r"^(postgres(?:ql)?://[^:/@?#]*:)[^@/?#]*@")
+_PASSWORD_PARAM = re.compile(r"(password=)[^&\s]*")
+
+
+def redacted(url: str) -> str:
+    """The URL as it may be printed: its password replaced by ***."""
+    return _PASSWORD_PARAM.sub(r"\1***", _PASSWORD_IN_URL.sub(r"\1***@", url))
+
+
+def _one_line(exc: BaseException) -> str:
+    """libpq's messages run over several lines (a hint after a tab): one line, for a refusal."""
+    return "; ".join(part.strip() for part in str(exc).splitlines() if part.strip()) or type(exc).__name__
+
+
+@dataclass(frozen=True)
+class Announcements:
+    """Where a node listens for the appends this store announces: a connection string and a channel."""
+
+    conninfo: str
+    channel: str
+
+
+class PostgresEventStore:
+    """Many battles in one PostgreSQL database (in the schema the URL's search_path names first,
+    `public` by default). Thread-safe: the server's worker threads share one store and its pool."""
+
+    def __init__(self, url: str, *, create: bool = True, min_size: int = 1, max_size: int = 4) -> None:
+        """`create=False`: the database must already hold a store (readers refuse a mistyped URL
+        rather than leave tables there). `StoreUnavailable` says what is wrong, before any write."""
+        self.url = url
+        self.path = redacted(url)  # what messages name; the password stays out of them
+        try:
+            given = conninfo_to_dict(url)
+        except psycopg.ProgrammingError as exc:
+            raise StoreUnavailable(self.path, f"not a PostgreSQL URL: {_one_line(exc)}") from None
+        defaults = {"connect_timeout": CONNECT_TIMEOUT_S, "fallback_application_name": "morale"}
+        self.conninfo = make_conninfo(url, **{k: v for k, v in defaults.items() if k not in given})
+        try:
+            with psycopg.connect(self.conninfo, autocommit=True) as conn:
+                self.schema_name, self.channel = schema.prepare(conn, create=create)
+        except schema.NotAStore as exc:
+            raise StoreUnavailable(self.path, str(exc)) from None
+        except psycopg.Error as exc:
+            raise StoreUnavailable(self.path, _one_line(exc)) from None
+        self.pool = psycopg_pool.ConnectionPool(
+            self.conninfo,
+            min_size=min_size,
+            max_size=max(min_size, max_size),
+            kwargs={"autocommit": True},
+            open=False,
+            name="morale",
+        )
+        self.pool.open()
+        # The last (seq, hash) this store wrote or read for each battle: an append after it needs no
+        # read first, since the insert itself checks that row (a stale entry costs one more query).
+        self._known: dict[str, tuple[int, str]] = {}
+        self._lock = threading.Lock()
+
+    def announcements(self) -> Announcements:
+        return Announcements(self.conninfo, self.channel)
+
+    @contextmanager
+    def _connection(self) -> Iterator[psycopg.Connection]:
+        """A pooled connection; a server gone away is `StoreUnavailable`, in one line."""
+        try:
+            with self.pool.connection() as conn:
+                yield conn
+        except (psycopg.OperationalError, psycopg_pool.PoolTimeout) as exc:
+            raise StoreUnavailable(self.path, _one_line(exc)) from None
+
+    def close(self) -> None:
+        self.pool.close()
+
+    # -- the log ----------------------------------------------------------------------------------------
+    def append(
+        self,
+        battle: str,
+        events: Sequence[AnyEvent],
+        expected_seq: int,
+        recorded_at: str | None = None,
+        dice_secret: str | None = None,
+    ) -> list[StoredEvent]:
+        if not events:
+            return []
+        if dice_secret is not None and expected_seq != 0:
+            raise ValueError("dice_secret: only the append that starts a battle keeps its dice secret")
+        stamp = recorded_at or now_utc()
+        return self._write(
+            battle, expected_seq, lambda after, prev: seal(battle, events, after, prev, stamp), dice_secret
+        )
+
+    def append_sealed(
+        self, battle: str, sealed: Sequence[tuple[StoredEvent, bytes]], dice_secret: str | None = None
+    ) -> list[StoredEvent]:
+        """Write a whole battle sealed elsewhere (an imported log), its bytes and hashes as given.
+        The caller has checked the chain; the battle must not exist yet."""
+        return self._write(battle, 0, lambda after, prev: list(sealed), dice_secret) if sealed else []
+
+    def _write(
+        self,
+        battle: str,
+        expected_seq: int,
+        sealer: Callable[[int, str], list[tuple[StoredEvent, bytes]]],
+        dice_secret: str | None = None,
+    ) -> list[StoredEvent]:
+        if expected_seq < 0:
+            raise ConflictError(battle, expected_seq, self.last_seq(battle))
+        with self._connection() as conn:
+            for attempt in range(2):
+                prev_hash = self._hash_before(conn, battle, expected_seq, fresh=attempt > 0)
+                sealed = sealer(expected_seq, prev_hash)
+                try:
+                    count = _insert(conn, battle, expected_seq, prev_hash, sealed, dice_secret)
+                except errors.UniqueViolation:
+                    self._refuse(conn, battle, expected_seq, raced=True)
+                    raise
+                if count:
+                    last = sealed[-1][0]
+                    self._known[battle] = (last.seq, last.hash)
+                    return [stored for stored, _ in sealed]
+                # The row at expected_seq is not the one we chained to: the log is elsewhere, or
+                # what this store remembered of it is out of date (read it afresh, once).
+                self._refuse(conn, battle, expected_seq, raced=False)
+            # Read afresh, the log ended at expected_seq with another hash than it gave a moment ago.
+            raise ConflictError(battle, expected_seq, self._last_seq(conn, battle))
+
+    def _hash_before(self, conn: psycopg.Connection, battle: str, expected_seq: int, *, fresh: bool) -> str:
+        """The hash of event `expected_seq`, which the new events chain to; `ConflictError` if the log
+        does not end there."""
+        if expected_seq == 0:
+            return GENESIS_HASH
+        known = self._known.get(battle)
+        if known is not None and known[0] == expected_seq and not fresh:
+            return known[1]
+        row = conn.execute(schema.HEAD, (battle,)).fetchone()
+        actual_seq, prev_hash = row if row else (0, GENESIS_HASH)
+        if actual_seq != expected_seq:
+            raise ConflictError(battle, expected_seq, actual_seq)
+        self._known[battle] = (actual_seq, prev_hash)
+        return prev_hash
+
+    def _refuse(self, conn: psycopg.Connection, battle: str, expected_seq: int, *, raced: bool) -> None:
+        """Raise the conflict the log's real end explains. A clash on (battle, seq) with a log that
+        still ends at `expected_seq` was no race: the batch itself repeats a seq, and the caller's
+        IntegrityError stands."""
+        self._known.pop(battle, None)
+        actual = self._last_seq(conn, battle)
+        if actual != expected_seq:
+            if expected_seq == 0:
+                raise BattleExists(battle, actual)
+            raise ConflictError(battle, expected_seq, actual)
+
+    def read(self, battle: str, after_seq: int = 0) -> Iterator[StoredEvent]:
+        for seq, schema_version, recorded_at, event_type, body, prev_hash, digest in self._chunks(
+            schema.READ, battle, after_seq
+        ):
+            yield StoredEvent(
+                battle=battle,
+                seq=seq,
+                schema_version=schema_version,
+                recorded_at=recorded_at,
+                event=decode_stored(body, schema_version, event_type),
+                prev_hash=prev_hash,
+                hash=digest,
+            )
+
+    def events(self, battle: str, after_seq: int = 0, up_to: int | None = None) -> Iterator[LogEntry]:
+        """(seq, event) after `after_seq` up to `up_to`: all a fold reads (see SqliteEventStore.events)."""
+        return read_rows(self._chunks(schema.EVENTS, battle, after_seq, _LAST if up_to is None else up_to))
+
+    def raw_rows(self, battle: str) -> Iterator[RawRow]:
+        return map(RawRow._make, self._chunks(schema.RAW, battle, 0))
+
+    def _chunks(self, query: Any, battle: str, after_seq: int, *extra: int) -> Iterator[tuple]:
+        """The rows of a read, in log order, CHUNK at a time; each chunk on a connection of its own,
+        so a reader that stops half-way holds none."""
+        while True:
+            with self._connection() as conn:
+                rows = conn.execute(query, (battle, after_seq, *extra, CHUNK)).fetchall()
+            yield from rows
+            if len(rows) < CHUNK:
+                return
+            after_seq = rows[-1][0]
+
+    def hash_at(self, battle: str, seq: int) -> str | None:
+        """The hash that seals event `seq` (None if the log holds no such event)."""
+        with self._connection() as conn:
+            row = conn.execute(schema.HASH_AT, (battle, seq)).fetchone()
+        if row is None:
+            return None
+        self._known[battle] = (seq, row[0])
+        return row[0]
+
+    def last_seq(self, battle: str) -> int:
+        with self._connection() as conn:
+            return self._last_seq(conn, battle)
+
+    @staticmethod
+    def _last_seq(conn: psycopg.Connection, battle: str) -> int:
+        return conn.execute(schema.LAST_SEQ, (battle,)).fetchone()[0] or 0  # type: ignore[index]
+
+    def battles(self) -> list[str]:
+        with self._connection() as conn:
+            return [row[0] for row in conn.execute(schema.BATTLES)]
+
+    # -- snapshots: derived state kept beside the log, never part of it --------------------------------
+    def save_snapshot(self, battle: str, seq: int, engine: str, blob: bytes) -> None:
+        with self._connection() as conn:
+            conn.execute(schema.SAVE_SNAPSHOT, (battle, seq, engine, blob))
+
+    def snapshot_before(self, battle: str, seq: int, engine: str) -> tuple[int, bytes] | None:
+        """The latest snapshot of `battle` at or before `seq` taken by this engine version."""
+        with self._connection() as conn:
+            row = conn.execute(schema.SNAPSHOT_BEFORE, (battle, engine, seq)).fetchone()
+        return (row[0], row[1]) if row else None
+
+    def drop_snapshots(self, battle: str) -> None:
+        with self._connection() as conn, conn.transaction():
+            conn.execute(schema.DROP_SNAPSHOTS, (battle,))
+            conn.execute(schema.DROP_SNAPSHOT_UNITS, (battle,))
+
+    def save_snapshot_units(self, battle: str, engine: str, units: Sequence[tuple[bytes, bytes]]) -> list[int]:
+        """Keep units that snapshots share, as (digest, pickled bytes), once each; returns their
+        ids, in order. A unit already kept (same battle, engine and digest) keeps its id."""
+        if not units:
+            return []
+        digests = [digest for digest, _ in units]
+        with self._connection() as conn, conn.transaction():
+            conn.execute(schema.SAVE_SNAPSHOT_UNITS, (battle, engine, digests, [body for _, body in units]))
+            ids = dict(conn.execute(schema.SNAPSHOT_UNIT_IDS, (battle, engine, digests)).fetchall())
+        return [ids[digest] for digest in digests]
+
+    def snapshot_units(self, battle: str, ids: Iterable[int]) -> list[tuple[int, bytes, bytes]]:
+        """(id, digest, pickled bytes) of the battle's kept units with these ids (those it has)."""
+        with self._connection() as conn:
+            return conn.execute(schema.SNAPSHOT_UNITS, (battle, list(ids))).fetchall()
+
+    # -- each battle's dice secret (`append` keeps it) and access tokens -----------------------------
+    def dice_secret(self, battle: str) -> str | None:
+        with self._connection() as conn:
+            row = conn.execute(schema.DICE_SECRET, (battle,)).fetchone()
+        return row[0] if row else None
+
+    def replace_tokens(self, battle: str, grants: Sequence[tuple[str, str, str]]) -> None:
+        """Store (token_hash, role, side) rows as the battle's only tokens: earlier ones stop working."""
+        with self._connection() as conn, conn.transaction():
+            conn.execute(schema.DROP_TOKENS, (battle,))
+            if grants:
+                hashes, roles, sides = (list(column) for column in zip(*grants, strict=True))
+                conn.execute(schema.SAVE_TOKENS, (battle, hashes, roles, sides))
+
+    def token_grant(self, battle: str, token_hash: str) -> tuple[str, str] | None:
+        """(role, side) of the token with this hash, for this battle only."""
+        with self._connection() as conn:
+            row = conn.execute(schema.TOKEN_GRANT, (battle, token_hash)).fetchone()
+        return (row[0], row[1]) if row else None
+
+    def tokens(self, battle: str) -> list[tuple[str, str, str]]:
+        """The battle's (token_hash, role, side) rows, as `replace_tokens` keeps them."""
+        with self._connection() as conn:
+            return conn.execute(schema.TOKENS, (battle,)).fetchall()
+
+
+def _insert(
+    conn: psycopg.Connection,
+    battle: str,
+    expected_seq: int,
+    prev_hash: str,
+    sealed: list[tuple[StoredEvent, bytes]],
+    dice_secret: str | None,
+) -> int:
+    """Insert the sealed events in one statement; how many went in (all, or none if the row at
+    `expected_seq` is not the one they chain to)."""
+    guard = {"battle": battle, "expected": expected_seq, "prev_hash": prev_hash}
+    if len(sealed) == 1 and dice_secret is None:  # the live case: plain parameters are the quickest
+        stored, body = sealed[0]
+        one = {"seq": stored.seq, "version": stored.schema_version, "recorded": stored.recorded_at}
+        one |= {"type": stored.event.__struct_config__.tag, "body": body.decode("utf-8")}
+        one |= {"prev": stored.prev_hash, "hash": stored.hash}
+        return conn.execute(schema.APPEND_ONE, guard | one).rowcount
+    rows = {
+        "seqs": [stored.seq for stored, _ in sealed],
+        "versions": [stored.schema_version for stored, _ in sealed],
+        "recorded": [stored.recorded_at for stored, _ in sealed],
+        "types": [stored.event.__struct_config__.tag for stored, _ in sealed],
+        "bodies": [body.decode("utf-8") for _, body in sealed],
+        "prev_hashes": [stored.prev_hash for stored, _ in sealed],
+        "hashes": [stored.hash for stored, _ in sealed],
+    }
+    if dice_secret is None:
+        return conn.execute(schema.APPEND_MANY, guard | rows).rowcount
+    return conn.execute(schema.APPEND_WITH_SECRET, guard | rows | {"secret": dice_secret}).fetchone()[0]  # type: ignore[index]
