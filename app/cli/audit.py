@@ -15,6 +15,7 @@ from rich.table import Table
 from rich.text import Text
 
 from morale.events.codec import MalformedEvent, event_from_dict
+from morale.events.locate import is_database_url
 from morale.events.schema import event_schema
 from morale.events.store import EventStore, UnknownBattle, check_not_foreign
 from morale.events.types import EVENT_TYPES
@@ -42,7 +43,7 @@ def explain_command(
     battle: BattleArg,
     unit: Annotated[str, typer.Argument(help="The unit whose state is to be explained.")],
     at: Annotated[int | None, typer.Option("--at", help="As it stood after this event.")] = None,
-    db: Db = Path(DEFAULT_DB),
+    db: Db = DEFAULT_DB,
     as_json: Json = False,
 ) -> None:
     """Why a unit is in its state: every test (why due, target, modifiers, chance, roll, result) and
@@ -58,7 +59,7 @@ def at_command(
     point: Annotated[
         str, typer.Argument(help="N (after event N), start, end, or start:TURN[/SIDE][/PHASE], end:TURN...")
     ] = "end",
-    db: Db = Path(DEFAULT_DB),
+    db: Db = DEFAULT_DB,
     as_json: Json = False,
 ) -> None:
     """The board at any point of the battle: after event N, or at the start or end of a turn or phase."""
@@ -78,7 +79,7 @@ def diff_command(
     battle: BattleArg,
     before: Annotated[str, typer.Argument(help="The earlier point (same forms as `morale at`).")],
     after: Annotated[str, typer.Argument(help="The later point.")] = "end",
-    db: Db = Path(DEFAULT_DB),
+    db: Db = DEFAULT_DB,
     as_json: Json = False,
 ) -> None:
     """Which units changed between two points, how, and why."""
@@ -98,7 +99,7 @@ def what_if_command(
     insert: Annotated[
         list[str] | None, typer.Option("--insert-after", help="SEQ=JSON: a whole new event after event SEQ.")
     ] = None,
-    db: Db = Path(DEFAULT_DB),
+    db: Db = DEFAULT_DB,
     as_json: Json = False,
 ) -> None:
     """Replay the battle with events amended, struck or inserted; the log is never touched."""
@@ -129,7 +130,7 @@ def verify_command(
     secret: Annotated[
         str | None, typer.Option("--secret", help="A dice secret published outside the log, to check engine rolls.")
     ] = None,
-    db: Db = Path(DEFAULT_DB),
+    db: Db = DEFAULT_DB,
     as_json: Json = False,
 ) -> None:
     """Check the hash chain, re-derive the board at every phase end, and recompute every engine roll
@@ -147,7 +148,7 @@ def verify_command(
 
 
 @app.command("reveal")
-def reveal_command(battle: BattleArg, db: Db = Path(DEFAULT_DB), as_json: Json = False) -> None:
+def reveal_command(battle: BattleArg, db: Db = DEFAULT_DB, as_json: Json = False) -> None:
     """Publish the battle's dice secret in its log (after the battle): every engine roll can then be
     recomputed by anyone, and the engine rolls no more in this battle."""
     with refusals(as_json):
@@ -160,7 +161,7 @@ def reveal_command(battle: BattleArg, db: Db = Path(DEFAULT_DB), as_json: Json =
 
 
 @app.command("luck")
-def luck_command(battle: BattleArg, db: Db = Path(DEFAULT_DB), as_json: Json = False) -> None:
+def luck_command(battle: BattleArg, db: Db = DEFAULT_DB, as_json: Json = False) -> None:
     """Each side's rolled tests against the exact chance each had: expected passes, actual, how unusual."""
     with refusals(as_json):
         view = luck(battle, _events(open_store(db), battle))
@@ -171,7 +172,7 @@ def luck_command(battle: BattleArg, db: Db = Path(DEFAULT_DB), as_json: Json = F
 def export_command(
     battle: BattleArg,
     output: Annotated[Path | None, typer.Option("--out", "-o", help="Write to this file (default: stdout).")] = None,
-    db: Db = Path(DEFAULT_DB),
+    db: Db = DEFAULT_DB,
 ) -> None:
     """The battle as NDJSON: one stored event per line, hashes included (what `import` reads)."""
     with refusals():
@@ -188,13 +189,14 @@ def export_command(
 @app.command("import")
 def import_command(
     file: Annotated[Path, typer.Argument(help="An exported battle (NDJSON); - for stdin.")],
-    db: Db = Path(DEFAULT_DB),
+    db: Db = DEFAULT_DB,
     as_json: Json = False,
 ) -> None:
     """Load an exported battle into this store: the hash chain and every event are checked first;
     a refusal names the line and sequence number, and nothing is written."""
     with refusals(as_json):
-        check_not_foreign(db)  # a --db that cannot be a store is refused before the file is read
+        if not is_database_url(db):
+            check_not_foreign(Path(db))  # a --db that cannot be a store is refused before the file is read
         if str(file) == "-":
             data = sys.stdin.buffer.read()
         else:

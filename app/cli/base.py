@@ -22,7 +22,9 @@ from typer.core import TyperGroup
 from morale.core.replay import Replay
 from morale.core.rules import Refusal
 from morale.events.codec import MalformedEvent
-from morale.events.store import ConflictError, EventStore, SqliteEventStore, StoreUnavailable, UnknownBattle
+from morale.events.locate import is_database_url
+from morale.events.locate import open_store as store_at
+from morale.events.store import ConflictError, EventStore, StoreUnavailable, UnknownBattle
 from morale.projections.narrative import describe_event
 
 from ..service import Recorded
@@ -32,6 +34,7 @@ from . import render
 # what Click raises for any command line it cannot parse.
 UsageError = typer.BadParameter.__base__
 _COMMAND_ARGS = "morale.command_args"  # where RefusingGroup keeps a command's words, in ctx.meta
+_OPENED: list[EventStore] = []  # the stores the running command opened (`open_store`), closed after it
 
 
 class RefusingGroup(TyperGroup):
@@ -52,6 +55,9 @@ class RefusingGroup(TyperGroup):
             fields = {"message": message, "rule": None, "field": param.name if param is not None else None}
             where = exc.ctx.command_path if exc.ctx is not None else ctx.command_path
             refuse(f"{message.rstrip('.')} (see `{where} -h`)", fields, "--json" in ctx.meta.get(_COMMAND_ARGS, []))
+        finally:
+            while _OPENED:
+                _OPENED.pop().close()
 
 
 app = typer.Typer(
@@ -70,7 +76,13 @@ err = Console(stderr=True, highlight=False, soft_wrap=True)
 
 DEFAULT_DB = "morale.db"
 Db = Annotated[
-    Path, typer.Option("--db", envvar="MORALE_DB", help="SQLite file holding the battles' logs.", show_default=True)
+    str,
+    typer.Option(
+        "--db",
+        envvar="MORALE_DB",
+        help="Where the battles' logs are: a SQLite file, or a PostgreSQL database (postgresql://USER@HOST/DB).",
+        show_default=True,
+    ),
 ]
 Json = Annotated[bool, typer.Option("--json", help="Print JSON for machines instead of tables.")]
 BattleArg = Annotated[str, typer.Argument(help="The battle's id.")]
@@ -153,15 +165,18 @@ def error_fields(exc: Exception) -> dict[str, str | None]:
     return {"message": str(exc), "rule": None, "field": path.group(1) if path else None}
 
 
-def open_store(db: Path, *, create: bool = False) -> EventStore:
-    """The store at --db. Only the commands that create battles (`new`, `import`) may create the
-    file: any other refuses a path that holds no store, rather than leave an empty one at a typo."""
+def open_store(db: str | Path, *, create: bool = False) -> EventStore:
+    """The store at --db: a SQLite file, or a PostgreSQL database for a `postgresql://` URL. Only the
+    commands that create battles (`new`, `import`, `copy`) may create it: any other refuses a place
+    that holds no store, rather than leave an empty one at a typo."""
     try:
-        return SqliteEventStore(db, create=create)
+        store = store_at(db, create=create)
     except StoreUnavailable as exc:
-        if create or db.exists():
+        if create or is_database_url(db) or Path(db).exists():
             raise
         raise StoreUnavailable(db, f"{exc.reason} (`morale new` or `morale import` creates one)") from None
+    _OPENED.append(store)  # let go when the command ends (a PostgreSQL store holds a pool)
+    return store
 
 
 def emit_json(value: Any) -> None:

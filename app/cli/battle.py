@@ -21,6 +21,7 @@ from morale.core.referee import next_phase
 from morale.core.rules import Refusal
 from morale.core.rulesets import rulesets
 from morale.events.codec import MalformedEvent, decode_event, event_from_dict
+from morale.events.locate import is_database_url, shown
 from morale.events.types import EVENT_TYPES, AnyEvent, PhaseEnded, PhaseStarted
 from morale.projections.board import board
 from morale.projections.due import due_tests
@@ -40,7 +41,7 @@ def new(
     roster: Annotated[Path, typer.Argument(help="A roster file (TOML): [battle] and [[unit]] tables.")],
     battle: Annotated[str | None, typer.Option(help="The battle's id (default: battle.id in the roster).")] = None,
     tokens: Annotated[bool, typer.Option(help="Also issue the battle's tokens for `morale serve`.")] = False,
-    db: Db = Path(DEFAULT_DB),
+    db: Db = DEFAULT_DB,
     as_json: Json = False,
 ) -> None:
     """Create a battle from a roster: its rules, its sides and its units."""
@@ -54,7 +55,7 @@ def new(
             emit_json({**created, "tokens": issued} if issued else created)
         else:
             said = Text("Battle ") + Text(parsed.battle, style="bold")
-            out.print(said + Text(f" created with {len(parsed.units)} units in {db}."))  # a path may hold "["
+            out.print(said + Text(f" created with {len(parsed.units)} units in {shown(db)}."))  # a path may hold "["
             if issued:
                 render.print_tokens(out, issued)
 
@@ -71,7 +72,7 @@ def append(
         Path | None, typer.Option("--file", "-f", help="Events as NDJSON (one per line); - for stdin.")
     ] = None,
     expect: Expect = None,
-    db: Db = Path(DEFAULT_DB),
+    db: Db = DEFAULT_DB,
     as_json: Json = False,
 ) -> None:
     """Record events: from TYPE and FIELD=VALUE pairs, from JSON, or from an NDJSON file (all or nothing)."""
@@ -98,7 +99,7 @@ def roll(
         bool, typer.Option("--reroll", help="The dice re-roll the unit's failed result (where a rule grants it).")
     ] = False,
     expect: Expect = None,
-    db: Db = Path(DEFAULT_DB),
+    db: Db = DEFAULT_DB,
     as_json: Json = False,
 ) -> None:
     """Roll for a due test: type in the table's dice, or let the engine roll them (recorded either way)."""
@@ -117,7 +118,7 @@ def roll(
 
 
 @app.command("next-phase")
-def next_phase_command(battle: BattleArg, db: Db = Path(DEFAULT_DB), as_json: Json = False) -> None:
+def next_phase_command(battle: BattleArg, db: Db = DEFAULT_DB, as_json: Json = False) -> None:
     """End the phase in progress, or start the next one in the ruleset's order."""
     with refusals(as_json):
         store = open_store(db)
@@ -133,7 +134,7 @@ def next_phase_command(battle: BattleArg, db: Db = Path(DEFAULT_DB), as_json: Js
 
 
 @app.command("board")
-def board_command(battle: BattleArg, db: Db = Path(DEFAULT_DB), as_json: Json = False) -> None:
+def board_command(battle: BattleArg, db: Db = DEFAULT_DB, as_json: Json = False) -> None:
     """The status board: each unit's state, models left, restrictions and tests due."""
     with refusals(as_json):
         view = board(load(open_store(db), battle).state())
@@ -141,7 +142,7 @@ def board_command(battle: BattleArg, db: Db = Path(DEFAULT_DB), as_json: Json = 
 
 
 @app.command("due")
-def due_command(battle: BattleArg, db: Db = Path(DEFAULT_DB), as_json: Json = False) -> None:
+def due_command(battle: BattleArg, db: Db = DEFAULT_DB, as_json: Json = False) -> None:
     """The tests due now, with the number to roll, the modifiers and why each is due."""
     with refusals(as_json):
         views = due_tests(load(open_store(db), battle).state())
@@ -149,7 +150,7 @@ def due_command(battle: BattleArg, db: Db = Path(DEFAULT_DB), as_json: Json = Fa
 
 
 @app.command("log")
-def log_command(battle: BattleArg, db: Db = Path(DEFAULT_DB), as_json: Json = False) -> None:
+def log_command(battle: BattleArg, db: Db = DEFAULT_DB, as_json: Json = False) -> None:
     """Every stored event, in order, with its hash link."""
     with refusals(as_json):
         store = open_store(db)
@@ -162,7 +163,7 @@ def log_command(battle: BattleArg, db: Db = Path(DEFAULT_DB), as_json: Json = Fa
 def replay_command(
     battle: BattleArg,
     turn: Annotated[int | None, typer.Option(help="Only this game turn.")] = None,
-    db: Db = Path(DEFAULT_DB),
+    db: Db = DEFAULT_DB,
     as_json: Json = False,
 ) -> None:
     """Replay the battle from its log as a narrative, turn by turn, each consequence citing its rule ID."""
@@ -184,7 +185,7 @@ def _turn_only(battle: str, lines: list[Line], turn: int) -> list[Line]:
 
 
 @app.command("battles")
-def battles_command(db: Db = Path(DEFAULT_DB), as_json: Json = False) -> None:
+def battles_command(db: Db = DEFAULT_DB, as_json: Json = False) -> None:
     """The battles in the store."""
     with refusals(as_json):
         store = open_store(db)
@@ -203,7 +204,7 @@ def tokens_command(
         str | None,
         typer.Option(help="Print only this role's token, for a script: referee, spectator or a side's name."),
     ] = None,
-    db: Db = Path(DEFAULT_DB),
+    db: Db = DEFAULT_DB,
     as_json: Json = False,
 ) -> None:
     """Issue a battle's tokens for `morale serve` (referee, one per side, spectator); earlier ones stop working."""
@@ -223,11 +224,13 @@ def tokens_command(
 
 @app.command("serve")
 def serve_command(
-    db: Db = Path(DEFAULT_DB),
+    db: Db = DEFAULT_DB,
     host: Annotated[str, typer.Option(help="Address to listen on (loopback unless you mean otherwise).")] = "127.0.0.1",
     port: Annotated[int, typer.Option(min=0, max=65535, help="Port to listen on.")] = 8000,
     heartbeat: Annotated[float, typer.Option(help="Seconds between heartbeats on an idle feed.")] = 15.0,
-    poll: Annotated[float, typer.Option(help="Seconds between looks for events other processes append.")] = 0.5,
+    poll: Annotated[
+        float, typer.Option(help="SQLite: seconds between looks for events other processes append (PostgreSQL tells).")
+    ] = 0.5,
     max_body: Annotated[int, typer.Option(help="Largest request body accepted, in bytes.")] = 1_000_000,
     create_token: Annotated[
         str | None,
@@ -236,6 +239,9 @@ def serve_command(
     allow_origin: Annotated[
         list[str] | None, typer.Option(help="A web origin allowed to call the API (CORS); repeatable.")
     ] = None,
+    pool_size: Annotated[
+        int, typer.Option(min=1, help="PostgreSQL: the most connections this node opens to the database.")
+    ] = 10,
 ) -> None:
     """Serve the store over HTTP: the API (OpenAPI at /schema), the live feed and the viewer (/view)."""
     import uvicorn
@@ -248,15 +254,16 @@ def serve_command(
         max_body_bytes=max_body,
         create_token=create_token,
         allow_origins=tuple(allow_origin or ()),
+        pool_size=pool_size,
     )
     with refusals():
         _check_port(host, port)  # first: a busy port must not leave a new store behind
         # Clients create battles over the API, so serving may create the store; the line below says
         # when it did, for a mistyped --db to show at once.
-        fresh = not db.exists()
+        fresh = not is_database_url(db) and not Path(db).exists()
         served = create_app(db, settings)
     kind = "a new store" if fresh else "the store"
-    out.print(f"Serving {kind} {db} on http://{host}:{port}/ (viewer: /view, API: /schema)", markup=False)
+    out.print(f"Serving {kind} {shown(db)} on http://{host}:{port}/ (viewer: /view, API: /schema)", markup=False)
     # The code and the app live as long as the process: out of the cyclic collector's full passes,
     # which otherwise walk them again and again, and whose pauses were the live feed's slowest
     # deliveries (bench/feed.py; the figures are in bench/README.md).

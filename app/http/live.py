@@ -1,8 +1,10 @@
 """Following a battle live: the feed's items as they are appended, by this process or any other.
 
-Writers in this process poke the hub after an append, so the battle's watcher reads it at once;
-writers in other processes (the CLI on the same SQLite file) are seen by a cheap poll of the last
-sequence number. The followers of a battle share one channel: one fold of the log, so what an event
+Writers in this process poke the hub after an append, so the battle's watcher reads it at once.
+Writers in other processes are seen two ways: on SQLite (the CLI on the same file) by a cheap poll
+of the last sequence number; on PostgreSQL, where several nodes share the store, the database
+announces every append (LISTEN/NOTIFY, `listen.py`) and the watcher reads only when told, never
+polls. The followers of a battle share one channel: one fold of the log, so what an event
 caused is computed once, incrementally, exactly as replay computes it, and read and encoded once
 however many followers there are (with one read per follower, an append was slow to reach many
 followers: bench/README.md); the watcher then writes it to every follower in one pass (`streaming`).
@@ -11,7 +13,6 @@ followers: bench/README.md); the watcher then writes it to every follower in one
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import threading
 import time
 from collections import deque
@@ -19,6 +20,7 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from functools import cached_property, partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import anyio
 import anyio.to_thread
@@ -26,24 +28,46 @@ from litestar.types import Send
 
 from morale.core.replay import Replay
 from morale.core.rules import Refusal
+from morale.events.locate import is_database_url, open_store
 from morale.events.store import EventStore, SqliteEventStore
 from morale.projections.feed import FeedItem, encode_item, follow
 
 from . import streaming
 
+if TYPE_CHECKING:
+    from morale.events.postgres import Announcements
+
 
 class Stores:
-    """One SQLite connection per thread (sqlite3 connections stay in the thread that made them)."""
+    """The server's store: on SQLite one connection per thread (sqlite3 connections stay in the
+    thread that made them); on PostgreSQL one store, its pool shared by every thread."""
 
-    def __init__(self, path: str | Path) -> None:
-        self.path = Path(path)
+    def __init__(self, location: str | Path, pool_size: int = 10) -> None:
+        self.path = Path(location)
         self._local = threading.local()
+        self._shared = open_store(location, pool_size=pool_size) if is_database_url(location) else None
+
+    def announcements(self) -> Announcements | None:
+        """Where this node listens for appends (None on SQLite, which announces nothing)."""
+        return self._shared.announcements() if self._shared is not None else None  # type: ignore[attr-defined]
+
+    @property
+    def announced(self) -> bool:
+        """Every append, by any process, is announced to this node (PostgreSQL's LISTEN/NOTIFY):
+        followers wait for news and never poll."""
+        return self._shared is not None
 
     def get(self) -> EventStore:
+        if self._shared is not None:
+            return self._shared
         store = getattr(self._local, "store", None)
         if store is None:
             store = self._local.store = SqliteEventStore(self.path)
         return store
+
+    def close(self) -> None:
+        if self._shared is not None:
+            self._shared.close()
 
     async def run(self, work: Callable[[EventStore], object]) -> object:
         """Run blocking store work in a worker thread, with that thread's connection."""
@@ -173,21 +197,31 @@ class Channel:
         second, delayed the appends landing meanwhile (bench/feed.py; the figures are in bench/README.md)."""
         tick = heartbeat_s / 2
         ticked = time.monotonic()
+        # Where every append is announced, the watcher reads when poked (and once as it starts),
+        # never on a timer: a node's followers cost its store nothing while their battle is quiet.
+        wait_s = tick if stores.announced else min(poll_s, tick)
+        news = True
         try:
             while self.followers and not closing():
-                self._poked.clear()  # before reading: a poke landing during the read is read next round
-                await self._read_new(stores)
+                if news or not stores.announced:
+                    self._poked.clear()  # before reading: a poke landing during the read is read next round
+                    await self._read_new(stores)
                 if time.monotonic() - ticked >= tick:
                     self._heartbeats(heartbeat_s)
                     ticked = time.monotonic()
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._poked.wait(), timeout=min(poll_s, tick))
+                try:
+                    await asyncio.wait_for(self._poked.wait(), timeout=wait_s)
+                    news = True
+                except TimeoutError:
+                    news = False
         finally:
             for follower in list(self._level):
                 self._let_go(follower)
 
     async def _read_new(self, stores: Stores) -> None:
-        if stores.get().last_seq(self.battle) <= self.fold.seq:
+        # SQLite: a cheap look from the event loop spares a worker thread most polls. PostgreSQL is
+        # asked only when it announced news, and never from the event loop.
+        if not stores.announced and stores.get().last_seq(self.battle) <= self.fold.seq:
             return
 
         new: list[Published] = await stores.run(partial(_read_on, self.fold))  # type: ignore[assignment]
@@ -235,6 +269,11 @@ class Hub:
     def notify(self, battle: str) -> None:
         if battle in self._channels:
             self._channels[battle].notify()
+
+    def notify_all(self) -> None:
+        """Every battle followed may have news (announcements were missed): each reads what it lacks."""
+        for channel in self._channels.values():
+            channel.notify()
 
     def close(self) -> None:
         self.closing = True

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hmac
 import logging
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -32,7 +33,7 @@ from msgspec import Meta
 from morale.core.replay import Replay
 from morale.core.rules import Refusal
 from morale.events.codec import MalformedEvent
-from morale.events.store import BattleExists, ConflictError, EventStore, UnknownBattle
+from morale.events.store import BattleExists, ConflictError, EventStore, StoreUnavailable, UnknownBattle
 from morale.events.types import AnyEvent, BattleStarted, Slug, UnitJoined
 from morale.projections.board import Board, board
 from morale.projections.due import DueView, due_tests
@@ -46,6 +47,7 @@ from ..service import Recorded, record_on, roll_for, start_battle
 from ..snapshot_cache import battle_at
 from . import live, streaming
 from .folds import Folds
+from .listen import listener
 
 STATIC = Path(__file__).parent / "static"
 
@@ -57,6 +59,7 @@ class Settings:
     max_body_bytes: int = 1_000_000
     create_token: str | None = None  # when set, creating a battle needs it as a Bearer token
     allow_origins: tuple[str, ...] = ()  # other web pages allowed to call (CORS), e.g. an overlay
+    pool_size: int = 10  # PostgreSQL: the most connections this node opens to the database
 
 
 # -- request bodies ---------------------------------------------------------------------------
@@ -107,21 +110,25 @@ def _bearer(connection: ASGIConnection) -> str | None:
     return connection.query_params.get("token") or None
 
 
-def battle_token(connection: ASGIConnection, handler: BaseRouteHandler) -> None:
-    """Guard: a token of this battle; a write needs a role that writes. Runs before the body is read."""
-    battle = connection.path_params["battle"]
-    store = _stores(connection).get()
+async def battle_token(connection: ASGIConnection, handler: BaseRouteHandler) -> None:
+    """Guard: a token of this battle; a write needs a role that writes. Runs before the body is read,
+    its look at the store in a worker thread (a PostgreSQL store is a round trip away)."""
+    battle, token = connection.path_params["battle"], _bearer(connection)
+    grant = await _stores(connection).run(partial(_grant, battle, token))
+    if handler.opt.get("writes") and grant.role == "spectator":  # type: ignore[attr-defined]
+        raise PermissionDeniedException("a spectator's token reads and follows the battle; it records nothing")
+    connection.state.grant = grant
+
+
+def _grant(battle: str, token: str | None, store: EventStore) -> Grant:
     if not store.last_seq(battle):
         raise NotFoundException(f"battle: no battle {battle!r} in this store")
-    token = _bearer(connection)
     if token is None:
         raise NotAuthorizedException("a token is needed: Authorization: Bearer TOKEN (or ?token=TOKEN)")
     grant = grant_for(store, battle, token)
     if grant is None:
         raise NotAuthorizedException(f"this token does not open battle {battle!r}")
-    if handler.opt.get("writes") and grant.role == "spectator":
-        raise PermissionDeniedException("a spectator's token reads and follows the battle; it records nothing")
-    connection.state.grant = grant
+    return grant
 
 
 def creator_token(connection: ASGIConnection, handler: BaseRouteHandler) -> None:
@@ -278,10 +285,10 @@ def _resume_point(request: Request, after: int | None) -> int:
 _NO_BUFFERING = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 
 
-def _feed(request: Request, battle: str, after: int, form: live.Format, keep_following: bool) -> ASGIApp:
+async def _feed(request: Request, battle: str, after: int, form: live.Format, keep_following: bool) -> ASGIApp:
     """The feed's response: the items after `after`, then (if following) each new one as it lands."""
     state = request.app.state
-    live.check_resume_point(state.stores.get(), battle, after)
+    await state.stores.run(lambda store: live.check_resume_point(store, battle, after))
 
     async def follow(send: Send) -> None:
         await live.follow_live(
@@ -306,7 +313,7 @@ def _feed(request: Request, battle: str, after: int, form: live.Format, keep_fol
 async def feed_sse(battle: BattleId, request: Request, after: After = None) -> ASGIApp:
     """Server-Sent Events: one message per stored event with what it caused, `id:` = its seq.
     Resumes after `Last-Event-ID` (or `?after=SEQ`); heartbeats are comments."""
-    return _feed(request, battle, _resume_point(request, after), live.SSE, keep_following=True)
+    return await _feed(request, battle, _resume_point(request, after), live.SSE, keep_following=True)
 
 
 @get("/battles/{battle:str}/feed.ndjson", guards=[battle_token], tags=["feed"], media_type="application/x-ndjson")
@@ -318,7 +325,7 @@ async def feed_ndjson(
 ) -> ASGIApp:
     """The same items as NDJSON; `?follow=false` ends after the last stored event (an export).
     Blank lines are heartbeats."""
-    return _feed(request, battle, _resume_point(request, after), live.NDJSON, keep_following=follow)
+    return await _feed(request, battle, _resume_point(request, after), live.NDJSON, keep_following=follow)
 
 
 @get("/feed.schema.json", tags=["feed"])
@@ -357,6 +364,8 @@ EXCEPTION_HANDLERS = {
     # the battle is not this client's to create.
     BattleExists: lambda _, exc: _error(409, exc, field=exc.field),
     UnknownBattle: lambda _, exc: _error(404, exc),
+    # The database went away mid-request (PostgreSQL restarting): the client may try again.
+    StoreUnavailable: lambda _, exc: _error(503, exc),
     Forbidden: lambda _, exc: _error(403, exc, field=exc.field),
 }
 
@@ -372,8 +381,10 @@ async def log_unexpected(exc: Exception, scope: object) -> None:
 
 
 def create_app(db: str | Path, settings: Settings | None = None) -> Litestar:
+    """The app over the store at `db`, a SQLite file or a `postgresql://` URL (several nodes may
+    serve one PostgreSQL store: each listens for the appends the others make)."""
     settings = settings or Settings()
-    stores = live.Stores(db)
+    stores = live.Stores(db, pool_size=settings.pool_size)
     stores.get()  # create the tables now, not inside the first request
     hub = live.Hub()
     return Litestar(
@@ -399,7 +410,8 @@ def create_app(db: str | Path, settings: Settings | None = None) -> Litestar:
         exception_handlers=EXCEPTION_HANDLERS,  # type: ignore[arg-type]
         request_max_body_size=settings.max_body_bytes,
         cors_config=CORSConfig(allow_origins=list(settings.allow_origins)) if settings.allow_origins else None,
-        on_shutdown=[hub.close],
+        lifespan=[listener(stores.announcements(), hub)],
+        on_shutdown=[hub.close, stores.close],
         # Litestar's default raises the root logger to INFO, which would make `transitions` log every
         # state change of every replay.
         logging_config=LoggingConfig(configure_root_logger=False, log_exceptions="never"),

@@ -1,0 +1,74 @@
+"""A node's ear on PostgreSQL: the appends the database announces (LISTEN/NOTIFY), made through any
+node or by the CLI, wake the followed battle's watcher at once.
+
+One connection per node listens on the store's channel; each notification names a battle and its
+last seq. A notification missed while the connection was down (the server restarted, the network
+dropped it) is caught up when it is back: every followed battle then reads after the last event it
+sent, as if told. Nothing polls.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+
+import psycopg
+from psycopg import sql
+
+from morale.events.postgres import Announcements
+
+from .live import Hub
+
+logger = logging.getLogger("morale.listen")
+RETRY_S = (0.1, 0.5, 1.0, 2.0, 5.0)  # waits between attempts to listen again, the last repeated
+
+
+def application_name() -> str:
+    """How the listening connection names itself to the server (pg_stat_activity): which node it is."""
+    return f"morale listen (pid {os.getpid()})"
+
+
+def battle_of(payload: str) -> str:
+    """The battle a notification names: its payload is "SEQ BATTLE"."""
+    return payload.partition(" ")[2]
+
+
+async def listen(announcements: Announcements, hub: Hub) -> None:
+    """Poke the hub for every battle announced, until cancelled."""
+    failures = 0
+    while True:
+        try:
+            async with await psycopg.AsyncConnection.connect(
+                announcements.conninfo, autocommit=True, application_name=application_name()
+            ) as conn:
+                await conn.execute(sql.SQL("LISTEN {}").format(sql.Identifier(announcements.channel)))
+                failures = 0
+                hub.notify_all()  # what was announced while nobody listened is read now
+                async for notice in conn.notifies():
+                    hub.notify(battle_of(notice.payload))
+        except psycopg.Error as exc:
+            wait_s = RETRY_S[min(failures, len(RETRY_S) - 1)]
+            failures += 1
+            logger.warning("not listening to the store (%s); again in %.1f s", exc, wait_s)
+            await asyncio.sleep(wait_s)
+
+
+def listener(announcements: Announcements | None, hub: Hub) -> Callable[[object], AbstractAsyncContextManager[None]]:
+    """The server's lifespan hook: listens while the app runs (nothing to do for a SQLite store)."""
+
+    @asynccontextmanager
+    async def lifespan(_app: object) -> AsyncIterator[None]:
+        if announcements is None:
+            yield
+            return
+        task = asyncio.get_running_loop().create_task(listen(announcements, hub))
+        try:
+            yield
+        finally:
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+
+    return lifespan
