@@ -129,7 +129,7 @@ def prepare(conn: psycopg.Connection, *, create: bool, upto: int = LATEST) -> tu
                     "INSERT INTO morale_schema_version (version, what) VALUES (%s, %s)",
                     (migration.version, migration.what),
                 )
-    except errors.DuplicateObject as exc:  # DuplicateTable and DuplicateFunction are kinds of it
+    except (errors.DuplicateTable, errors.DuplicateFunction, errors.DuplicateObject) as exc:
         raise NotAStore(
             f"the schema {schema!r} already holds something morale did not create ({exc.diag.message_primary}): "
             "give morale a database or schema of its own"

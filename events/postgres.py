@@ -11,9 +11,8 @@ the store's channel (LISTEN/NOTIFY), which every node's live feed listens to.
 from __future__ import annotations
 
 import re
-import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,6 +29,7 @@ from .types import AnyEvent, LogEntry, StoredEvent
 _LAST = 2**63 - 1  # the largest bigint: "up to the end of the log"
 CHUNK = 10_000  # rows read per query: a long log is read in pieces, never held by a connection meanwhile
 CONNECT_TIMEOUT_S = 10  # libpq waits for ever by default; a server that does not answer is an error
+PROBE_S = 2  # the wait for a server that went away, each time a use asks whether it is back
 
 
 _PASSWORD_IN_URL = re.compile(r"^(postgres(?:ql)?://[^:/@?#]*:)[^@/?#]*@")
@@ -88,19 +88,50 @@ class PostgresEventStore:
         # The last (seq, hash) this store wrote or read for each battle: an append after it needs no
         # read first, since the insert itself checks that row (a stale entry costs one more query).
         self._known: dict[str, tuple[int, str]] = {}
-        self._lock = threading.Lock()
+        self._down: str | None = None  # why the server did not answer, when it last did not
 
     def announcements(self) -> Announcements:
         return Announcements(self.conninfo, self.channel)
 
     @contextmanager
     def _connection(self) -> Iterator[psycopg.Connection]:
-        """A pooled connection; a server gone away is `StoreUnavailable`, in one line."""
+        """A pooled connection; a server gone away is `StoreUnavailable`, in one line. While it is
+        away, each use asks it directly (refused at once) rather than wait on the pool; once it is
+        back, the connections it cut are dropped together, so one failure, not one per pooled
+        connection, tells of a server that restarted."""
+        if self._down is not None and not self._answers():
+            raise StoreUnavailable(self.path, self._down)
         try:
             with self.pool.connection() as conn:
                 yield conn
         except (psycopg.OperationalError, psycopg_pool.PoolTimeout) as exc:
+            self._answers()
             raise StoreUnavailable(self.path, _one_line(exc)) from None
+
+    def _answers(self) -> bool:
+        """Whether the server answers a new connection now; if it does, the pool lets go of those
+        it cut (a restart), and if not, `_down` says why."""
+        try:
+            psycopg.connect(self.conninfo, autocommit=True, connect_timeout=PROBE_S).close()
+        except psycopg.Error as exc:
+            self._down = _one_line(exc)
+            return False
+        self._down = None
+        with suppress(psycopg.Error, psycopg_pool.PoolTimeout):
+            self.pool.check()
+        return True
+
+    def _fetch(self, query: Any, params: Sequence[Any]) -> list[tuple]:
+        """The rows a read returns. A read changes nothing, so a connection the server cut (a
+        restart) costs it one more try on a fresh connection, not an error."""
+        try:
+            with self._connection() as conn:
+                return conn.execute(query, params).fetchall()
+        except StoreUnavailable:
+            if self._down is not None:  # the server itself is away: trying again now is no use
+                raise
+            with self._connection() as conn:
+                return conn.execute(query, params).fetchall()
 
     def close(self) -> None:
         self.pool.close()
@@ -209,8 +240,7 @@ class PostgresEventStore:
         """The rows of a read, in log order, CHUNK at a time; each chunk on a connection of its own,
         so a reader that stops half-way holds none."""
         while True:
-            with self._connection() as conn:
-                rows = conn.execute(query, (battle, after_seq, *extra, CHUNK)).fetchall()
+            rows = self._fetch(query, (battle, after_seq, *extra, CHUNK))
             yield from rows
             if len(rows) < CHUNK:
                 return
@@ -218,24 +248,21 @@ class PostgresEventStore:
 
     def hash_at(self, battle: str, seq: int) -> str | None:
         """The hash that seals event `seq` (None if the log holds no such event)."""
-        with self._connection() as conn:
-            row = conn.execute(schema.HASH_AT, (battle, seq)).fetchone()
-        if row is None:
+        rows = self._fetch(schema.HASH_AT, (battle, seq))
+        if not rows:
             return None
-        self._known[battle] = (seq, row[0])
-        return row[0]
+        self._known[battle] = (seq, rows[0][0])
+        return rows[0][0]
 
     def last_seq(self, battle: str) -> int:
-        with self._connection() as conn:
-            return self._last_seq(conn, battle)
+        return self._fetch(schema.LAST_SEQ, (battle,))[0][0] or 0
 
     @staticmethod
     def _last_seq(conn: psycopg.Connection, battle: str) -> int:
         return conn.execute(schema.LAST_SEQ, (battle,)).fetchone()[0] or 0  # type: ignore[index]
 
     def battles(self) -> list[str]:
-        with self._connection() as conn:
-            return [row[0] for row in conn.execute(schema.BATTLES)]
+        return [row[0] for row in self._fetch(schema.BATTLES, ())]
 
     # -- snapshots: derived state kept beside the log, never part of it --------------------------------
     def save_snapshot(self, battle: str, seq: int, engine: str, blob: bytes) -> None:
@@ -244,9 +271,8 @@ class PostgresEventStore:
 
     def snapshot_before(self, battle: str, seq: int, engine: str) -> tuple[int, bytes] | None:
         """The latest snapshot of `battle` at or before `seq` taken by this engine version."""
-        with self._connection() as conn:
-            row = conn.execute(schema.SNAPSHOT_BEFORE, (battle, engine, seq)).fetchone()
-        return (row[0], row[1]) if row else None
+        rows = self._fetch(schema.SNAPSHOT_BEFORE, (battle, engine, seq))
+        return (rows[0][0], rows[0][1]) if rows else None
 
     def drop_snapshots(self, battle: str) -> None:
         with self._connection() as conn, conn.transaction():
@@ -266,14 +292,12 @@ class PostgresEventStore:
 
     def snapshot_units(self, battle: str, ids: Iterable[int]) -> list[tuple[int, bytes, bytes]]:
         """(id, digest, pickled bytes) of the battle's kept units with these ids (those it has)."""
-        with self._connection() as conn:
-            return conn.execute(schema.SNAPSHOT_UNITS, (battle, list(ids))).fetchall()
+        return self._fetch(schema.SNAPSHOT_UNITS, (battle, list(ids)))
 
     # -- each battle's dice secret (`append` keeps it) and access tokens -----------------------------
     def dice_secret(self, battle: str) -> str | None:
-        with self._connection() as conn:
-            row = conn.execute(schema.DICE_SECRET, (battle,)).fetchone()
-        return row[0] if row else None
+        rows = self._fetch(schema.DICE_SECRET, (battle,))
+        return rows[0][0] if rows else None
 
     def replace_tokens(self, battle: str, grants: Sequence[tuple[str, str, str]]) -> None:
         """Store (token_hash, role, side) rows as the battle's only tokens: earlier ones stop working."""
@@ -285,14 +309,12 @@ class PostgresEventStore:
 
     def token_grant(self, battle: str, token_hash: str) -> tuple[str, str] | None:
         """(role, side) of the token with this hash, for this battle only."""
-        with self._connection() as conn:
-            row = conn.execute(schema.TOKEN_GRANT, (battle, token_hash)).fetchone()
-        return (row[0], row[1]) if row else None
+        rows = self._fetch(schema.TOKEN_GRANT, (battle, token_hash))
+        return (rows[0][0], rows[0][1]) if rows else None
 
     def tokens(self, battle: str) -> list[tuple[str, str, str]]:
         """The battle's (token_hash, role, side) rows, as `replace_tokens` keeps them."""
-        with self._connection() as conn:
-            return conn.execute(schema.TOKENS, (battle,)).fetchall()
+        return self._fetch(schema.TOKENS, (battle,))
 
 
 def _insert(

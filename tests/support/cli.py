@@ -15,3 +15,8 @@ runner = CliRunner()
 def morale(db: Path, *args: str, input: str | None = None) -> Result:
     """`morale ARGS --db DB`, with `input` on standard input."""
     return runner.invoke(app, [*args, "--db", str(db)], input=input)
+
+
+def morale_command(*args: str, input: str | None = None) -> Result:
+    """`morale ARGS` as given (for commands that name their stores themselves, as `copy` does)."""
+    return runner.invoke(app, list(args), input=input)

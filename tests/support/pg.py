@@ -87,13 +87,9 @@ class Cluster:
         return done
 
     def start(self) -> Cluster:
-        if os.geteuid() == 0:
-            self.user = next((u for u in ("postgres", "nobody") if _user_exists(u)), None)
-            if self.user is None:
-                raise NoPostgres("running as root, and no postgres or nobody user to run the cluster as")
-            entry = pwd.getpwnam(self.user)
-            os.chown(self.folder, entry.pw_uid, entry.pw_gid)
-        self._run(str(self.bin / "initdb"), "-D", str(self.data), "-U", "morale", "-A", "trust", "-N", "-E", "UTF8")
+        """Create the cluster (the first time) and start it."""
+        if not self.data.exists():
+            self._create()
         options = (
             f"-c listen_addresses=127.0.0.1 -p {self.port} -k {self.folder} -c fsync=off "
             "-c full_page_writes=off -c max_connections=200"
@@ -104,7 +100,22 @@ class Cluster:
         )
         return self
 
+    def _create(self) -> None:
+        if os.geteuid() == 0:
+            self.user = next((u for u in ("postgres", "nobody") if _user_exists(u)), None)
+            if self.user is None:
+                raise NoPostgres("running as root, and no postgres or nobody user to run the cluster as")
+            entry = pwd.getpwnam(self.user)
+            os.chown(self.folder, entry.pw_uid, entry.pw_gid)
+        initdb = [str(self.bin / "initdb"), "-D", str(self.data), "-U", "morale", "-A", "trust", "-N"]
+        self._run(*initdb, "-E", "UTF8", "--locale=C")
+
+    def halt(self) -> None:
+        """Stop the server, keeping its data (`start` brings it back)."""
+        self._run(str(self.bin / "pg_ctl"), "-D", str(self.data), "-m", "fast", "-w", "stop", timeout=30)
+
     def stop(self) -> None:
+        """Stop it for good and remove its folder."""
         try:
             self._run(str(self.bin / "pg_ctl"), "-D", str(self.data), "-m", "immediate", "-w", "stop", timeout=30)
         finally:
