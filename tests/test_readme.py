@@ -11,13 +11,15 @@ ever, which a transcript cannot express. What a line's trailing comment says dec
 
 All blocks run as one bash script, so what one line sets (an activated venv, `TOKEN=...`) holds for
 the next. The folder is a copy of the repository with `.venv` linked to the suite's own, and `make`
-is told its install steps are done (`-o`): the suite never reinstalls itself. The README's port 8000
-becomes a free one. `make test` is this suite itself: it is not run again here, but `.ci/run` must
-run exactly it.
+is told its install steps are done (`-o`): the suite never reinstalls itself. The README's ports
+(8000, and 8001 and 8002 for two nodes) become free ones, and its PostgreSQL URL a database of this
+run's own. A server started in the background stops the one before it on the same port, and the
+followers. `make test` is this suite itself: it is not run again here, but `.ci/run` must run exactly it.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -35,6 +37,8 @@ SUITE = "make test"
 REFUSED = "refused:"
 BACKGROUND = "runs until Ctrl-C"
 README_PORT = "8000"
+README_PORTS = (README_PORT, "8001", "8002")  # the default, and two nodes side by side
+README_DATABASE = "postgresql://morale@127.0.0.1:5432/morale"
 EXIT_REFUSED = 2
 
 
@@ -81,34 +85,46 @@ def readme_commands(text: str) -> list[Command]:
     return commands
 
 
-def as_run_here(command: Command, port: int) -> str:
-    """The command as this suite runs it: on a free port, and `make` without installing anything."""
-    text = command.text.replace(README_PORT, str(port))
+def as_run_here(command: Command, ports: dict[str, int], database: str = README_DATABASE) -> str:
+    """The command as this suite runs it: on free ports, on this run's database, and `make` without
+    installing anything."""
+    text = command.text.replace(README_DATABASE, database)
+    for readme_port, port in ports.items():
+        text = text.replace(readme_port, str(port))
     if text.startswith("make "):
         done = " ".join(f"-o .venv/.installed-{part}" for part in ("app", "test", "bench"))
-        text = f"make {done} PORT={port} {text.removeprefix('make ')}"
+        text = f"make {done} PORT={ports[README_PORT]} {text.removeprefix('make ')}"
     return text
 
 
-def script(commands: list[Command], port: int, out: Path) -> str:
+def port_of(command: Command) -> str:
+    """The README port a command serves or follows on (the default one if it names none)."""
+    return next((p for p in README_PORTS if p in command.text), README_PORT)
+
+
+def script(commands: list[Command], ports: dict[str, int], out: Path, database: str = README_DATABASE) -> str:
     """One bash script: each command's output in `out/LINE`, its exit code appended to `out/codes`."""
     lines = [
         "set -a",  # what a line sets (TOKEN=...) reaches a command started in the background too
-        "background=''",
-        "stop() { for pid in $background; do kill -TERM -- -$pid 2>/dev/null; wait $pid; done; background=''; }",
-        "trap stop EXIT",
+        "followers=''",
+        *(f"server_{p}=''" for p in ports.values()),
+        "stop() { for pid in $@; do kill -TERM -- -$pid 2>/dev/null; wait $pid; done; }",
+        "trap 'stop $followers " + " ".join(f"$server_{p}" for p in ports.values()) + "' EXIT",
     ]
     for command in commands:
         log = out / str(command.line)
-        run = as_run_here(command, port)
+        run = as_run_here(command, ports, database)
+        port = ports[port_of(command)]
         if command.text == SUITE:
             continue
         if command.background:
             # Its own process group, so that stopping it stops what it started (make -> morale serve).
-            # A new server takes the port from the one before; a follower runs beside its server.
+            # A new server takes its port from the one before, and stops the followers; a follower
+            # runs beside its server.
+            started = f"server_{port}" if "serve" in command.text else "followers"
             lines += [
-                "stop" if "serve" in command.text else ":",
-                f'setsid bash -c {quote(run)} >{log} 2>&1 & background="$background $!"',
+                f"stop $followers $server_{port}; followers=''" if "serve" in command.text else ":",
+                f'setsid bash -c {quote(run)} >{log} 2>&1 & {started}="${started} $!"',
                 f"for _ in $(seq 200); do (: </dev/tcp/127.0.0.1/{port}) 2>/dev/null && [ -s {log} ] && break;"
                 " kill -0 $! 2>/dev/null || break; sleep 0.1; done",
                 f"kill -0 $! 2>/dev/null; echo {command.line} $? >>{out}/codes",
@@ -133,7 +149,7 @@ class Run:
     commands: list[Command]
     codes: dict[int, int]
     out: Path
-    port: int
+    ports: dict[str, int]
 
     def output(self, fragment: str) -> str:
         """What the first command containing `fragment` printed."""
@@ -142,7 +158,7 @@ class Run:
 
 
 @pytest.fixture(scope="module")
-def readme_run(tmp_path_factory) -> Run:
+def readme_run(tmp_path_factory, pg_server) -> Run:
     folder = tmp_path_factory.mktemp("clone") / "morale"
     ignored = shutil.ignore_patterns(".git", ".venv*", "*.db", "*.db-*", "__pycache__", ".*_cache", ".hypothesis")
     shutil.copytree(REPO, folder, ignore=ignored)  # copy2 keeps mtimes, so make's stamps stay current
@@ -150,14 +166,14 @@ def readme_run(tmp_path_factory) -> Run:
     out = tmp_path_factory.mktemp("readme-output")
     commands = readme_commands(README.read_text(encoding="utf-8"))
     path = out / "readme.sh"
-    port = free_port()
-    path.write_text(script(commands, port, out))
+    ports = {readme_port: free_port() for readme_port in README_PORTS}
+    path.write_text(script(commands, ports, out, pg_server.database()))
     env = {k: v for k, v in os.environ.items() if not k.startswith(("MORALE_", "VIRTUAL_ENV"))}
     env["PATH"] = os.pathsep.join(p for p in env.get("PATH", "").split(os.pathsep) if not p.startswith(sys.prefix))
     done = subprocess.run(["bash", str(path)], cwd=folder, env=env, timeout=600, start_new_session=True)
     assert done.returncode == 0
     codes = dict(tuple(map(int, row.split())) for row in (out / "codes").read_text().splitlines())
-    return Run(commands, codes, out, port)
+    return Run(commands, codes, out, ports)
 
 
 def test_the_readme_starts_with_the_two_commands_and_ci_runs_its_test_command():
@@ -206,9 +222,24 @@ def test_the_rules_command_prints_the_clause(readme_run):
     assert "table edge" in readme_run.output("morale rules wh40k6 wh40k6.fall_back.edge")
 
 
+def test_the_two_nodes_in_the_readme_serve_one_battle_copied_from_sqlite(readme_run):
+    copied = readme_run.output("morale copy --from served.db")
+    assert "1 of 1 battles copied" in copied
+    (verify,) = [c for c in readme_run.commands if c.text == "morale verify hive-tarsis"]  # on PostgreSQL
+    head = re.search(r"head ([0-9a-f]{64})", copied)[1]  # type: ignore[index]
+    assert f"OK (104 events, head {head})" in (readme_run.out / str(verify.line)).read_text()
+    followed = readme_run.output("after=100")  # a follower of node two: the battle copied from SQLite
+    assert '"seq":101' in followed and '"seq":104' in followed
+    appended = readme_run.output("127.0.0.1:8001/battles/hive-tarsis/events")
+    assert '"seq":105' in appended and '"phase":"movement"' in appended
+    served = readme_run.output("after=104&follow=false")  # what node one took, as node two serves it
+    assert [json.loads(line)["seq"] for line in served.splitlines() if line.strip()] == [105]
+
+
 def test_no_server_started_by_the_readme_is_left_running(readme_run):
-    with socket.socket() as sock, pytest.raises(ConnectionRefusedError):
-        sock.connect(("127.0.0.1", readme_run.port))
+    for port in readme_run.ports.values():
+        with socket.socket() as sock, pytest.raises(ConnectionRefusedError):
+            sock.connect(("127.0.0.1", port))
 
 
 @pytest.mark.parametrize(
