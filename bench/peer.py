@@ -68,3 +68,24 @@ def store_all(app: Application, battle: str, events: list[AnyEvent]) -> UUID:
 
 def replay_all(app: Application, log_id: UUID) -> BattleLog:
     return app.repository.get(log_id)
+
+
+def peer_pg_app(url: str) -> Application:
+    """The library's PostgreSQL persistence (its application recorder, as an Application uses by
+    default) on the database `url` names, in a schema of its own. It reads its settings from the
+    environment; the durability (synchronous_commit) is the database's, the same for both."""
+    from psycopg.conninfo import conninfo_to_dict
+
+    given = conninfo_to_dict(url)
+    os.environ.update(
+        {
+            "PERSISTENCE_MODULE": "eventsourcing.postgres",
+            "POSTGRES_DBNAME": str(given["dbname"]),
+            "POSTGRES_HOST": str(given.get("host", "127.0.0.1")),
+            "POSTGRES_PORT": str(given.get("port", "5432")),
+            "POSTGRES_USER": str(given.get("user", "postgres")),
+            "POSTGRES_PASSWORD": str(given.get("password", "unused")),
+            "POSTGRES_SCHEMA": "peer",
+        }
+    )
+    return Application()

@@ -51,27 +51,36 @@ class Folds:
     def current(self, store: EventStore, battle: str) -> Iterator[Replay]:
         """The battle's fold, up to the store's last event, for this caller alone until it is done."""
         with self._lock(battle):
-            fold = self._take(store, battle)
+            fold, head_hash = self._take(store, battle)
             start = fold.seq
             try:
                 yield fold
             except _ANSWERS:
                 if fold.seq == start:
-                    self._keep(store, battle, fold)
+                    self._keep(battle, fold, head_hash)
                 raise
-            self._keep(store, battle, fold)
+            # A use that only read leaves the head it was handed; one that appended asks the store.
+            self._keep(battle, fold, head_hash if fold.seq == start else store.hash_at(battle, fold.seq))
 
-    def _take(self, store: EventStore, battle: str) -> Replay:
+    def _take(self, store: EventStore, battle: str) -> tuple[Replay, str | None]:
+        """The kept fold brought up to date, or a fresh one; with the hash of the event it ends on.
+        One read does both for a kept fold: from the event it ended on (still there, with the same
+        hash?) to the end (a store on another machine is a round trip away per query)."""
         with self._guard:
             kept = self._kept.pop(battle, None)
-        if kept is None or store.hash_at(battle, kept.fold.seq) != kept.head_hash:
-            return load(store, battle)
-        for seq, event in store.events(battle, after_seq=kept.fold.seq):
-            kept.fold.apply(seq, event)
-        return kept.fold
+        if kept is not None:
+            stored = store.read(battle, after_seq=kept.fold.seq - 1)
+            head = next(stored, None)
+            if head is not None and head.seq == kept.fold.seq and head.hash == kept.head_hash:
+                for later in stored:
+                    kept.fold.apply(later.seq, later.event)
+                    head = later
+                return kept.fold, head.hash
+        fold = load(store, battle)
+        return fold, store.hash_at(battle, fold.seq)
 
-    def _keep(self, store: EventStore, battle: str, fold: Replay) -> None:
-        kept = _Kept(fold, store.hash_at(battle, fold.seq))
+    def _keep(self, battle: str, fold: Replay, head_hash: str | None) -> None:
+        kept = _Kept(fold, head_hash)
         with self._guard:
             self._kept[battle] = kept
             held = sum(k.fold.seq for k in self._kept.values())

@@ -121,14 +121,16 @@ async def battle_token(connection: ASGIConnection, handler: BaseRouteHandler) ->
 
 
 def _grant(battle: str, token: str | None, store: EventStore) -> Grant:
+    # A token that opens the battle says it exists: the store is asked whether it does only when
+    # none does, to answer 404 rather than 401 (one query less a request, on a store far away).
+    grant = grant_for(store, battle, token) if token is not None else None
+    if grant is not None:
+        return grant
     if not store.last_seq(battle):
         raise NotFoundException(f"battle: no battle {battle!r} in this store")
     if token is None:
         raise NotAuthorizedException("a token is needed: Authorization: Bearer TOKEN (or ?token=TOKEN)")
-    grant = grant_for(store, battle, token)
-    if grant is None:
-        raise NotAuthorizedException(f"this token does not open battle {battle!r}")
-    return grant
+    raise NotAuthorizedException(f"this token does not open battle {battle!r}")
 
 
 def creator_token(connection: ASGIConnection, handler: BaseRouteHandler) -> None:

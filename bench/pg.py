@@ -1,0 +1,424 @@
+"""PostgreSQL and several nodes: each figure against a baseline or a target measured in the same run.
+
+    .venv/bin/python bench/pg.py            # the full set, on the server $MORALE_BENCH_PG names
+    .venv/bin/python bench/pg.py --quick    # small sizes, to check it runs (a minute or two)
+
+1. A validated single append (decide, write, commit) on PostgreSQL, against the `eventsourcing`
+   library's PostgreSQL recorder storing the same event with the same referee check, in turns of 25,
+   at synchronous_commit `on` and `off` (target: 3x faster).
+2. Replay of one battle from PostgreSQL against replay of the same battle from SQLite (target:
+   within 1.5x).
+3. 200 battles written at once by 200 clients (one a battle, in two processes) through two
+   `morale serve` nodes: sustained appends per second, and each append's latency as its client saw it.
+4. One append reaching 2,000 SSE followers, half on each of two nodes, the appends made through
+   each node in turn: the delay to each follower's socket (target: p99 under 100 ms).
+
+The server: `$MORALE_BENCH_PG` (a URL whose user may create databases), else the one on
+127.0.0.1:5432, else a throwaway cluster (tests/support/pg.py; fsync off there, which the output
+says). Each run works in a database of its own, dropped at the end. Exits non-zero on errors only
+(a refused append, a follower missing an event), never on timing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import multiprocessing
+import os
+import statistics
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from itertools import islice
+from multiprocessing.connection import Connection
+from pathlib import Path
+
+import httpx
+import msgspec
+import psycopg
+from psycopg import sql
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(HERE))
+
+from feed import BenchError, Followers, example_battle, free_port, next_phases, percentiles, raise_fd_limit  # noqa: E402
+from generate import BattleGenerator  # noqa: E402
+from peer import BattleLog, peer_pg_app  # noqa: E402
+from run import cached_battle, full_replay, interleaved  # noqa: E402
+
+from morale.app.roster import load_roster  # noqa: E402
+from morale.core.replay import Replay  # noqa: E402
+from morale.events.codec import to_builtins  # noqa: E402
+from morale.events.locate import open_store  # noqa: E402
+from morale.events.postgres import PostgresEventStore  # noqa: E402
+from morale.events.types import AnyEvent  # noqa: E402
+
+WAIT_S = 60.0
+LOCAL = "postgresql://postgres@127.0.0.1:5432/postgres"
+
+
+# -- the server and this run's database --------------------------------------------------------------
+@contextmanager
+def server() -> Iterator[str]:
+    """An admin URL: the named server, the local one, or a throwaway cluster."""
+    named = os.environ.get("MORALE_BENCH_PG")
+    for url in [named] if named else [LOCAL]:
+        try:
+            psycopg.connect(url, connect_timeout=3).close()
+            yield url
+            return
+        except psycopg.Error as exc:
+            if named:
+                raise BenchError(f"$MORALE_BENCH_PG: {exc}") from None
+    sys.path.insert(0, str(ROOT / "tests"))
+    from support.pg import Cluster, binaries
+
+    found = binaries()
+    if found is None:
+        raise BenchError("no PostgreSQL server on 127.0.0.1:5432 and no initdb: set MORALE_BENCH_PG")
+    cluster = Cluster(found).start()
+    try:
+        yield cluster.url
+    finally:
+        cluster.stop()
+
+
+@contextmanager
+def database(admin: str) -> Iterator[str]:
+    name = f"morale_bench_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    base, _, query = admin.partition("?")
+    url = base.rsplit("/", 1)[0] + "/" + name + (f"?{query}" if query else "")
+    try:
+        yield url
+    finally:
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+
+
+def settings(url: str) -> str:
+    with psycopg.connect(url) as conn:
+        version = conn.execute("SHOW server_version").fetchone()[0]  # type: ignore[index]
+        fsync = conn.execute("SHOW fsync").fetchone()[0]  # type: ignore[index]
+        cores = os.cpu_count()
+    return f"PostgreSQL {version} (fsync {fsync}) on loopback, {cores} cores shared by everything below"
+
+
+def set_synchronous_commit(url: str, level: str) -> None:
+    """For every connection made from now on (the stores below open theirs afterwards)."""
+    with psycopg.connect(url, autocommit=True) as conn:
+        name = conn.execute("SELECT current_database()").fetchone()[0]  # type: ignore[index]
+        conn.execute(
+            sql.SQL("ALTER DATABASE {} SET synchronous_commit = {}").format(sql.Identifier(name), sql.Literal(level))
+        )
+
+
+# -- 1. a validated single append -----------------------------------------------------------------
+def bench_append(url: str, count: int, seed: int = 2) -> None:
+    print(
+        f"\nappend: {count} validated single-event appends (decide, write, commit), ours and the peer's in turns of 25"
+    )
+    events = list(BattleGenerator(seed).events(count + 1))
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("CREATE SCHEMA IF NOT EXISTS peer")
+    for level in ("on", "off"):
+        set_synchronous_commit(url, level)
+        ours: list[float] = []
+        peer: list[float] = []
+        our_appends, peer_appends = _appends_ours(url, events, level), _appends_peer(url, events)
+        while len(ours) < len(events):
+            ours += islice(our_appends, 25)
+            peer += islice(peer_appends, 25)
+        our_median, peer_median = statistics.median(ours[1:]), statistics.median(peer[1:])
+        ratio = peer_median / our_median
+        verdict = "met" if ratio >= 3 else "not met"
+        print(
+            f"  synchronous_commit={level:<3}  morale median {our_median * 1e6:6.0f} us   peer (eventsourcing) "
+            f"median {peer_median * 1e6:6.0f} us   -> morale {ratio:.1f}x faster (target 3x: {verdict})"
+        )
+
+
+def _appends_ours(url: str, events: list[AnyEvent], level: str) -> Iterator[float]:
+    store = PostgresEventStore(url)
+    with store.pool.connection() as conn:
+        assert conn.execute("SHOW synchronous_commit").fetchone()[0] == level  # type: ignore[index]
+    battle = f"append-{level}"
+    fold = Replay(battle)
+    try:
+        for event in events:
+            start = time.perf_counter()
+            fold.check(event)
+            store.append(battle, [event], expected_seq=fold.seq)
+            fold.apply(fold.seq + 1, event)
+            yield time.perf_counter() - start
+    finally:
+        store.close()
+
+
+def _appends_peer(url: str, events: list[AnyEvent]) -> Iterator[float]:
+    app = peer_pg_app(url)
+    log = BattleLog("append")
+    app.save(log)
+    try:
+        for event in events:
+            body = msgspec.json.encode(event).decode()
+            start = time.perf_counter()
+            log.propose(body)
+            app.save(log)
+            yield time.perf_counter() - start
+    finally:
+        app.close()
+
+
+# -- 2. replay from PostgreSQL against replay from SQLite --------------------------------------------
+def bench_replay(url: str, count: int, seed: int = 1) -> None:
+    sqlite, battle, events = cached_battle(seed, count)
+    pg = open_store(url)
+    try:
+        if pg.last_seq(battle) != len(events):
+            pg.append(battle, events, expected_seq=0)
+        best = interleaved(
+            {"sqlite": lambda: full_replay(sqlite, battle), "postgresql": lambda: full_replay(pg, battle)},
+            rounds=3 if count > 10_000 else 10,
+        )
+    finally:
+        pg.close()
+    ratio = best["postgresql"] / best["sqlite"]
+    print(f"\nreplay: one battle of {len(events):,} events, full replay (state, due tests, explanation trail)")
+    for name, seconds in best.items():
+        print(f"  from {name:<11} {seconds * 1000:9.1f} ms  {len(events) / seconds:>10,.0f} events/s")
+    print(
+        f"  -> PostgreSQL takes {ratio:.2f}x SQLite's time (target within 1.5x: {'met' if ratio <= 1.5 else 'not met'})"
+    )
+
+
+# -- the nodes ----------------------------------------------------------------------------------------
+@contextmanager
+def nodes(url: str, count: int = 2, pool_size: int = 10) -> Iterator[list[str]]:
+    started = []
+    for _ in range(count):
+        port = free_port()
+        command = [sys.executable, "-m", "morale.app.cli", "serve", "--db", url, "--port", str(port)]
+        command += ["--pool-size", str(pool_size)]
+        process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        started.append((f"http://127.0.0.1:{port}", process))
+    try:
+        for address, process in started:
+            deadline = time.monotonic() + WAIT_S
+            while True:
+                try:
+                    if httpx.get(f"{address}/health", timeout=2).status_code == 200:
+                        break
+                except httpx.TransportError:
+                    pass
+                if process.poll() is not None or time.monotonic() > deadline:
+                    raise BenchError(f"morale serve did not start: {process.stderr.read() if process.stderr else ''}")
+                time.sleep(0.1)
+        yield [address for address, _ in started]
+    finally:
+        for _, process in started:
+            process.terminate()
+        for _, process in started:
+            try:
+                process.wait(20)
+            except subprocess.TimeoutExpired:
+                process.kill()
+
+
+# -- 3. 200 battles, 200 clients, two nodes -----------------------------------------------------------
+def creation(battle: str) -> dict:
+    roster = load_roster(ROOT / "examples" / "wh40k6" / "roster.toml")
+    return {"battle": battle, "started": to_builtins(roster.started), "units": [to_builtins(u) for u in roster.units]}
+
+
+def bench_battles(url: str, battles: int, appends: int) -> None:
+    with nodes(url) as addresses:
+        referees = []
+        for number in range(battles):
+            created = httpx.post(f"{addresses[number % 2]}/battles", json=creation(f"b{number:03d}"), timeout=WAIT_S)
+            if created.status_code != 201:
+                raise BenchError(f"creating a battle: {created.status_code} {created.text}")
+            referees.append(created.json()["tokens"]["referee"])
+        plan = [(f"b{n:03d}", addresses[n % 2], referees[n]) for n in range(battles)]
+        events = next_phases(0, appends)
+        halves = [plan[0::2], plan[1::2]]
+        pipes = []
+        ctx = multiprocessing.get_context("spawn")
+        processes = []
+        for half in halves:
+            mine, theirs = ctx.Pipe(duplex=False)
+            process = ctx.Process(target=_clients, args=(half, events, theirs), daemon=True)
+            process.start()
+            theirs.close()
+            pipes.append(mine)
+            processes.append(process)
+        results = []
+        for pipe in pipes:
+            if not pipe.poll(10 * WAIT_S):
+                raise BenchError("the clients sent nothing")
+            results.append(pipe.recv())
+            if "failed" in results[-1]:
+                raise BenchError(f"a client process failed: {results[-1]['failed']}")
+        for process in processes:
+            process.join(WAIT_S)
+    errors = [e for r in results for e in r["errors"]]
+    if errors:
+        raise BenchError(f"{len(errors)} appends failed, e.g. {errors[0]}")
+    latencies = [x for r in results for x in r["latencies"]]
+    began, ended = min(r["began"] for r in results), max(r["ended"] for r in results)
+    figures = percentiles(latencies)
+    print(f"\n{battles} battles written at once by {battles} clients (one a battle, in 2 processes) through 2 nodes")
+    print(
+        f"  {len(latencies):,} appends in {ended - began:.1f} s: {len(latencies) / (ended - began):,.0f} appends/s;"
+        f" latency p50 {figures['p50'] * 1000:.1f} ms, p90 {figures['p90'] * 1000:.1f} ms,"
+        f" p99 {figures['p99'] * 1000:.1f} ms, max {figures['max'] * 1000:.1f} ms"
+    )
+
+
+def _clients(plan: list[tuple[str, str, str]], events: list[dict], report: Connection) -> None:
+    try:
+        report.send(asyncio.run(_write_all(plan, events)))
+    except Exception as error:  # whatever went wrong goes to the parent, which exits 1
+        report.send({"failed": f"{type(error).__name__}: {error}"})
+
+
+async def _write_all(plan: list[tuple[str, str, str]], events: list[dict]) -> dict:
+    """Each client on a keep-alive connection of its own, speaking HTTP/1.1 by hand: an HTTP client
+    library in the benchmark's process spent more CPU per request than the nodes did, and was what
+    the figure measured (on two cores shared by everything)."""
+    latencies: list[float] = []
+    errors: list[str] = []
+
+    async def write(battle: str, address: str, referee: str) -> None:
+        host, port = address.removeprefix("http://").split(":")
+        reader, writer = await asyncio.open_connection(host, int(port))
+        head = (
+            f"POST /battles/{battle}/events HTTP/1.1\r\nHost: {host}:{port}\r\nAuthorization: Bearer {referee}\r\n"
+            "Content-Type: application/json\r\nContent-Length: "
+        ).encode()
+        seq = 9  # battle_started and its 8 units
+        try:
+            for event in events:
+                body = json.dumps({"expected_seq": seq, "events": [event]}).encode()
+                start = time.perf_counter()
+                writer.write(head + b"%d\r\n\r\n" % len(body) + body)
+                status, answer = await _response(reader)
+                latencies.append(time.perf_counter() - start)
+                if status != 201:
+                    errors.append(f"{battle} seq {seq}: {status} {answer[:200]!r}")
+                    return
+                seq += 1
+        finally:
+            writer.close()
+
+    began = time.time()
+    await asyncio.gather(*(write(*entry) for entry in plan))
+    ended = time.time()
+    return {"latencies": latencies, "errors": errors, "began": began, "ended": ended}
+
+
+async def _response(reader: asyncio.StreamReader) -> tuple[int, bytes]:
+    """One HTTP/1.1 response: its status and body (the nodes answer with Content-Length)."""
+    head = await reader.readuntil(b"\r\n\r\n")
+    status = int(head.split(b" ", 2)[1])
+    length = next(
+        int(line.split(b":", 1)[1]) for line in head.split(b"\r\n") if line.lower().startswith(b"content-length:")
+    )
+    return status, await reader.readexactly(length)
+
+
+# -- 4. one append, 2,000 followers over two nodes ------------------------------------------------------
+def bench_fanout(url: str, followers: int, appends: int) -> None:
+    raise_fd_limit(2 * followers + 512)
+    referee = example_battle(url)  # type: ignore[arg-type]
+    battle = "hive-tarsis"
+    with nodes(url) as addresses:
+        clients = [
+            httpx.Client(base_url=a, timeout=WAIT_S, headers={"Authorization": f"Bearer {referee}"}) for a in addresses
+        ]
+        seq = clients[0].get(f"/battles/{battle}/timeline").json()["last"]
+        to_append = iter(next_phases(3, appends + 1))
+        groups = []
+        try:
+            started = time.perf_counter()
+            for address in addresses:
+                groups.append(Followers(address, f"/battles/{battle}/feed", referee, seq, followers // 2))
+            took = time.perf_counter() - started
+            print(f"\nlive feed: {followers:,} SSE followers, half on each of 2 nodes (connected in {took:.1f} s)")
+            delays: dict[str, list[float]] = {"same node": [], "other node": []}
+            posts: list[float] = []
+            for number in range(appends + 1):  # the first, unmeasured, proves everyone is caught up
+                through = number % 2
+                start = time.time_ns()
+                answer = clients[through].post(
+                    f"/battles/{battle}/events", json={"expected_seq": seq, "events": [next(to_append)]}
+                )
+                posted = time.time_ns() - start
+                if answer.status_code != 201:
+                    raise BenchError(f"an append was refused: {answer.status_code} {answer.text}")
+                seq += 1
+                for side, group in enumerate(groups):
+                    kernel, _read = group.arrived(seq)
+                    if number:
+                        delays["same node" if side == through else "other node"] += [
+                            (at - start) / 1e9 for at in kernel
+                        ]
+                if number:
+                    posts.append(posted / 1e9)
+                time.sleep(0.1)
+        finally:
+            for group in groups:
+                group.close()
+            for client in clients:
+                client.close()
+    everyone = delays["same node"] + delays["other node"]
+    posted = statistics.median(posts) * 1000
+    print(f"  the POST alone: median {posted:.1f} ms ({appends} appends, through each node in turn)")
+    for label, seconds in [*delays.items(), ("all followers", everyone)]:
+        figures = percentiles(seconds)
+        cells = "  ".join(f"{name} {value * 1000:6.1f} ms" for name, value in figures.items())
+        print(f"  delivery to followers on the {label:<13} {cells}  ({len(seconds):,} samples)")
+    p99 = percentiles(everyone)["p99"]
+    print(f"  target p99 < 100 ms: {'met' if p99 < 0.100 else 'not met'} ({p99 * 1000:.1f} ms)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="small sizes, to check the benchmarks run")
+    parser.add_argument(
+        "--only", choices=["append", "replay", "battles", "fanout"], action="append", help="run only these"
+    )
+    args = parser.parse_args()
+    sizes = {
+        "append": 100 if args.quick else 300,
+        "replay": 5_000 if args.quick else 100_000,
+        "battles": (20, 10) if args.quick else (200, 50),
+        "fanout": (200, 5) if args.quick else (2_000, 20),
+    }
+    chosen = args.only or list(sizes)
+    try:
+        with server() as admin, database(admin) as url:
+            print(settings(url))
+            if "append" in chosen:
+                bench_append(url, sizes["append"])
+            set_synchronous_commit(url, "on")  # the rest as PostgreSQL ships
+            print("\n(from here on: synchronous_commit=on, PostgreSQL's default)")
+            if "replay" in chosen:
+                bench_replay(url, sizes["replay"])
+            if "battles" in chosen:
+                bench_battles(url, *sizes["battles"])
+            if "fanout" in chosen:
+                bench_fanout(url, *sizes["fanout"])
+    except BenchError as error:
+        print(f"error: {error}", file=sys.stderr)
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
