@@ -121,6 +121,10 @@ bench: $(VENV)/.installed-bench
 bench-feed: $(VENV)/.installed-test
 	$(BIN)/python bench/feed.py $(if $(CLIENTS),--clients $(CLIENTS)) $(if $(EVENTS),--events $(EVENTS))
 
+## bench-pg: PostgreSQL and two nodes (bench/pg.py, on the server $MORALE_BENCH_PG names or the one on 127.0.0.1:5432); QUICK=1 for small sizes
+bench-pg: $(VENV)/.installed-bench | postgresql
+	$(BIN)/python bench/pg.py $(if $(QUICK),--quick)
+
 ## mutate: mutation testing of the rules (not part of the tests), a seeded sample of each module's mutants;
 ## see MUTATION.md. SAMPLE=0 for every mutant, MODULES="core/rulesets/wh40k/sixth.py ..." for some
 mutate: $(VENV)/.installed-mutation

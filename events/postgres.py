@@ -126,12 +126,12 @@ class PostgresEventStore:
         restart) costs it one more try on a fresh connection, not an error."""
         try:
             with self._connection() as conn:
-                return conn.execute(query, params).fetchall()
+                return _rows(conn, query, params)
         except StoreUnavailable:
             if self._down is not None:  # the server itself is away: trying again now is no use
                 raise
             with self._connection() as conn:
-                return conn.execute(query, params).fetchall()
+                return _rows(conn, query, params)
 
     def close(self) -> None:
         self.pool.close()
@@ -315,6 +315,12 @@ class PostgresEventStore:
     def tokens(self, battle: str) -> list[tuple[str, str, str]]:
         """The battle's (token_hash, role, side) rows, as `replace_tokens` keeps them."""
         return self._fetch(schema.TOKENS, (battle,))
+
+
+def _rows(conn: psycopg.Connection, query: Any, params: Sequence[Any]) -> list[tuple]:
+    """Rows in PostgreSQL's binary format: numbers come as they are, not as text to parse (a long
+    log reads markedly faster; bench/README.md)."""
+    return conn.cursor(binary=True).execute(query, params).fetchall()
 
 
 def _insert(

@@ -31,9 +31,10 @@ def application_name() -> str:
     return f"morale listen (pid {os.getpid()})"
 
 
-def battle_of(payload: str) -> str:
-    """The battle a notification names: its payload is "SEQ BATTLE"."""
-    return payload.partition(" ")[2]
+def announced(payload: str) -> tuple[str, int | None]:
+    """The battle a notification names and its last seq: the payload is "SEQ BATTLE"."""
+    seq, _, battle = payload.partition(" ")
+    return battle, int(seq) if seq.isdigit() else None
 
 
 async def listen(announcements: Announcements, hub: Hub) -> None:
@@ -48,7 +49,7 @@ async def listen(announcements: Announcements, hub: Hub) -> None:
                 failures = 0
                 hub.notify_all()  # what was announced while nobody listened is read now
                 async for notice in conn.notifies():
-                    hub.notify(battle_of(notice.payload))
+                    hub.notify(*announced(notice.payload))
         except psycopg.Error as exc:
             wait_s = RETRY_S[min(failures, len(RETRY_S) - 1)]
             failures += 1

@@ -266,9 +266,12 @@ class Hub:
             self._channels[battle] = Channel(battle, self.keep)
         return self._channels[battle]
 
-    def notify(self, battle: str) -> None:
-        if battle in self._channels:
-            self._channels[battle].notify()
+    def notify(self, battle: str, seq: int | None = None) -> None:
+        """Battle `battle` has news (up to `seq`, if known: a channel that has read that far already
+        is not woken again, as when this node made the append the database announces)."""
+        channel = self._channels.get(battle)
+        if channel is not None and (seq is None or channel.fold.seq < seq):
+            channel.notify()
 
     def notify_all(self) -> None:
         """Every battle followed may have news (announcements were missed): each reads what it lacks."""
