@@ -46,7 +46,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 
-from feed import BenchError, Followers, example_battle, free_port, next_phases, percentiles, raise_fd_limit  # noqa: E402
+import feed  # noqa: E402
 from generate import BattleGenerator  # noqa: E402
 from peer import BattleLog, peer_pg_app  # noqa: E402
 from run import cached_battle, full_replay, interleaved  # noqa: E402
@@ -74,13 +74,13 @@ def server() -> Iterator[str]:
             return
         except psycopg.Error as exc:
             if named:
-                raise BenchError(f"$MORALE_BENCH_PG: {exc}") from None
+                raise feed.BenchError(f"$MORALE_BENCH_PG: {exc}") from None
     sys.path.insert(0, str(ROOT / "tests"))
     from support.pg import Cluster, binaries
 
     found = binaries()
     if found is None:
-        raise BenchError("no PostgreSQL server on 127.0.0.1:5432 and no initdb: set MORALE_BENCH_PG")
+        raise feed.BenchError("no PostgreSQL server on 127.0.0.1:5432 and no initdb: set MORALE_BENCH_PG")
     cluster = Cluster(found).start()
     try:
         yield cluster.url
@@ -203,7 +203,7 @@ def bench_replay(url: str, count: int, seed: int = 1) -> None:
 def nodes(url: str, count: int = 2, pool_size: int = 10) -> Iterator[list[str]]:
     started = []
     for _ in range(count):
-        port = free_port()
+        port = feed.free_port()
         command = [sys.executable, "-m", "morale.app.cli", "serve", "--db", url, "--port", str(port)]
         command += ["--pool-size", str(pool_size)]
         process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
@@ -218,7 +218,8 @@ def nodes(url: str, count: int = 2, pool_size: int = 10) -> Iterator[list[str]]:
                 except httpx.TransportError:
                     pass
                 if process.poll() is not None or time.monotonic() > deadline:
-                    raise BenchError(f"morale serve did not start: {process.stderr.read() if process.stderr else ''}")
+                    said = process.stderr.read() if process.stderr else ""
+                    raise feed.BenchError(f"morale serve did not start: {said}")
                 time.sleep(0.1)
         yield [address for address, _ in started]
     finally:
@@ -243,10 +244,10 @@ def bench_battles(url: str, battles: int, appends: int) -> None:
         for number in range(battles):
             created = httpx.post(f"{addresses[number % 2]}/battles", json=creation(f"b{number:03d}"), timeout=WAIT_S)
             if created.status_code != 201:
-                raise BenchError(f"creating a battle: {created.status_code} {created.text}")
+                raise feed.BenchError(f"creating a battle: {created.status_code} {created.text}")
             referees.append(created.json()["tokens"]["referee"])
         plan = [(f"b{n:03d}", addresses[n % 2], referees[n]) for n in range(battles)]
-        events = next_phases(0, appends)
+        events = feed.next_phases(0, appends)
         halves = [plan[0::2], plan[1::2]]
         pipes = []
         ctx = multiprocessing.get_context("spawn")
@@ -261,18 +262,18 @@ def bench_battles(url: str, battles: int, appends: int) -> None:
         results = []
         for pipe in pipes:
             if not pipe.poll(10 * WAIT_S):
-                raise BenchError("the clients sent nothing")
+                raise feed.BenchError("the clients sent nothing")
             results.append(pipe.recv())
             if "failed" in results[-1]:
-                raise BenchError(f"a client process failed: {results[-1]['failed']}")
+                raise feed.BenchError(f"a client process failed: {results[-1]['failed']}")
         for process in processes:
             process.join(WAIT_S)
     errors = [e for r in results for e in r["errors"]]
     if errors:
-        raise BenchError(f"{len(errors)} appends failed, e.g. {errors[0]}")
+        raise feed.BenchError(f"{len(errors)} appends failed, e.g. {errors[0]}")
     latencies = [x for r in results for x in r["latencies"]]
     began, ended = min(r["began"] for r in results), max(r["ended"] for r in results)
-    figures = percentiles(latencies)
+    figures = feed.percentiles(latencies)
     print(f"\n{battles} battles written at once by {battles} clients (one a battle, in 2 processes) through 2 nodes")
     print(
         f"  {len(latencies):,} appends in {ended - began:.1f} s: {len(latencies) / (ended - began):,.0f} appends/s;"
@@ -335,20 +336,20 @@ async def _response(reader: asyncio.StreamReader) -> tuple[int, bytes]:
 
 # -- 4. one append, 2,000 followers over two nodes ------------------------------------------------------
 def bench_fanout(url: str, followers: int, appends: int) -> None:
-    raise_fd_limit(2 * followers + 512)
-    referee = example_battle(url)  # type: ignore[arg-type]
+    feed.raise_fd_limit(2 * followers + 512)
+    referee = feed.example_battle(url)  # type: ignore[arg-type]
     battle = "hive-tarsis"
     with nodes(url) as addresses:
         clients = [
             httpx.Client(base_url=a, timeout=WAIT_S, headers={"Authorization": f"Bearer {referee}"}) for a in addresses
         ]
         seq = clients[0].get(f"/battles/{battle}/timeline").json()["last"]
-        to_append = iter(next_phases(3, appends + 1))
+        to_append = iter(feed.next_phases(3, appends + 1))
         groups = []
         try:
             started = time.perf_counter()
             for address in addresses:
-                groups.append(Followers(address, f"/battles/{battle}/feed", referee, seq, followers // 2))
+                groups.append(feed.Followers(address, f"/battles/{battle}/feed", referee, seq, followers // 2))
             took = time.perf_counter() - started
             print(f"\nlive feed: {followers:,} SSE followers, half on each of 2 nodes (connected in {took:.1f} s)")
             delays: dict[str, list[float]] = {"same node": [], "other node": []}
@@ -361,7 +362,7 @@ def bench_fanout(url: str, followers: int, appends: int) -> None:
                 )
                 posted = time.time_ns() - start
                 if answer.status_code != 201:
-                    raise BenchError(f"an append was refused: {answer.status_code} {answer.text}")
+                    raise feed.BenchError(f"an append was refused: {answer.status_code} {answer.text}")
                 seq += 1
                 for side, group in enumerate(groups):
                     kernel, _read = group.arrived(seq)
@@ -381,10 +382,10 @@ def bench_fanout(url: str, followers: int, appends: int) -> None:
     posted = statistics.median(posts) * 1000
     print(f"  the POST alone: median {posted:.1f} ms ({appends} appends, through each node in turn)")
     for label, seconds in [*delays.items(), ("all followers", everyone)]:
-        figures = percentiles(seconds)
+        figures = feed.percentiles(seconds)
         cells = "  ".join(f"{name} {value * 1000:6.1f} ms" for name, value in figures.items())
         print(f"  delivery to followers on the {label:<13} {cells}  ({len(seconds):,} samples)")
-    p99 = percentiles(everyone)["p99"]
+    p99 = feed.percentiles(everyone)["p99"]
     print(f"  target p99 < 100 ms: {'met' if p99 < 0.100 else 'not met'} ({p99 * 1000:.1f} ms)")
 
 
@@ -415,7 +416,7 @@ def main() -> None:
                 bench_battles(url, *sizes["battles"])
             if "fanout" in chosen:
                 bench_fanout(url, *sizes["fanout"])
-    except BenchError as error:
+    except feed.BenchError as error:
         print(f"error: {error}", file=sys.stderr)
         sys.exit(1)
 
