@@ -13,10 +13,11 @@ followers: bench/README.md); the watcher then writes it to every follower in one
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
 from functools import cached_property, partial
 from pathlib import Path
@@ -260,6 +261,7 @@ class Hub:
         self._channels: dict[str, Channel] = {}
         self.keep = keep  # items each battle's shared tail holds; followers further behind read the gap
         self.closing = False
+        self._writing: dict[str, int] = {}  # battles this process is appending to right now
 
     def channel(self, battle: str) -> Channel:
         if battle not in self._channels:
@@ -267,11 +269,27 @@ class Hub:
         return self._channels[battle]
 
     def notify(self, battle: str, seq: int | None = None) -> None:
-        """Battle `battle` has news (up to `seq`, if known: a channel that has read that far already
-        is not woken again, as when this node made the append the database announces)."""
+        """Battle `battle` has news; `seq`: the database announced it (up to that seq). An announced
+        append the channel has already read wakes nobody; one that lands while this process is
+        appending to the battle waits for that append to end (`writing`), which wakes the channel."""
         channel = self._channels.get(battle)
-        if channel is not None and (seq is None or channel.fold.seq < seq):
-            channel.notify()
+        if channel is None or (seq is not None and (channel.fold.seq >= seq or self._writing.get(battle))):
+            return
+        channel.notify()
+
+    @contextlib.contextmanager
+    def writing(self, battle: str) -> Iterator[None]:
+        """Around an append by this process: its followers are written to once it is done, not while
+        it is (the database announces the commit before the writer has answered its client, and a
+        pass over a thousand followers would hold up that answer)."""
+        self._writing[battle] = self._writing.get(battle, 0) + 1
+        try:
+            yield
+        finally:
+            self._writing[battle] -= 1
+            if not self._writing[battle]:
+                del self._writing[battle]
+            self.notify(battle)
 
     def notify_all(self) -> None:
         """Every battle followed may have news (announcements were missed): each reads what it lacks."""

@@ -160,8 +160,8 @@ async def create_battle(data: JSONBody[CreateBattle], state: State) -> BattleCre
         tokens = issue_tokens(store, data.battle, data.started.sides)
         return BattleCreated(battle=data.battle, seq=recorded[-1].stored.seq, tokens=tokens)
 
-    created = await state.stores.run(work)
-    state.hub.notify(data.battle)
+    with state.hub.writing(data.battle):
+        created = await state.stores.run(work)
     return created  # type: ignore[return-value]
 
 
@@ -177,8 +177,8 @@ async def append_events(
             check_may_append(grant, fold.state(), data.events)
             return _fed(record_on(store, fold, data.events, expected_seq=data.expected_seq), fold)
 
-    appended = await state.stores.run(work)
-    state.hub.notify(battle)
+    with state.hub.writing(battle):
+        appended = await state.stores.run(work)
     return appended  # type: ignore[return-value]
 
 
@@ -192,8 +192,8 @@ async def roll_dice(battle: BattleId, data: JSONBody[RollDice], request: Request
             check_own_unit(grant, fold.state(), data.unit)
             return _fed(roll_for(store, fold, data.unit, data.test, expected_seq=data.expected_seq), fold)
 
-    rolled = await state.stores.run(work)
-    state.hub.notify(battle)
+    with state.hub.writing(battle):
+        rolled = await state.stores.run(work)
     return rolled  # type: ignore[return-value]
 
 
