@@ -15,6 +15,7 @@ import msgspec
 
 from morale.core.replay import Replay, replay
 from morale.core.rules import Refusal
+from morale.events.numbers import whole_number
 from morale.events.types import PhaseStarted, StoredEvent
 
 from .board import Board, UnitRow, board
@@ -67,8 +68,8 @@ class Timeline:
 
     def point(self, spec: str) -> Point:
         spec = spec.strip()
-        if spec.isdigit():
-            seq = int(spec)
+        seq = whole_number(spec)
+        if seq is not None:
             if not 1 <= seq <= self.last:
                 raise Refusal(f"there is no event {seq} (the log runs from 1 to {self.last})", field="point")
             return Point(seq=seq, label=f"after event {seq}")
@@ -87,9 +88,10 @@ class Timeline:
 
     def _matching(self, spec: str, where: str) -> list[Mark]:
         turn_text, *parts = where.split("/")
-        if not turn_text.isdigit():
+        turn = whole_number(turn_text)
+        if turn is None:
             raise Refusal(f"{spec!r}: the turn must be a number", field="point")
-        in_turn = [m for m in self.marks if m.turn == int(turn_text)]
+        in_turn = [m for m in self.marks if m.turn == turn]
         if not in_turn:
             span = turn_span(m.turn for m in self.marks)
             raise Refusal(f"{spec!r}: that never happened in this log (it has {span})", field="point")

@@ -15,6 +15,7 @@ from rich.table import Table
 from rich.text import Text
 
 from morale.events.codec import MalformedEvent, event_from_dict
+from morale.events.numbers import whole_number
 from morale.events.schema import event_schema
 from morale.events.store import EventStore, UnknownBattle, check_not_foreign
 from morale.events.types import EVENT_TYPES
@@ -111,8 +112,9 @@ def what_if_command(
 
 
 def _seq_and_json(text: str, option: str) -> tuple[int, dict[str, Any]]:
-    seq, sep, data = text.partition("=")
-    if not sep or not seq.strip().isdigit():
+    seq_text, sep, data = text.partition("=")
+    seq = whole_number(seq_text)
+    if not sep or seq is None:
         raise MalformedEvent(f"{option} {text!r}: write SEQ=JSON, e.g. 12='{{\"count\": 2}}'")
     try:
         fields = json.loads(data)
@@ -120,7 +122,7 @@ def _seq_and_json(text: str, option: str) -> tuple[int, dict[str, Any]]:
         raise MalformedEvent(f"{option} {text!r}: malformed JSON: {exc}") from None
     if not isinstance(fields, dict):
         raise MalformedEvent(f"{option} {text!r}: the JSON must be an object of fields")
-    return int(seq), fields
+    return seq, fields
 
 
 @app.command("verify")

@@ -32,6 +32,7 @@ from msgspec import Meta
 from morale.core.replay import Replay
 from morale.core.rules import Refusal
 from morale.events.codec import MalformedEvent
+from morale.events.numbers import whole_number
 from morale.events.store import ConflictError, EventStore, UnknownBattle
 from morale.events.types import AnyEvent, BattleStarted, Slug, UnitJoined
 from morale.projections.board import Board, board
@@ -270,9 +271,10 @@ def _resume_point(request: Request, after: int | None) -> int:
     last_seen = request.headers.get("last-event-id", "").strip()
     if not last_seen:
         return after or 0
-    if not last_seen.isdigit():
+    seq = whole_number(last_seen)
+    if seq is None:
         raise Refusal("Last-Event-ID must be a sequence number", field="Last-Event-ID")
-    return int(last_seen)
+    return seq
 
 
 _NO_BUFFERING = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
