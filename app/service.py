@@ -18,6 +18,7 @@ from morale.core.referee import due_test
 from morale.core.replay import Replay, replay_log
 from morale.core.rules import Refusal
 from morale.core.state import digest
+from morale.events.codec import battle_id
 from morale.events.store import ConflictError, EventStore, UnknownBattle
 from morale.events.types import AnyEvent, BattleStarted, DiceRevealed, DiceRolled, PhaseEnded, StoredEvent
 
@@ -56,6 +57,8 @@ def record_on(
     log has moved past the fold."""
     if expected_seq is not None and expected_seq != fold.seq:
         raise ConflictError(fold.battle_id, expected_seq, fold.seq)
+    if fold.battle is None:  # these events create the battle
+        battle_id(fold.battle_id)
     base = fold.seq
     caused: list[Caused] = []
     sealed: list[AnyEvent] = []
@@ -92,6 +95,7 @@ def with_state_digest(fold: Replay, event: AnyEvent) -> AnyEvent:
 
 def start_battle(store: EventStore, battle: str, started: BattleStarted, units: Sequence[AnyEvent]) -> list[Recorded]:
     """Create a battle. When the engine may roll, keep a fresh dice secret and commit to it."""
+    battle_id(battle)  # before the secret is kept: a refused battle leaves nothing behind
     if store.last_seq(battle):
         raise Refusal(f"battle {battle!r} already exists in this store", field="battle")
     if started.dice_policy != "table":

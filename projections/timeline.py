@@ -75,7 +75,7 @@ class Timeline:
             return Point(seq=seq, label=f"after event {seq}")
         edge, _, where = spec.partition(":")
         if edge not in ("start", "end"):
-            raise Refusal(f"{spec!r}: write N, start, end, or start:TURN[/SIDE][/PHASE], end:...", field="point")
+            raise Refusal(f"{_shown(spec)}: write N, start, end, or start:TURN[/SIDE][/PHASE], end:...", field="point")
         if not where:
             seq = (self.marks[0].seq - 1) if edge == "start" and self.marks else self.last
             return Point(seq=seq, label="before the first phase" if edge == "start" else "the end of the log")
@@ -90,11 +90,11 @@ class Timeline:
         turn_text, *parts = where.split("/")
         turn = whole_number(turn_text)
         if turn is None:
-            raise Refusal(f"{spec!r}: the turn must be a number", field="point")
+            raise Refusal(f"{_shown(spec)}: the turn must be a number", field="point")
         in_turn = [m for m in self.marks if m.turn == turn]
         if not in_turn:
             span = turn_span(m.turn for m in self.marks)
-            raise Refusal(f"{spec!r}: that never happened in this log (it has {span})", field="point")
+            raise Refusal(f"{_shown(spec)}: that never happened in this log (it has {span})", field="point")
         marks = in_turn
         for part in parts:
             marks = [m for m in marks if part in (m.side, m.phase)]
@@ -102,7 +102,7 @@ class Timeline:
             sides = ", ".join(dict.fromkeys(m.side for m in in_turn))
             phases = ", ".join(dict.fromkeys(m.phase for m in in_turn))
             raise Refusal(
-                f"{spec!r}: that never happened in this log (turn {turn_text}: sides {sides}; phases {phases})",
+                f"{_shown(spec)}: that never happened in this log (turn {turn_text}: sides {sides}; phases {phases})",
                 field="point",
             )
         return marks
@@ -135,6 +135,11 @@ class Timeline:
             if stored.seq in seqs:
                 boards[stored.seq] = board(chronicle.fold.state())
         return chronicle, boards
+
+
+def _shown(spec: str) -> str:
+    """A point as typed, for a refusal: a long one cut short, so the refusal stays one readable line."""
+    return repr(spec) if len(spec) <= 40 else f"{spec[:37]!r}..."
 
 
 def turn_span(turns: Iterable[int]) -> str:

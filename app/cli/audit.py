@@ -115,14 +115,21 @@ def _seq_and_json(text: str, option: str) -> tuple[int, dict[str, Any]]:
     seq_text, sep, data = text.partition("=")
     seq = whole_number(seq_text)
     if not sep or seq is None:
-        raise MalformedEvent(f"{option} {text!r}: write SEQ=JSON, e.g. 12='{{\"count\": 2}}'")
+        raise MalformedEvent(f"{option} {_shown(text)}: write SEQ=JSON, e.g. 12='{{\"count\": 2}}'")
     try:
         fields = json.loads(data)
     except ValueError as exc:
-        raise MalformedEvent(f"{option} {text!r}: malformed JSON: {exc}") from None
+        raise MalformedEvent(f"{option} {_shown(text)}: malformed JSON: {exc}") from None
+    except RecursionError:
+        raise MalformedEvent(f"{option} {_shown(text)}: malformed JSON: nested too deep to read") from None
     if not isinstance(fields, dict):
-        raise MalformedEvent(f"{option} {text!r}: the JSON must be an object of fields")
+        raise MalformedEvent(f"{option} {_shown(text)}: the JSON must be an object of fields")
     return seq, fields
+
+
+def _shown(text: str) -> str:
+    """An option's value as typed, cut short: a refusal stays one readable line."""
+    return repr(text) if len(text) <= 60 else f"{text[:57]!r}..."
 
 
 @app.command("verify")
