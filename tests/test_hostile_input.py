@@ -9,17 +9,24 @@ copy of one store holding the example battle, so the catalogue stays quick.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sqlite3
+from collections.abc import Iterator
 from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
+from urllib.parse import unquote
 
 import pytest
+from litestar import Litestar
+from litestar.testing import TestClient
 from support.cli import morale
-from support.served import BATTLE, EXAMPLE_EVENTS, ROSTER
+from support.served import BATTLE, EXAMPLE_EVENTS, ROSTER, bearer
 
 from morale.app.access import issue_tokens
+from morale.app.http.server import Settings, create_app
 from morale.events.store import SqliteEventStore
 
 EVENTS = 9 + len([line for line in EXAMPLE_EVENTS.read_text().splitlines() if line.strip()])
@@ -415,3 +422,343 @@ def test_verify_names_the_event_whose_stored_bytes_are_not_utf8(db: Path):
     result = morale(db, "verify", BATTLE)
     assert result.exit_code == 1, result.output
     assert "chain: first bad event #3: hash does not match the event's bytes" in result.stdout
+
+
+# -- HTTP ----------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Http:
+    """A request as `role` (a token of the template battle, `None` for none, or a literal `token`).
+    The answer must be `status` as a problem naming `field` or `rule` where given, and containing
+    `says` in its detail."""
+
+    name: str
+    method: str
+    path: str
+    status: int
+    role: str | None = "referee"
+    body: bytes | None = None
+    headers: dict[str, bytes] = field(default_factory=dict)
+    says: str = ""
+    field: str | None = None
+    rule: str | None = None
+
+
+def body(value: Any) -> bytes:
+    return json.dumps(value).encode()
+
+
+def creation(**changes: Any) -> dict:
+    """`POST /battles` of a small battle, with some of its fields replaced."""
+    unit = {"type": "unit_joined", "unit": "kraak", "side": "imperium", "name": "Kraak", "unit_type": "infantry"}
+    # Dice typed in: a battle whose engine may roll keeps a secret, written apart from its events.
+    started = {"type": "battle_started", "ruleset": "wh40k6", "ruleset_version": "1", "sides": ["imperium", "orks"]}
+    started |= {"dice_policy": "table"}
+    return {"battle": "skirmish", "started": started, "units": [unit | {"models": 10, "ld": 8}]} | changes
+
+
+def appended(*events: Any, expected_seq: int = EVENTS) -> bytes:
+    return body({"expected_seq": expected_seq, "events": list(events)})
+
+
+EVENTS_PATH = f"/battles/{BATTLE}/events"
+CASUALTY_ON = {"type": "casualties_suffered", "unit": "kraak", "count": 1}
+FEED = f"/battles/{BATTLE}/feed.ndjson?follow=false"
+
+HTTP_CASES = [
+    # -- encodings and nesting, on the one POST anyone may make on a default server
+    Http("a battle not UTF-8", "POST", "/battles", 400, role=None, body=b'{"battle": "\xff"}', says="not UTF-8 text"),
+    Http("a battle 1000 deep", "POST", "/battles", 400, role=None, body=deep(1000).encode(), says="expected an object"),
+    Http(
+        "a table 1000 deep",
+        "POST",
+        "/battles",
+        400,
+        role=None,
+        body=f'{{"battle": "x", "started": {started_with_table(deep(1000))}}}'.encode(),
+        says="nested too deep to read",
+    ),
+    Http("an empty body", "POST", "/battles", 400, role=None, body=b"", says="no JSON: the input is empty"),
+    Http("a body cut short", "POST", "/battles", 400, role=None, body=b'{"battle": "x", "st', says="line 1, column 20"),
+    Http(
+        "a stray comma on line 2",
+        "POST",
+        EVENTS_PATH,
+        400,
+        body=b'{"expected_seq": 1,\n "events": [,]}',
+        says="malformed JSON at line 2, column 13",
+    ),
+    Http("events 1000 deep", "POST", EVENTS_PATH, 400, body=appended(json.loads(deep(900))), says="events[0]"),
+    Http("events not UTF-8", "POST", EVENTS_PATH, 400, body=b'{"expected_seq": 1, "events": ["\xc3\x28"]}'),
+    # -- sizes, control characters, ids
+    Http("a body over the limit", "POST", EVENTS_PATH, 413, body=b" " * 1_000_001),
+    Http(
+        "a 10 KB cause",
+        "POST",
+        EVENTS_PATH,
+        400,
+        body=appended(CASUALTY_ON | {"cause": "x" * 10_000}),
+        field="events[0].cause",
+        says="not 10000 characters",
+    ),
+    Http(
+        "a NUL in a cause",
+        "POST",
+        EVENTS_PATH,
+        400,
+        body=appended(CASUALTY_ON | {"cause": "a\x00"}),
+        field="events[0].cause",
+    ),
+    Http(
+        "a battle id that is a path",
+        "POST",
+        "/battles",
+        400,
+        role=None,
+        body=body(creation(battle="../../etc/passwd")),
+        field="battle",
+        says="a battle's id",
+    ),
+    Http(
+        "a battle id with a NUL",
+        "POST",
+        "/battles",
+        400,
+        role=None,
+        body=body(creation(battle="a\x00")),
+        field="battle",
+    ),
+    Http(
+        "a NUL in a unit name",
+        "POST",
+        "/battles",
+        400,
+        role=None,
+        body=body(creation(units=[creation()["units"][0] | {"name": "K\x00"}])),
+        field="units[0].name",
+        says="none of them a control character",
+    ),
+    Http(
+        "1001 units",
+        "POST",
+        "/battles",
+        400,
+        role=None,
+        body=body(creation(units=creation()["units"] * 1001)),
+        field="units",
+    ),
+    # -- types and ranges
+    Http(
+        "a die showing 7",
+        "POST",
+        EVENTS_PATH,
+        400,
+        body=appended({"type": "dice_rolled", "unit": "kraak", "test": "morale", "dice": [7]}),
+        field="events[0].dice[0]",
+        says="events[0].dice[0]: a die shows 1 to 6, not 7",
+    ),
+    Http("a type that is a number", "POST", EVENTS_PATH, 400, body=appended({"type": 3}), field="events[0].type"),
+    Http(
+        "expected_seq as text",
+        "POST",
+        EVENTS_PATH,
+        400,
+        body=body({"expected_seq": "9", "events": [CASUALTY_ON]}),
+        field="expected_seq",
+    ),
+    Http("no events", "POST", EVENTS_PATH, 400, body=appended(), field="events", says="1 to 1000 items, not 0 items"),
+    Http("after -1", "GET", f"/battles/{BATTLE}/feed.ndjson?follow=false&after=-1", 400, field="after"),
+    Http("follow maybe", "GET", f"/battles/{BATTLE}/feed.ndjson?follow=maybe", 400, field="follow"),
+    # -- unknown names
+    Http(
+        "an unknown event type",
+        "POST",
+        EVENTS_PATH,
+        400,
+        body=appended({"type": "unit_routed"}),
+        field="events[0].type",
+        says="unknown type 'unit_routed'",
+    ),
+    Http(
+        "an unknown field",
+        "POST",
+        EVENTS_PATH,
+        400,
+        body=appended(CASUALTY_ON | {"colour": "red"}),
+        field="events[0].colour",
+    ),
+    Http("an unknown unit", "POST", EVENTS_PATH, 422, body=appended(CASUALTY_ON | {"unit": "eldar"}), field="unit"),
+    Http(
+        "an unknown ruleset",
+        "POST",
+        "/battles",
+        422,
+        role=None,
+        body=body(creation(started=creation()["started"] | {"ruleset": "chess"})),
+        field="ruleset",
+    ),
+    Http("an unknown unit to explain", "GET", f"/battles/{BATTLE}/explain/eldar", 422, field="unit"),
+    Http(
+        "a battle that exists already",
+        "POST",
+        "/battles",
+        422,
+        role=None,
+        body=body(creation(battle=BATTLE)),
+        field="battle",
+    ),
+    # -- the clock, stale preconditions
+    Http(
+        "a phase out of order",
+        "POST",
+        EVENTS_PATH,
+        422,
+        body=appended({"type": "phase_started", "turn": 1, "side": "imperium", "phase": "shooting"}),
+        rule="engine.clock.order",
+    ),
+    Http("a stale expected_seq", "POST", EVENTS_PATH, 409, body=appended(CASUALTY_ON, expected_seq=3)),
+    Http(
+        "an expected_seq of 2**70",
+        "POST",
+        f"/battles/{BATTLE}/roll",
+        409,
+        body=body({"unit": "kraak", "test": "morale", "expected_seq": 2**70}),
+    ),
+    Http(
+        "a resume point past the end",
+        "GET",
+        f"/battles/{BATTLE}/feed.ndjson?follow=false&after=999",
+        422,
+        field="after",
+    ),
+    # -- roles and tokens
+    Http("no token", "POST", EVENTS_PATH, 401, role=None, body=appended(CASUALTY_ON)),
+    Http("a wrong token", "POST", EVENTS_PATH, 401, role="not-a-token", body=appended(CASUALTY_ON)),
+    Http("a spectator writing", "POST", EVENTS_PATH, 403, role="spectator", body=appended(CASUALTY_ON)),
+    Http(
+        "a player writing for the enemy",
+        "POST",
+        EVENTS_PATH,
+        403,
+        role="orks",
+        body=appended(CASUALTY_ON),
+        field="unit",
+    ),
+    Http(
+        "a player ruling",
+        "POST",
+        EVENTS_PATH,
+        403,
+        role="imperium",
+        body=appended({"type": "referee_ruled", "unit": "kraak", "reason": "x"}),
+        field="type",
+    ),
+    Http("an unknown battle without a token", "GET", "/battles/nowhere/board", 401, role=None),
+    Http("an unknown battle with a token", "GET", "/battles/nowhere/board", 401),
+    Http("a token in the query of an unknown battle", "GET", "/battles/nowhere/board?token=x", 401, role=None),
+    # -- points and sequence numbers: only ASCII digits are numbers ('¹'.isdigit() is True; int('¹') fails)
+    Http("superscript at", "GET", f"/battles/{BATTLE}/board?at=%C2%B9", 422, field="point", says="write N"),
+    Http("superscript due at", "GET", f"/battles/{BATTLE}/due?at=%C2%B9", 422, field="point"),
+    Http("superscript explain at", "GET", f"/battles/{BATTLE}/explain/kraak?at=%C2%B9", 422, field="point"),
+    Http("superscript diff before", "GET", f"/battles/{BATTLE}/diff?before=%C2%B9", 422, field="point"),
+    Http("an at of 5000 digits", "GET", f"/battles/{BATTLE}/board?at={'1' * 5000}", 422, field="point"),
+    Http("superscript Last-Event-ID", "GET", FEED, 422, headers={"Last-Event-ID": "¹".encode()}, field="Last-Event-ID"),
+    Http("Last-Event-ID in Latin-1", "GET", FEED, 422, headers={"Last-Event-ID": b"\xb9"}, field="Last-Event-ID"),
+    Http(
+        "a Last-Event-ID of 5000 digits",
+        "GET",
+        FEED,
+        422,
+        headers={"Last-Event-ID": b"7" * 5000},
+        field="Last-Event-ID",
+    ),
+]
+
+
+@pytest.fixture
+def client(db: Path) -> Iterator[TestClient]:
+    with TestClient(create_app(db, Settings())) as opened:
+        yield opened
+
+
+@dataclass(frozen=True)
+class Answer:
+    status: int
+    headers: dict[str, str]
+    body: bytes
+
+    def json(self) -> Any:
+        return json.loads(self.body)
+
+
+def send_raw(app: Litestar, method: str, target: str, headers: dict[str, bytes], body: bytes) -> Answer:
+    """One request straight to the ASGI app, its header bytes exactly as given: an HTTP client
+    would re-encode them (a Latin-1 '¹' reaches the server as UTF-8), and a server must take what
+    any client sends."""
+    path, _, query = target.partition("?")
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": method,
+        "scheme": "http",
+        "path": unquote(path),
+        "raw_path": path.encode(),
+        "query_string": query.encode(),
+        "root_path": "",
+        "headers": [(name.lower().encode(), value) for name, value in headers.items()],
+        "client": ("127.0.0.1", 50000),
+        "server": ("testserver", 80),
+    }
+    incoming = [{"type": "http.request", "body": body, "more_body": False}]
+    sent: list[dict] = []
+
+    async def receive() -> dict:
+        return incoming.pop(0) if incoming else {"type": "http.disconnect"}
+
+    async def send(message: dict) -> None:
+        sent.append(message)
+
+    asyncio.run(app(scope, receive, send))  # type: ignore[arg-type]
+    start = next(m for m in sent if m["type"] == "http.response.start")
+    head = {name.decode("latin-1"): value.decode("latin-1") for name, value in start["headers"]}
+    return Answer(
+        start["status"], head, b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
+    )
+
+
+def problem_of(answer: Answer) -> dict:
+    """The answer as RFC 9457 problem details: their media type, and the four members every problem has."""
+    assert answer.headers["content-type"] == "application/problem+json", answer.headers
+    problem = answer.json()
+    assert problem["status"] == answer.status
+    assert problem["type"].startswith(("urn:morale:problem:", "about:blank")) and problem["title"], problem
+    assert problem["detail"] and "\n" not in problem["detail"], problem
+    return problem
+
+
+@pytest.mark.parametrize("case", HTTP_CASES, ids=[c.name for c in HTTP_CASES])
+def test_http_refuses_hostile_input_with_a_4xx_naming_the_field_and_writes_nothing(
+    case: Http, template: Template, db: Path
+):
+    headers = dict(case.headers)
+    if case.role is not None:
+        headers["Authorization"] = b"Bearer " + template.tokens.get(case.role, case.role).encode()
+    if case.body is not None:
+        headers["Content-Type"] = b"application/json"
+    before = dump(db)
+    answer = send_raw(create_app(db, Settings()), case.method, case.path, headers, case.body or b"")
+    assert answer.status == case.status, answer.body
+    problem = problem_of(answer)
+    if case.field is not None:
+        assert problem.get("field") == case.field, problem
+    if case.rule is not None:
+        assert problem.get("rule") == case.rule, problem
+    assert case.says in problem["detail"]
+    assert dump(db) == before
+
+
+def test_a_refusal_over_http_is_the_same_for_every_role_that_may_read(client: TestClient, template: Template):
+    # The same bad point is refused alike whoever asks: the token only decides who may ask.
+    for role in ("referee", "spectator", "orks"):
+        answer = client.get(f"/battles/{BATTLE}/board?at=%C2%B9", headers=bearer(template.tokens[role]))
+        assert answer.status_code == 422, role
