@@ -35,7 +35,20 @@ _KINDS = {
 
 def validation_words(exc: msgspec.ValidationError, root: Any, data: Any) -> tuple[str, str | None]:
     """(words, field) for a validation error raised decoding `data` (the input as plain JSON values,
-    or `_UNKNOWN`) as the type `root`. `field` is the path, "dice[0]", or None for the whole input."""
+    or `_UNKNOWN`) as the type `root`. `field` is the path, "dice[0]", or None for the whole input.
+    Both are one line: a key or value of the input that holds a line break shows it escaped."""
+    words, field = _validation_words(exc, root, data)
+    return _one_line(words), None if field is None else _one_line(field)
+
+
+def _one_line(text: str) -> str:
+    return _CONTROL.sub(lambda found: repr(found[0])[1:-1], text)
+
+
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def _validation_words(exc: msgspec.ValidationError, root: Any, data: Any) -> tuple[str, str | None]:
     found = _AT.match(str(exc))
     what, path = (found["what"], found["path"]) if found else (str(exc), None)
     key_error = bool(found and found["outer"])
@@ -109,6 +122,7 @@ def _field(steps: list[object]) -> str | None:
 
 
 def _join(field: str | None, name: str) -> str:
+    name = name if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name) else repr(name)  # a key any client sent
     return f"{field}.{name}" if field else name
 
 

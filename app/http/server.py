@@ -307,9 +307,14 @@ async def battle_timeline(battle: BattlePath, state: State) -> TimelineView:
 
 # -- the feed ---------------------------------------------------------------------------------------
 def _resume_point(request: Request, after: int | None) -> int:
-    """Last-Event-ID wins: a browser reconnecting sends it with the URL it first opened, whose
-    `?after=` is older news."""
-    last_seen = request.headers.get("last-event-id", "").strip()
+    return resume_after(request.headers.get("last-event-id", ""), after)
+
+
+def resume_after(last_event_id: str, after: int | None) -> int:
+    """Where a follower resumes. Last-Event-ID wins: a browser reconnecting sends it with the URL it
+    first opened, whose `?after=` is older news. The header is any bytes a client sends (read as
+    Latin-1), so only a sequence number in ASCII digits is one."""
+    last_seen = last_event_id.strip()
     if not last_seen:
         return after or 0
     seq = whole_number(last_seen)
