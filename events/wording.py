@@ -21,6 +21,7 @@ _AT = re.compile(r"^(?P<what>.*?)(?: - at `(?P<path>[^`]*)`(?: in `(?P<outer>[^`
 _STEP = re.compile(r"\.([^.\[]+)|\[(\d+|\.\.\.)\]")
 _ANY_VALUE = object()  # a step into a dict's values: msgspec names no key ("$.house_rules[...]")
 _UNKNOWN = object()  # the value at the path could not be read
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")  # what would break a refusal's one line
 
 _KINDS = {
     "int": "a whole number",
@@ -34,8 +35,8 @@ _KINDS = {
 
 
 def validation_words(exc: msgspec.ValidationError, root: Any, data: Any) -> tuple[str, str | None]:
-    """(words, field) for a validation error raised decoding `data` (the input as plain JSON values,
-    or `_UNKNOWN`) as the type `root`. `field` is the path, "dice[0]", or None for the whole input.
+    """(words, field) for a validation error raised decoding `data` (the input as plain JSON values;
+    None if it could not be read) as the type `root`. `field` is the path, "dice[0]", or None for the whole input.
     Both are one line: a key or value of the input that holds a line break shows it escaped."""
     words, field = _validation_words(exc, root, data)
     return _one_line(words), None if field is None else _one_line(field)
@@ -43,9 +44,6 @@ def validation_words(exc: msgspec.ValidationError, root: Any, data: Any) -> tupl
 
 def _one_line(text: str) -> str:
     return _CONTROL.sub(lambda found: repr(found[0])[1:-1], text)
-
-
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
 def _validation_words(exc: msgspec.ValidationError, root: Any, data: Any) -> tuple[str, str | None]:
@@ -320,4 +318,4 @@ def _one_of(node: Any, value: Any) -> str:
         )
     if isinstance(node, inspect.LiteralType):
         return _not(f"one of {', '.join(map(str, node.values))}", value)
-    return _not("not one of the values allowed", value)
+    return _not("a value it allows", value)
