@@ -20,6 +20,7 @@ from morale.core.referee import due_test
 from morale.core.replay import Replay, replay_log
 from morale.core.rules import Refusal
 from morale.core.state import digest
+from morale.events.codec import battle_id
 from morale.events.store import BattleExists, ConflictError, EventStore, UnknownBattle
 from morale.events.types import AnyEvent, BattleStarted, DiceRevealed, DiceRolled, PhaseEnded, StoredEvent
 
@@ -96,6 +97,8 @@ def record_on(
     log has moved past the fold. `dice_secret`: kept with the events that start the battle."""
     if expected_seq is not None and expected_seq != fold.seq:
         raise ConflictError(fold.battle_id, expected_seq, fold.seq)
+    if fold.battle is None:  # these events create the battle
+        battle_id(fold.battle_id)
     base = fold.seq
     caused: list[Caused] = []
     sealed: list[AnyEvent] = []
@@ -135,6 +138,7 @@ def start_battle(store: EventStore, battle: str, started: BattleStarted, units: 
     secret is stored in the transaction that writes `battle_started`, so of several writers starting
     the same battle at once, the one whose events are kept is the one whose secret is kept; the
     others are refused with `BattleExists`."""
+    battle_id(battle)  # a battle id beyond the limits is refused before anything is decided
     if existing := store.last_seq(battle):
         raise BattleExists(battle, existing)
     secret = None

@@ -79,6 +79,19 @@ class UnknownBattle(LookupError):
         self.battle = battle
 
 
+class UnreadableEvent(Exception):
+    """A stored event whose bytes are not UTF-8 text: the file was changed outside morale (morale
+    writes only text). Named by its sequence number; `morale verify` checks the whole log."""
+
+    def __init__(self, battle: str, seq: int | None) -> None:
+        where = f"event {seq}" if seq is not None else "an event"
+        super().__init__(
+            f"seq: {where} of battle {battle!r} is stored as bytes that are not UTF-8 text: the store was "
+            "changed outside morale (`morale verify` checks the whole log)"
+        )
+        self.battle, self.seq = battle, seq
+
+
 class StoreUnavailable(Exception):
     """A path that holds no usable store: a missing folder, a folder, a file that is not SQLite, or
     (where the store may not be created) nothing at all. Raised before anything is written."""
@@ -110,6 +123,7 @@ def check_store_path(path: Path, create: bool) -> None:
 
 
 _SQLITE_MAGIC = b"SQLite format 3\x00"
+_EVENT_COLUMNS = {"battle", "seq", "schema_version", "recorded_at", "type", "body", "prev_hash", "hash"}
 
 
 def check_not_foreign(path: Path) -> None:
@@ -221,6 +235,10 @@ def _unless_no_snapshots(exc: sqlite3.OperationalError) -> None:
         raise exc
 
 
+def _text(stored: bytes | None) -> str:
+    return (stored or b"").decode("utf-8", "replace")
+
+
 def now_utc() -> str:
     """The moment of recording in UTC, to the microsecond: "2026-11-29T18:49:04.406295Z". Built from
     the clock's nanoseconds with each second's text kept: an aware datetime's isoformat was a
@@ -289,6 +307,9 @@ class SqliteEventStore:
         if not create and "events" not in tables:
             conn.close()
             raise StoreUnavailable(self.path, "a SQLite file, but not a morale store (it has no events table)")
+        if "events" in tables and not {c.name for c in self.db["events"].columns} >= _EVENT_COLUMNS:
+            conn.close()
+            raise StoreUnavailable(self.path, "a SQLite file whose events table is not a morale log")
         if self.path != ":memory:":
             self._enable_wal(busy_timeout_s)
         # NORMAL is durable across application crashes in WAL mode; only a power cut can lose the
@@ -431,7 +452,7 @@ class SqliteEventStore:
             "WHERE battle = ? AND seq > ? ORDER BY seq",
             (battle, after_seq),
         )
-        for seq, schema_version, recorded_at, event_type, body, prev_hash, digest in rows:
+        for seq, schema_version, recorded_at, event_type, body, prev_hash, digest in self._readable(battle, rows):
             yield StoredEvent(
                 battle=battle,
                 seq=seq,
@@ -450,16 +471,43 @@ class SqliteEventStore:
             "SELECT seq, schema_version, type, body FROM events WHERE battle = ? AND seq > ? AND seq <= ? ORDER BY seq",
             (battle, after_seq, _LAST if up_to is None else up_to),
         )
-        return read_rows(rows)
+        return read_rows(self._readable(battle, rows))
 
-    def raw_rows(self, battle: str) -> Iterator[RawRow]:
-        """Each row exactly as stored, for checking the hash chain and the columns beside it."""
+    def _readable(self, battle: str, rows: Iterable[tuple]) -> Iterator[tuple]:
+        """The rows, or `UnreadableEvent` naming the first event whose bytes are not UTF-8 (sqlite3
+        fails on it with an error that names no event, in the middle of a replay)."""
+        try:
+            yield from rows
+        except sqlite3.OperationalError as exc:
+            if "decode" not in str(exc):
+                raise
+            raise UnreadableEvent(battle, self._first_unreadable(battle)) from None
+
+    def _first_unreadable(self, battle: str) -> int | None:
         rows = self.db.conn.execute(
-            "SELECT seq, body, prev_hash, hash, schema_version, recorded_at, type FROM events "
-            "WHERE battle = ? ORDER BY seq",
+            "SELECT seq, CAST(type AS BLOB), CAST(recorded_at AS BLOB), CAST(body AS BLOB), CAST(prev_hash AS BLOB), "
+            "CAST(hash AS BLOB) FROM events WHERE battle = ? ORDER BY seq",
             (battle,),
         )
-        return map(RawRow._make, rows)
+        for seq, *columns in rows:
+            try:
+                for column in columns:
+                    bytes(column or b"").decode("utf-8")
+            except UnicodeDecodeError:
+                return seq
+        return None
+
+    def raw_rows(self, battle: str) -> Iterator[RawRow]:
+        """Each row exactly as stored, for checking the hash chain and the columns beside it. Bytes
+        that are not UTF-8 (the file was changed outside morale) are read as U+FFFD, so that event's
+        hash no longer matches and the check names it, instead of failing with no event named."""
+        rows = self.db.conn.execute(
+            "SELECT seq, CAST(body AS BLOB), CAST(prev_hash AS BLOB), CAST(hash AS BLOB), schema_version, "
+            "CAST(recorded_at AS BLOB), CAST(type AS BLOB) FROM events WHERE battle = ? ORDER BY seq",
+            (battle,),
+        )
+        for seq, body, prev_hash, hash_, version, recorded_at, kind in rows:
+            yield RawRow(seq, _text(body), _text(prev_hash), _text(hash_), version, _text(recorded_at), _text(kind))
 
     def hash_at(self, battle: str, seq: int) -> str | None:
         """The hash that seals event `seq` (None if the log holds no such event): what a kept fold

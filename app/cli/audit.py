@@ -15,6 +15,7 @@ from rich.table import Table
 from rich.text import Text
 
 from morale.events.codec import MalformedEvent, event_from_dict
+from morale.events.numbers import whole_number
 from morale.events.schema import event_schema
 from morale.events.store import EventStore, UnknownBattle, check_not_foreign
 from morale.events.types import EVENT_TYPES
@@ -111,16 +112,24 @@ def what_if_command(
 
 
 def _seq_and_json(text: str, option: str) -> tuple[int, dict[str, Any]]:
-    seq, sep, data = text.partition("=")
-    if not sep or not seq.strip().isdigit():
-        raise MalformedEvent(f"{option} {text!r}: write SEQ=JSON, e.g. 12='{{\"count\": 2}}'")
+    seq_text, sep, data = text.partition("=")
+    seq = whole_number(seq_text)
+    if not sep or seq is None:
+        raise MalformedEvent(f"{option} {_shown(text)}: write SEQ=JSON, e.g. 12='{{\"count\": 2}}'")
     try:
         fields = json.loads(data)
     except ValueError as exc:
-        raise MalformedEvent(f"{option} {text!r}: malformed JSON: {exc}") from None
+        raise MalformedEvent(f"{option} {_shown(text)}: malformed JSON: {exc}") from None
+    except RecursionError:
+        raise MalformedEvent(f"{option} {_shown(text)}: malformed JSON: nested too deep to read") from None
     if not isinstance(fields, dict):
-        raise MalformedEvent(f"{option} {text!r}: the JSON must be an object of fields")
-    return int(seq), fields
+        raise MalformedEvent(f"{option} {_shown(text)}: the JSON must be an object of fields")
+    return seq, fields
+
+
+def _shown(text: str) -> str:
+    """An option's value as typed, cut short: a refusal stays one readable line."""
+    return repr(text) if len(text) <= 60 else f"{text[:57]!r}..."
 
 
 @app.command("verify")

@@ -86,7 +86,9 @@ def append(
         report(fold, recorded, as_json)
 
 
-@app.command()
+# A die typed as -1 is a die showing -1, refused as a die (dice[0]: a die shows 1 to 6, not -1), not
+# an option Click does not know.
+@app.command(context_settings={"ignore_unknown_options": True})
 def roll(
     battle: BattleArg,
     unit: Annotated[str, typer.Argument(help="The unit whose test the dice are for.")],
@@ -188,7 +190,7 @@ def battles_command(db: Db = Path(DEFAULT_DB), as_json: Json = False) -> None:
     """The battles in the store."""
     with refusals(as_json):
         store = open_store(db)
-    rows = [{"battle": b, "events": store.last_seq(b)} for b in store.battles()]
+        rows = [{"battle": b, "events": store.last_seq(b)} for b in store.battles()]
     if as_json:
         emit_json(rows)
     else:
@@ -311,7 +313,7 @@ def _events_from(event_type: str | None, fields: list[str], json_text: str | Non
                 try:
                     events.append(decode_event(line))
                 except MalformedEvent as exc:
-                    raise MalformedEvent(f"{file} line {number}: {exc}") from None
+                    raise exc.within(f"{file} line {number}") from None
         if not events:
             raise MalformedEvent(f"{file}: no events in the file")
         return events
@@ -343,7 +345,7 @@ def _parse_fields(event_type: str, fields: list[str]) -> dict[str, Any]:
             raise MalformedEvent(f"{pair!r}: write fields as FIELD=VALUE")
         try:
             value: Any = json.loads(raw)
-        except ValueError:
+        except (ValueError, RecursionError):  # text, or JSON too deep to be any field's value
             value = raw
         if key in list_fields and not isinstance(value, list):
             value = [_scalar(v) for v in str(raw).split(",") if v]
@@ -374,5 +376,5 @@ def _takes_sequence(field_type: msgspec.inspect.Type) -> bool:
 def _scalar(text: str) -> Any:
     try:
         return json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         return text

@@ -3,7 +3,7 @@
 A thin shell: every handler checks who is calling, then calls the service or a projection, exactly
 as the CLI does. Reads and writes need a battle's token (`Authorization: Bearer TOKEN`, or
 `?token=` where a header cannot be set, as with a browser's EventSource). Refusals come back as
-JSON `{status_code, detail, extra}` with the field or rule ID, and nothing is written.
+RFC 9457 problem details with the field or rule ID (problems.py), and nothing is written.
 """
 
 from __future__ import annotations
@@ -15,14 +15,15 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import msgspec
-from litestar import Litestar, Request, Response, get, post
+from litestar import Litestar, Request, get, post
 from litestar.config.cors import CORSConfig
 from litestar.connection import ASGIConnection
 from litestar.datastructures import State
-from litestar.exceptions import HTTPException, NotAuthorizedException, NotFoundException, PermissionDeniedException
+from litestar.exceptions import NotAuthorizedException, PermissionDeniedException
 from litestar.handlers import BaseRouteHandler
 from litestar.logging import LoggingConfig
 from litestar.openapi import OpenAPIConfig
+from litestar.openapi.spec import Components, SecurityScheme
 from litestar.params import FromPath, FromQuery, JSONBody, QueryParameter
 from litestar.response import File, Redirect
 from litestar.static_files import create_static_files_router
@@ -31,9 +32,9 @@ from msgspec import Meta
 
 from morale.core.replay import Replay
 from morale.core.rules import Refusal
-from morale.events.codec import MalformedEvent
-from morale.events.store import BattleExists, ConflictError, EventStore, UnknownBattle
-from morale.events.types import AnyEvent, BattleStarted, Slug, UnitJoined
+from morale.events.numbers import whole_number
+from morale.events.store import EventStore
+from morale.events.types import AnyEvent, BattleId, BattleStarted, Slug, UnitJoined
 from morale.projections.board import Board, board
 from morale.projections.due import DueView, due_tests
 from morale.projections.explain import Explanation, explain
@@ -41,11 +42,13 @@ from morale.projections.feed import FeedItem, feed_item, feed_schema
 from morale.projections.log import LogRow, log_rows
 from morale.projections.timeline import Diff, Mark, Timeline
 
-from ..access import Forbidden, Grant, IssuedTokens, check_may_append, check_own_unit, grant_for, issue_tokens
+from ..access import Grant, IssuedTokens, check_may_append, check_own_unit, grant_for, issue_tokens
 from ..service import Recorded, record_on, roll_for, start_battle
 from ..snapshot_cache import battle_at
 from . import live, streaming
+from .bodies import read_body
 from .folds import Folds
+from .problems import EXCEPTION_HANDLERS, problem_responses
 
 STATIC = Path(__file__).parent / "static"
 
@@ -61,9 +64,9 @@ class Settings:
 
 # -- request bodies ---------------------------------------------------------------------------
 class CreateBattle(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    battle: Slug
+    battle: BattleId
     started: BattleStarted
-    units: list[UnitJoined] = []
+    units: Annotated[list[UnitJoined], Meta(max_length=1000)] = []
 
 
 class BattleCreated(msgspec.Struct, frozen=True, kw_only=True):
@@ -92,7 +95,7 @@ At = Annotated[
     ),
 ]
 After = Annotated[int | None, QueryParameter(name="after", ge=0, description="resume after this sequence number")]
-BattleId = FromPath[str]
+BattlePath = FromPath[str]
 
 
 # -- who is calling ------------------------------------------------------------------------------
@@ -107,18 +110,21 @@ def _bearer(connection: ASGIConnection) -> str | None:
     return connection.query_params.get("token") or None
 
 
+ASK = {"WWW-Authenticate": "Bearer"}  # RFC 6750: a 401 names the scheme that would open it
+
+
 def battle_token(connection: ASGIConnection, handler: BaseRouteHandler) -> None:
-    """Guard: a token of this battle; a write needs a role that writes. Runs before the body is read."""
+    """Guard: a token of this battle; a write needs a role that writes. Runs before the body is read.
+    A battle that does not exist answers as one the token does not open: without a token of its
+    own, no one learns which battles a server holds."""
     battle = connection.path_params["battle"]
     store = _stores(connection).get()
-    if not store.last_seq(battle):
-        raise NotFoundException(f"battle: no battle {battle!r} in this store")
     token = _bearer(connection)
     if token is None:
-        raise NotAuthorizedException("a token is needed: Authorization: Bearer TOKEN (or ?token=TOKEN)")
+        raise NotAuthorizedException("a token is needed: Authorization: Bearer TOKEN (or ?token=TOKEN)", headers=ASK)
     grant = grant_for(store, battle, token)
     if grant is None:
-        raise NotAuthorizedException(f"this token does not open battle {battle!r}")
+        raise NotAuthorizedException(f"this token does not open battle {battle!r}", headers=ASK)
     if handler.opt.get("writes") and grant.role == "spectator":
         raise PermissionDeniedException("a spectator's token reads and follows the battle; it records nothing")
     connection.state.grant = grant
@@ -131,9 +137,16 @@ def creator_token(connection: ASGIConnection, handler: BaseRouteHandler) -> None
         return
     given = _bearer(connection)
     if given is None:
-        raise NotAuthorizedException("this server needs its creation token to create a battle")
+        raise NotAuthorizedException("this server needs its creation token to create a battle", headers=ASK)
     if not hmac.compare_digest(given.encode(), required.encode()):
         raise PermissionDeniedException("this is not the server's creation token")
+
+
+# -- what the OpenAPI document says of who may call and what may go wrong --------------------------
+TOKEN: list[dict[str, list[str]]] = [{"bearer": []}, {"token": []}]  # a battle's token, either way
+CREATOR: list[dict[str, list[str]]] = [{}, {"bearer": []}]  # none, or the server's --create-token
+AT_A_POINT = problem_responses(400, 401, 404, 422)  # a point or resume point may be refused (422)
+READS = problem_responses(400, 401)  # 400: Litestar's own, for a path it cannot read
 
 
 # -- writes ---------------------------------------------------------------------------------------
@@ -142,7 +155,14 @@ def _fed(recorded: list[Recorded], fold: Replay) -> list[FeedItem]:
     return [feed_item(r.stored, r.caused, ruleset) for r in recorded]  # type: ignore[arg-type]
 
 
-@post("/battles", guards=[creator_token], status_code=201, tags=["battles"])
+@post(
+    "/battles",
+    guards=[creator_token],
+    status_code=201,
+    tags=["battles"],
+    security=CREATOR,
+    responses=problem_responses(400, 401, 403, 413, 422),
+)
 async def create_battle(data: JSONBody[CreateBattle], state: State) -> BattleCreated:
     """Create a battle: its first event and its units. The answer holds the battle's tokens, once."""
 
@@ -156,9 +176,17 @@ async def create_battle(data: JSONBody[CreateBattle], state: State) -> BattleCre
     return created  # type: ignore[return-value]
 
 
-@post("/battles/{battle:str}/events", guards=[battle_token], opt={"writes": True}, status_code=201, tags=["battles"])
+@post(
+    "/battles/{battle:str}/events",
+    guards=[battle_token],
+    opt={"writes": True},
+    status_code=201,
+    tags=["battles"],
+    security=TOKEN,
+    responses=problem_responses(400, 401, 403, 404, 409, 413, 422),
+)
 async def append_events(
-    battle: BattleId, data: JSONBody[AppendEvents], request: Request, state: State
+    battle: BattlePath, data: JSONBody[AppendEvents], request: Request, state: State
 ) -> list[FeedItem]:
     """Append events, all or none, if the log still ends at `expected_seq` (409 if not)."""
     grant: Grant = request.state.grant
@@ -173,8 +201,16 @@ async def append_events(
     return appended  # type: ignore[return-value]
 
 
-@post("/battles/{battle:str}/roll", guards=[battle_token], opt={"writes": True}, status_code=201, tags=["battles"])
-async def roll_dice(battle: BattleId, data: JSONBody[RollDice], request: Request, state: State) -> list[FeedItem]:
+@post(
+    "/battles/{battle:str}/roll",
+    guards=[battle_token],
+    opt={"writes": True},
+    status_code=201,
+    tags=["battles"],
+    security=TOKEN,
+    responses=problem_responses(400, 401, 403, 404, 409, 413, 422),
+)
+async def roll_dice(battle: BattlePath, data: JSONBody[RollDice], request: Request, state: State) -> list[FeedItem]:
     """The engine rolls a due test's dice and records them (dice policy `engine` or `either`)."""
     grant: Grant = request.state.grant
 
@@ -199,8 +235,8 @@ def _at(battle: str, events: list, at: str | None) -> int | None:
     return None if at is None else Timeline(battle, events).point(at).seq
 
 
-@get("/battles/{battle:str}/board", guards=[battle_token], tags=["battles"])
-async def status_board(battle: BattleId, state: State, at: At = None) -> Board:
+@get("/battles/{battle:str}/board", guards=[battle_token], tags=["battles"], security=TOKEN, responses=AT_A_POINT)
+async def status_board(battle: BattlePath, state: State, at: At = None) -> Board:
     """Every unit's state, models, restrictions and tests due; `?at=POINT`: as it stood then."""
 
     def work(store: EventStore) -> Board:
@@ -212,8 +248,8 @@ async def status_board(battle: BattleId, state: State, at: At = None) -> Board:
     return await state.stores.run(work)  # type: ignore[return-value]
 
 
-@get("/battles/{battle:str}/due", guards=[battle_token], tags=["battles"])
-async def due(battle: BattleId, state: State, at: At = None) -> list[DueView]:
+@get("/battles/{battle:str}/due", guards=[battle_token], tags=["battles"], security=TOKEN, responses=AT_A_POINT)
+async def due(battle: BattlePath, state: State, at: At = None) -> list[DueView]:
     """The tests due, the number needed, the modifiers, why, and the exact odds of each result."""
 
     def work(store: EventStore) -> list[DueView]:
@@ -224,8 +260,14 @@ async def due(battle: BattleId, state: State, at: At = None) -> list[DueView]:
     return await state.stores.run(work)  # type: ignore[return-value]
 
 
-@get("/battles/{battle:str}/explain/{unit:str}", guards=[battle_token], tags=["battles"])
-async def explain_unit(battle: BattleId, unit: FromPath[str], state: State, at: At = None) -> Explanation:
+@get(
+    "/battles/{battle:str}/explain/{unit:str}",
+    guards=[battle_token],
+    tags=["battles"],
+    security=TOKEN,
+    responses=AT_A_POINT,
+)
+async def explain_unit(battle: BattlePath, unit: FromPath[str], state: State, at: At = None) -> Explanation:
     """Every test the unit took and every change to it, each with its rule ID (at `?at=POINT`, or now)."""
 
     def work(store: EventStore) -> Explanation:
@@ -235,8 +277,8 @@ async def explain_unit(battle: BattleId, unit: FromPath[str], state: State, at: 
     return await state.stores.run(work)  # type: ignore[return-value]
 
 
-@get("/battles/{battle:str}/diff", guards=[battle_token], tags=["battles"])
-async def diff(battle: BattleId, state: State, before: FromQuery[str], after: FromQuery[str] = "end") -> Diff:
+@get("/battles/{battle:str}/diff", guards=[battle_token], tags=["battles"], security=TOKEN, responses=AT_A_POINT)
+async def diff(battle: BattlePath, state: State, before: FromQuery[str], after: FromQuery[str] = "end") -> Diff:
     """What changed between two points, unit by unit, and the steps that changed it."""
 
     def work(store: EventStore) -> Diff:
@@ -246,14 +288,14 @@ async def diff(battle: BattleId, state: State, before: FromQuery[str], after: Fr
     return await state.stores.run(work)  # type: ignore[return-value]
 
 
-@get("/battles/{battle:str}/log", guards=[battle_token], tags=["battles"])
-async def log(battle: BattleId, state: State) -> list[LogRow]:
+@get("/battles/{battle:str}/log", guards=[battle_token], tags=["battles"], security=TOKEN, responses=READS)
+async def log(battle: BattlePath, state: State) -> list[LogRow]:
     """Every stored event with its hash link and what it says in words."""
     return await state.stores.run(lambda store: log_rows(battle, store.read(battle)))  # type: ignore[return-value]
 
 
-@get("/battles/{battle:str}/timeline", guards=[battle_token], tags=["battles"])
-async def battle_timeline(battle: BattleId, state: State) -> TimelineView:
+@get("/battles/{battle:str}/timeline", guards=[battle_token], tags=["battles"], security=TOKEN, responses=READS)
+async def battle_timeline(battle: BattlePath, state: State) -> TimelineView:
     """Where each phase starts: the marks the viewer scrubs through."""
 
     def work(store: EventStore) -> TimelineView:
@@ -265,14 +307,20 @@ async def battle_timeline(battle: BattleId, state: State) -> TimelineView:
 
 # -- the feed ---------------------------------------------------------------------------------------
 def _resume_point(request: Request, after: int | None) -> int:
-    """Last-Event-ID wins: a browser reconnecting sends it with the URL it first opened, whose
-    `?after=` is older news."""
-    last_seen = request.headers.get("last-event-id", "").strip()
+    return resume_after(request.headers.get("last-event-id", ""), after)
+
+
+def resume_after(last_event_id: str, after: int | None) -> int:
+    """Where a follower resumes. Last-Event-ID wins: a browser reconnecting sends it with the URL it
+    first opened, whose `?after=` is older news. The header is any bytes a client sends (read as
+    Latin-1), so only a sequence number in ASCII digits is one."""
+    last_seen = last_event_id.strip()
     if not last_seen:
         return after or 0
-    if not last_seen.isdigit():
+    seq = whole_number(last_seen)
+    if seq is None:
         raise Refusal("Last-Event-ID must be a sequence number", field="Last-Event-ID")
-    return int(last_seen)
+    return seq
 
 
 _NO_BUFFERING = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
@@ -302,16 +350,30 @@ def _feed(request: Request, battle: str, after: int, form: live.Format, keep_fol
     return streaming.StreamResponse(form.media_type, follow if keep_following else export, _NO_BUFFERING)
 
 
-@get("/battles/{battle:str}/feed", guards=[battle_token], tags=["feed"], media_type="text/event-stream")
-async def feed_sse(battle: BattleId, request: Request, after: After = None) -> ASGIApp:
+@get(
+    "/battles/{battle:str}/feed",
+    guards=[battle_token],
+    tags=["feed"],
+    media_type="text/event-stream",
+    security=TOKEN,
+    responses=AT_A_POINT,
+)
+async def feed_sse(battle: BattlePath, request: Request, after: After = None) -> ASGIApp:
     """Server-Sent Events: one message per stored event with what it caused, `id:` = its seq.
     Resumes after `Last-Event-ID` (or `?after=SEQ`); heartbeats are comments."""
     return _feed(request, battle, _resume_point(request, after), live.SSE, keep_following=True)
 
 
-@get("/battles/{battle:str}/feed.ndjson", guards=[battle_token], tags=["feed"], media_type="application/x-ndjson")
+@get(
+    "/battles/{battle:str}/feed.ndjson",
+    guards=[battle_token],
+    tags=["feed"],
+    media_type="application/x-ndjson",
+    security=TOKEN,
+    responses=AT_A_POINT,
+)
 async def feed_ndjson(
-    battle: BattleId,
+    battle: BattlePath,
     request: Request,
     after: After = None,
     follow: FromQuery[bool] = True,
@@ -344,31 +406,29 @@ async def health() -> dict[str, str]:
 
 
 # -- errors ----------------------------------------------------------------------------------------
-def _error(status: int, exc: Exception, **extra: object) -> Response:
-    body = {"status_code": status, "detail": str(exc), "extra": {k: v for k, v in extra.items() if v is not None}}
-    return Response(body, status_code=status)
-
-
-EXCEPTION_HANDLERS = {
-    Refusal: lambda _, exc: _error(422, exc, rule=exc.rule, field=exc.field),
-    MalformedEvent: lambda _, exc: _error(400, exc),
-    ConflictError: lambda _, exc: _error(409, exc, expected_seq=exc.expected_seq, actual_seq=exc.actual_seq),
-    # A 409 like any lost race: whether the other writer created it a minute or a millisecond ago,
-    # the battle is not this client's to create.
-    BattleExists: lambda _, exc: _error(409, exc, field=exc.field),
-    UnknownBattle: lambda _, exc: _error(404, exc),
-    Forbidden: lambda _, exc: _error(403, exc, field=exc.field),
-}
-
-
 logger = logging.getLogger("morale.server")
+_ANSWERS = tuple(kind for kind in EXCEPTION_HANDLERS if isinstance(kind, type))  # refusals, not failures
 
 
 async def log_unexpected(exc: Exception, scope: object) -> None:
     """Refusals are answers, not incidents; anything else is a bug worth a traceback in the log."""
-    if isinstance(exc, (HTTPException, *EXCEPTION_HANDLERS)):
+    if isinstance(exc, _ANSWERS):
         return
     logger.error("unexpected error while serving a request", exc_info=exc)
+
+
+# Who may call: a battle's token as a Bearer header, or as ?token= where no header can be set.
+SECURITY_SCHEMES = {
+    "bearer": SecurityScheme(
+        type="http", scheme="bearer", description="A battle's token (referee, a side's player, spectator)"
+    ),
+    "token": SecurityScheme(
+        type="apiKey",
+        name="token",
+        security_scheme_in="query",
+        description="The same token in the query, where a header cannot be set (a browser's EventSource)",
+    ),
+}
 
 
 def create_app(db: str | Path, settings: Settings | None = None) -> Litestar:
@@ -398,11 +458,17 @@ def create_app(db: str | Path, settings: Settings | None = None) -> Litestar:
         state=State({"stores": stores, "hub": hub, "folds": Folds(), "settings": settings}),
         exception_handlers=EXCEPTION_HANDLERS,  # type: ignore[arg-type]
         request_max_body_size=settings.max_body_bytes,
+        before_request=read_body,
         cors_config=CORSConfig(allow_origins=list(settings.allow_origins)) if settings.allow_origins else None,
         on_shutdown=[hub.close],
         # Litestar's default raises the root logger to INFO, which would make `transitions` log every
         # state change of every replay.
         logging_config=LoggingConfig(configure_root_logger=False, log_exceptions="never"),
         after_exception=[log_unexpected],
-        openapi_config=OpenAPIConfig(title="morale", version="1", description=__doc__),
+        openapi_config=OpenAPIConfig(
+            title="morale",
+            version="1",
+            description=__doc__,
+            components=Components(security_schemes=SECURITY_SCHEMES),  # type: ignore[arg-type]
+        ),
     )

@@ -39,7 +39,8 @@ async function api(path) {
     headers: { Authorization: `Bearer ${view.token}` },
   });
   const body = await response.json();
-  if (!response.ok) throw new Error(body.detail || response.statusText);
+  // A refusal is RFC 9457 problem details (application/problem+json): `detail` is its one line.
+  if (!response.ok) throw new Error(body.detail || body.title || response.statusText);
   return body;
 }
 
