@@ -17,6 +17,7 @@ from morale.events.types import PhaseStarted, StoredEvent, UnitJoined
 
 from .board import Board, board
 from .explain import Chronicle, Step
+from .luck import luck
 from .snapshots import engine_version
 
 # Each table: its columns (SQLite types), and its primary key.
@@ -55,7 +56,7 @@ SCHEMA: dict[str, tuple[dict[str, type], tuple[str, ...]]] = {
             "target": int,
             "modifiers": str,  # JSON list of {value, reason, rule, ignored_by}
             "modifier_total": int,  # the modifiers that counted
-            "chance": float,  # of passing, exactly, when it fell due
+            "chance": float,  # of passing, exactly, as the dice were rolled (or as it fell due)
             "dice": str,  # JSON list
             "total": int,
             "result": str,  # passed, failed, not taken, moved, or due (not settled yet)
@@ -115,6 +116,7 @@ class Rows:
 
 
 def battle_rows(battle_id: str, events: Iterable[StoredEvent]) -> Rows:
+    events = list(events)
     chronicle = Chronicle(battle_id)
     rows = Rows(battle_id)
     where: dict[int, tuple[int, str, str]] = {}
@@ -158,7 +160,8 @@ def battle_rows(battle_id: str, events: Iterable[StoredEvent]) -> Rows:
     if phase_open:
         _board_rows(rows, final)
     _unit_rows(rows, final, joined)
-    _test_rows(rows, final, chronicle.steps, where)
+    rolled = {(roll.unit, roll.seq): roll.chance for roll in luck(battle_id, events).rolls}
+    _test_rows(rows, final, chronicle.steps, where, rolled)
     return rows
 
 
@@ -206,7 +209,13 @@ def _unit_rows(rows: Rows, final: Board, joined: dict[str, tuple[int, UnitJoined
         )
 
 
-def _test_rows(rows: Rows, final: Board, steps: dict[str, list[Step]], where: dict[int, tuple[int, str, str]]) -> None:
+def _test_rows(
+    rows: Rows,
+    final: Board,
+    steps: dict[str, list[Step]],
+    where: dict[int, tuple[int, str, str]],
+    rolled: dict[tuple[str, int], float],
+) -> None:
     sides = {unit.unit: unit.side for unit in final.units}
     tests = sorted(
         ((unit, step) for unit, unit_steps in steps.items() for step in unit_steps if step.kind == "test"),
@@ -235,7 +244,8 @@ def _test_rows(rows: Rows, final: Board, steps: dict[str, list[Step]], where: di
                     ]
                 ),
                 "modifier_total": sum(m.value for m in counted),
-                "chance": step.chance,
+                # the chance as the dice were rolled (luck's), else as the test fell due
+                "chance": rolled.get((unit, step.settled_at or 0), step.chance),
                 "dice": json.dumps(list(step.roll.dice)) if step.roll else None,
                 "total": step.roll.total if step.roll else None,
                 "result": step.status,

@@ -36,7 +36,7 @@ def tables_command(
             if not store.last_seq(named):
                 raise UnknownBattle(named)
         if to is not None and (to.is_dir() or not to.parent.is_dir()):
-            raise Refusal(f"--to {to}: not a file in a folder that exists", field="--to")
+            raise Refusal(f"{to} is not a file in a folder that exists", field="--to")
         built = [build_tables(store, named, to or db) for named in battles]
     if as_json:
         emit_json(
