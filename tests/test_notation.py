@@ -171,3 +171,16 @@ def test_the_readme_shows_each_examples_notation_whole(example):
     )
     assert shown is not None
     assert shown.group(1) == (ROOT / "examples" / example / "battle.notation").read_text(encoding="utf-8")
+
+
+def test_verify_against_a_store_that_is_not_there_or_lacks_the_battle_is_refused_naming_it(tmp_path):
+    notation = str(ROOT / "examples" / "wh40k6" / "battle.notation")
+    missing = morale(
+        tmp_path / "unused.db", "notation", "import", notation, "--verify-against", str(tmp_path / "no.db")
+    )
+    assert missing.exit_code == 2 and missing.stderr.startswith("refused: --verify-against: ")
+    other = tmp_path / "other.db"
+    example_store(other, example=ROOT / "examples" / "gdb").close()
+    lacking = morale(tmp_path / "unused.db", "notation", "import", notation, "--verify-against", str(other))
+    assert lacking.exit_code == 2 and "no battle 'hive-tarsis'" in lacking.stderr
+    assert not (tmp_path / "no.db").exists() and not (tmp_path / "unused.db").exists()

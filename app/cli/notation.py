@@ -10,8 +10,9 @@ from typing import Annotated
 import typer
 from rich.text import Text
 
+from morale.core.rules import Refusal
 from morale.events.codec import MalformedEvent, encode
-from morale.events.store import UnknownBattle, check_not_foreign
+from morale.events.store import StoreUnavailable, UnknownBattle, check_not_foreign
 
 from ..notation.check import Comparison, check, compare, write_checked
 from ..notation.reader import read
@@ -23,12 +24,16 @@ from .base import DEFAULT_DB, BattleArg, Db, Json, app, emit_json, open_store, o
 EXIT_DIFFERENT = 1
 
 notation = typer.Typer(
-    help="The battle notation: a battle as text to type, read, share and load back.",
     no_args_is_help=True,
     rich_markup_mode=None,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 app.add_typer(notation, name="notation")
+
+
+@notation.callback()
+def _notation() -> None:
+    """The battle notation: a battle as text to type, read, share and load back (export, import, grammar)."""
 
 
 @notation.command("export")
@@ -72,7 +77,10 @@ def import_command(
         base = Path.cwd() if str(file) == "-" else file.parent
         checked = check(read(text, str(file), base, battle), str(file))
         if verify_against is not None:
-            store = open_store(verify_against)
+            try:
+                store = open_store(verify_against)
+            except StoreUnavailable as exc:
+                raise Refusal(f"{exc.path}: {exc.reason}", field="--verify-against") from None
             if not store.last_seq(checked.battle):
                 raise UnknownBattle(checked.battle)
             comparison = compare(checked, list(store.read(checked.battle)))
