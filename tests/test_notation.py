@@ -184,3 +184,34 @@ def test_verify_against_a_store_that_is_not_there_or_lacks_the_battle_is_refused
     lacking = morale(tmp_path / "unused.db", "notation", "import", notation, "--verify-against", str(other))
     assert lacking.exit_code == 2 and "no battle 'hive-tarsis'" in lacking.stderr
     assert not (tmp_path / "no.db").exists() and not (tmp_path / "unused.db").exists()
+
+
+def test_a_battle_typed_for_engine_dice_gets_a_secret_and_the_engine_rolls_for_it(tmp_path):
+    notation = """[Battle "typed"]
+[Ruleset wh40k6]
+[Sides imperium orks]
+[Dice engine]
+unit kraak imperium infantry 10 "Guardsmen" ld 8 initiative 3
+unit boyz orks infantry 20 "Ork Boyz" ld 7 initiative 2
+== Turn 1 ==
+-- imperium movement --
+kraak loses 3 to dangerous_terrain
+end
+"""
+    db = tmp_path / "typed.db"
+    assert morale(db, "notation", "import", "-", input=notation).exit_code == 0
+    rolled = morale(db, "roll", "typed", "kraak", "morale", "--json")
+    assert rolled.exit_code == 0, rolled.output
+    assert json.loads(rolled.stdout)[0]["stored"]["event"]["source"] == "engine"
+    assert morale(db, "reveal", "typed").exit_code == 0
+    exported = morale(db, "notation", "export", "typed").stdout
+    assert "[Commitment " in exported and "(engine)" in exported and "reveal " in exported
+    again = morale(tmp_path / "again.db", "notation", "import", "-", input=exported)
+    assert again.exit_code == 0, again.output  # the revealed secret checks every engine roll on the way in
+    line = next(row for row in exported.splitlines() if row.endswith("(engine)"))
+    dice = line.split(" morale ")[1].removesuffix(" (engine)").split()
+    other = " ".join(str(7 - int(d)) for d in dice)
+    forged = exported.replace(line, line.replace(" ".join(dice), other))
+    refused = morale(tmp_path / "forged.db", "notation", "import", "-", input=forged)
+    assert refused.exit_code == 2 and "but the dice secret gives" in refused.stderr
+    assert not (tmp_path / "forged.db").exists()

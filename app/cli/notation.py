@@ -14,7 +14,7 @@ from morale.core.rules import Refusal
 from morale.events.codec import MalformedEvent, encode
 from morale.events.store import StoreUnavailable, UnknownBattle, check_not_foreign
 
-from ..notation.check import Comparison, check, compare, write_checked
+from ..notation.check import Comparison, check, compare, with_dice_secret, write_checked
 from ..notation.reader import read
 from ..notation.syntax import grammar
 from ..notation.writer import write
@@ -75,7 +75,10 @@ def import_command(
             check_not_foreign(db)  # a --db that cannot be a store is refused before the file is read
         text = _read(file)
         base = Path.cwd() if str(file) == "-" else file.parent
-        checked = check(read(text, str(file), base, battle), str(file))
+        notation, secret = read(text, str(file), base, battle), None
+        if verify_against is None:
+            notation, secret = with_dice_secret(notation)
+        checked = check(notation, str(file))
         if verify_against is not None:
             try:
                 store = open_store(verify_against)
@@ -85,7 +88,7 @@ def import_command(
                 raise UnknownBattle(checked.battle)
             comparison = compare(checked, list(store.read(checked.battle)))
         else:
-            done = write_checked(open_store(db, create=True), checked)
+            done = write_checked(open_store(db, create=True), checked, secret)
     if verify_against is not None:
         _print_comparison(comparison, verify_against, as_json)
         if not comparison.ok:

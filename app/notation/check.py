@@ -10,10 +10,11 @@ from dataclasses import dataclass
 import msgspec
 from msgspec.structs import replace
 
+from morale.core.dice import commitment, new_secret
 from morale.core.rules import Refusal
 from morale.events.codec import to_builtins
 from morale.events.store import EventStore
-from morale.events.types import AnyEvent, PhaseEnded, StoredEvent
+from morale.events.types import AnyEvent, BattleStarted, PhaseEnded, StoredEvent
 from morale.projections.verify import Auditor
 
 from ..service import with_state_digest
@@ -56,10 +57,28 @@ def check(notation: Notation, source: str) -> Checked:
     return Checked(battle=notation.battle, events=events, located=notation.events)
 
 
-def write_checked(store: EventStore, checked: Checked) -> Imported:
-    """A new battle in one append, unless the store already has a battle of that id."""
+def with_dice_secret(notation: Notation) -> tuple[Notation, str | None]:
+    """A battle whose engine may roll and whose notation commits to no dice secret (typed from notes)
+    gets a fresh secret, as `morale new` gives one, so the engine can roll for it; a battle that
+    commits to one keeps it (its secret stays with whoever has it)."""
+    first = notation.events[0] if notation.events else None
+    if first is None or not isinstance(first.event, BattleStarted):
+        return notation, None
+    started = first.event
+    if started.dice_policy == "table" or started.dice_commitment:
+        return notation, None
+    secret = new_secret()
+    committed = Located(first.line, first.column, replace(started, dice_commitment=commitment(secret)))
+    return Notation(battle=notation.battle, events=[committed, *notation.events[1:]]), secret
+
+
+def write_checked(store: EventStore, checked: Checked, secret: str | None = None) -> Imported:
+    """A new battle in one append (and the dice secret it commits to, if given), unless the store
+    already has a battle of that id."""
     if store.last_seq(checked.battle):
         raise Refusal(f"battle {checked.battle!r} already exists in this store", field="battle")
+    if secret is not None:
+        store.save_dice_secret(checked.battle, secret)
     stored = store.append(checked.battle, checked.events, expected_seq=0)
     return Imported(battle=checked.battle, events=len(stored), head=stored[-1].hash)
 
