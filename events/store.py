@@ -228,6 +228,15 @@ class EventStore(Protocol):
         """(role, side) of the battle's token with this hash, or None."""
         ...
 
+    def token_battles(self, token_hash: str) -> list[tuple[str, str, str]]:
+        """(battle, role, side) of every battle a token with this hash opens, sorted by battle."""
+        ...
+
+    def replace_token(self, battle: str, role: str, side: str, token_hash: str | None) -> bool:
+        """Drop the battle's token for (role, side), the others untouched, and keep `token_hash` in its
+        place if given. False if the battle had no such token (nothing is changed then)."""
+        ...
+
 
 def _unless_no_snapshots(exc: sqlite3.OperationalError) -> None:
     """Re-raise anything but a missing snapshot table: a file no snapshot was ever taken in."""
@@ -620,3 +629,28 @@ class SqliteEventStore:
             "SELECT role, side FROM access_tokens WHERE battle = ? AND token_hash = ?", (battle, token_hash)
         ).fetchone()
         return (row[0], row[1]) if row else None
+
+    def token_battles(self, token_hash: str) -> list[tuple[str, str, str]]:
+        rows = self.db.conn.execute(
+            "SELECT battle, role, side FROM access_tokens WHERE token_hash = ? ORDER BY battle", (token_hash,)
+        )
+        return [(row[0], row[1], row[2]) for row in rows]
+
+    def replace_token(self, battle: str, role: str, side: str, token_hash: str | None) -> bool:
+        conn = self.db.conn
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            dropped = conn.execute(
+                "DELETE FROM access_tokens WHERE battle = ? AND role = ? AND side = ?", (battle, role, side)
+            ).rowcount
+            if dropped and token_hash is not None:
+                conn.execute(
+                    "INSERT INTO access_tokens (battle, token_hash, role, side) VALUES (?, ?, ?, ?)",
+                    (battle, token_hash, role, side),
+                )
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+        return bool(dropped)

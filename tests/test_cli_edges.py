@@ -155,6 +155,7 @@ ARGS = {
     "explain": [BATTLE, "kraak"],
     "diff": [BATTLE, "1"],
     "battles": [],
+    "revoke": [BATTLE, "orks"],
 }
 
 

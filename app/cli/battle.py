@@ -1,5 +1,5 @@
 """The battle at the table: `morale new`, append, roll, next-phase, board, due, log, replay,
-battles, tokens, serve and rulesets. Every command reads the battle's log from the store, so there
+battles, tokens, revoke, serve and rulesets. Every command reads the battle's log from the store, so there
 is no other state to keep in sync.
 """
 
@@ -28,7 +28,7 @@ from morale.projections.log import log_rows
 from morale.projections.narrative import Line, narrate
 from morale.projections.timeline import turn_span
 
-from ..access import issue_tokens
+from ..access import issue_tokens, revoke_token
 from ..roster import load_roster
 from ..service import fold_to_append_to, load, record_anew, record_on, roll_for, start_battle
 from . import render
@@ -221,6 +221,29 @@ def tokens_command(
             emit_json(token) if as_json else out.print(token, markup=False)
         else:
             emit_json(issued) if as_json else render.print_tokens(out, issued)
+
+
+@app.command("revoke")
+def revoke_command(
+    battle: BattleArg,
+    role: Annotated[str, typer.Argument(help="Whose token: referee, spectator or a side's name.")],
+    reissue: Annotated[
+        bool, typer.Option("--reissue", help="Issue a fresh token for that role in its place (shown once).")
+    ] = False,
+    db: Db = Path(DEFAULT_DB),
+    as_json: Json = False,
+) -> None:
+    """Revoke one role's token for `morale serve`; every other token of the battle keeps working."""
+    with refusals(as_json):
+        store = open_store(db)
+        sides = load(store, battle).state().sides
+        fresh = revoke_token(store, battle, role, sides, reissue=reissue)
+    if as_json:
+        emit_json({"battle": battle, "revoked": role, "token": fresh})
+    elif fresh is None:
+        out.print(f"The {role} token of {battle} no longer works; the other tokens still do.", markup=False)
+    else:
+        out.print(fresh, markup=False)
 
 
 @app.command("serve")

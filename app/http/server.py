@@ -42,7 +42,16 @@ from morale.projections.feed import FeedItem, feed_item, feed_schema
 from morale.projections.log import LogRow, log_rows
 from morale.projections.timeline import Diff, Mark, Timeline
 
-from ..access import Grant, IssuedTokens, check_may_append, check_own_unit, grant_for, issue_tokens
+from ..access import (
+    Grant,
+    IssuedTokens,
+    Visible,
+    check_may_append,
+    check_own_unit,
+    grant_for,
+    issue_tokens,
+    visible_battles,
+)
 from ..service import Recorded, record_on, roll_for, start_battle
 from ..snapshot_cache import battle_at
 from . import live, streaming
@@ -225,6 +234,18 @@ async def roll_dice(battle: BattlePath, data: JSONBody[RollDice], request: Reque
 
 
 # -- reads ------------------------------------------------------------------------------------------
+@get("/battles", tags=["battles"], security=TOKEN, responses=problem_responses(401))
+async def list_battles(request: Request, state: State) -> list[Visible]:
+    """The battles this token opens, each with the token's role there (a 401 for a token that opens none)."""
+    token = _bearer(request)
+    if token is None:
+        raise NotAuthorizedException("a token is needed: Authorization: Bearer TOKEN (or ?token=TOKEN)", headers=ASK)
+    visible = await state.stores.run(lambda store: visible_battles(store, token))
+    if not visible:
+        raise NotAuthorizedException("this token opens no battle in this store", headers=ASK)
+    return visible  # type: ignore[return-value]
+
+
 class TimelineView(msgspec.Struct, frozen=True, kw_only=True):
     last: int  # the last event's seq
     marks: list[Mark]  # where each phase starts
@@ -439,6 +460,7 @@ def create_app(db: str | Path, settings: Settings | None = None) -> Litestar:
     return Litestar(
         route_handlers=[
             create_battle,
+            list_battles,
             append_events,
             roll_dice,
             status_board,
