@@ -90,7 +90,7 @@ def test_verify_against_names_the_first_event_that_differs_and_its_line(tmp_path
             "column 21",
             "unexpected 'x' (expected `(engine)`, a number",
         ),
-        ("nobz rolls morale 5 4", "nobz rolls morale 5 7", "column 21", "<= 6 - at `$.dice[1]`"),
+        ("nobz rolls morale 5 4", "nobz rolls morale 5 7", "column 21", "dice[1]: a die shows 1 to 6, not 7"),
         ("nobz loses 2 to shooting", "nobz loses two", "column 12", "unexpected 'two'"),
         ('[Dice "table"]', '[Dice "sometimes"]', "column 1", "dice_policy"),
         ('[Ruleset "wh40k6"]', '[Ruleset "chess"]', "column 1", "ruleset: "),

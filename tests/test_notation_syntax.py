@@ -31,9 +31,15 @@ from morale.events.types import (
 slugs = st.from_regex(r"[A-Za-z0-9][A-Za-z0-9_.\-]{0,12}", fullmatch=True) | st.sampled_from(
     [*sorted(keywords()), "true", "4", "2.5", "Turn", "rolls"]
 )
-texts = st.text(st.characters(blacklist_categories=("Cs",)), max_size=30)
+texts = st.text(st.characters(blacklist_categories=("Cs", "Cc")), max_size=30)
 reasons = texts.filter(bool)
-values = st.booleans() | st.integers(-1000, 1000) | st.floats(allow_nan=False, allow_infinity=False) | texts | slugs
+values = (
+    st.booleans()
+    | st.integers(-1000, 1000)
+    | st.floats(-1e9, 1e9, allow_nan=False, allow_infinity=False)
+    | texts
+    | slugs
+)
 few_slugs = st.lists(slugs, min_size=1, max_size=3, unique=True).map(tuple)
 counts = st.dictionaries(slugs, st.integers(0, 20), max_size=2)
 

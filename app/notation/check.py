@@ -13,7 +13,7 @@ from msgspec.structs import replace
 from morale.core.dice import commitment, new_secret
 from morale.core.rules import Refusal
 from morale.events.codec import to_builtins
-from morale.events.store import EventStore
+from morale.events.store import BattleExists, EventStore
 from morale.events.types import AnyEvent, BattleStarted, PhaseEnded, StoredEvent
 from morale.projections.verify import Auditor
 
@@ -75,11 +75,11 @@ def with_dice_secret(notation: Notation) -> tuple[Notation, str | None]:
 def write_checked(store: EventStore, checked: Checked, secret: str | None = None) -> Imported:
     """A new battle in one append (and the dice secret it commits to, if given), unless the store
     already has a battle of that id."""
-    if store.last_seq(checked.battle):
-        raise Refusal(f"battle {checked.battle!r} already exists in this store", field="battle")
-    if secret is not None:
-        store.save_dice_secret(checked.battle, secret)
-    stored = store.append(checked.battle, checked.events, expected_seq=0)
+    if existing := store.last_seq(checked.battle):
+        raise BattleExists(checked.battle, existing)
+    # The secret is kept in the append's own transaction: a rival import of the same id cannot leave
+    # a secret that does not match the commitment the kept events hold.
+    stored = store.append(checked.battle, checked.events, expected_seq=0, dice_secret=secret)
     return Imported(battle=checked.battle, events=len(stored), head=stored[-1].hash)
 
 

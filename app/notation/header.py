@@ -116,7 +116,7 @@ def _read(tags: list[Tag], base: Path, battle: str | None) -> Header:
     try:
         started = event_from_dict(fields)
     except MalformedEvent as exc:
-        place = _place_of(str(exc), given, first)
+        place = _place_of(exc.field or "", given, first)
         raise _Error(place.line, place.column, str(exc)) from None
     return Header(battle=named, events=[(first.line, first.column, started)])
 
@@ -126,9 +126,10 @@ _FIELD_TAGS = {"sides": "Sides", "name": "Name", "dice_policy": "Dice", "dice_co
 _FIELD_TAGS |= {"house_rules": "HouseRule", "tables": "Table", "ruleset_version": "RulesetVersion"}
 
 
-def _place_of(message: str, given: dict[str, Tag], otherwise: Tag) -> Tag:
+def _place_of(field: str, given: dict[str, Tag], otherwise: Tag) -> Tag:
+    """The tag a refused field ("dice_policy", "sides[1]") was read from, if it was given."""
     for name, tag in _FIELD_TAGS.items():
-        if f"$.{name}" in message and tag in given:
+        if field.split("[")[0].split(".")[0] == name and tag in given:
             return given[tag]
     return otherwise
 

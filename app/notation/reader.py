@@ -50,7 +50,8 @@ _TERMINALS = {
     "_NL": "the end of the line",
     "$END": "the end of the file",
 }
-_PATH = re.compile(r"at `\$\.?([A-Za-z_]*)(\[[0-9]+\])?")
+# A refused field's path ("dice[1]", "sides[0]"): the field, and the index within it if any.
+_PATH = re.compile(r"([A-Za-z_]*)(\[[0-9]+\])?")
 
 
 def read(text: str, source: str = "input", base: Path | None = None, battle: str | None = None) -> Notation:
@@ -156,9 +157,9 @@ class _Builder:
         try:
             return event_from_dict(fields)
         except MalformedEvent as exc:
-            found = _PATH.search(str(exc))
+            found = _PATH.match(exc.field or "")
             column = node.meta.column
-            if found:  # the die itself for `$.dice[1]`, else the field's first token
+            if found and found.group(1):  # the die itself for `dice[1]`, else the field's first token
                 column = columns.get(found.group(1) + (found.group(2) or ""), columns.get(found.group(1), column))
             raise NotationError(self.source, node.meta.line, column, str(exc)) from None
 
