@@ -1,4 +1,4 @@
-"""`morale serve`: the battles of one store over HTTP, for other UIs and for the viewer.
+"""`morale serve`: the battles of one store over HTTP, for other UIs and for the referee's console.
 
 A thin shell: every handler checks who is calling, then calls the service or a projection, exactly
 as the CLI does. Reads and writes need a battle's token (`Authorization: Bearer TOKEN`, or
