@@ -8,6 +8,7 @@ import { submit } from "./outbox.js";
 
 export function drawDue(holder) {
   const live = state.live;
+  forgetPads();
   fill(holder, 
     el("h2", {}, state.due.length ? `Tests due (${state.due.length})` : "Tests due"),
     state.due.length
@@ -74,8 +75,23 @@ function actions(test) {
   return el("div", { class: "actions" }, parts);
 }
 
-// Big 1-6 buttons: each tap adds a die; the roll is sent only when the user says so.
+// The pads on screen, by due test: dice half typed in survive the board redrawn around them.
+const pads = new Map();
+const padKey = (test) => `${test.unit}/${test.test}/${test.rule}/${test.caused_by.join(",")}/${test.reroll}`;
+
 function dicePad(test) {
+  const key = padKey(test);
+  if (!pads.has(key)) pads.set(key, newPad(test));
+  return pads.get(key);
+}
+
+export function forgetPads() {
+  const due = new Set(state.due.map(padKey));
+  for (const key of pads.keys()) if (!due.has(key)) pads.delete(key);
+}
+
+// Big 1-6 buttons: each tap adds a die; the roll is sent only when the user says so.
+function newPad(test) {
   const dice = [];
   const slots = el("output", { class: "dice", "aria-live": "polite" });
   const send = el("button", { type: "button", class: "send", disabled: true, onclick: () => {

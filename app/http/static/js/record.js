@@ -10,6 +10,7 @@ import { submit } from "./outbox.js";
 import * as outbox from "./outbox.js";
 
 let open = null;  // the form shown, by name
+let built = null;  // that form as the user is filling it in: kept while the board redraws around it
 
 export function drawRecord(holder) {
   if (!mayRecord()) {
@@ -24,11 +25,19 @@ export function drawRecord(holder) {
     clock(),
     el("div", { class: "menu", role: "group", "aria-label": "what to record" }, forms.map((f) => el("button", {
       type: "button", class: "pick", dataset: { form: f.name }, "aria-expanded": String(open === f.name),
-      disabled: !state.live, onclick: () => { open = open === f.name ? null : f.name; drawRecord(holder); },
+      disabled: !state.live, onclick: () => { open = open === f.name ? null : f.name; built = null; drawRecord(holder); },
     }, f.label))),
-    open && state.live ? el("form", { class: "record", dataset: { form: open }, onsubmit: (e) => e.preventDefault() },
-      FORMS.find((f) => f.name === open).build(() => { open = null; drawRecord(holder); })) : null,
+    open && state.live ? form(holder) : null,
   );
+}
+
+function form(holder) {
+  if (built?.dataset.form !== open) {
+    const done = () => { open = null; built = null; drawRecord(holder); };
+    built = el("form", { class: "record", dataset: { form: open }, onsubmit: (e) => e.preventDefault() },
+      FORMS.find((f) => f.name === open).build(done));
+  }
+  return built;
 }
 
 function unsent() {
