@@ -134,7 +134,7 @@ def measure(browser, name: str, db: Path, battle: str, token: str, target_s: flo
     cold = statistics.median(r[1] for r in runs)
     warm = statistics.median(r[2] for r in runs)
     worst = max(r[1] for r in runs)
-    met = "met" if worst < target_s else "NOT met"
+    met = "met" if worst < target_s else "met by the median, not by the worst run" if cold < target_s else "NOT met"
     print(
         f"  {name:<36} first board {cold * 1000:7.0f} ms (worst {worst * 1000:.0f}), again {warm * 1000:6.0f} ms;"
         f" floor {floor * 1000:5.0f} ms: {cold / floor:5.1f}x the floor; target < {target_s:.0f} s: {met}"
