@@ -2,7 +2,7 @@
 // with their profile fields, restrictions and the tests they have due.
 import { el, words, fill } from "./dom.js";
 import { cite, need } from "./cite.js";
-import { state, testName, vocab } from "./state.js";
+import { inPlay, state, testName, vocab } from "./state.js";
 
 export function drawBoard(holder, { onWhy, onDue }) {
   const { board, due } = state;
@@ -16,10 +16,27 @@ export function drawBoard(holder, { onWhy, onDue }) {
   const sides = state.info.sides;
   fill(holder, 
     el("h2", { class: "visually-hidden" }, "Board"),
-    ...sides.map((side) => el("section", { class: `team${side === board.side ? " active" : ""}`, dataset: { side } },
-      el("h2", {}, words(side), side === board.side ? el("span", { class: "turn-mark" }, " · their turn") : null),
-      board.units.filter((u) => u.side === side)
-        .map((u) => card(u, due.filter((d) => d.unit === u.unit), { onWhy, onDue })))));
+    ...sides.map((side) => {
+      const units = board.units.filter((u) => u.side === side);
+      const gone = units.filter((u) => !inPlay(u));
+      const draw = (u) => card(u, due.filter((d) => d.unit === u.unit), { onWhy, onDue });
+      return el("section", { class: `team${side === board.side ? " active" : ""}`, dataset: { side } },
+        el("h2", {}, words(side), side === board.side ? el("span", { class: "turn-mark" }, " · their turn") : null),
+        units.filter(inPlay).map(draw),
+        gone.length > MANY_GONE ? outOfPlay(gone, draw) : gone.map(draw));
+    }));
+}
+
+// A long battle brings on reserves as units fall (thousands, in the benchmark's): past this many,
+// the units out of play are drawn only when asked for.
+const MANY_GONE = 40;
+
+function outOfPlay(gone, draw) {
+  const fold = el("details", { class: "gone" }, el("summary", {}, `${gone.length} units out of play`));
+  fold.addEventListener("toggle", () => {
+    if (fold.open && fold.children.length === 1) fold.append(...gone.map(draw));
+  });
+  return fold;
 }
 
 function card(unit, due, { onWhy, onDue }) {
