@@ -176,3 +176,45 @@ def test_the_first_board_says_why_it_is_empty(browser, served):
     assert "No unit is on the table at event 1" in opened.locator("#board").inner_text()
     context.close()
     assert errors == []
+
+
+def test_a_long_battles_units_out_of_play_are_drawn_when_asked_for(browser, served):
+    """Thousands of units fall in a long battle: past 40 a side, the board folds them away (its
+    first drawing stays quick) and draws them when the fold is opened."""
+    server, http, _ = served
+    body = creation_body()
+    body["battle"] = "reserves"
+    body["units"] += [
+        {
+            "type": "unit_joined",
+            "unit": f"wave{n}",
+            "side": "orks",
+            "name": f"Wave {n}",
+            "unit_type": "infantry",
+            "models": 1,
+            "ld": 7,
+            "initiative": 2,
+        }
+        for n in range(41)
+    ]
+    tokens = http.post("/battles", json=body).json()["tokens"]
+    fallen = [{"type": "casualties_suffered", "unit": f"wave{n}", "count": 1} for n in range(41)]
+    start = {"type": "phase_started", "turn": 1, "side": "imperium", "phase": "movement"}
+    posted = http.post(
+        "/battles/reserves/events",
+        json={"expected_seq": len(body["units"]) + 1, "events": [start, *fallen]},
+        headers=bearer(tokens["referee"]),
+    )
+    assert posted.status_code == 201, posted.text
+    context, opened, errors = open_page(browser, server.url, "reserves", tokens["spectator"])
+    orks = opened.locator("#board .team[data-side='orks']")
+    assert orks.locator("details.gone summary").inner_text() == "41 units out of play"
+    assert orks.locator(".unit[data-state='destroyed']").count() == 0
+    assert orks.locator(".unit").count() == 4  # in play: drawn
+    orks.locator("details.gone summary").click()
+    opened.wait_for_selector(
+        "#board .team[data-side='orks'] details.gone .unit[data-state='destroyed']", timeout=WAIT_MS
+    )
+    assert orks.locator(".unit[data-state='destroyed']").count() == 41
+    context.close()
+    assert errors == []

@@ -23,7 +23,7 @@ export function drawBoard(holder, { onWhy, onDue }) {
       return el("section", { class: `team${side === board.side ? " active" : ""}`, dataset: { side } },
         el("h2", {}, words(side), side === board.side ? el("span", { class: "turn-mark" }, " · their turn") : null),
         units.filter(inPlay).map(draw),
-        gone.length > MANY_GONE ? outOfPlay(gone, draw) : gone.map(draw));
+        gone.length > MANY_GONE ? outOfPlay(side, gone, draw) : gone.map(draw));
     }));
 }
 
@@ -31,11 +31,16 @@ export function drawBoard(holder, { onWhy, onDue }) {
 // the units out of play are drawn only when asked for.
 const MANY_GONE = 40;
 
-function outOfPlay(gone, draw) {
-  const fold = el("details", { class: "gone" }, el("summary", {}, `${gone.length} units out of play`));
+const unfolded = new Set();  // the sides whose units out of play the user asked to see
+
+function outOfPlay(side, gone, draw) {
+  const fold = el("details", { class: "gone", open: unfolded.has(side) }, el("summary", {}, `${gone.length} units out of play`));
+  const drawGone = () => { if (fold.open && fold.children.length === 1) fold.append(...gone.map(draw)); };
   fold.addEventListener("toggle", () => {
-    if (fold.open && fold.children.length === 1) fold.append(...gone.map(draw));
+    if (fold.open) unfolded.add(side); else unfolded.delete(side);
+    drawGone();
   });
+  drawGone();
   return fold;
 }
 

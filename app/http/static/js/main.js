@@ -136,7 +136,8 @@ async function why(unitId) {
     $("#why").replaceChildren(el("h2", {}, "Why?"), el("p", {}, error.message));
   }
   draw();
-  $("#why h2").focus?.();
+  window.scrollTo({ top: 0 });
+  $("#why h2")?.focus();  // a screen reader starts at the question
 }
 
 function show(tab) {

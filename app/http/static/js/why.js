@@ -8,7 +8,7 @@ import { modifier } from "./due.js";
 export function drawWhy(holder, why, { goTo, back }) {
   fill(holder, 
     el("div", { class: "panel-head" },
-      el("h2", {}, `Why is ${why.name} ${why.state_name}?`),
+      el("h2", { tabindex: "-1" }, `Why is ${why.name} ${why.state_name}?`),
       el("button", { type: "button", class: "back", onclick: back }, "Back to the board")),
     el("p", { class: "meta" }, `${why.models}/${why.starting_models} models · at event ${why.at}`),
     el("ol", { class: "steps", dataset: { unit: why.unit, state: why.state } },
