@@ -235,3 +235,28 @@ def test_a_write_whose_answer_was_lost_is_found_in_the_log_and_not_sent_twice(br
     assert [r["type"] for r in log] == ["casualties_suffered"]
     context.close()
     assert errors == []
+
+
+def test_the_api_description_is_drawn_with_no_other_site_to_reach(browser, served):
+    """/schema draws the OpenAPI description with the Redoc the server ships: with every other
+    site out of reach, the operations are there to read."""
+    server, _ = served
+    context = browser.new_context(viewport=DESKTOP)
+    elsewhere: list[str] = []
+
+    def only_this_server(route) -> None:
+        url = route.request.url
+        if url.startswith((server.url, "blob:", "data:")):
+            route.continue_()
+        else:
+            elsewhere.append(url)
+            route.abort()
+
+    context.route("**/*", only_this_server)
+    page = context.new_page()
+    page.goto(f"{server.url}/schema")
+    page.get_by_text("/battles/{battle}/next-phase").first.wait_for(timeout=WAIT_MS)
+    assert "morale" in page.locator("h1").first.inner_text()
+    screenshot(page, "schema")
+    context.close()
+    assert [url for url in elsewhere if "logo" not in url] == []
