@@ -25,7 +25,7 @@ UV := $(TOOLS)/bin/uv
 COMPILE = $(UV) pip compile pyproject.toml --extra test --extra bench --extra mutation --python-version 3.11 \
 	--python-platform linux --custom-compile-command 'make lock' $(if $(UPGRADE),--upgrade)
 
-.PHONY: demo serve test bench bench-feed mutate lint clean lock test-lowest
+.PHONY: demo serve test bench bench-feed bench-console mutate lint clean lock test-lowest
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -109,6 +109,10 @@ bench: $(VENV)/.installed-bench
 # bench/feed.py raises its own soft descriptor limit; the server it starts inherits it.
 bench-feed: $(VENV)/.installed-test
 	$(BIN)/python bench/feed.py $(if $(CLIENTS),--clients $(CLIENTS)) $(if $(EVENTS),--events $(EVENTS))
+
+## bench-console: the console's first board in Chromium, the example and the 100,000-event battle (QUICK=1: 5,000)
+bench-console: $(VENV)/.installed-test | $(CHROMIUM)
+	$(BIN)/python bench/console.py $(if $(QUICK),--quick)
 
 ## mutate: mutation testing of the rules (not part of the tests), a seeded sample of each module's mutants;
 ## see MUTATION.md. SAMPLE=0 for every mutant, MODULES="core/rulesets/wh40k/sixth.py ..." for some

@@ -22,7 +22,8 @@ from morale.core.rules import Refusal
 from morale.core.state import digest
 from morale.events.codec import battle_id
 from morale.events.store import BattleExists, ConflictError, EventStore, UnknownBattle
-from morale.events.types import AnyEvent, BattleStarted, DiceRevealed, DiceRolled, PhaseEnded, StoredEvent
+from morale.events.types import AnyEvent, BattleStarted, DiceRevealed, DiceRolled, PhaseEnded, PhaseStarted, StoredEvent
+from morale.projections.board import next_clock
 
 
 @dataclass(frozen=True)
@@ -155,6 +156,13 @@ def reveal(store: EventStore, fold: Replay) -> list[Recorded]:
     if secret is None:
         raise Refusal(f"this store keeps no dice secret for battle {fold.battle_id!r}", field="secret")
     return record_on(store, fold, [DiceRevealed(secret=secret)])
+
+
+def clock_event(fold: Replay) -> PhaseEnded | PhaseStarted:
+    """The event that moves the clock on: the phase in progress ends, or the next one starts."""
+    step = next_clock(fold.state())
+    kind = PhaseEnded if step.type == "phase_ended" else PhaseStarted
+    return kind(turn=step.turn, side=step.side, phase=step.phase)
 
 
 def roll_for(store: EventStore, fold: Replay, unit: str, test: str, expected_seq: int | None = None) -> list[Recorded]:

@@ -17,11 +17,10 @@ import msgspec
 import typer
 from rich.text import Text
 
-from morale.core.referee import next_phase
 from morale.core.rules import Refusal
 from morale.core.rulesets import rulesets
 from morale.events.codec import MalformedEvent, decode_event, event_from_dict
-from morale.events.types import EVENT_TYPES, AnyEvent, PhaseEnded, PhaseStarted
+from morale.events.types import EVENT_TYPES, AnyEvent
 from morale.projections.board import board
 from morale.projections.due import due_tests
 from morale.projections.log import log_rows
@@ -30,7 +29,7 @@ from morale.projections.timeline import turn_span
 
 from ..access import issue_tokens, revoke_token
 from ..roster import load_roster
-from ..service import fold_to_append_to, load, record_anew, record_on, roll_for, start_battle
+from ..service import clock_event, fold_to_append_to, load, record_anew, record_on, roll_for, start_battle
 from . import render
 from .base import DEFAULT_DB, BattleArg, Db, Expect, Json, app, emit_json, open_store, out, refusals, report
 
@@ -124,13 +123,7 @@ def next_phase_command(battle: BattleArg, db: Db = Path(DEFAULT_DB), as_json: Js
     with refusals(as_json):
         store = open_store(db)
         fold = load(store, battle)
-        state = fold.state()
-        event: AnyEvent
-        if state.phase_open:
-            event = PhaseEnded(turn=state.turn, side=state.active_side or "", phase=state.phase or "")
-        else:
-            turn, side, phase = next_phase(state)
-            event = PhaseStarted(turn=turn, side=side, phase=phase)
+        event = clock_event(fold)
         report(fold, record_on(store, fold, [event]), as_json)
 
 

@@ -61,6 +61,11 @@ class Folds:
                 raise
             self._keep(store, battle, fold)
 
+    def holds(self, battle: str) -> bool:
+        """A fold of the battle is kept (it may need the events appended since)."""
+        with self._guard:
+            return battle in self._kept
+
     def _take(self, store: EventStore, battle: str) -> Replay:
         with self._guard:
             kept = self._kept.pop(battle, None)

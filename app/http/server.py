@@ -1,4 +1,4 @@
-"""`morale serve`: the battles of one store over HTTP, for other UIs and for the viewer.
+"""`morale serve`: the battles of one store over HTTP, for other UIs and for the referee's console.
 
 A thin shell: every handler checks who is calling, then calls the service or a projection, exactly
 as the CLI does. Reads and writes need a battle's token (`Authorization: Bearer TOKEN`, or
@@ -11,6 +11,7 @@ from __future__ import annotations
 import hmac
 import logging
 from dataclasses import dataclass
+from itertools import islice
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -23,6 +24,7 @@ from litestar.exceptions import NotAuthorizedException, PermissionDeniedExceptio
 from litestar.handlers import BaseRouteHandler
 from litestar.logging import LoggingConfig
 from litestar.openapi import OpenAPIConfig
+from litestar.openapi.plugins import RedocRenderPlugin
 from litestar.openapi.spec import Components, SecurityScheme
 from litestar.params import FromPath, FromQuery, JSONBody, QueryParameter
 from litestar.response import File, Redirect
@@ -41,6 +43,7 @@ from morale.projections.explain import Explanation, explain
 from morale.projections.feed import FeedItem, feed_item, feed_schema
 from morale.projections.log import LogRow, log_rows
 from morale.projections.timeline import Diff, Mark, Timeline
+from morale.projections.vocabulary import RulesetListed, Vocabulary, listed, vocabulary_of
 
 from ..access import (
     Grant,
@@ -52,7 +55,7 @@ from ..access import (
     issue_tokens,
     visible_battles,
 )
-from ..service import Recorded, record_on, roll_for, start_battle
+from ..service import Recorded, clock_event, record_on, roll_for, start_battle
 from ..snapshot_cache import battle_at
 from . import live, streaming
 from .bodies import read_body
@@ -87,6 +90,12 @@ class BattleCreated(msgspec.Struct, frozen=True, kw_only=True):
 class AppendEvents(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     expected_seq: Annotated[int, Meta(ge=0)]  # the seq the log ended at when the client last read it
     events: Annotated[list[AnyEvent], Meta(min_length=1, max_length=1000)]
+
+
+class NextPhase(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Move the clock on: end the phase in progress, or start the next one (as `morale next-phase`)."""
+
+    expected_seq: Annotated[int, Meta(ge=0)]
 
 
 class RollDice(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -233,6 +242,30 @@ async def roll_dice(battle: BattlePath, data: JSONBody[RollDice], request: Reque
     return rolled  # type: ignore[return-value]
 
 
+@post(
+    "/battles/{battle:str}/next-phase",
+    guards=[battle_token],
+    opt={"writes": True},
+    status_code=201,
+    tags=["battles"],
+    security=TOKEN,
+    responses=problem_responses(400, 401, 403, 404, 409, 413, 422),
+)
+async def next_phase(battle: BattlePath, data: JSONBody[NextPhase], request: Request, state: State) -> list[FeedItem]:
+    """End the phase in progress or start the next one, in the ruleset's order (the referee's)."""
+    grant: Grant = request.state.grant
+
+    def work(store: EventStore) -> list[FeedItem]:
+        with state.folds.current(store, battle) as fold:
+            event = clock_event(fold)
+            check_may_append(grant, fold.state(), [event])
+            return _fed(record_on(store, fold, [event], expected_seq=data.expected_seq), fold)
+
+    moved = await state.stores.run(work)
+    state.hub.notify(battle)
+    return moved  # type: ignore[return-value]
+
+
 # -- reads ------------------------------------------------------------------------------------------
 @get("/battles", tags=["battles"], security=TOKEN, responses=problem_responses(401))
 async def list_battles(request: Request, state: State) -> list[Visible]:
@@ -256,13 +289,27 @@ def _at(battle: str, events: list, at: str | None) -> int | None:
     return None if at is None else Timeline(battle, events).point(at).seq
 
 
+def _seq_at(store: EventStore, battle: str, at: str | None) -> int:
+    """The seq a point names, the log read only where the point names a phase (`end:2/orks`)."""
+    last = store.last_seq(battle)
+    if at is None:
+        return last
+    seq = whole_number(at)
+    if seq is not None:
+        if not 1 <= seq <= last:  # as Timeline.point says it
+            raise Refusal(f"there is no event {seq} (the log runs from 1 to {last})", field="point")
+        return seq
+    return Timeline(battle, store.read(battle)).point(at).seq
+
+
 @get("/battles/{battle:str}/board", guards=[battle_token], tags=["battles"], security=TOKEN, responses=AT_A_POINT)
 async def status_board(battle: BattlePath, state: State, at: At = None) -> Board:
     """Every unit's state, models, restrictions and tests due; `?at=POINT`: as it stood then."""
 
     def work(store: EventStore) -> Board:
-        if at is not None:
-            return board(battle_at(store, battle, _at(battle, list(store.read(battle)), at)))  # type: ignore[arg-type]
+        if at is not None or not state.folds.holds(battle):
+            # From the nearest snapshot: a long battle's first board waits for no full replay.
+            return board(battle_at(store, battle, _seq_at(store, battle, at)))
         with state.folds.current(store, battle) as fold:  # the view is built before a writer moves it
             return board(fold.state())
 
@@ -274,9 +321,7 @@ async def due(battle: BattlePath, state: State, at: At = None) -> list[DueView]:
     """The tests due, the number needed, the modifiers, why, and the exact odds of each result."""
 
     def work(store: EventStore) -> list[DueView]:
-        events = list(store.read(battle))
-        seq = _at(battle, events, at)
-        return due_tests(battle_at(store, battle, seq if seq is not None else events[-1].seq))
+        return due_tests(battle_at(store, battle, _seq_at(store, battle, at)))
 
     return await state.stores.run(work)  # type: ignore[return-value]
 
@@ -309,10 +354,27 @@ async def diff(battle: BattlePath, state: State, before: FromQuery[str], after: 
     return await state.stores.run(work)  # type: ignore[return-value]
 
 
+Limit = Annotated[int | None, QueryParameter(name="limit", ge=1, description="at most this many events")]
+
+
 @get("/battles/{battle:str}/log", guards=[battle_token], tags=["battles"], security=TOKEN, responses=READS)
-async def log(battle: BattlePath, state: State) -> list[LogRow]:
-    """Every stored event with its hash link and what it says in words."""
-    return await state.stores.run(lambda store: log_rows(battle, store.read(battle)))  # type: ignore[return-value]
+async def log(battle: BattlePath, state: State, after: After = None, limit: Limit = None) -> list[LogRow]:
+    """Every stored event with its hash link and what it says in words; `?after=SEQ&limit=N`: a page
+    (read from the nearest snapshot, so the last page of a long battle comes at once)."""
+
+    def work(store: EventStore) -> list[LogRow]:
+        start = after or 0
+        events = store.read(battle, after_seq=start)
+        page = list(events if limit is None else islice(events, limit))
+        if start:
+            try:
+                return log_rows(battle, page, battle_at(store, battle, start), start)
+            except Refusal:  # a retraction in the page: the log is read from the start
+                pass
+        rows = log_rows(battle, store.read(battle))
+        return [row for row in rows if row.seq > start][: limit or None]
+
+    return await state.stores.run(work)  # type: ignore[return-value]
 
 
 @get("/battles/{battle:str}/timeline", guards=[battle_token], tags=["battles"], security=TOKEN, responses=READS)
@@ -410,7 +472,59 @@ async def schema_of_feed() -> dict[str, Any]:
     return feed_schema()
 
 
-# -- the viewer ------------------------------------------------------------------------------------
+# -- the rulesets' words ----------------------------------------------------------------------------
+class Caller(msgspec.Struct, frozen=True, kw_only=True):
+    role: str  # referee, player or spectator
+    side: str = ""  # a player's side
+
+
+class BattleVocabulary(msgspec.Struct, frozen=True, kw_only=True):
+    battle: str
+    name: str
+    sides: tuple[str, ...]
+    dice_policy: str
+    engine_rolls: bool  # the engine may roll this battle's dice (POST .../roll)
+    caller: Caller  # what the token used may do
+    vocabulary: Vocabulary
+
+
+@get("/rulesets", tags=["rulesets"], responses=problem_responses(400))
+async def ruleset_list() -> list[RulesetListed]:
+    """The rulesets this engine knows."""
+    return listed()
+
+
+@get("/rulesets/{ruleset:str}/{version:str}", tags=["rulesets"], cache=3600, responses=problem_responses(400, 422))
+async def ruleset_vocabulary(ruleset: FromPath[str], version: FromPath[str]) -> Vocabulary:
+    """A ruleset's vocabulary: phases, states in its words, tests, facts (with the kind of value each
+    takes), decisions, causes, profile fields, and the words of every clause it cites."""
+    return vocabulary_of(ruleset, version)
+
+
+@get("/battles/{battle:str}/vocabulary", guards=[battle_token], tags=["battles"], security=TOKEN, responses=READS)
+async def battle_vocabulary(battle: BattlePath, request: Request, state: State) -> BattleVocabulary:
+    """The battle's ruleset vocabulary, its sides and dice, and what the caller's token may do."""
+    grant: Grant = request.state.grant
+
+    def work(store: EventStore) -> BattleVocabulary:
+        started = next(store.read(battle)).event
+        if not isinstance(started, BattleStarted):
+            raise Refusal(f"battle {battle!r} does not begin with battle_started", field="battle")
+        engine = started.dice_policy != "table" and store.dice_secret(battle) is not None
+        return BattleVocabulary(
+            battle=battle,
+            name=started.name,
+            sides=started.sides,
+            dice_policy=started.dice_policy,
+            engine_rolls=engine,
+            caller=Caller(role=grant.role, side=grant.side),
+            vocabulary=vocabulary_of(started.ruleset, started.ruleset_version),
+        )
+
+    return await state.stores.run(work)  # type: ignore[return-value]
+
+
+# -- the console (the viewer) ------------------------------------------------------------------------
 @get("/", include_in_schema=False)
 async def home() -> Redirect:
     return Redirect("/view")
@@ -418,7 +532,7 @@ async def home() -> Redirect:
 
 @get("/view", include_in_schema=False)
 async def viewer() -> File:
-    return File(STATIC / "viewer.html", content_disposition_type="inline", media_type="text/html")
+    return File(STATIC / "console.html", content_disposition_type="inline", media_type="text/html")
 
 
 @get("/health", tags=["server"])
@@ -452,6 +566,20 @@ SECURITY_SCHEMES = {
 }
 
 
+# The API's description at /schema, drawn by Redoc from the copy this package ships (static/vendor):
+# no page the server gives loads anything from elsewhere, so it works offline.
+OPENAPI = OpenAPIConfig(
+    title="morale",
+    version="1",
+    description=__doc__,
+    path="/schema",
+    components=Components(security_schemes=SECURITY_SCHEMES),  # type: ignore[arg-type]
+    render_plugins=[
+        RedocRenderPlugin(js_url="/static/vendor/redoc.standalone.js", google_fonts=False, favicon="", path="/"),
+    ],
+)
+
+
 def create_app(db: str | Path, settings: Settings | None = None) -> Litestar:
     settings = settings or Settings()
     stores = live.Stores(db)
@@ -463,6 +591,10 @@ def create_app(db: str | Path, settings: Settings | None = None) -> Litestar:
             list_battles,
             append_events,
             roll_dice,
+            next_phase,
+            ruleset_list,
+            ruleset_vocabulary,
+            battle_vocabulary,
             status_board,
             due,
             explain_unit,
@@ -487,10 +619,5 @@ def create_app(db: str | Path, settings: Settings | None = None) -> Litestar:
         # state change of every replay.
         logging_config=LoggingConfig(configure_root_logger=False, log_exceptions="never"),
         after_exception=[log_unexpected],
-        openapi_config=OpenAPIConfig(
-            title="morale",
-            version="1",
-            description=__doc__,
-            components=Components(security_schemes=SECURITY_SCHEMES),  # type: ignore[arg-type]
-        ),
+        openapi_config=OPENAPI,
     )
