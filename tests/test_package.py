@@ -98,15 +98,17 @@ def test_the_installed_morale_plays_reports_and_shares_its_examples(installed, t
     run(morale, "tables", "--all", cwd=tmp_path)
 
 
-def test_the_installed_server_serves_the_viewers_static_files(installed, tmp_path):
+def test_the_installed_server_serves_the_consoles_static_files(installed, tmp_path):
+    """The console's page, its modules, styles and the Redoc that draws /schema come with the wheel."""
     script = (
         "from litestar.testing import TestClient\n"
         "from morale.app.http.server import create_app\n"
         "with TestClient(create_app('served.db')) as client:\n"
         "    page = client.get('/view')\n"
-        "    assert page.status_code == 200 and 'viewer.js' in page.text, page.status_code\n"
-        "    for name in ('viewer.js', 'viewer.css'):\n"
+        "    assert page.status_code == 200 and '/static/js/main.js' in page.text, page.status_code\n"
+        "    for name in ('js/main.js', 'js/api.js', 'console.css', 'vendor/redoc.standalone.js'):\n"
         "        assert client.get('/static/' + name).status_code == 200, name\n"
+        "    assert 'redoc.standalone.js' in client.get('/schema').text\n"
         "print('served')\n"
     )
     assert run(installed / "python", "-c", script, cwd=tmp_path).stdout.strip() == "served"
