@@ -463,7 +463,7 @@ def test_the_openapi_declares_the_token_and_every_refusal_in_one_shape(client):
         for method, operation in operations.items()
     }
     expected = {
-        ("POST", "/battles"): {"400", "401", "403", "413", "422"},
+        ("POST", "/battles"): {"400", "401", "403", "409", "413", "422"},
         ("POST", "/battles/{battle}/events"): {"400", "401", "403", "404", "409", "413", "422"},
         ("POST", "/battles/{battle}/roll"): {"400", "401", "403", "404", "409", "413", "422"},
         ("GET", "/battles/{battle}/board"): {"400", "401", "404", "422"},

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hmac
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import islice
 from pathlib import Path
@@ -21,7 +22,7 @@ from litestar.config.cors import CORSConfig
 from litestar.connection import ASGIConnection
 from litestar.datastructures import State
 from litestar.exceptions import NotAuthorizedException, PermissionDeniedException
-from litestar.handlers import BaseRouteHandler
+from litestar.handlers import BaseRouteHandler, HTTPRouteHandler
 from litestar.logging import LoggingConfig
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import RedocRenderPlugin
@@ -29,7 +30,7 @@ from litestar.openapi.spec import Components, SecurityScheme
 from litestar.params import FromPath, FromQuery, JSONBody, QueryParameter
 from litestar.response import File, Redirect
 from litestar.static_files import create_static_files_router
-from litestar.types import ASGIApp, Send
+from litestar.types import AnyCallable, ASGIApp, Send
 from msgspec import Meta
 
 from morale.core.replay import Replay
@@ -179,7 +180,7 @@ def _fed(recorded: list[Recorded], fold: Replay) -> list[FeedItem]:
     status_code=201,
     tags=["battles"],
     security=CREATOR,
-    responses=problem_responses(400, 401, 403, 413, 422),
+    responses=problem_responses(400, 401, 403, 409, 413, 422),
 )
 async def create_battle(data: JSONBody[CreateBattle], state: State) -> BattleCreated:
     """Create a battle: its first event and its units. The answer holds the battle's tokens, once."""
@@ -194,15 +195,28 @@ async def create_battle(data: JSONBody[CreateBattle], state: State) -> BattleCre
     return created  # type: ignore[return-value]
 
 
-@post(
-    "/battles/{battle:str}/events",
-    guards=[battle_token],
-    opt={"writes": True},
-    status_code=201,
-    tags=["battles"],
-    security=TOKEN,
-    responses=problem_responses(400, 401, 403, 404, 409, 413, 422),
-)
+# A write to a battle's log: a token that may write to it, 201 with what the log now holds, and the
+# refusals any write may meet.
+def writes(path: str) -> Callable[[AnyCallable], HTTPRouteHandler]:
+    return post(
+        path,
+        guards=[battle_token],
+        opt={"writes": True},
+        status_code=201,
+        tags=["battles"],
+        security=TOKEN,
+        responses=problem_responses(400, 401, 403, 404, 409, 413, 422),
+    )
+
+
+async def _written(state: State, battle: str, work: Callable[[EventStore], list[FeedItem]]) -> list[FeedItem]:
+    """Carry out `work` on the store's thread, then wake the battle's followers."""
+    appended = await state.stores.run(work)
+    state.hub.notify(battle)
+    return appended  # type: ignore[no-any-return]
+
+
+@writes("/battles/{battle:str}/events")
 async def append_events(
     battle: BattlePath, data: JSONBody[AppendEvents], request: Request, state: State
 ) -> list[FeedItem]:
@@ -214,20 +228,10 @@ async def append_events(
             check_may_append(grant, fold.state(), data.events)
             return _fed(record_on(store, fold, data.events, expected_seq=data.expected_seq), fold)
 
-    appended = await state.stores.run(work)
-    state.hub.notify(battle)
-    return appended  # type: ignore[return-value]
+    return await _written(state, battle, work)
 
 
-@post(
-    "/battles/{battle:str}/roll",
-    guards=[battle_token],
-    opt={"writes": True},
-    status_code=201,
-    tags=["battles"],
-    security=TOKEN,
-    responses=problem_responses(400, 401, 403, 404, 409, 413, 422),
-)
+@writes("/battles/{battle:str}/roll")
 async def roll_dice(battle: BattlePath, data: JSONBody[RollDice], request: Request, state: State) -> list[FeedItem]:
     """The engine rolls a due test's dice and records them (dice policy `engine` or `either`)."""
     grant: Grant = request.state.grant
@@ -237,20 +241,10 @@ async def roll_dice(battle: BattlePath, data: JSONBody[RollDice], request: Reque
             check_own_unit(grant, fold.state(), data.unit)
             return _fed(roll_for(store, fold, data.unit, data.test, expected_seq=data.expected_seq), fold)
 
-    rolled = await state.stores.run(work)
-    state.hub.notify(battle)
-    return rolled  # type: ignore[return-value]
+    return await _written(state, battle, work)
 
 
-@post(
-    "/battles/{battle:str}/next-phase",
-    guards=[battle_token],
-    opt={"writes": True},
-    status_code=201,
-    tags=["battles"],
-    security=TOKEN,
-    responses=problem_responses(400, 401, 403, 404, 409, 413, 422),
-)
+@writes("/battles/{battle:str}/next-phase")
 async def next_phase(battle: BattlePath, data: JSONBody[NextPhase], request: Request, state: State) -> list[FeedItem]:
     """End the phase in progress or start the next one, in the ruleset's order (the referee's)."""
     grant: Grant = request.state.grant
@@ -261,9 +255,7 @@ async def next_phase(battle: BattlePath, data: JSONBody[NextPhase], request: Req
             check_may_append(grant, fold.state(), [event])
             return _fed(record_on(store, fold, [event], expected_seq=data.expected_seq), fold)
 
-    moved = await state.stores.run(work)
-    state.hub.notify(battle)
-    return moved  # type: ignore[return-value]
+    return await _written(state, battle, work)
 
 
 # -- reads ------------------------------------------------------------------------------------------
