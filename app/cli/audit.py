@@ -28,7 +28,7 @@ from morale.projections.whatif import Amendment, what_if
 from ..service import load, reveal
 from ..transfer import check_lines, export_lines, write_checked
 from . import render, render_audit
-from .base import DEFAULT_DB, BattleArg, Db, Json, app, emit_json, open_store, out, refusals, report
+from .base import DEFAULT_DB, BattleArg, Db, Json, ToStdout, app, emit_json, open_store, out, refusals, report
 
 EXIT_UNVERIFIED = 1
 
@@ -179,7 +179,7 @@ def luck_command(battle: BattleArg, db: Db = Path(DEFAULT_DB), as_json: Json = F
 @app.command("export")
 def export_command(
     battle: BattleArg,
-    output: Annotated[Path | None, typer.Option("--out", "-o", help="Write to this file (default: stdout).")] = None,
+    output: ToStdout = None,
     db: Db = Path(DEFAULT_DB),
 ) -> None:
     """The battle as NDJSON: one stored event per line, hashes included (what `import` reads)."""

@@ -92,6 +92,7 @@ Db = Annotated[
 ]
 Json = Annotated[bool, typer.Option("--json", help="Print JSON for machines instead of tables.")]
 BattleArg = Annotated[str, typer.Argument(help="The battle's id.")]
+ToStdout = Annotated[Path | None, typer.Option("--out", "-o", help="Write to this file (default: stdout).")]
 
 
 def _not_negative(value: int | None) -> int | None:

@@ -19,7 +19,7 @@ from ..notation.reader import read
 from ..notation.syntax import grammar
 from ..notation.writer import write
 from ..service import load
-from .base import DEFAULT_DB, BattleArg, Db, Json, app, emit_json, open_store, out, refusals
+from .base import DEFAULT_DB, BattleArg, Db, Json, ToStdout, app, emit_json, open_store, out, refusals
 
 EXIT_DIFFERENT = 1
 
@@ -39,7 +39,7 @@ def _notation() -> None:
 @notation.command("export")
 def export_command(
     battle: BattleArg,
-    output: Annotated[Path | None, typer.Option("--out", "-o", help="Write to this file (default: stdout).")] = None,
+    output: ToStdout = None,
     db: Db = Path(DEFAULT_DB),
 ) -> None:
     """The battle in notation: its header, then a line per event under turn and phase headings."""
