@@ -62,6 +62,20 @@ def test_json_events_and_ndjson_files_are_accepted(db, tmp_path):
     assert [row[0] for row in log_of(db)][-3:] == [10, 11, 12]
 
 
+def test_a_file_of_events_is_told_event_by_event_as_the_battle_stood_after_each(db, tmp_path):
+    """Kraak (10 guardsmen) loses 1, then 2: the first line says 9 left, not the 7 left at the end."""
+    events = tmp_path / "losses.ndjson"
+    events.write_text(
+        '{"type": "phase_started", "turn": 1, "side": "imperium", "phase": "movement"}\n'
+        '{"type": "casualties_suffered", "unit": "kraak", "count": 1, "cause": "dangerous_terrain"}\n'
+        '{"type": "casualties_suffered", "unit": "kraak", "count": 2, "cause": "dangerous_terrain"}\n'
+    )
+    result = morale(db, "append", "hive-tarsis", "--file", str(events))
+    assert result.exit_code == 0, result.stderr
+    told = [line for line in result.stdout.splitlines() if "loses" in line]
+    assert [line.split("(")[-1] for line in told] == ["9 left)", "7 left)"]
+
+
 @pytest.fixture
 def kraak_due_engine_dice(tmp_path) -> Path:
     """A battle whose dice the engine rolls, with Kraak's Guardsmen owing a Morale test."""

@@ -194,4 +194,5 @@ def report(fold: Replay, recorded: list[Recorded], as_json: bool) -> None:
         return
     state = fold.state()
     for item in recorded:
-        render.print_recorded(out, item.stored.seq, describe_event(item.stored.event, state), item.caused, state)
+        said = item.said or describe_event(item.stored.event, state)
+        render.print_recorded(out, item.stored.seq, said, item.caused, state)

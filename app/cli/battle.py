@@ -24,7 +24,7 @@ from morale.events.types import EVENT_TYPES, AnyEvent
 from morale.projections.board import board
 from morale.projections.due import due_tests
 from morale.projections.log import log_rows
-from morale.projections.narrative import Line, narrate
+from morale.projections.narrative import Line, describe_event, narrate
 from morale.projections.timeline import turn_span
 
 from ..access import issue_tokens, revoke_token
@@ -78,10 +78,10 @@ def append(
         events = _events_from(event_type, fields or [], json_text, file)
         store = open_store(db)
         if expect is None:  # no precondition: another writer getting there first is no refusal
-            fold, recorded = record_anew(store, battle, events)
+            fold, recorded = record_anew(store, battle, events, describe=describe_event)
         else:
             fold = fold_to_append_to(store, battle, events)
-            recorded = record_on(store, fold, events, expected_seq=expect)
+            recorded = record_on(store, fold, events, expected_seq=expect, describe=describe_event)
         report(fold, recorded, as_json)
 
 
