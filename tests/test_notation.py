@@ -113,6 +113,30 @@ def test_bad_notation_is_refused_naming_line_and_column_and_nothing_is_written(t
     assert not db.exists()
 
 
+@pytest.mark.parametrize(
+    "given",
+    [
+        ["--battle", "../../etc/passwd"],
+        ["--battle", "x'; DROP TABLE events;--"],
+        ["--battle", "a/b"],
+        ["--battle", "a" * 65],
+        ["--battle", ""],
+        [],  # the [Battle] tag itself, made a path below
+    ],
+)
+def test_an_imported_battles_id_is_held_to_the_limits_of_every_way_in(tmp_path, given):
+    text = (ROOT / "examples" / "wh40k6" / "battle.notation").read_text(encoding="utf-8")
+    if not given:
+        text = text.replace('[Battle "hive-tarsis"]', '[Battle "p/q"]', 1)
+    (tmp_path / "b.notation").write_text(text)
+    db = tmp_path / "never.db"
+    refused = morale(db, "notation", "import", str(tmp_path / "b.notation"), *given)
+    assert refused.exit_code == 2
+    (printed,) = refused.stderr.strip().splitlines()
+    assert printed.startswith("refused: battle: a battle's id")
+    assert not db.exists() or SqliteEventStore(db).battles() == []
+
+
 def test_an_import_into_a_store_that_has_the_battle_is_refused_and_leaves_it_as_it_was(tmp_path):
     db = tmp_path / "played.db"
     example_store(db).close()

@@ -11,7 +11,7 @@ import typer
 from rich.text import Text
 
 from morale.core.rules import Refusal
-from morale.events.codec import MalformedEvent, encode
+from morale.events.codec import MalformedEvent, battle_id, encode
 from morale.events.store import StoreUnavailable, UnknownBattle, check_not_foreign
 
 from ..notation.check import Comparison, check, compare, with_dice_secret, write_checked
@@ -73,6 +73,8 @@ def import_command(
     with refusals(as_json):
         if verify_against is None:
             check_not_foreign(db)  # a --db that cannot be a store is refused before the file is read
+        if battle is not None:
+            battle_id(battle)  # an id given is held to the limits, "" included (not the header's instead)
         text = _read(file)
         base = Path.cwd() if str(file) == "-" else file.parent
         notation, secret = read(text, str(file), base, battle), None

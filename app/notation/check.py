@@ -12,7 +12,7 @@ from msgspec.structs import replace
 
 from morale.core.dice import commitment, new_secret
 from morale.core.rules import Refusal
-from morale.events.codec import to_builtins
+from morale.events.codec import battle_id, to_builtins
 from morale.events.store import BattleExists, EventStore
 from morale.events.types import AnyEvent, BattleStarted, PhaseEnded, StoredEvent
 from morale.projections.verify import Auditor
@@ -74,7 +74,9 @@ def with_dice_secret(notation: Notation) -> tuple[Notation, str | None]:
 
 def write_checked(store: EventStore, checked: Checked, secret: str | None = None) -> Imported:
     """A new battle in one append (and the dice secret it commits to, if given), unless the store
-    already has a battle of that id."""
+    already has a battle of that id. The id, from --battle or the [Battle] tag, is held to the limits
+    every way in keeps (never a path, SQL or a NUL)."""
+    battle_id(checked.battle)
     if existing := store.last_seq(checked.battle):
         raise BattleExists(checked.battle, existing)
     # The secret is kept in the append's own transaction: a rival import of the same id cannot leave
