@@ -134,6 +134,7 @@ REFUSED = [
     (["roll", "hive-tarsis", "kraak", "morale", "3", "7"], "dice[1]: a die shows 1 to 6, not 7"),
     (["roll", "hive-tarsis", "kraak", "morale", "0", "3"], "dice[0]: a die shows 1 to 6, not 0"),
     (["roll", "hive-tarsis", "kraak", "morale", "3", "4"], "engine.dice"),
+    (["roll", "hive-tarsis", "kraak", "moral", "3", "4"], "test: wh40k6 has no 'moral' test (tests: morale, "),
     (["append", "hive-tarsis", "phase_started", "turn=1", "side=imperium", "phase=shooting"], "engine.clock.order"),
     (["append", "hive-tarsis", "phase_started", "turn=1", "side=orks", "phase=movement"], "engine.clock.order"),
     (["append", "hive-tarsis", "casualties_suffered", "unit=kraak", "count=1", "--expect", "3"], "expected_seq"),
