@@ -567,6 +567,9 @@ HTTP_CASES = [
     ),
     Http("no events", "POST", EVENTS_PATH, 400, body=appended(), field="events", says="1 to 1000 items, not 0 items"),
     Http("after -1", "GET", f"/battles/{BATTLE}/feed.ndjson?follow=false&after=-1", 400, field="after"),
+    # Beyond any sequence number a log can reach (found by schemathesis: an overflow in the store, a 500).
+    Http("after 2**64", "GET", f"/battles/{BATTLE}/log?after={2**64}&limit=5", 400, field="after"),
+    Http("limit 2**64", "GET", f"/battles/{BATTLE}/log?limit={2**64}", 400, field="limit"),
     Http("follow maybe", "GET", f"/battles/{BATTLE}/feed.ndjson?follow=maybe", 400, field="follow"),
     # -- unknown names
     Http(

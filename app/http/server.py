@@ -35,7 +35,7 @@ from msgspec import Meta
 
 from morale.core.replay import Replay
 from morale.core.rules import Refusal
-from morale.events.numbers import whole_number
+from morale.events.numbers import LAST_SEQ, whole_number
 from morale.events.store import EventStore
 from morale.events.types import AnyEvent, BattleId, BattleStarted, Slug, UnitJoined
 from morale.projections.board import Board, board
@@ -113,7 +113,10 @@ At = Annotated[
         name="at", description="a point: N (after event N), start, end, start:TURN[/SIDE][/PHASE], end:TURN..."
     ),
 ]
-After = Annotated[int | None, QueryParameter(name="after", ge=0, description="resume after this sequence number")]
+# No sequence number beyond what SQLite can hold: a larger one is a 400, not an overflow in the store.
+After = Annotated[
+    int | None, QueryParameter(name="after", ge=0, le=LAST_SEQ, description="resume after this sequence number")
+]
 BattlePath = FromPath[str]
 
 
@@ -346,7 +349,7 @@ async def diff(battle: BattlePath, state: State, before: FromQuery[str], after: 
     return await state.stores.run(work)  # type: ignore[return-value]
 
 
-Limit = Annotated[int | None, QueryParameter(name="limit", ge=1, description="at most this many events")]
+Limit = Annotated[int | None, QueryParameter(name="limit", ge=1, le=LAST_SEQ, description="at most this many events")]
 
 
 @get("/battles/{battle:str}/log", guards=[battle_token], tags=["battles"], security=TOKEN, responses=READS)
