@@ -64,7 +64,7 @@ def referee() -> str:
 
 
 @schema.parametrize()
-@settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=15, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
 def test_no_operation_answers_500_or_outside_its_openapi(case: schemathesis.Case, referee: str):
     if "battle" in (case.path_parameters or {}):
         case.path_parameters["battle"] = BATTLE
@@ -74,7 +74,7 @@ def test_no_operation_answers_500_or_outside_its_openapi(case: schemathesis.Case
 
 
 @tokenless.parametrize()
-@settings(max_examples=5, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=5, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
 def test_without_a_token_no_operation_answers_500_or_outside_its_openapi(case: schemathesis.Case, referee: str):
     if case.path.endswith("feed.ndjson"):
         case.query = {**(case.query or {}), "follow": "false"}
