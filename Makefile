@@ -29,7 +29,7 @@ UV := $(TOOLS)/bin/uv
 COMPILE = $(UV) pip compile pyproject.toml --extra test --extra bench --extra mutation --python-version 3.11 \
 	--python-platform linux --custom-compile-command 'make lock' $(if $(UPGRADE),--upgrade)
 
-.PHONY: demo serve test bench bench-feed bench-pg mutate lint clean lock test-lowest postgresql
+.PHONY: demo serve test bench bench-feed bench-pg bench-console mutate lint clean lock test-lowest postgresql
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -124,6 +124,10 @@ bench-feed: $(VENV)/.installed-test
 ## bench-pg: PostgreSQL and two nodes (bench/pg.py, on the server $MORALE_BENCH_PG names or the one on 127.0.0.1:5432); QUICK=1 for small sizes
 bench-pg: $(VENV)/.installed-bench | postgresql
 	$(BIN)/python bench/pg.py $(if $(QUICK),--quick)
+
+## bench-console: the console's first board in Chromium, the example and the 100,000-event battle (QUICK=1: 5,000)
+bench-console: $(VENV)/.installed-test | $(CHROMIUM)
+	$(BIN)/python bench/console.py $(if $(QUICK),--quick)
 
 ## mutate: mutation testing of the rules (not part of the tests), a seeded sample of each module's mutants;
 ## see MUTATION.md. SAMPLE=0 for every mutant, MODULES="core/rulesets/wh40k/sixth.py ..." for some

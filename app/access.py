@@ -18,6 +18,7 @@ from typing import Literal
 
 import msgspec
 
+from morale.core.rules import Refusal
 from morale.core.state import Battle
 from morale.events.store import EventStore
 from morale.events.types import (
@@ -70,6 +71,46 @@ def issue_tokens(store: EventStore, battle: str, sides: Sequence[str]) -> Issued
     grants += [(token_hash(token), "player", side) for side, token in issued.players.items()]
     store.replace_tokens(battle, grants)
     return issued
+
+
+def role_of(name: str, sides: Sequence[str]) -> tuple[str, str]:
+    """(role, side) as the store keeps them, from a role's name on the command line: referee,
+    spectator, or a side's name for that side's player."""
+    if name in ("referee", "spectator"):
+        return name, ""
+    if name in sides:
+        return "player", name
+    roles = ", ".join(["referee", "spectator", *sides])
+    raise Refusal(f"no role {name!r} in this battle (roles: {roles})", field="role")
+
+
+def revoke_token(
+    store: EventStore, battle: str, name: str, sides: Sequence[str], *, reissue: bool = False
+) -> str | None:
+    """The token of one role stops working; every other token of the battle keeps working. With
+    `reissue`, a fresh token for that role takes its place and is returned (shown once)."""
+    role, side = role_of(name, sides)
+    fresh = secrets.token_urlsafe(24) if reissue else None
+    if not store.replace_token(battle, role, side, token_hash(fresh) if fresh else None):
+        raise Refusal(f"battle {battle!r} has no {name} token to revoke (`morale tokens` issues a set)", field="role")
+    return fresh
+
+
+class Visible(msgspec.Struct, frozen=True, kw_only=True):
+    """A battle a token opens, and what the token may do in it."""
+
+    battle: str
+    role: Role
+    side: str = ""  # the player's side
+    events: int  # the battle's last sequence number
+
+
+def visible_battles(store: EventStore, token: str) -> list[Visible]:
+    """Every battle this token opens (`GET /battles`)."""
+    return [
+        Visible(battle=battle, role=role, side=side, events=store.last_seq(battle))  # type: ignore[arg-type]
+        for battle, role, side in store.token_battles(token_hash(token))
+    ]
 
 
 def grant_for(store: EventStore, battle: str, token: str) -> Grant | None:

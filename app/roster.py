@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -10,10 +9,10 @@ import msgspec
 
 from morale.core.rules import Refusal
 from morale.core.rulesets import latest, lookup
-from morale.events.codec import MalformedEvent, event_from_dict
+from morale.events.codec import MalformedEvent, battle_id, event_from_dict
 from morale.events.types import BattleStarted, UnitJoined
 
-from .tables import pinned_tables
+from .tables import pinned_tables, read_toml
 
 # Roster keys that are spelled for people and differ from the event field names.
 _UNIT_KEYS = {"id": "unit", "type": "unit_type", "rules": "special_rules"}
@@ -26,11 +25,9 @@ class Roster:
     units: list[UnitJoined]
 
 
-def load_roster(path: Path, battle_id: str | None = None) -> Roster:
+def load_roster(path: Path, given_id: str | None = None) -> Roster:
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as exc:
-        raise MalformedEvent(f"{path}: not valid TOML: {exc}") from None
+        data = read_toml(path.read_text(encoding="utf-8"), str(path))
     except OSError as exc:
         raise MalformedEvent(f"{path}: {exc.strerror}") from None
     except UnicodeDecodeError as exc:  # TOML is UTF-8; a binary file or another encoding is not a roster
@@ -58,16 +55,20 @@ def load_roster(path: Path, battle_id: str | None = None) -> Roster:
         },
     )
     units = data.get("unit", [])
-    if not isinstance(units, list):
+    if not isinstance(units, list) or not all(isinstance(unit, dict) for unit in units):
         raise MalformedEvent(f"{path}: units are written as [[unit]] tables")
     joined = [
         _event(path, f"unit[{i}]", {"type": "unit_joined", **{_UNIT_KEYS.get(k, k): v for k, v in unit.items()}})
         for i, unit in enumerate(units)
     ]
-    battle_id = battle_id or battle.get("id")
-    if not battle_id:
+    named = given_id or battle.get("id")
+    if not named:
         raise MalformedEvent(f"{path}: give the battle an id (battle.id in the roster, or --battle)")
-    return Roster(battle=str(battle_id), started=started, units=joined)  # type: ignore[arg-type]
+    try:
+        checked = battle_id(str(named))
+    except MalformedEvent as exc:
+        raise exc if given_id else exc.within(str(path)) from None
+    return Roster(battle=checked, started=started, units=joined)  # type: ignore[arg-type]
 
 
 def _tables(path: Path, ruleset_id: str, version: str, named: object) -> dict:
@@ -87,4 +88,4 @@ def _event(path: Path, where: str, fields: dict) -> BattleStarted | UnitJoined:
     try:
         return event_from_dict(fields)  # type: ignore[return-value]
     except MalformedEvent as exc:
-        raise MalformedEvent(f"{path}: {where}: {exc}") from None
+        raise exc.within(f"{path}: {where}") from None

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from msgspec.structs import replace
@@ -19,15 +19,21 @@ from morale.core.outcomes import Caused
 from morale.core.referee import due_test
 from morale.core.replay import Replay, replay_log
 from morale.core.rules import Refusal
-from morale.core.state import digest
+from morale.core.state import Battle, digest
+from morale.events.codec import battle_id
 from morale.events.store import BattleExists, ConflictError, EventStore, UnknownBattle
-from morale.events.types import AnyEvent, BattleStarted, DiceRevealed, DiceRolled, PhaseEnded, StoredEvent
+from morale.events.types import AnyEvent, BattleStarted, DiceRevealed, DiceRolled, PhaseEnded, PhaseStarted, StoredEvent
+from morale.projections.board import next_clock
+
+# Puts an event in words against the battle as it stands (projections.narrative.describe_event).
+Describe = Callable[[AnyEvent, Battle], str]
 
 
 @dataclass(frozen=True)
 class Recorded:
     stored: StoredEvent
     caused: Caused
+    said: str = ""  # the event in words, against the battle as it left it (when the writer asked)
 
 
 def fold_of(store: EventStore, battle: str) -> Replay:
@@ -65,7 +71,11 @@ def fold_to_append_to(store: EventStore, battle: str, events: Sequence[AnyEvent]
 
 
 def record_anew(
-    store: EventStore, battle: str, events: Sequence[AnyEvent], attempts: int = ATTEMPTS
+    store: EventStore,
+    battle: str,
+    events: Sequence[AnyEvent],
+    attempts: int = ATTEMPTS,
+    describe: Describe | None = None,
 ) -> tuple[Replay, list[Recorded]]:
     """Record events whose writer set no precondition (no expected seq): it asked only that they be
     valid where they land. Another writer getting there first is then no reason to refuse: read the
@@ -74,14 +84,14 @@ def record_anew(
     for attempt in range(1, attempts):
         fold = fold_to_append_to(store, battle, events)
         try:
-            return fold, record_on(store, fold, events)
+            return fold, record_on(store, fold, events, describe=describe)
         except BattleExists:
             raise  # another writer's battle: deciding again would only refuse its battle_started
         except ConflictError:
             # A short random pause, so writers that collided do not collide again in step.
             time.sleep(random.uniform(0, 0.005 * attempt))
     fold = fold_to_append_to(store, battle, events)
-    return fold, record_on(store, fold, events)  # the last attempt: a conflict now is the answer
+    return fold, record_on(store, fold, events, describe=describe)  # the last attempt: a conflict now is the answer
 
 
 def record_on(
@@ -90,15 +100,21 @@ def record_on(
     events: Sequence[AnyEvent],
     expected_seq: int | None = None,
     dice_secret: str | None = None,
+    describe: Describe | None = None,
 ) -> list[Recorded]:
     """`record` on a fold of the whole log that the caller holds (and that this advances): a
     writer that already has the battle replays nothing. The store still refuses the append if the
-    log has moved past the fold. `dice_secret`: kept with the events that start the battle."""
+    log has moved past the fold. `dice_secret`: kept with the events that start the battle.
+    `describe`: puts each event in words as the battle stands just after it, not after the batch (a
+    casualty's "3 left" is the count then)."""
     if expected_seq is not None and expected_seq != fold.seq:
         raise ConflictError(fold.battle_id, expected_seq, fold.seq)
+    if fold.battle is None:  # these events create the battle
+        battle_id(fold.battle_id)
     base = fold.seq
     caused: list[Caused] = []
     sealed: list[AnyEvent] = []
+    said: list[str] = []
     for offset, event in enumerate(events, start=1):
         try:
             event = with_state_digest(fold, event)
@@ -110,8 +126,9 @@ def record_on(
             raise
         caused.append(fold.apply(base + offset, event))
         sealed.append(event)
+        said.append(describe(event, fold.state()) if describe else "")
     stored = store.append(fold.battle_id, sealed, expected_seq=base, dice_secret=dice_secret)
-    return [Recorded(s, c) for s, c in zip(stored, caused, strict=True)]
+    return [Recorded(s, c, w) for s, c, w in zip(stored, caused, said, strict=True)]
 
 
 def with_state_digest(fold: Replay, event: AnyEvent) -> AnyEvent:
@@ -135,6 +152,7 @@ def start_battle(store: EventStore, battle: str, started: BattleStarted, units: 
     secret is stored in the transaction that writes `battle_started`, so of several writers starting
     the same battle at once, the one whose events are kept is the one whose secret is kept; the
     others are refused with `BattleExists`."""
+    battle_id(battle)  # a battle id beyond the limits is refused before anything is decided
     if existing := store.last_seq(battle):
         raise BattleExists(battle, existing)
     secret = None
@@ -151,6 +169,13 @@ def reveal(store: EventStore, fold: Replay) -> list[Recorded]:
     if secret is None:
         raise Refusal(f"this store keeps no dice secret for battle {fold.battle_id!r}", field="secret")
     return record_on(store, fold, [DiceRevealed(secret=secret)])
+
+
+def clock_event(fold: Replay) -> PhaseEnded | PhaseStarted:
+    """The event that moves the clock on: the phase in progress ends, or the next one starts."""
+    step = next_clock(fold.state())
+    kind = PhaseEnded if step.type == "phase_ended" else PhaseStarted
+    return kind(turn=step.turn, side=step.side, phase=step.phase)
 
 
 def roll_for(store: EventStore, fold: Replay, unit: str, test: str, expected_seq: int | None = None) -> list[Recorded]:

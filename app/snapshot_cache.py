@@ -9,6 +9,7 @@ and `projections.frozen`.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 
 from morale.core.state import Battle
@@ -29,10 +30,21 @@ class StoreKeeper:
         self.store.save_snapshot(battle, seq, engine, blob)
 
 
+_locks: dict[str, threading.Lock] = {}
+_guard = threading.Lock()
+
+
 def battle_at(store: EventStore, battle_id: str, seq: int) -> Battle:
     """The battle right after event `seq`, from the latest snapshot before it; the snapshot points the
-    fold passes on the way (a battle played on since its snapshots were taken) are kept for next time."""
-    return snapshots.battle_at(store, battle_id, seq, keep=StoreKeeper(store))
+    fold passes on the way (a battle played on since its snapshots were taken) are kept for next time.
+
+    One at a time per battle in a process: a fold writes its snapshots while it still reads the log,
+    and two folds of one battle writing at once (a page asking for its board and its due list
+    together, on a server with no snapshots yet) left one with "database is locked"."""
+    with _guard:
+        lock = _locks.setdefault(battle_id, threading.Lock())
+    with lock:
+        return snapshots.battle_at(store, battle_id, seq, keep=StoreKeeper(store))
 
 
 def rebuild(store: EventStore, battle_id: str) -> int:

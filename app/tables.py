@@ -27,7 +27,10 @@ def pin(values: Mapping[str, Any], source: str) -> PinnedTable:
     # A JSON round trip first: what is hashed is exactly what the log will hold and read back
     # (TOML dates, for one, come back from JSON as text).
     plain = msgspec.json.decode(msgspec.json.encode(dict(values)))
-    return PinnedTable(sha256=table_sha256(plain), values=plain, source=source)
+    try:
+        return PinnedTable(sha256=table_sha256(plain), values=plain, source=source)
+    except ValueError as exc:  # beyond the limits a pinned table is held to (events/types.py)
+        raise MalformedEvent(f"{source}: {exc}") from None
 
 
 def read_toml(text: str, where: str) -> dict[str, Any]:
@@ -35,6 +38,8 @@ def read_toml(text: str, where: str) -> dict[str, Any]:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise MalformedEvent(f"{where}: not valid TOML: {exc}") from None
+    except RecursionError:  # tomllib reads nested arrays and tables by recursion
+        raise MalformedEvent(f"{where}: not valid TOML: nested too deep to read") from None
 
 
 def default_table(ruleset: Ruleset, name: str) -> PinnedTable:
@@ -48,6 +53,8 @@ def table_from_file(path: Path) -> PinnedTable:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise MalformedEvent(f"{path}: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:  # TOML is UTF-8; a binary file or another encoding is no table
+        raise MalformedEvent(f"{path}: not UTF-8 text (byte {exc.start})") from None
     return pin(read_toml(text, str(path)), str(path))
 
 

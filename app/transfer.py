@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from msgspec.structs import replace
 
 from morale.core.rules import Refusal
-from morale.events.codec import GENESIS_HASH, MalformedEvent, decode_raw, encode
+from morale.events.codec import GENESIS_HASH, MalformedEvent, battle_id, decode_raw, encode
 from morale.events.store import BattleExists, EventStore, UnknownBattle
 from morale.events.types import StoredEvent
 from morale.projections.verify import Auditor, link_problem
@@ -73,10 +73,13 @@ def check_lines(lines: Iterable[str | bytes], source: str = "input") -> Checked:
         try:
             raw = decode_raw(line)
         except MalformedEvent as exc:
-            raise MalformedEvent(f"{source} line {number}: {exc}") from None
+            raise exc.within(f"{source} line {number}") from None
         where = f"{source} line {number} (seq {raw.seq})"
         if auditor is None:
-            battle, auditor = raw.battle, Auditor(raw.battle)
+            try:
+                battle, auditor = battle_id(raw.battle), Auditor(raw.battle)
+            except MalformedEvent as exc:
+                raise exc.within(where) from None
         if raw.battle != battle:
             raise Refusal(f"{where}: belongs to battle {raw.battle!r}, not {battle!r}", field="battle")
         body = raw.body()
@@ -87,7 +90,7 @@ def check_lines(lines: Iterable[str | bytes], source: str = "input") -> Checked:
             event = raw.read_event()
             findings = auditor.step(raw.seq, event)[1]
         except MalformedEvent as exc:
-            raise MalformedEvent(f"{where}: {exc}") from None
+            raise exc.within(where) from None
         except Refusal as refusal:
             raise Refusal(f"{where}: {refusal.message}", rule=refusal.rule, field=refusal.field) from None
         if findings:

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator
+from pathlib import Path
 
 from morale.core.referee import next_phase
 from morale.core.replay import Replay
 from morale.core.rules import Refusal
 from morale.core.state import Battle
+from morale.events.store import SqliteEventStore
 from morale.events.types import (
     AnyEvent,
     BattleStarted,
@@ -156,3 +158,20 @@ class BattleGenerator:
 
 def battle_events(seed: int, count: int) -> list[AnyEvent]:
     return list(BattleGenerator(seed).events(count))
+
+
+CACHE = Path(__file__).resolve().parent / ".cache"
+
+
+def cached_battle(seed: int, count: int) -> tuple[SqliteEventStore, str, list[AnyEvent]]:
+    """The generated battle in its own store, generated once and kept in bench/.cache/."""
+    CACHE.mkdir(exist_ok=True)
+    path = CACHE / f"battle-{seed}-{count}.db"
+    battle = f"bench-{seed}"
+    fresh = not path.exists()
+    store = SqliteEventStore(path)
+    if fresh:
+        events = list(BattleGenerator(seed).events(count))
+        store.append(battle, events, expected_seq=0)
+    events = [stored.event for stored in store.read(battle)]
+    return store, battle, events

@@ -26,14 +26,12 @@ import msgspec
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from generate import BattleGenerator  # noqa: E402
+from generate import CACHE, BattleGenerator, cached_battle  # noqa: E402
 from peer import peer_app, replay_all, store_all  # noqa: E402
 
 from morale.core.replay import Replay  # noqa: E402
 from morale.events.store import SqliteEventStore  # noqa: E402
 from morale.events.types import AnyEvent  # noqa: E402
-
-CACHE = HERE / ".cache"
 
 
 class _Body(msgspec.Struct):
@@ -63,19 +61,6 @@ def timed(fn: Callable[[], object], repeat: int = 3) -> float:
         fn()
         best = min(best, time.perf_counter() - start)
     return best
-
-
-def cached_battle(seed: int, count: int) -> tuple[SqliteEventStore, str, list[AnyEvent]]:
-    CACHE.mkdir(exist_ok=True)
-    path = CACHE / f"battle-{seed}-{count}.db"
-    battle = f"bench-{seed}"
-    fresh = not path.exists()
-    store = SqliteEventStore(path)
-    if fresh:
-        events = list(BattleGenerator(seed).events(count))
-        store.append(battle, events, expected_seq=0)
-    events = [stored.event for stored in store.read(battle)]
-    return store, battle, events
 
 
 def floor(store: SqliteEventStore, battle: str) -> int:

@@ -128,6 +128,9 @@ def _table_fact_recorded(battle: Battle, event: TableFactRecorded) -> None:
 
 def _dice_rolled(battle: Battle, event: DiceRolled) -> None:
     unit = living_unit(battle, event.unit)
+    tests = battle.ruleset.tests
+    if event.test not in tests:  # a typo ("moral") is named as one, not read as the wrong test due
+        raise Refusal(f"{battle.ruleset.id} has no {event.test!r} test (tests: {', '.join(tests)})", field="test")
     battle.ruleset.check_roll(battle, event)
     _check_once_per_phase(battle, unit, event.test)
     due = due_test(battle, event.unit, event.test)

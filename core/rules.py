@@ -29,10 +29,16 @@ class Declared:
 
 
 # What a clause may answer (each a name, or several): the fact from the table it reads, the decision
-# it allows, the special rule it gives effect to...; `Ruleset` builds its tables from these.
-# A phrase (how the narrative words the state change the clause makes) may be one per state reached.
-Answer = str | tuple[str, ...] | dict[str, str]
-ANSWERS = ("fact", "decision", "free_decision", "special_rule", "once_per_phase", "ordered_test", "phrase")
+# it allows, the special rule it gives effect to, a casualties cause it reads...; `Ruleset` builds
+# its tables from these. A phrase (how the narrative words the state change the clause makes) may be
+# one per state reached. A fact may be given with the kind of value the table states for it
+# ({fact: kind}, see FACT_KINDS; a tuple of words: one of them); a fact named alone is stated `true`.
+Answer = str | tuple[str, ...] | dict[str, str] | dict[str, str | tuple[str, ...]]
+ANSWERS = ("fact", "decision", "free_decision", "special_rule", "once_per_phase", "ordered_test", "phrase", "cause")
+# What a fact's value is, for a form to ask it: `true` (recorded when it happens), `bool` (true or
+# false, as measured), `number` (a distance in inches), `unit` (another unit of the battle), `friend`
+# (another unit of the same side), `enemy` (a unit of the other side), `enemy_or_false`.
+FACT_KINDS = ("true", "bool", "number", "unit", "friend", "enemy", "enemy_or_false")
 
 # Every clause the code declares, by rule ID, in the order the modules declare them.
 CLAUSES: dict[str, Callable[..., object] | Declared] = {}
@@ -63,6 +69,9 @@ def _declare(rule_id: str, target: Any, answers: dict[str, Answer]) -> None:
         raise TypeError(f"{rule_id}: a clause answers {', '.join(ANSWERS)}, not {', '.join(sorted(unknown))}")
     if rule_id in CLAUSES:
         raise ValueError(f"{rule_id} is declared twice")
+    for kind in answers["fact"].values() if isinstance(answers.get("fact"), dict) else ():  # type: ignore[union-attr]
+        if isinstance(kind, str) and kind not in FACT_KINDS:
+            raise TypeError(f"{rule_id}: a fact's value is one of {', '.join(FACT_KINDS)} or a tuple of words")
     words = catalogue.words(rule_id)
     if not words:
         raise ValueError(f"{rule_id} is declared in the code but not written down in the catalogue")
@@ -89,6 +98,18 @@ def declared(ruleset: str, answer: str) -> dict[str, str]:
                 raise ValueError(f"{name!r} is answered by both {table[name]} and {rule_id}")
             table[name] = rule_id
     return table
+
+
+def fact_kinds(ruleset: str) -> dict[str, str | tuple[str, ...]]:
+    """{fact: the kind of value it is stated with} for the ruleset's facts (see FACT_KINDS)."""
+    kinds: dict[str, str | tuple[str, ...]] = {}
+    for rule_id, target in CLAUSES.items():
+        given = target.answers.get("fact") if rule_id.startswith(f"{ruleset}.") else None  # type: ignore[union-attr]
+        if isinstance(given, dict):
+            kinds.update(given)
+        elif given:
+            kinds.update(dict.fromkeys((given,) if isinstance(given, str) else given, "true"))
+    return kinds
 
 
 # Rule IDs of the engine itself (not of any ruleset): bookkeeping every ruleset shares.

@@ -8,7 +8,8 @@ from typing import Any
 
 import msgspec
 
-from .types import EVENT_TYPES, AnyEvent, LogEntry
+from .types import EVENT_TYPES, AnyEvent, BattleId, LogEntry
+from .wording import syntax_words, validation_words
 
 GENESIS_HASH = "0" * 64
 
@@ -28,19 +29,63 @@ _canonical = msgspec.json.Encoder(order="sorted")
 
 
 class MalformedEvent(ValueError):
-    """Input that is not a well-formed event: bad JSON, an unknown type, a field out of range."""
+    """Input that is not a well-formed event: bad JSON, an unknown type, a field out of range.
+    `field` is the path of the field it names ("dice[0]"), where it names one."""
+
+    def __init__(self, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
+
+    def within(self, where: str) -> MalformedEvent:
+        """The same refusal, said of a place: a file's line, a roster's unit."""
+        return MalformedEvent(f"{where}: {self}", self.field)
+
+
+def decode_input(decoder: msgspec.json.Decoder, data: bytes | str) -> Any:
+    """JSON from outside read as the decoder's type, or a `MalformedEvent` in words that says where:
+    the line and column of a syntax error or of a byte that is not UTF-8, the field and the limit
+    of a value out of bounds. Input nested too deep for the decoder is refused, not a traceback."""
+    try:
+        return decoder.decode(data)
+    except msgspec.ValidationError as exc:
+        words, field = validation_words(exc, decoder.type, _plain(data))
+        raise MalformedEvent(f"{field}: {words}" if field else words, field) from None
+    except msgspec.DecodeError as exc:
+        raise MalformedEvent(syntax_words(exc, data)) from None
+    except RecursionError:
+        raise MalformedEvent("malformed JSON: nested too deep to read") from None
+
+
+def _plain(data: bytes | str) -> Any:
+    """The input as plain JSON values, for a refusal to say what was given (None if unreadable)."""
+    try:
+        return msgspec.json.decode(data)
+    except (msgspec.DecodeError, RecursionError):
+        return None
 
 
 def decode_event(data: bytes | str) -> AnyEvent:
-    try:
-        return _event_decoder.decode(data)
-    except msgspec.DecodeError as exc:
-        raise MalformedEvent(_explain(exc)) from None
+    return decode_input(_event_decoder, data)
 
 
 def event_from_dict(data: dict[str, Any]) -> AnyEvent:
     """For events built from CLI flags or TOML: same validation as JSON input."""
-    return decode_event(_canonical.encode(data))
+    try:
+        encoded = _canonical.encode(data)
+    except RecursionError:
+        raise MalformedEvent("nested too deep to read") from None
+    except (TypeError, msgspec.EncodeError) as exc:  # a value JSON has no form for
+        raise MalformedEvent(str(exc)) from None
+    return decode_event(encoded)
+
+
+def battle_id(text: str) -> str:
+    """A new battle's id, held to the schema's limits (`BattleId`): it names the battle in every
+    command, URL and export, so "../../etc/passwd" or a NUL is refused before anything is written."""
+    try:
+        return msgspec.convert(text, BattleId)
+    except msgspec.ValidationError as exc:
+        raise MalformedEvent(f"battle: {validation_words(exc, BattleId, text)[0]}", "battle") from None
 
 
 def encode(value: Any) -> bytes:
@@ -102,10 +147,7 @@ _raw_decoder = msgspec.json.Decoder(RawStored)
 
 
 def decode_raw(data: str | bytes) -> RawStored:
-    try:
-        return _raw_decoder.decode(data)
-    except msgspec.DecodeError as exc:
-        raise MalformedEvent(_explain(exc)) from None
+    return decode_input(_raw_decoder, data)
 
 
 def read_rows(rows: Iterable[tuple[int, int, str, str]]) -> Iterator[LogEntry]:
@@ -146,10 +188,3 @@ def upcast(data: dict[str, Any], schema_version: int) -> AnyEvent:
     for version in range(schema_version, cls.version):
         data = getattr(cls, f"upcast_v{version}_v{version + 1}")(dict(data))
     return event_from_dict(data)
-
-
-def _explain(exc: msgspec.DecodeError) -> str:
-    # A validation error names the path ("- at `$.dice[1]`"): that is what a user needs to find the field.
-    if isinstance(exc, msgspec.ValidationError):
-        return str(exc)
-    return f"malformed JSON: {exc}"

@@ -227,3 +227,6 @@ SAVE_TOKENS = (
 )
 TOKEN_GRANT = "SELECT role, side FROM access_tokens WHERE battle = %s AND token_hash = %s"
 TOKENS = "SELECT token_hash, role, side FROM access_tokens WHERE battle = %s ORDER BY token_hash"
+TOKEN_BATTLES = "SELECT battle, role, side FROM access_tokens WHERE token_hash = %s ORDER BY battle"
+DROP_TOKEN = "DELETE FROM access_tokens WHERE battle = %s AND role = %s AND side = %s"
+SAVE_TOKEN = "INSERT INTO access_tokens (battle, token_hash, role, side) VALUES (%s, %s, %s, %s)"

@@ -316,6 +316,19 @@ class PostgresEventStore:
         """The battle's (token_hash, role, side) rows, as `replace_tokens` keeps them."""
         return self._fetch(schema.TOKENS, (battle,))
 
+    def token_battles(self, token_hash: str) -> list[tuple[str, str, str]]:
+        """(battle, role, side) of every battle a token with this hash opens, sorted by battle."""
+        return self._fetch(schema.TOKEN_BATTLES, (token_hash,))
+
+    def replace_token(self, battle: str, role: str, side: str, token_hash: str | None) -> bool:
+        """Drop the battle's token for (role, side), the others untouched, and keep `token_hash` in
+        its place if given, in one transaction. False if the battle had no such token."""
+        with self._connection() as conn, conn.transaction():
+            dropped = conn.execute(schema.DROP_TOKEN, (battle, role, side)).rowcount
+            if dropped and token_hash is not None:
+                conn.execute(schema.SAVE_TOKEN, (battle, token_hash, role, side))
+        return bool(dropped)
+
 
 def _rows(conn: psycopg.Connection, query: Any, params: Sequence[Any]) -> list[tuple]:
     """Rows in PostgreSQL's binary format: numbers come as they are, not as text to parse (a long

@@ -79,6 +79,19 @@ class UnknownBattle(LookupError):
         self.battle = battle
 
 
+class UnreadableEvent(Exception):
+    """A stored event whose bytes are not UTF-8 text: the file was changed outside morale (morale
+    writes only text). Named by its sequence number; `morale verify` checks the whole log."""
+
+    def __init__(self, battle: str, seq: int | None) -> None:
+        where = f"event {seq}" if seq is not None else "an event"
+        super().__init__(
+            f"seq: {where} of battle {battle!r} is stored as bytes that are not UTF-8 text: the store was "
+            "changed outside morale (`morale verify` checks the whole log)"
+        )
+        self.battle, self.seq = battle, seq
+
+
 class StoreUnavailable(Exception):
     """A path that holds no usable store: a missing folder, a folder, a file that is not SQLite, or
     (where the store may not be created) nothing at all. Raised before anything is written."""
@@ -110,6 +123,7 @@ def check_store_path(path: Path, create: bool) -> None:
 
 
 _SQLITE_MAGIC = b"SQLite format 3\x00"
+_EVENT_COLUMNS = {"battle", "seq", "schema_version", "recorded_at", "type", "body", "prev_hash", "hash"}
 
 
 def check_not_foreign(path: Path) -> None:
@@ -222,11 +236,24 @@ class EventStore(Protocol):
         """The battle's (token_hash, role, side) rows, as `replace_tokens` keeps them (for a copy)."""
         ...
 
+    def token_battles(self, token_hash: str) -> list[tuple[str, str, str]]:
+        """(battle, role, side) of every battle a token with this hash opens, sorted by battle."""
+        ...
+
+    def replace_token(self, battle: str, role: str, side: str, token_hash: str | None) -> bool:
+        """Drop the battle's token for (role, side), the others untouched, and keep `token_hash` in its
+        place if given. False if the battle had no such token (nothing is changed then)."""
+        ...
+
 
 def _unless_no_snapshots(exc: sqlite3.OperationalError) -> None:
     """Re-raise anything but a missing snapshot table: a file no snapshot was ever taken in."""
     if "no such table" not in str(exc):
         raise exc
+
+
+def _text(stored: bytes | None) -> str:
+    return (stored or b"").decode("utf-8", "replace")
 
 
 def now_utc() -> str:
@@ -297,6 +324,9 @@ class SqliteEventStore:
         if not create and "events" not in tables:
             conn.close()
             raise StoreUnavailable(self.path, "a SQLite file, but not a morale store (it has no events table)")
+        if "events" in tables and not {c.name for c in self.db["events"].columns} >= _EVENT_COLUMNS:
+            conn.close()
+            raise StoreUnavailable(self.path, "a SQLite file whose events table is not a morale log")
         if self.path != ":memory:":
             self._enable_wal(busy_timeout_s)
         # NORMAL is durable across application crashes in WAL mode; only a power cut can lose the
@@ -441,7 +471,7 @@ class SqliteEventStore:
             "WHERE battle = ? AND seq > ? ORDER BY seq",
             (battle, after_seq),
         )
-        for seq, schema_version, recorded_at, event_type, body, prev_hash, digest in rows:
+        for seq, schema_version, recorded_at, event_type, body, prev_hash, digest in self._readable(battle, rows):
             yield StoredEvent(
                 battle=battle,
                 seq=seq,
@@ -460,16 +490,46 @@ class SqliteEventStore:
             "SELECT seq, schema_version, type, body FROM events WHERE battle = ? AND seq > ? AND seq <= ? ORDER BY seq",
             (battle, after_seq, _LAST if up_to is None else up_to),
         )
-        return read_rows(rows)
+        return read_rows(self._readable(battle, rows))
 
-    def raw_rows(self, battle: str) -> Iterator[RawRow]:
-        """Each row exactly as stored, for checking the hash chain and the columns beside it."""
+    def _readable(self, battle: str, rows: Iterable[tuple]) -> Iterator[tuple]:
+        """The rows, or `UnreadableEvent` naming the first event whose bytes are not UTF-8 (sqlite3
+        fails on it with an error that names no event, in the middle of a replay)."""
+        try:
+            # Not `yield from`: a reader that stops early (a failed check) would close the cursor when
+            # the generator is collected, by then perhaps after the command closed its store.
+            for row in rows:  # noqa: UP028
+                yield row
+        except sqlite3.OperationalError as exc:
+            if "decode" not in str(exc):
+                raise
+            raise UnreadableEvent(battle, self._first_unreadable(battle)) from None
+
+    def _first_unreadable(self, battle: str) -> int | None:
         rows = self.db.conn.execute(
-            "SELECT seq, body, prev_hash, hash, schema_version, recorded_at, type FROM events "
-            "WHERE battle = ? ORDER BY seq",
+            "SELECT seq, CAST(type AS BLOB), CAST(recorded_at AS BLOB), CAST(body AS BLOB), CAST(prev_hash AS BLOB), "
+            "CAST(hash AS BLOB) FROM events WHERE battle = ? ORDER BY seq",
             (battle,),
         )
-        return map(RawRow._make, rows)
+        for seq, *columns in rows:
+            try:
+                for column in columns:
+                    bytes(column or b"").decode("utf-8")
+            except UnicodeDecodeError:
+                return seq
+        return None
+
+    def raw_rows(self, battle: str) -> Iterator[RawRow]:
+        """Each row exactly as stored, for checking the hash chain and the columns beside it. Bytes
+        that are not UTF-8 (the file was changed outside morale) are read as U+FFFD, so that event's
+        hash no longer matches and the check names it, instead of failing with no event named."""
+        rows = self.db.conn.execute(
+            "SELECT seq, CAST(body AS BLOB), CAST(prev_hash AS BLOB), CAST(hash AS BLOB), schema_version, "
+            "CAST(recorded_at AS BLOB), CAST(type AS BLOB) FROM events WHERE battle = ? ORDER BY seq",
+            (battle,),
+        )
+        for seq, body, prev_hash, hash_, version, recorded_at, kind in rows:
+            yield RawRow(seq, _text(body), _text(prev_hash), _text(hash_), version, _text(recorded_at), _text(kind))
 
     def hash_at(self, battle: str, seq: int) -> str | None:
         """The hash that seals event `seq` (None if the log holds no such event): what a kept fold
@@ -588,3 +648,28 @@ class SqliteEventStore:
         return self.db.conn.execute(
             "SELECT token_hash, role, side FROM access_tokens WHERE battle = ? ORDER BY token_hash", (battle,)
         ).fetchall()
+
+    def token_battles(self, token_hash: str) -> list[tuple[str, str, str]]:
+        rows = self.db.conn.execute(
+            "SELECT battle, role, side FROM access_tokens WHERE token_hash = ? ORDER BY battle", (token_hash,)
+        )
+        return [(row[0], row[1], row[2]) for row in rows]
+
+    def replace_token(self, battle: str, role: str, side: str, token_hash: str | None) -> bool:
+        conn = self.db.conn
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            dropped = conn.execute(
+                "DELETE FROM access_tokens WHERE battle = ? AND role = ? AND side = ?", (battle, role, side)
+            ).rowcount
+            if dropped and token_hash is not None:
+                conn.execute(
+                    "INSERT INTO access_tokens (battle, token_hash, role, side) VALUES (?, ?, ?, ?)",
+                    (battle, token_hash, role, side),
+                )
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+        return bool(dropped)

@@ -16,16 +16,88 @@ from msgspec import Meta
 # it travels with every stored event, and a type that changes carries `upcast_vN_vM` for old ones.
 SCHEMA_VERSION = 1
 
-Die = Annotated[int, Meta(ge=1, le=6, description="one six-sided die, 1..6")]
-Count = Annotated[int, Meta(ge=0)]
-Positive = Annotated[int, Meta(ge=1)]
-Slug = Annotated[str, Meta(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")]
-Name = Annotated[str, Meta(min_length=1, max_length=200)]
-Reason = Annotated[str, Meta(min_length=1, max_length=2000)]
-Hex64 = Annotated[str, Meta(pattern=r"^[0-9a-f]{64}$", description="64 lowercase hex digits")]
+# -- the limits every way in shares ---------------------------------------------------------------
+# The CLI, HTTP, an import and a roster all decode events with these types, so a value is held to the
+# same limits whichever way it came in, and a refusal names the field the same way (events/wording.py
+# says it in the words a type carries). The README lists them ("Limits").
+_CONTROL = r"\x00-\x1f\x7f-\x9f"  # C0 and C1 control characters, and DEL: as regex escapes, readable in the schema
+_NO_CONTROL = f"^[^{_CONTROL}]*$"
+_TEXT = r"^[^\x00-\x08\x0b-\x1f\x7f-\x9f]*$"  # free text: tabs and line breaks are its own
+ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"
+ID_WORDS = "an id: 1 to 64 letters, digits, '_', '.' or '-', the first a letter or digit"
+TEXT_LIMIT = 2000  # characters of free text: a note, a cause, a ruling's reason
+NAME_LIMIT = 200
+MOST = 100_000  # models in a unit, casualties, wounds: far beyond any table, far below a mistake's 10**30
+MAX_TABLE_DEPTH = 8  # a pinned table's values nest no deeper (the shipped ones nest 4)
+
+Die = Annotated[int, Meta(ge=1, le=6, description="one six-sided die, 1..6", extra={"words": "a die shows 1 to 6"})]
+Count = Annotated[int, Meta(ge=0, le=MOST)]
+Positive = Annotated[int, Meta(ge=1, le=MOST)]
+Turn = Annotated[int, Meta(ge=1, le=10_000)]
+Seq = Annotated[int, Meta(ge=1, le=2**63 - 1)]  # the largest integer SQLite keeps
+Bonus = Annotated[int, Meta(ge=-1000, le=1000)]
+Slug = Annotated[str, Meta(min_length=1, max_length=64, pattern=ID_PATTERN, extra={"words": ID_WORDS})]
+BattleId = Annotated[
+    str,
+    Meta(
+        min_length=1,
+        max_length=64,
+        pattern=ID_PATTERN,
+        description="a battle's id: it names the battle in paths and URLs, so it is never one of them",
+        extra={"words": f"a battle's id: {ID_WORDS.removeprefix('an id: ')}"},
+    ),
+]
+Name = Annotated[
+    str,
+    Meta(
+        min_length=1,
+        max_length=NAME_LIMIT,
+        pattern=_NO_CONTROL,
+        extra={"words": f"a name of 1 to {NAME_LIMIT} characters, none of them a control character"},
+    ),
+]
+Title = Annotated[  # a name that may be left out: the battle's
+    str,
+    Meta(
+        max_length=NAME_LIMIT,
+        pattern=_NO_CONTROL,
+        extra={"words": f"a name of at most {NAME_LIMIT} characters, none of them a control character"},
+    ),
+]
+Text = Annotated[
+    str,
+    Meta(
+        max_length=TEXT_LIMIT,
+        pattern=_TEXT,
+        extra={"words": f"text of at most {TEXT_LIMIT} characters, no control characters but tabs and line breaks"},
+    ),
+]
+Reason = Annotated[
+    str,
+    Meta(
+        min_length=1,
+        max_length=TEXT_LIMIT,
+        pattern=_TEXT,
+        extra={"words": f"a reason of 1 to {TEXT_LIMIT} characters, no control characters but tabs and line breaks"},
+    ),
+]
+Hex64 = Annotated[
+    str,
+    Meta(pattern=r"^[0-9a-f]{64}$", description="64 lowercase hex digits", extra={"words": "64 lowercase hex digits"}),
+]
 Leadership = Annotated[int, Meta(ge=0, le=10)]
 Characteristic = Annotated[int, Meta(ge=0, le=10)]
-FactValue = bool | int | float | str
+FactText = Annotated[
+    str,
+    Meta(
+        max_length=NAME_LIMIT,
+        pattern=_NO_CONTROL,
+        extra={"words": f"text of at most {NAME_LIMIT} characters, none of them a control character"},
+    ),
+]
+FactValue = bool | Annotated[int, Meta(ge=-(10**9), le=10**9)] | Annotated[float, Meta(ge=-1e9, le=1e9)] | FactText
+Facts = Annotated[dict[Slug, FactValue], Meta(max_length=64)]
+Units = Annotated[tuple[Slug, ...], Meta(max_length=64)]
 
 MoraleState = Literal["steady", "falling_back", "regrouped", "wavering", "broken", "dispersed", "destroyed"]
 DicePolicy = Literal["table", "engine", "either"]
@@ -57,9 +129,26 @@ class PinnedTable(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
     the log replays the same way even if the file it came from changes later. `sha256` covers the
     canonical JSON of `values` (sorted keys, see `events.codec.table_sha256`)."""
 
-    sha256: Annotated[str, Meta(pattern=r"^[0-9a-f]{64}$")]
-    values: dict[str, Any]
-    source: str = ""  # where the values were read from, for people: a path, or "default: <file>"
+    sha256: Hex64
+    values: Annotated[dict[str, Any], Meta(max_length=64)]
+    source: Annotated[str, Meta(max_length=1000, pattern=_NO_CONTROL)] = ""  # a path, or "default: <file>"
+
+    def __post_init__(self) -> None:
+        # `values` is any JSON: bounded here, so a table read once can always be read again (a
+        # decoder nested a thousand levels deep fails where the stack is already deep).
+        if nesting(self.values) > MAX_TABLE_DEPTH:
+            raise ValueError(f"values: nested deeper than {MAX_TABLE_DEPTH} levels")
+
+
+def nesting(value: Any) -> int:
+    """How deep lists and objects nest in `value` (a scalar: 0), counted without recursion."""
+    deepest, stack = 0, [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict | list | tuple):
+            deepest = max(deepest, depth + 1)
+            stack.extend((inner, depth + 1) for inner in (item.values() if isinstance(item, dict) else item))
+    return deepest
 
 
 class BattleStarted(Event, tag="battle_started"):
@@ -68,11 +157,12 @@ class BattleStarted(Event, tag="battle_started"):
     ruleset: Slug
     ruleset_version: Slug
     sides: Annotated[tuple[Slug, ...], Meta(min_length=2, max_length=2)]
-    name: str = ""
-    house_rules: dict[str, FactValue] = {}
+    name: Title = ""
+    house_rules: Facts = {}
     dice_policy: DicePolicy = "either"
-    dice_commitment: str = ""  # sha256 of the battle's dice secret, when the engine may roll
-    tables: dict[Slug, PinnedTable] = {}  # the ruleset's data tables, by name (Ruleset.tables)
+    # sha256 of the battle's dice secret, when the engine may roll
+    dice_commitment: Annotated[str, Meta(pattern=r"^([0-9a-f]{64})?$", extra={"words": "64 lowercase hex digits"})] = ""
+    tables: Annotated[dict[Slug, PinnedTable], Meta(max_length=16)] = {}  # the ruleset's data tables (Ruleset.tables)
 
 
 class UnitJoined(Event, tag="unit_joined"):
@@ -83,22 +173,22 @@ class UnitJoined(Event, tag="unit_joined"):
     models: Positive
     ld: Leadership | None = None
     initiative: Characteristic | None = None
-    special_rules: tuple[Slug, ...] = ()
+    special_rules: Units = ()
     # What only one ruleset reads (a Napoleonic battalion's quality, brigade, formation...): the
     # ruleset declares and validates these fields; the log keeps them as given.
-    profile: dict[str, FactValue] = {}
+    profile: Facts = {}
 
 
 class UnitChanged(Event, tag="unit_changed"):
     """A change to a unit's profile at the table: a new formation, a commander joining..."""
 
     unit: Slug
-    changes: Annotated[dict[str, FactValue], Meta(min_length=1)]
-    note: str = ""
+    changes: Annotated[dict[Slug, FactValue], Meta(min_length=1, max_length=64)]
+    note: Text = ""
 
 
 class PhaseStarted(Event, tag="phase_started"):
-    turn: Positive
+    turn: Turn
     side: Slug
     phase: Slug
 
@@ -109,7 +199,7 @@ class PhaseEnded(Event, tag="phase_ended"):
 
     version: ClassVar[int] = 2
 
-    turn: Positive
+    turn: Turn
     side: Slug
     phase: Slug
     state_digest: Annotated[str, Meta(pattern=r"^([0-9a-f]{64})?$")] = ""  # "": none recorded
@@ -123,20 +213,20 @@ class PhaseEnded(Event, tag="phase_ended"):
 class CasualtiesSuffered(Event, tag="casualties_suffered"):
     unit: Slug
     count: Positive
-    cause: str = ""
+    cause: Text = ""
 
 
 class CombatSide(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, omit_defaults=True, gc=False):
     side: Slug
-    units: Annotated[tuple[Slug, ...], Meta(min_length=1)]
+    units: Annotated[tuple[Slug, ...], Meta(min_length=1, max_length=64)]
     wounds_inflicted: Count
-    bonus: int = 0  # combat resolution from special rules, added to the wounds inflicted
+    bonus: Bonus = 0  # combat resolution from special rules, added to the wounds inflicted
     # Per-unit detail, for the rulesets that read it (Ruleset.combat_detail): each unit's ranks at the
     # end of the round, bonuses that belong to one unit (its ranks, standard, flank...), and the units
     # that lost base contact with every foe during the round.
-    ranks: dict[Slug, Count] = {}
-    unit_bonus: dict[Slug, int] = {}
-    left_combat: tuple[Slug, ...] = ()
+    ranks: Annotated[dict[Slug, Count], Meta(max_length=64)] = {}
+    unit_bonus: Annotated[dict[Slug, Bonus], Meta(max_length=64)] = {}
+    left_combat: Units = ()
 
 
 class CombatResolved(Event, tag="combat_resolved"):
@@ -145,9 +235,9 @@ class CombatResolved(Event, tag="combat_resolved"):
 
 class ChargeDeclared(Event, tag="charge_declared"):
     charger: Slug
-    targets: Annotated[tuple[Slug, ...], Meta(min_length=1)]
-    in_range: tuple[Slug, ...] = ()  # targets that at least one charging model can reach, as measured
-    flank: tuple[Slug, ...] = ()  # targets charged in the flank or rear, as measured
+    targets: Annotated[tuple[Slug, ...], Meta(min_length=1, max_length=64)]
+    in_range: Units = ()  # targets that at least one charging model can reach, as measured
+    flank: Units = ()  # targets charged in the flank or rear, as measured
 
 
 class TableFactRecorded(Event, tag="table_fact_recorded"):
@@ -174,7 +264,7 @@ class DiceRevealed(Event, tag="dice_revealed"):
 class PlayerDecided(Event, tag="player_decided"):
     unit: Slug
     decision: Slug
-    note: str = ""
+    note: Text = ""
 
 
 class RefereeRuled(Event, tag="referee_ruled"):
@@ -189,7 +279,7 @@ class RefereeRuled(Event, tag="referee_ruled"):
 class EventRetracted(Event, tag="event_retracted"):
     """Strikes an earlier event: replay reads the log as if it had never been recorded."""
 
-    seq: Positive
+    seq: Seq
     reason: Reason
 
 

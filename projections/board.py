@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import msgspec
 
+from morale.core.referee import next_phase
 from morale.core.state import Battle
+from morale.events.types import FactValue
 
 
 class RestrictionView(msgspec.Struct, frozen=True, kw_only=True):
@@ -27,6 +29,16 @@ class UnitRow(msgspec.Struct, frozen=True, kw_only=True):
     restrictions: list[RestrictionView]
     due: list[str]
     profile: str = ""  # the ruleset's words for the unit's profile (formation, formed...)
+    fields: dict[str, FactValue] = {}  # the ruleset's profile fields as they stand (formation, quality...)
+
+
+class ClockStep(msgspec.Struct, frozen=True, kw_only=True):
+    """The clock event that would come next: the phase in progress ends, or the next one starts."""
+
+    type: str  # phase_ended or phase_started
+    turn: int
+    side: str
+    phase: str
 
 
 class Board(msgspec.Struct, frozen=True, kw_only=True):
@@ -38,6 +50,7 @@ class Board(msgspec.Struct, frozen=True, kw_only=True):
     phase: str | None
     phase_open: bool
     units: list[UnitRow]
+    next_clock: ClockStep | None = None  # what `morale next-phase` would record now
 
 
 def board(battle: Battle) -> Board:
@@ -76,6 +89,7 @@ def board(battle: Battle) -> Board:
                 restrictions=restrictions,
                 due=[f"{t.test} ({t.rule})" for t in battle.due_for(unit.id)],
                 profile=ruleset.describe_profile(unit),
+                fields=ruleset.profile_values(unit),
             )
         )
     return Board(
@@ -87,4 +101,12 @@ def board(battle: Battle) -> Board:
         phase=battle.phase,
         phase_open=battle.phase_open,
         units=rows,
+        next_clock=next_clock(battle),
     )
+
+
+def next_clock(battle: Battle) -> ClockStep:
+    if battle.phase_open:
+        return ClockStep(type="phase_ended", turn=battle.turn, side=battle.active_side or "", phase=battle.phase or "")
+    turn, side, phase = next_phase(battle)
+    return ClockStep(type="phase_started", turn=turn, side=side, phase=phase)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import msgspec
 
 from morale.core.odds import Odds, odds
+from morale.core.order import waiting_with
 from morale.core.outcomes import Modifier
 from morale.core.state import Battle, DueTest
 
@@ -26,6 +27,10 @@ class DueView(msgspec.Struct, frozen=True, kw_only=True):
     # What the dice must show, in words: "8 or less"; "double 1 only" where no other roll passes,
     # whatever the target (a Regroup test under 25%); "" where the test has no number to roll under.
     needs: str = ""
+    # Where several units of a side have this kind of test due at once and their player chooses the
+    # order (Ruleset.ordered_tests): the rule, and the unit chosen to go first ("" while none is).
+    order_rule: str = ""
+    first: str = ""
 
 
 def due_tests(battle: Battle) -> list[DueView]:
@@ -49,9 +54,17 @@ def due_tests(battle: Battle) -> list[DueView]:
                 facts=due.facts,
                 stated=dict(due.stated),
                 needs=needs(battle, due, target, chances),
+                **order(battle, due),
             )
         )
     return views
+
+
+def order(battle: Battle, due: DueTest) -> dict[str, str]:
+    rule = battle.ruleset.ordered_tests.get(due.test, "")
+    if not rule or not waiting_with(battle, due):
+        return {}
+    return {"order_rule": rule, "first": battle.chosen_first.get((battle.units[due.unit].side, due.test), "")}
 
 
 # Every die showing 1 is the only roll that passes: said so, for "8 or less" would be untrue.

@@ -7,7 +7,9 @@ from collections.abc import Iterable
 import msgspec
 
 from morale.core.replay import Replay
-from morale.events.types import StoredEvent
+from morale.core.rules import Refusal
+from morale.core.state import Battle
+from morale.events.types import EventRetracted, StoredEvent
 
 from .narrative import describe_event
 
@@ -21,10 +23,17 @@ class LogRow(msgspec.Struct, frozen=True, kw_only=True):
     event: dict
 
 
-def log_rows(battle_id: str, events: Iterable[StoredEvent]) -> list[LogRow]:
-    fold = Replay(battle_id)
+def log_rows(
+    battle_id: str, events: Iterable[StoredEvent], start: Battle | None = None, start_seq: int = 0
+) -> list[LogRow]:
+    """A row for each event; from `start` (the battle right after event `start_seq`, say from a
+    snapshot) when the events given begin later than the first. A retraction needs the whole log to
+    be read: a page from a snapshot that holds one is refused (read it from the start)."""
+    fold = Replay(battle_id, battle=start, start_seq=start_seq)
     rows = []
     for stored in events:
+        if start_seq and isinstance(stored.event, EventRetracted):
+            raise Refusal("a page of the log holding a retraction is read from the start", field="after")
         fold.apply(stored.seq, stored.event)
         rows.append(
             LogRow(

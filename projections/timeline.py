@@ -15,6 +15,7 @@ import msgspec
 
 from morale.core.replay import Replay, replay
 from morale.core.rules import Refusal
+from morale.events.numbers import whole_number
 from morale.events.types import PhaseStarted, StoredEvent
 
 from .board import Board, UnitRow, board
@@ -67,14 +68,14 @@ class Timeline:
 
     def point(self, spec: str) -> Point:
         spec = spec.strip()
-        if spec.isdigit():
-            seq = int(spec)
+        seq = whole_number(spec)
+        if seq is not None:
             if not 1 <= seq <= self.last:
                 raise Refusal(f"there is no event {seq} (the log runs from 1 to {self.last})", field="point")
             return Point(seq=seq, label=f"after event {seq}")
         edge, _, where = spec.partition(":")
         if edge not in ("start", "end"):
-            raise Refusal(f"{spec!r}: write N, start, end, or start:TURN[/SIDE][/PHASE], end:...", field="point")
+            raise Refusal(f"{_shown(spec)}: write N, start, end, or start:TURN[/SIDE][/PHASE], end:...", field="point")
         if not where:
             seq = (self.marks[0].seq - 1) if edge == "start" and self.marks else self.last
             return Point(seq=seq, label="before the first phase" if edge == "start" else "the end of the log")
@@ -87,12 +88,13 @@ class Timeline:
 
     def _matching(self, spec: str, where: str) -> list[Mark]:
         turn_text, *parts = where.split("/")
-        if not turn_text.isdigit():
-            raise Refusal(f"{spec!r}: the turn must be a number", field="point")
-        in_turn = [m for m in self.marks if m.turn == int(turn_text)]
+        turn = whole_number(turn_text)
+        if turn is None:
+            raise Refusal(f"{_shown(spec)}: the turn must be a number", field="point")
+        in_turn = [m for m in self.marks if m.turn == turn]
         if not in_turn:
             span = turn_span(m.turn for m in self.marks)
-            raise Refusal(f"{spec!r}: that never happened in this log (it has {span})", field="point")
+            raise Refusal(f"{_shown(spec)}: that never happened in this log (it has {span})", field="point")
         marks = in_turn
         for part in parts:
             marks = [m for m in marks if part in (m.side, m.phase)]
@@ -100,7 +102,7 @@ class Timeline:
             sides = ", ".join(dict.fromkeys(m.side for m in in_turn))
             phases = ", ".join(dict.fromkeys(m.phase for m in in_turn))
             raise Refusal(
-                f"{spec!r}: that never happened in this log (turn {turn_text}: sides {sides}; phases {phases})",
+                f"{_shown(spec)}: that never happened in this log (turn {turn_text}: sides {sides}; phases {phases})",
                 field="point",
             )
         return marks
@@ -133,6 +135,11 @@ class Timeline:
             if stored.seq in seqs:
                 boards[stored.seq] = board(chronicle.fold.state())
         return chronicle, boards
+
+
+def _shown(spec: str) -> str:
+    """A point as typed, for a refusal: a long one cut short, so the refusal stays one readable line."""
+    return repr(spec) if len(spec) <= 40 else f"{spec[:37]!r}..."
 
 
 def turn_span(turns: Iterable[int]) -> str:

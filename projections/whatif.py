@@ -135,7 +135,7 @@ def _read(where: str, data: dict[str, Any]) -> AnyEvent:
     try:
         return event_from_dict(data)
     except MalformedEvent as exc:
-        raise MalformedEvent(f"{where}: {exc}") from None
+        raise exc.within(where) from None
 
 
 def _changed(old: AnyEvent, new: AnyEvent) -> str:

@@ -154,7 +154,7 @@ def test_the_due_list_shows_the_chance_of_passing(db, tmp_path):
         (["what-if", "hive-tarsis", "--strike", "999"], "seq"),
         (["what-if", "hive-tarsis", "--amend", "61:{}"], "--amend"),
         (["what-if", "hive-tarsis", "--amend", '61={"count": 99}'], "count"),
-        (["verify", "hive-tarsis", "--secret", "nothex"], "$.secret"),
+        (["verify", "hive-tarsis", "--secret", "nothex"], "secret: 64 lowercase hex digits, not 'nothex'"),
         (["verify", "no-such-battle"], "battle"),
         (["reveal", "hive-tarsis"], "secret"),
         (["luck", "no-such-battle"], "battle"),

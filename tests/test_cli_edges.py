@@ -155,6 +155,7 @@ ARGS = {
     "explain": [BATTLE, "kraak"],
     "diff": [BATTLE, "1"],
     "battles": [],
+    "revoke": [BATTLE, "orks"],
 }
 
 
@@ -325,7 +326,7 @@ def test_a_die_showing_7_is_refused_as_json(db):
     next_phases(db, 1)
     before = contents(db)
     error = json_refusal(morale(db, "roll", BATTLE, "kraak", "morale", "3", "7", "--json"))
-    assert error == {"message": "Expected `int` <= 6 - at `$.dice[1]`", "rule": None, "field": "$.dice[1]"}
+    assert error == {"message": "dice[1]: a die shows 1 to 6, not 7", "rule": None, "field": "dice[1]"}
     assert contents(db) == before
 
 

@@ -131,7 +131,7 @@ def test_six_clients_creating_one_battle_over_http_get_one_201_and_five_409s(tmp
             thread.join(WAIT_S)
     assert sorted(a.status_code for a in answers) == [201] + [409] * (WRITERS - 1)
     refused = [a.json() for a in answers if a.status_code == 409]
-    assert all(r["extra"] == {"field": "battle"} and "already exists" in r["detail"] for r in refused)
+    assert all(r["field"] == "battle" and "already exists" in r["detail"] for r in refused)
     store = SqliteEventStore(db)
     assert commitment(store.dice_secret(BATTLE)) == started_event(store, BATTLE).dice_commitment
 

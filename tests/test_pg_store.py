@@ -234,3 +234,24 @@ def test_a_node_whose_database_connections_were_cut_answers_as_if_nothing_happen
         )
         assert appended.status_code == 201 and appended.json()[0]["seq"] == 10
         assert client.get(f"/battles/{BATTLE}/board", headers=referee).json()["phase"] == "movement"
+
+
+def test_revoke_tables_report_and_notation_work_on_a_postgresql_store(pg_url, tmp_path):
+    # The commands that came with the notation, the report and the SQL tables take a URL as any other.
+    example_store(pg_url).close()
+    assert morale(pg_url, "tokens", "hive-tarsis").exit_code == 0  # type: ignore[arg-type]
+    assert morale(pg_url, "revoke", "hive-tarsis", "orks").exit_code == 0  # type: ignore[arg-type]
+    again = morale(pg_url, "revoke", "hive-tarsis", "orks")  # type: ignore[arg-type]
+    assert again.exit_code == 2 and "has no orks token" in again.stderr
+    # The derived tables are SQLite alone: beside a PostgreSQL log there is no file to write them to.
+    beside = morale(pg_url, "tables", "hive-tarsis")  # type: ignore[arg-type]
+    assert beside.exit_code == 2 and beside.stderr.count("\n") == 1
+    assert "--to" in beside.stderr
+    assert morale(pg_url, "tables", "hive-tarsis", "--to", str(tmp_path / "t.db")).exit_code == 0  # type: ignore[arg-type]
+    notation = tmp_path / "battle.txt"
+    assert morale(pg_url, "notation", "export", "hive-tarsis", "-o", str(notation)).exit_code == 0  # type: ignore[arg-type]
+    compared = runner.invoke(app, ["notation", "import", str(notation), "--verify-against", pg_url])
+    assert compared.exit_code == 0 and "the same 104 events" in compared.stdout, compared.output
+    imported = morale(pg_url, "notation", "import", str(notation), "--battle", "again")  # type: ignore[arg-type]
+    assert imported.exit_code == 0, imported.output
+    assert morale(pg_url, "report", "hive-tarsis", "-o", str(tmp_path / "r.html")).exit_code == 0  # type: ignore[arg-type]

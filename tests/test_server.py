@@ -87,7 +87,7 @@ def test_only_token_hashes_are_stored(client, tokens):
 def test_a_battle_cannot_be_created_twice(client, tokens):
     again = client.post("/battles", json=creation_body())
     assert again.status_code == 409  # as for a writer that lost the race to create it
-    assert again.json()["extra"]["field"] == "battle"
+    assert again.json()["field"] == "battle"
     assert again.json()["detail"] == "battle: battle 'hive-tarsis' already exists in this store"
     assert len(stored_rows(client)) == 9
     assert client.get(f"/battles/{BATTLE}/board", headers=bearer(tokens["referee"])).status_code == 200
@@ -102,8 +102,8 @@ def test_a_malformed_battle_is_refused_naming_the_field(client):
     body = creation_body()
     body["started"]["ruleset"] = "chess"
     refused = client.post("/battles", json=body)
-    assert refused.status_code == 422 and refused.json()["extra"]["field"] == "ruleset"
-    assert client.get(f"/battles/{BATTLE}/board").status_code == 404
+    assert refused.status_code == 422 and refused.json()["field"] == "ruleset"
+    assert stored_rows(client) == []  # nothing was created
 
 
 def test_a_server_with_a_creation_token_creates_battles_only_for_its_holder(tmp_path):
@@ -131,7 +131,8 @@ def test_a_stale_expected_seq_is_a_conflict_and_writes_nothing(client, tokens):
     first = example_events(1)
     answer = post_events(client, tokens["referee"], first, expected_seq=5)
     assert answer.status_code == 409
-    assert answer.json()["extra"] == {"expected_seq": 5, "actual_seq": 9}
+    problem = answer.json()
+    assert (problem["expected_seq"], problem["actual_seq"], problem["field"]) == (5, 9, "expected_seq")
     assert len(stored_rows(client)) == 9
 
 
@@ -146,7 +147,7 @@ def test_an_event_the_rules_refuse_is_a_422_naming_the_rule_and_writes_nothing(c
     out_of_order = {"type": "phase_started", "turn": 1, "side": "imperium", "phase": "shooting"}
     answer = post_events(client, tokens["referee"], [out_of_order])
     assert answer.status_code == 422
-    assert answer.json()["extra"]["rule"] == "engine.clock.order"
+    assert answer.json()["rule"] == "engine.clock.order"
     assert len(stored_rows(client)) == 9
 
 
@@ -235,7 +236,7 @@ def test_a_player_may_not_record_events_for_the_other_sides_units(client, tokens
     before = stored_rows(client)
     answer = post_events(client, tokens["players"]["imperium"], [CASUALTIES_ON["boyz"]])
     assert answer.status_code == 403
-    assert answer.json()["extra"]["field"] == "unit"
+    assert answer.json()["field"] == "unit"
     assert "'boyz' is not one of imperium's units" in answer.json()["detail"]
     charge = {"type": "charge_declared", "charger": "boyz", "targets": ["kraak"], "in_range": ["kraak"]}
     assert post_events(client, tokens["players"]["imperium"], [charge]).status_code == 403
@@ -269,7 +270,7 @@ def test_a_player_may_not_record_events_for_the_other_sides_units(client, tokens
 )
 def test_battle_level_events_rulings_and_retractions_are_for_the_referee(client, tokens, event):
     answer = post_events(client, tokens["players"]["imperium"], [event])
-    assert answer.status_code == 403 and answer.json()["extra"]["field"] == "type"
+    assert answer.status_code == 403 and answer.json()["field"] == "type"
     assert len(stored_rows(client)) == 9
 
 
@@ -291,7 +292,7 @@ def test_a_player_rolls_for_their_own_units_tests_only(client, tokens):
     assert post_events(client, tokens["players"]["imperium"], [roll]).status_code == 403
     engine_claimed = roll | {"source": "engine"}
     refused = post_events(client, tokens["players"]["orks"], [engine_claimed])
-    assert refused.status_code == 403 and refused.json()["extra"]["field"] == "source"
+    assert refused.status_code == 403 and refused.json()["field"] == "source"
     assert len(stored_rows(client)) == 18
     rolled = post_events(client, tokens["players"]["orks"], [roll])
     assert rolled.status_code == 201
@@ -324,8 +325,16 @@ def test_engine_rolls_for_a_players_own_unit(client):
     assert item["caused"][0]["kind"] == "test_resolved"
 
 
-def test_an_unknown_battle_is_a_404(client, tokens):
-    assert client.get("/battles/nowhere/board", headers=bearer(tokens["referee"])).status_code == 404
+def test_an_unknown_battle_answers_as_a_battle_the_token_does_not_open(client, tokens):
+    # No probing which battles a server holds: without a token of its own, a battle that exists and
+    # one that does not get the same answer (the same words, but for the id the client gave).
+    for headers in ({}, bearer("not-a-token"), {"Authorization": "Basic x"}, bearer(tokens["referee"] + "x")):
+        known = client.get(f"/battles/{BATTLE}/board", headers=headers)
+        unknown = client.get("/battles/nowhere/board", headers=headers)
+        assert known.status_code == unknown.status_code == 401, unknown.text
+        assert known.json() == unknown.json() | {"detail": unknown.json()["detail"].replace("nowhere", BATTLE)}
+    # A token of another battle opens nothing here, however it is asked.
+    assert client.get("/battles/nowhere/board", headers=bearer(tokens["referee"])).status_code == 401
 
 
 # -- reading ------------------------------------------------------------------------------------
@@ -346,7 +355,7 @@ def test_a_point_outside_the_log_is_refused(client, played):
     spectator = bearer(played["spectator"])
     for point in ("0", "5000", "end:9", "yesterday"):
         answer = client.get(f"/battles/{BATTLE}/board?at={point}", headers=spectator)
-        assert answer.status_code == 422 and answer.json()["extra"]["field"] == "point", point
+        assert answer.status_code == 422 and answer.json()["field"] == "point", point
 
 
 def test_due_tests_come_with_the_odds_of_each_result(client, played):
@@ -373,7 +382,7 @@ def test_explain_walks_a_units_state_back_to_the_dice_and_casualties(client, pla
 
 def test_explaining_an_unknown_unit_is_refused(client, played):
     answer = client.get(f"/battles/{BATTLE}/explain/nobody", headers=bearer(played["spectator"]))
-    assert answer.status_code == 422 and answer.json()["extra"]["field"] == "unit"
+    assert answer.status_code == 422 and answer.json()["field"] == "unit"
 
 
 def test_the_diff_between_two_points_names_the_units_that_changed(client, played):
@@ -405,7 +414,7 @@ def test_the_ndjson_export_is_the_feed_and_keeps_the_hash_chain(client, played):
 
 def test_resuming_after_a_point_the_log_does_not_hold_is_refused(client, played):
     answer = client.get(f"/battles/{BATTLE}/feed.ndjson?follow=false&after=999", headers=bearer(played["spectator"]))
-    assert answer.status_code == 422 and answer.json()["extra"]["field"] == "after"
+    assert answer.status_code == 422 and answer.json()["field"] == "after"
 
 
 def test_a_last_event_id_that_is_not_a_sequence_number_is_refused(client, played):
@@ -413,7 +422,7 @@ def test_a_last_event_id_that_is_not_a_sequence_number_is_refused(client, played
         f"/battles/{BATTLE}/feed.ndjson?follow=false",
         headers=bearer(played["spectator"]) | {"Last-Event-ID": "yesterday"},
     )
-    assert answer.status_code == 422 and answer.json()["extra"]["field"] == "Last-Event-ID"
+    assert answer.status_code == 422 and answer.json()["field"] == "Last-Event-ID"
 
 
 def test_pages_of_allowed_origins_may_call_the_api(tmp_path):
@@ -438,6 +447,56 @@ def test_the_server_publishes_openapi_and_the_feed_schema(client):
     } <= set(paths)
     served = client.get("/feed.schema.json").json()
     assert served == feed_schema()
+
+
+def test_the_openapi_declares_the_token_and_every_refusal_in_one_shape(client):
+    doc = client.get("/schema/openapi.json").json()
+    assert doc["components"]["securitySchemes"]["bearer"] == {
+        "type": "http",
+        "scheme": "bearer",
+        "description": "A battle's token (referee, a side's player, spectator)",
+    }
+    problem = {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}
+    declared = {
+        (method.upper(), path): operation
+        for path, operations in doc["paths"].items()
+        for method, operation in operations.items()
+    }
+    expected = {
+        ("POST", "/battles"): {"400", "401", "403", "409", "413", "422"},
+        ("POST", "/battles/{battle}/events"): {"400", "401", "403", "404", "409", "413", "422"},
+        ("POST", "/battles/{battle}/roll"): {"400", "401", "403", "404", "409", "413", "422"},
+        ("GET", "/battles/{battle}/board"): {"400", "401", "404", "422"},
+        ("GET", "/battles/{battle}/feed"): {"400", "401", "404", "422"},
+        ("GET", "/battles/{battle}/log"): {"400", "401"},
+    }
+    for operation, statuses in expected.items():
+        responses = declared[operation]["responses"]
+        assert {s for s in responses if s.startswith("4")} == statuses, operation
+        assert all(responses[s]["content"] == problem for s in statuses), operation
+        assert {"bearer": []} in declared[operation]["security"], operation
+    assert {} in declared[("POST", "/battles")]["security"]  # no token needed, unless --create-token
+    required = doc["components"]["schemas"]["Problem"]["required"]
+    assert sorted(required) == ["detail", "status", "title", "type"]
+
+
+def test_every_refusal_is_a_problem_and_a_409_says_where_the_log_is(client, tokens):
+    answer = post_events(client, tokens["referee"], example_events(1), expected_seq=5)
+    assert answer.headers["content-type"] == "application/problem+json"
+    assert answer.json() == {
+        "type": "urn:morale:problem:conflict",
+        "title": "The log has moved on since the client read it",
+        "status": 409,
+        "detail": "expected_seq: battle 'hive-tarsis' is at sequence 9, not 5; another writer got there first: "
+        "read the log again and retry",
+        "field": "expected_seq",
+        "expected_seq": 5,
+        "actual_seq": 9,
+    }
+    unknown_route = client.get("/nowhere")
+    assert unknown_route.status_code == 404 and unknown_route.headers["content-type"] == "application/problem+json"
+    no_token = client.get(f"/battles/{BATTLE}/board")
+    assert no_token.json()["type"] == "urn:morale:problem:token" and no_token.headers["www-authenticate"] == "Bearer"
 
 
 def test_the_committed_feed_schema_is_the_one_the_code_makes():

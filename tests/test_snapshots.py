@@ -226,3 +226,23 @@ def test_a_struck_unit_leaves_the_roster_and_the_snapshots_after_it_start_over(t
         battle = battle_at(store, "long", seq)
         assert digest(battle) == digest(fold_at("long", store.read("long"), seq).state()), seq
         assert "orks-stray" not in battle.units
+
+
+def test_many_threads_reading_a_battle_with_no_snapshots_yet_all_get_it(tmp_path):
+    """A server answering a page's board and due list at once, each from its own connection: the
+    folds that write the first snapshots take turns instead of failing with "database is locked"."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    path = tmp_path / "fresh.db"
+    SqliteEventStore(path).append("busy", list(BattleGenerator(3).events(1_500)), expected_seq=0)
+
+    def read(_: int) -> str:
+        store = SqliteEventStore(path)
+        try:
+            return digest(battle_at(store, "busy", 1_500))
+        finally:
+            store.close()
+
+    with ThreadPoolExecutor(8) as pool:
+        digests = set(pool.map(read, range(16)))
+    assert len(digests) == 1

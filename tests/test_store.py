@@ -251,6 +251,28 @@ def test_tokens_are_replaced_as_a_whole_and_open_their_own_battle_only(store):
     assert store.token_grant("b1", "h1") is None and store.tokens("b1") == [("h4", "referee", "")]
 
 
+def test_the_battles_a_token_opens_are_listed_by_battle_with_its_role_in_each(store):
+    store.replace_tokens("zulu", [("shared", "referee", ""), ("z2", "spectator", "")])
+    store.replace_tokens("alpha", [("shared", "player", "orks")])
+    store.replace_tokens("mid", [("other", "referee", "")])
+    assert store.token_battles("shared") == [("alpha", "player", "orks"), ("zulu", "referee", "")]
+    assert store.token_battles("nobody") == []
+
+
+def test_one_roles_token_is_replaced_or_dropped_and_the_others_are_untouched(store):
+    store.replace_tokens("b1", [("h1", "referee", ""), ("h2", "player", "orks"), ("h3", "player", "imperium")])
+    store.replace_tokens("b2", [("h4", "player", "orks")])
+    assert store.replace_token("b1", "player", "orks", "fresh") is True
+    assert store.tokens("b1") == [("fresh", "player", "orks"), ("h1", "referee", ""), ("h3", "player", "imperium")]
+    assert store.replace_token("b1", "player", "imperium", None) is True
+    assert store.tokens("b1") == [("fresh", "player", "orks"), ("h1", "referee", "")]
+    # A role the battle has no token for: False, and nothing kept in its place.
+    assert store.replace_token("b1", "player", "imperium", "again") is False
+    assert store.replace_token("b1", "spectator", "", "again") is False
+    assert store.tokens("b1") == [("fresh", "player", "orks"), ("h1", "referee", "")]
+    assert store.tokens("b2") == [("h4", "player", "orks")]
+
+
 def test_a_battle_sealed_elsewhere_is_written_as_given_with_its_dice_secret(store):
     store.append("source", [START, CasualtiesSuffered(unit="a", count=1)], expected_seq=0)
     sealed = store_module.seal(

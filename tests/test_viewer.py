@@ -1,45 +1,25 @@
-"""The viewer in a real headless Chromium (Debian's, driven by Playwright): load the example battle,
-scrub to a turn, read a unit's state and its explanation, then watch the page follow the feed."""
+"""The page at /view as a spectator sees it, in a real headless Chromium (Debian's, driven by
+Playwright): load the example battle, jump to a turn, read a unit's state and its explanation, then
+watch the page follow the feed. The referee's side of the same page is in test_console.py."""
 
 from __future__ import annotations
 
-import json
-import os
-from pathlib import Path
-
 import httpx
 import pytest
-from support.served import BATTLE, ROOT, WAIT_S, LiveServer, bearer, creation_body, example_events
+from support.browser import WAIT_MS, chromium
+from support.console import Console
+from support.served import BATTLE, WAIT_S, LiveServer, bearer, creation_body, example_events, example_lines, roster_body
 
 from morale.app.http.server import Settings, create_app
-from morale.app.roster import load_roster
 from morale.core import catalogue
-from morale.events.codec import to_builtins
 
-CHROMIUM = Path(os.environ.get("MORALE_CHROMIUM", "/usr/bin/chromium"))
-CHROMIUM_FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 EXAMPLE_LAST = len(example_events()) + 9
-WAIT_MS = WAIT_S * 1000
 
 
 @pytest.fixture(scope="module")
 def browser():
-    if not CHROMIUM.exists():
-        pytest.fail(f"{CHROMIUM} is missing: `make test` installs Debian's chromium (apt-get install chromium)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_FLAGS)
+    with chromium() as launched:
         yield launched
-        launched.close()
 
 
 @pytest.fixture
@@ -56,22 +36,23 @@ def served(tmp_path):
         yield server, http, tokens
 
 
+def open_page(browser, url: str, battle: str, token: str):
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(f"{url}/view#battle={battle}&token={token}")
+    page.wait_for_selector("body[data-ready='true'][data-logged='true']", timeout=WAIT_MS)
+    return context, page, errors
+
+
 @pytest.fixture
 def page(browser, served):
     server, _, tokens = served
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    opened = context.new_page()
-    errors: list[str] = []
-    opened.on("pageerror", lambda error: errors.append(str(error)))
-    opened.goto(f"{server.url}/view#battle={BATTLE}&token={tokens['spectator']}")
-    opened.wait_for_selector("body[data-ready='true']", timeout=WAIT_MS)
+    context, opened, errors = open_page(browser, server.url, BATTLE, tokens["spectator"])
     yield opened
     context.close()
     assert errors == []
-
-
-def card(page, unit: str):
-    return page.locator(f"#board [data-unit='{unit}']")
 
 
 def at_event(page, seq: int) -> None:
@@ -80,53 +61,51 @@ def at_event(page, seq: int) -> None:
 
 def test_the_viewer_shows_both_sides_with_each_units_state(page):
     at_event(page, EXAMPLE_LAST)
-    assert page.locator("#board .side h2").all_inner_texts() == ["Imperium", "Orks"]
-    assert card(page, "grots").get_attribute("data-state") == "dispersed"
-    assert card(page, "kraak").get_attribute("data-state") == "steady"
-    assert "5/10 models" in card(page, "kraak").inner_text()
-    colours = {card(page, u).evaluate("n => getComputedStyle(n).borderLeftColor") for u in ("grots", "kraak")}
+    console = Console(page, wide=True)
+    assert page.locator("#board .team").evaluate_all("ts => ts.map(t => t.dataset.side)") == ["imperium", "orks"]
+    assert console.state_of("grots") == "dispersed" and console.state_of("kraak") == "steady"
+    assert "5/10 models" in console.card("kraak").inner_text()
+    colours = {console.card(u).evaluate("n => getComputedStyle(n).borderLeftColor") for u in ("grots", "kraak")}
     assert len(colours) == 2  # a dispersed unit does not look like a steady one
-    assert page.locator("#follow").get_attribute("aria-pressed") == "true"
-    assert not page.locator("#connect").is_visible() and not page.locator("#error").is_visible()
+    assert not page.locator("#past").is_visible()  # following the newest event
+    assert not page.locator("#connect").is_visible() and not page.locator("#problem").is_visible()
+    assert not page.locator("#tab-record").is_visible()  # a spectator records nothing
 
 
-def test_scrubbing_to_a_turn_shows_the_board_as_it_stood_and_why(page):
-    page.locator("#turns button[data-turn='1'][data-side='imperium'][data-phase='assault']").click()
+def test_jumping_to_a_turn_shows_the_board_as_it_stood_and_why(page):
+    console = Console(page, wide=True)
+    console.phase(1, "imperium", "assault")
     at_event(page, 23)
-    assert "Turn 1 · imperium · assault phase" in page.locator("#clock").inner_text()
-    assert card(page, "nobz").get_attribute("data-state") == "falling_back"
-    assert card(page, "grots").get_attribute("data-state") == "falling_back"
-    assert card(page, "grots").locator(".state").inner_text() == "falling back"  # 40K's words
-    assert page.locator("#follow").get_attribute("aria-pressed") == "false"
+    assert "Turn 1 · imperium · assault" in page.locator("#clock").inner_text()
+    assert console.state_of("nobz") == "falling_back" and console.state_of("grots") == "falling_back"
+    assert console.card("grots").locator(".state").inner_text() == "falling back"  # 40K's words
+    assert page.locator("#past").is_visible()
 
-    card(page, "grots").click()
-    page.wait_for_selector("#explain ol[data-unit='grots'][data-state='falling_back']", timeout=WAIT_MS)
-    steps = page.locator("#explain ol > li").evaluate_all("items => items.map(i => Number(i.dataset.seq))")
+    explained = console.why("grots", "falling_back")
+    steps = page.locator("#why ol.steps > li").evaluate_all("items => items.map(i => Number(i.dataset.seq))")
     assert steps == [8, 16, 18, 21, 21]  # joined, lost models, tested (due at 18, rolled at 21), fell back
-    explained = page.locator("#explain").inner_text()
     assert "Gretchin Mob fails the morale test: 6 + 2 = 8 against 5" in explained
     assert "28% to pass (10/36)" in explained
     assert "wh40k6.fall_back.start" in explained
     assert catalogue.words("wh40k6.fall_back.start") in explained  # the clause beside its ID
 
-    page.locator("#scrub").fill("18")  # the end of the shooting phase: two morale tests due
-    at_event(page, 18)
-    nobz_due = card(page, "nobz").locator(".due[data-test='morale']").inner_text()
-    assert "2D6 for morale, needs 7 or less (58% to pass: 21/36) wh40k6.trigger.casualties" in nobz_due
+    console.go_to(18)  # the end of the shooting phase: two morale tests due
+    nobz_due = console.card("nobz").locator(".due-line[data-test='morale']").inner_text()
+    assert "Morale test due · 2D6 · needs 7 or less · 58% to pass (21/36)" in nobz_due
+    console.tab("due")
+    assert "wh40k6.trigger.casualties" in page.locator("#due .test[data-unit='nobz']").inner_text()
 
-    page.locator("#scrub").fill("25")  # the charge, then the failed regroup
-    at_event(page, 25)
-    assert card(page, "grots").get_attribute("data-state") == "dispersed"
-    assert card(page, "grots").locator(".state").inner_text() == "removed"
-    page.wait_for_selector("#explain ol[data-unit='grots'][data-state='dispersed']", timeout=WAIT_MS)
-    assert "wh40k6.assaulted.multi" in page.locator("#explain").inner_text()
+    console.go_to(25)  # the charge, then the failed regroup
+    assert console.state_of("grots") == "dispersed"
+    assert console.card("grots").locator(".state").inner_text() == "removed"
+    assert "wh40k6.assaulted.multi" in console.why("grots", "dispersed")
 
 
 def test_an_event_posted_elsewhere_reaches_the_page_through_the_feed(page, served):
     _, http, tokens = served
     at_event(page, EXAMPLE_LAST)
-    card(page, "kraak").click()
-    page.wait_for_selector("#explain ol[data-unit='kraak'][data-state='steady']", timeout=WAIT_MS)
+    console = Console(page, wide=True)
+    console.why("kraak", "steady")
     ruling = {
         "type": "referee_ruled",
         "unit": "kraak",
@@ -141,20 +120,21 @@ def test_an_event_posted_elsewhere_reaches_the_page_through_the_feed(page, serve
     assert posted.status_code == 201
     page.wait_for_selector(f"body[data-last-feed-seq='{EXAMPLE_LAST + 1}']", timeout=WAIT_MS)
     at_event(page, EXAMPLE_LAST + 1)
-    assert card(page, "kraak").get_attribute("data-state") == "falling_back"
-    assert page.locator("#scrub").get_attribute("max") == str(EXAMPLE_LAST + 1)
-    page.wait_for_selector("#explain ol[data-unit='kraak'][data-state='falling_back']", timeout=WAIT_MS)
-    assert "engine.ruling" in page.locator("#explain").inner_text()
+    assert console.state_of("kraak") == "falling_back"
+    assert page.locator(f"#log ol.log > li[data-seq='{EXAMPLE_LAST + 1}']").count() == 1
+    page.wait_for_selector("#why ol.steps[data-unit='kraak'][data-state='falling_back']", timeout=WAIT_MS)
+    assert "engine.ruling" in page.locator("#why").inner_text()
 
 
-def test_a_wrong_token_shows_the_servers_refusal(browser, served):
+def test_a_wrong_token_shows_the_servers_refusal_and_keeps_the_battle_in_the_form(browser, served):
     server, _, _ = served
     context = browser.new_context()
     opened = context.new_page()
     opened.goto(f"{server.url}/view#battle={BATTLE}&token=not-a-token")
-    opened.wait_for_selector("#error:not([hidden])", timeout=WAIT_MS)
-    assert "does not open battle" in opened.locator("#error").inner_text()
+    opened.wait_for_selector("#problem:not([hidden])", timeout=WAIT_MS)
+    assert "does not open battle" in opened.locator("#problem").inner_text()
     assert opened.locator("#connect").is_visible() and not opened.locator("#board").is_visible()
+    assert opened.locator("#connect [name=battle]").input_value() == BATTLE
     context.close()
 
 
@@ -162,39 +142,79 @@ def test_a_unit_card_names_its_state_in_its_rulesets_words(browser, served):
     """A Warhammer Fantasy unit flees: its card says "fleeing" (the server's word, not the machine
     value falling_back, which stays the card's data-state and colour), and a 40K one "falling back"."""
     server, http, _ = served
-    roster = load_roster(ROOT / "examples" / "wfb8" / "roster.toml")
-    body = {
-        "battle": roster.battle,
-        "started": to_builtins(roster.started),
-        "units": [to_builtins(u) for u in roster.units],
-    }
+    body = roster_body("wfb8")
     tokens = http.post("/battles", json=body).json()["tokens"]
-    events = [
-        json.loads(line) for line in (ROOT / "examples" / "wfb8" / "battle.ndjson").read_text().splitlines() if line
-    ]
-    first = len(roster.units) + 1
     posted = http.post(
-        f"/battles/{roster.battle}/events",
-        json={"expected_seq": first, "events": events},
+        f"/battles/{body['battle']}/events",
+        json={"expected_seq": len(body["units"]) + 1, "events": example_lines("wfb8")},
         headers=bearer(tokens["referee"]),
     )
     assert posted.status_code == 201
-    fleeing = next(
+    seq, unit = next(
         (item["seq"], change["unit"])
         for item in posted.json()
         for change in item["caused"]
         if change["kind"] == "state_changed" and change["to_state"] == "falling_back"
     )
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    opened = context.new_page()
-    opened.goto(f"{server.url}/view#battle={roster.battle}&token={tokens['spectator']}")
-    opened.wait_for_selector("body[data-ready='true']", timeout=WAIT_MS)
-    opened.locator("#scrub").fill(str(fleeing[0]))
-    at_event(opened, fleeing[0])
-    assert card(opened, fleeing[1]).get_attribute("data-state") == "falling_back"
-    assert card(opened, fleeing[1]).locator(".state").inner_text() == "fleeing"
-    card(opened, fleeing[1]).click()
-    opened.wait_for_selector(f"#explain ol[data-unit='{fleeing[1]}'][data-state='falling_back']", timeout=WAIT_MS)
-    assert opened.locator("#explain h2").inner_text().endswith(" fleeing?")
+    context, opened, errors = open_page(browser, server.url, body["battle"], tokens["spectator"])
+    console = Console(opened, wide=True)
+    console.go_to(seq)
+    assert console.state_of(unit) == "falling_back"
+    assert console.card(unit).locator(".state").inner_text() == "fleeing"
+    console.why(unit, "falling_back")
+    assert opened.locator("#why h2").inner_text().endswith(" fleeing?")
     assert "falling_back" not in opened.locator("#board").inner_text()
     context.close()
+    assert errors == []
+
+
+def test_the_first_board_says_why_it_is_empty(browser, served):
+    server, _, tokens = served
+    context, opened, errors = open_page(browser, server.url, BATTLE, tokens["spectator"])
+    console = Console(opened, wide=True)
+    console.go_to(1)
+    assert "No unit is on the table at event 1" in opened.locator("#board").inner_text()
+    context.close()
+    assert errors == []
+
+
+def test_a_long_battles_units_out_of_play_are_drawn_when_asked_for(browser, served):
+    """Thousands of units fall in a long battle: past 40 a side, the board folds them away (its
+    first drawing stays quick) and draws them when the fold is opened."""
+    server, http, _ = served
+    body = creation_body()
+    body["battle"] = "reserves"
+    body["units"] += [
+        {
+            "type": "unit_joined",
+            "unit": f"wave{n}",
+            "side": "orks",
+            "name": f"Wave {n}",
+            "unit_type": "infantry",
+            "models": 1,
+            "ld": 7,
+            "initiative": 2,
+        }
+        for n in range(41)
+    ]
+    tokens = http.post("/battles", json=body).json()["tokens"]
+    fallen = [{"type": "casualties_suffered", "unit": f"wave{n}", "count": 1} for n in range(41)]
+    start = {"type": "phase_started", "turn": 1, "side": "imperium", "phase": "movement"}
+    posted = http.post(
+        "/battles/reserves/events",
+        json={"expected_seq": len(body["units"]) + 1, "events": [start, *fallen]},
+        headers=bearer(tokens["referee"]),
+    )
+    assert posted.status_code == 201, posted.text
+    context, opened, errors = open_page(browser, server.url, "reserves", tokens["spectator"])
+    orks = opened.locator("#board .team[data-side='orks']")
+    assert orks.locator("details.gone summary").inner_text() == "41 units out of play"
+    assert orks.locator(".unit[data-state='destroyed']").count() == 0
+    assert orks.locator(".unit").count() == 4  # in play: drawn
+    orks.locator("details.gone summary").click()
+    opened.wait_for_selector(
+        "#board .team[data-side='orks'] details.gone .unit[data-state='destroyed']", timeout=WAIT_MS
+    )
+    assert orks.locator(".unit[data-state='destroyed']").count() == 41
+    context.close()
+    assert errors == []

@@ -16,6 +16,7 @@ from rich.text import Text
 
 from morale.events.codec import MalformedEvent, event_from_dict
 from morale.events.locate import is_database_url
+from morale.events.numbers import whole_number
 from morale.events.schema import event_schema
 from morale.events.store import EventStore, UnknownBattle, check_not_foreign
 from morale.events.types import EVENT_TYPES
@@ -28,7 +29,7 @@ from morale.projections.whatif import Amendment, what_if
 from ..service import load, reveal
 from ..transfer import check_lines, export_lines, write_checked
 from . import render, render_audit
-from .base import DEFAULT_DB, BattleArg, Db, Json, app, emit_json, open_store, out, refusals, report
+from .base import DEFAULT_DB, BattleArg, Db, Json, ToStdout, app, emit_json, open_store, out, refusals, report
 
 EXIT_UNVERIFIED = 1
 
@@ -112,16 +113,24 @@ def what_if_command(
 
 
 def _seq_and_json(text: str, option: str) -> tuple[int, dict[str, Any]]:
-    seq, sep, data = text.partition("=")
-    if not sep or not seq.strip().isdigit():
-        raise MalformedEvent(f"{option} {text!r}: write SEQ=JSON, e.g. 12='{{\"count\": 2}}'")
+    seq_text, sep, data = text.partition("=")
+    seq = whole_number(seq_text)
+    if not sep or seq is None:
+        raise MalformedEvent(f"{option} {_shown(text)}: write SEQ=JSON, e.g. 12='{{\"count\": 2}}'")
     try:
         fields = json.loads(data)
     except ValueError as exc:
-        raise MalformedEvent(f"{option} {text!r}: malformed JSON: {exc}") from None
+        raise MalformedEvent(f"{option} {_shown(text)}: malformed JSON: {exc}") from None
+    except RecursionError:
+        raise MalformedEvent(f"{option} {_shown(text)}: malformed JSON: nested too deep to read") from None
     if not isinstance(fields, dict):
-        raise MalformedEvent(f"{option} {text!r}: the JSON must be an object of fields")
-    return int(seq), fields
+        raise MalformedEvent(f"{option} {_shown(text)}: the JSON must be an object of fields")
+    return seq, fields
+
+
+def _shown(text: str) -> str:
+    """An option's value as typed, cut short: a refusal stays one readable line."""
+    return repr(text) if len(text) <= 60 else f"{text[:57]!r}..."
 
 
 @app.command("verify")
@@ -171,7 +180,7 @@ def luck_command(battle: BattleArg, db: Db = DEFAULT_DB, as_json: Json = False) 
 @app.command("export")
 def export_command(
     battle: BattleArg,
-    output: Annotated[Path | None, typer.Option("--out", "-o", help="Write to this file (default: stdout).")] = None,
+    output: ToStdout = None,
     db: Db = DEFAULT_DB,
 ) -> None:
     """The battle as NDJSON: one stored event per line, hashes included (what `import` reads)."""

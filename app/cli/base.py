@@ -6,7 +6,7 @@ The commands themselves live in battle.py, audit.py and rules.py, which register
 
 from __future__ import annotations
 
-import re
+import sqlite3
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -24,7 +24,7 @@ from morale.core.rules import Refusal
 from morale.events.codec import MalformedEvent
 from morale.events.locate import is_database_url
 from morale.events.locate import open_store as store_at
-from morale.events.store import ConflictError, EventStore, StoreUnavailable, UnknownBattle
+from morale.events.store import ConflictError, EventStore, StoreUnavailable, UnknownBattle, UnreadableEvent
 from morale.projections.narrative import describe_event
 
 from ..service import Recorded
@@ -46,18 +46,29 @@ class RefusingGroup(TyperGroup):
         ctx.meta[_COMMAND_ARGS] = list(args)  # the command's words: did they ask for --json?
         return super().resolve_command(ctx, args)
 
+    def parse_args(self, ctx: typer.Context, args: list[str]) -> list[str]:
+        # `morale` itself: an option before the command (`morale --db x board`, `morale -1`).
+        try:
+            return super().parse_args(ctx, args)
+        except UsageError as exc:
+            _refuse_usage(exc, ctx, "--json" in args)
+
     def invoke(self, ctx: typer.Context) -> Any:
         try:
             return super().invoke(ctx)
         except UsageError as exc:
-            message = exc.format_message()
-            param = getattr(exc, "param", None)
-            fields = {"message": message, "rule": None, "field": param.name if param is not None else None}
-            where = exc.ctx.command_path if exc.ctx is not None else ctx.command_path
-            refuse(f"{message.rstrip('.')} (see `{where} -h`)", fields, "--json" in ctx.meta.get(_COMMAND_ARGS, []))
+            _refuse_usage(exc, ctx, "--json" in ctx.meta.get(_COMMAND_ARGS, []))
         finally:
             while _OPENED:
                 _OPENED.pop().close()
+
+
+def _refuse_usage(exc: Any, ctx: typer.Context, as_json: bool) -> NoReturn:
+    message = exc.format_message()
+    param = getattr(exc, "param", None)
+    fields = {"message": message, "rule": None, "field": param.name if param is not None else None}
+    where = exc.ctx.command_path if exc.ctx is not None else ctx.command_path
+    refuse(f"{message.rstrip('.')} (see `{where} -h`)", fields, as_json)
 
 
 app = typer.Typer(
@@ -86,6 +97,7 @@ Db = Annotated[
 ]
 Json = Annotated[bool, typer.Option("--json", help="Print JSON for machines instead of tables.")]
 BattleArg = Annotated[str, typer.Argument(help="The battle's id.")]
+ToStdout = Annotated[Path | None, typer.Option("--out", "-o", help="Write to this file (default: stdout).")]
 
 
 def _not_negative(value: int | None) -> int | None:
@@ -125,7 +137,7 @@ def _options(
     pass
 
 
-REFUSED = (Refusal, MalformedEvent, ConflictError, UnknownBattle, StoreUnavailable)
+REFUSED = (Refusal, MalformedEvent, ConflictError, UnknownBattle, StoreUnavailable, UnreadableEvent)
 
 
 @contextmanager
@@ -136,6 +148,9 @@ def refusals(as_json: bool = False) -> Iterator[None]:
         yield
     except REFUSED as exc:
         refuse(f"{'--db ' if isinstance(exc, StoreUnavailable) else ''}{exc}", error_fields(exc), as_json)
+    except sqlite3.DatabaseError as exc:  # a store damaged where opening it did not look (a page of events)
+        fields = {"message": f"SQLite cannot read the store: {exc}", "rule": None, "field": "--db"}
+        refuse(f"--db: {fields['message']}", fields, as_json)
 
 
 def refuse(line: str, fields: dict[str, str | None], as_json: bool) -> NoReturn:
@@ -147,22 +162,19 @@ def refuse(line: str, fields: dict[str, str | None], as_json: bool) -> NoReturn:
     raise typer.Exit(EXIT_REFUSED) from None
 
 
-# A decoding error names where in the event it is: "Expected `int` <= 6 - at `$.dice[1]`".
-_AT_PATH = re.compile(r"at `(\$[^`]*)`")
-
-
 def error_fields(exc: Exception) -> dict[str, str | None]:
     """A refusal as {message, rule, field}: the rule ID or field it names, None where it names none."""
     if isinstance(exc, Refusal):
         return {"message": exc.message, "rule": exc.rule, "field": exc.field}
     if isinstance(exc, StoreUnavailable):
         return {"message": str(exc), "rule": None, "field": "--db"}
+    if isinstance(exc, UnreadableEvent):
+        return {"message": str(exc).removeprefix("seq: "), "rule": None, "field": "seq"}
     if isinstance(exc, UnknownBattle | ConflictError):
         # Their text starts with the field it concerns ("battle: no battle 'x'..."); it is given apart.
         field = exc.field if isinstance(exc, ConflictError) else "battle"
         return {"message": str(exc).removeprefix(f"{field}: "), "rule": None, "field": field}
-    path = _AT_PATH.search(str(exc))
-    return {"message": str(exc), "rule": None, "field": path.group(1) if path else None}
+    return {"message": str(exc), "rule": None, "field": getattr(exc, "field", None)}
 
 
 def open_store(db: str | Path, *, create: bool = False) -> EventStore:
@@ -190,4 +202,5 @@ def report(fold: Replay, recorded: list[Recorded], as_json: bool) -> None:
         return
     state = fold.state()
     for item in recorded:
-        render.print_recorded(out, item.stored.seq, describe_event(item.stored.event, state), item.caused, state)
+        said = item.said or describe_event(item.stored.event, state)
+        render.print_recorded(out, item.stored.seq, said, item.caused, state)

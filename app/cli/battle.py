@@ -1,5 +1,5 @@
 """The battle at the table: `morale new`, append, roll, next-phase, board, due, log, replay,
-battles, tokens, serve and rulesets. Every command reads the battle's log from the store, so there
+battles, tokens, revoke, serve and rulesets. Every command reads the battle's log from the store, so there
 is no other state to keep in sync.
 """
 
@@ -17,21 +17,20 @@ import msgspec
 import typer
 from rich.text import Text
 
-from morale.core.referee import next_phase
 from morale.core.rules import Refusal
 from morale.core.rulesets import rulesets
 from morale.events.codec import MalformedEvent, decode_event, event_from_dict
 from morale.events.locate import is_database_url, shown
-from morale.events.types import EVENT_TYPES, AnyEvent, PhaseEnded, PhaseStarted
+from morale.events.types import EVENT_TYPES, AnyEvent
 from morale.projections.board import board
 from morale.projections.due import due_tests
 from morale.projections.log import log_rows
-from morale.projections.narrative import Line, narrate
+from morale.projections.narrative import Line, describe_event, narrate
 from morale.projections.timeline import turn_span
 
-from ..access import issue_tokens
+from ..access import issue_tokens, revoke_token
 from ..roster import load_roster
-from ..service import fold_to_append_to, load, record_anew, record_on, roll_for, start_battle
+from ..service import clock_event, fold_to_append_to, load, record_anew, record_on, roll_for, start_battle
 from . import render
 from .base import DEFAULT_DB, BattleArg, Db, Expect, Json, app, emit_json, open_store, out, refusals, report
 
@@ -80,14 +79,16 @@ def append(
         events = _events_from(event_type, fields or [], json_text, file)
         store = open_store(db)
         if expect is None:  # no precondition: another writer getting there first is no refusal
-            fold, recorded = record_anew(store, battle, events)
+            fold, recorded = record_anew(store, battle, events, describe=describe_event)
         else:
             fold = fold_to_append_to(store, battle, events)
-            recorded = record_on(store, fold, events, expected_seq=expect)
+            recorded = record_on(store, fold, events, expected_seq=expect, describe=describe_event)
         report(fold, recorded, as_json)
 
 
-@app.command()
+# A die typed as -1 is a die showing -1, refused as a die (dice[0]: a die shows 1 to 6, not -1), not
+# an option Click does not know.
+@app.command(context_settings={"ignore_unknown_options": True})
 def roll(
     battle: BattleArg,
     unit: Annotated[str, typer.Argument(help="The unit whose test the dice are for.")],
@@ -123,13 +124,7 @@ def next_phase_command(battle: BattleArg, db: Db = DEFAULT_DB, as_json: Json = F
     with refusals(as_json):
         store = open_store(db)
         fold = load(store, battle)
-        state = fold.state()
-        event: AnyEvent
-        if state.phase_open:
-            event = PhaseEnded(turn=state.turn, side=state.active_side or "", phase=state.phase or "")
-        else:
-            turn, side, phase = next_phase(state)
-            event = PhaseStarted(turn=turn, side=side, phase=phase)
+        event = clock_event(fold)
         report(fold, record_on(store, fold, [event]), as_json)
 
 
@@ -189,7 +184,7 @@ def battles_command(db: Db = DEFAULT_DB, as_json: Json = False) -> None:
     """The battles in the store."""
     with refusals(as_json):
         store = open_store(db)
-    rows = [{"battle": b, "events": store.last_seq(b)} for b in store.battles()]
+        rows = [{"battle": b, "events": store.last_seq(b)} for b in store.battles()]
     if as_json:
         emit_json(rows)
     else:
@@ -220,6 +215,29 @@ def tokens_command(
             emit_json(token) if as_json else out.print(token, markup=False)
         else:
             emit_json(issued) if as_json else render.print_tokens(out, issued)
+
+
+@app.command("revoke")
+def revoke_command(
+    battle: BattleArg,
+    role: Annotated[str, typer.Argument(help="Whose token: referee, spectator or a side's name.")],
+    reissue: Annotated[
+        bool, typer.Option("--reissue", help="Issue a fresh token for that role in its place (shown once).")
+    ] = False,
+    db: Db = DEFAULT_DB,
+    as_json: Json = False,
+) -> None:
+    """Revoke one role's token for `morale serve`; every other token of the battle keeps working."""
+    with refusals(as_json):
+        store = open_store(db)
+        sides = load(store, battle).state().sides
+        fresh = revoke_token(store, battle, role, sides, reissue=reissue)
+    if as_json:
+        emit_json({"battle": battle, "revoked": role, "token": fresh})
+    elif fresh is None:
+        out.print(f"The {role} token of {battle} no longer works; the other tokens still do.", markup=False)
+    else:
+        out.print(fresh, markup=False)
 
 
 @app.command("serve")
@@ -318,7 +336,7 @@ def _events_from(event_type: str | None, fields: list[str], json_text: str | Non
                 try:
                     events.append(decode_event(line))
                 except MalformedEvent as exc:
-                    raise MalformedEvent(f"{file} line {number}: {exc}") from None
+                    raise exc.within(f"{file} line {number}") from None
         if not events:
             raise MalformedEvent(f"{file}: no events in the file")
         return events
@@ -350,7 +368,7 @@ def _parse_fields(event_type: str, fields: list[str]) -> dict[str, Any]:
             raise MalformedEvent(f"{pair!r}: write fields as FIELD=VALUE")
         try:
             value: Any = json.loads(raw)
-        except ValueError:
+        except (ValueError, RecursionError):  # text, or JSON too deep to be any field's value
             value = raw
         if key in list_fields and not isinstance(value, list):
             value = [_scalar(v) for v in str(raw).split(",") if v]
@@ -381,5 +399,5 @@ def _takes_sequence(field_type: msgspec.inspect.Type) -> bool:
 def _scalar(text: str) -> Any:
     try:
         return json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         return text

@@ -62,6 +62,11 @@ class Folds:
             # A use that only read leaves the head it was handed; one that appended asks the store.
             self._keep(battle, fold, head_hash if fold.seq == start else store.hash_at(battle, fold.seq))
 
+    def holds(self, battle: str) -> bool:
+        """A fold of the battle is kept (it may need the events appended since)."""
+        with self._guard:
+            return battle in self._kept
+
     def _take(self, store: EventStore, battle: str) -> tuple[Replay, str | None]:
         """The kept fold brought up to date, or a fresh one; with the hash of the event it ends on.
         One read does both for a kept fold: from the event it ended on (still there, with the same

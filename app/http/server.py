@@ -1,53 +1,68 @@
-"""`morale serve`: the battles of one store over HTTP, for other UIs and for the viewer.
+"""`morale serve`: the battles of one store over HTTP, for other UIs and for the referee's console.
 
 A thin shell: every handler checks who is calling, then calls the service or a projection, exactly
 as the CLI does. Reads and writes need a battle's token (`Authorization: Bearer TOKEN`, or
 `?token=` where a header cannot be set, as with a browser's EventSource). Refusals come back as
-JSON `{status_code, detail, extra}` with the field or rule ID, and nothing is written.
+RFC 9457 problem details with the field or rule ID (problems.py), and nothing is written.
 """
 
 from __future__ import annotations
 
 import hmac
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
-from functools import partial
+from itertools import islice
 from pathlib import Path
 from typing import Annotated, Any
 
 import msgspec
-from litestar import Litestar, Request, Response, get, post
+from litestar import Litestar, Request, get, post
 from litestar.config.cors import CORSConfig
 from litestar.connection import ASGIConnection
 from litestar.datastructures import State
-from litestar.exceptions import HTTPException, NotAuthorizedException, NotFoundException, PermissionDeniedException
-from litestar.handlers import BaseRouteHandler
+from litestar.exceptions import NotAuthorizedException, PermissionDeniedException
+from litestar.handlers import BaseRouteHandler, HTTPRouteHandler
 from litestar.logging import LoggingConfig
 from litestar.openapi import OpenAPIConfig
+from litestar.openapi.plugins import RedocRenderPlugin
+from litestar.openapi.spec import Components, SecurityScheme
 from litestar.params import FromPath, FromQuery, JSONBody, QueryParameter
 from litestar.response import File, Redirect
 from litestar.static_files import create_static_files_router
-from litestar.types import ASGIApp, Send
+from litestar.types import AnyCallable, ASGIApp, Send
 from msgspec import Meta
 
 from morale.core.replay import Replay
 from morale.core.rules import Refusal
-from morale.events.codec import MalformedEvent
-from morale.events.store import BattleExists, ConflictError, EventStore, StoreUnavailable, UnknownBattle
-from morale.events.types import AnyEvent, BattleStarted, Slug, UnitJoined
+from morale.events.numbers import LAST_SEQ, whole_number
+from morale.events.store import EventStore
+from morale.events.types import AnyEvent, BattleId, BattleStarted, Slug, UnitJoined
 from morale.projections.board import Board, board
 from morale.projections.due import DueView, due_tests
 from morale.projections.explain import Explanation, explain
 from morale.projections.feed import FeedItem, feed_item, feed_schema
 from morale.projections.log import LogRow, log_rows
 from morale.projections.timeline import Diff, Mark, Timeline
+from morale.projections.vocabulary import RulesetListed, Vocabulary, listed, vocabulary_of
 
-from ..access import Forbidden, Grant, IssuedTokens, check_may_append, check_own_unit, grant_for, issue_tokens
-from ..service import Recorded, record_on, roll_for, start_battle
+from ..access import (
+    Grant,
+    IssuedTokens,
+    Visible,
+    check_may_append,
+    check_own_unit,
+    grant_for,
+    issue_tokens,
+    visible_battles,
+)
+from ..service import Recorded, clock_event, record_on, roll_for, start_battle
 from ..snapshot_cache import battle_at
 from . import live, streaming
+from .bodies import read_body
 from .folds import Folds
 from .listen import listener
+from .problems import EXCEPTION_HANDLERS, problem_responses
 
 STATIC = Path(__file__).parent / "static"
 
@@ -64,9 +79,9 @@ class Settings:
 
 # -- request bodies ---------------------------------------------------------------------------
 class CreateBattle(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    battle: Slug
+    battle: BattleId
     started: BattleStarted
-    units: list[UnitJoined] = []
+    units: Annotated[list[UnitJoined], Meta(max_length=1000)] = []
 
 
 class BattleCreated(msgspec.Struct, frozen=True, kw_only=True):
@@ -78,6 +93,12 @@ class BattleCreated(msgspec.Struct, frozen=True, kw_only=True):
 class AppendEvents(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     expected_seq: Annotated[int, Meta(ge=0)]  # the seq the log ended at when the client last read it
     events: Annotated[list[AnyEvent], Meta(min_length=1, max_length=1000)]
+
+
+class NextPhase(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Move the clock on: end the phase in progress, or start the next one (as `morale next-phase`)."""
+
+    expected_seq: Annotated[int, Meta(ge=0)]
 
 
 class RollDice(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -94,8 +115,11 @@ At = Annotated[
         name="at", description="a point: N (after event N), start, end, start:TURN[/SIDE][/PHASE], end:TURN..."
     ),
 ]
-After = Annotated[int | None, QueryParameter(name="after", ge=0, description="resume after this sequence number")]
-BattleId = FromPath[str]
+# No sequence number beyond what SQLite can hold: a larger one is a 400, not an overflow in the store.
+After = Annotated[
+    int | None, QueryParameter(name="after", ge=0, le=LAST_SEQ, description="resume after this sequence number")
+]
+BattlePath = FromPath[str]
 
 
 # -- who is calling ------------------------------------------------------------------------------
@@ -110,27 +134,24 @@ def _bearer(connection: ASGIConnection) -> str | None:
     return connection.query_params.get("token") or None
 
 
+ASK = {"WWW-Authenticate": "Bearer"}  # RFC 6750: a 401 names the scheme that would open it
+
+
 async def battle_token(connection: ASGIConnection, handler: BaseRouteHandler) -> None:
     """Guard: a token of this battle; a write needs a role that writes. Runs before the body is read,
-    its look at the store in a worker thread (a PostgreSQL store is a round trip away)."""
-    battle, token = connection.path_params["battle"], _bearer(connection)
-    grant = await _stores(connection).run(partial(_grant, battle, token))
+    its look at the store in a worker thread (a PostgreSQL store is a round trip away). A battle
+    that does not exist answers as one the token does not open: without a token of its own, no one
+    learns which battles a server holds."""
+    battle = connection.path_params["battle"]
+    token = _bearer(connection)
+    if token is None:
+        raise NotAuthorizedException("a token is needed: Authorization: Bearer TOKEN (or ?token=TOKEN)", headers=ASK)
+    grant = await _stores(connection).run(lambda store: grant_for(store, battle, token))
+    if grant is None:
+        raise NotAuthorizedException(f"this token does not open battle {battle!r}", headers=ASK)
     if handler.opt.get("writes") and grant.role == "spectator":  # type: ignore[attr-defined]
         raise PermissionDeniedException("a spectator's token reads and follows the battle; it records nothing")
     connection.state.grant = grant
-
-
-def _grant(battle: str, token: str | None, store: EventStore) -> Grant:
-    # A token that opens the battle says it exists: the store is asked whether it does only when
-    # none does, to answer 404 rather than 401 (one query less a request, on a store far away).
-    grant = grant_for(store, battle, token) if token is not None else None
-    if grant is not None:
-        return grant
-    if not store.last_seq(battle):
-        raise NotFoundException(f"battle: no battle {battle!r} in this store")
-    if token is None:
-        raise NotAuthorizedException("a token is needed: Authorization: Bearer TOKEN (or ?token=TOKEN)")
-    raise NotAuthorizedException(f"this token does not open battle {battle!r}")
 
 
 def creator_token(connection: ASGIConnection, handler: BaseRouteHandler) -> None:
@@ -140,9 +161,16 @@ def creator_token(connection: ASGIConnection, handler: BaseRouteHandler) -> None
         return
     given = _bearer(connection)
     if given is None:
-        raise NotAuthorizedException("this server needs its creation token to create a battle")
+        raise NotAuthorizedException("this server needs its creation token to create a battle", headers=ASK)
     if not hmac.compare_digest(given.encode(), required.encode()):
         raise PermissionDeniedException("this is not the server's creation token")
+
+
+# -- what the OpenAPI document says of who may call and what may go wrong --------------------------
+TOKEN: list[dict[str, list[str]]] = [{"bearer": []}, {"token": []}]  # a battle's token, either way
+CREATOR: list[dict[str, list[str]]] = [{}, {"bearer": []}]  # none, or the server's --create-token
+AT_A_POINT = problem_responses(400, 401, 404, 422)  # a point or resume point may be refused (422)
+READS = problem_responses(400, 401)  # 400: Litestar's own, for a path it cannot read
 
 
 # -- writes ---------------------------------------------------------------------------------------
@@ -151,7 +179,14 @@ def _fed(recorded: list[Recorded], fold: Replay) -> list[FeedItem]:
     return [feed_item(r.stored, r.caused, ruleset) for r in recorded]  # type: ignore[arg-type]
 
 
-@post("/battles", guards=[creator_token], status_code=201, tags=["battles"])
+@post(
+    "/battles",
+    guards=[creator_token],
+    status_code=201,
+    tags=["battles"],
+    security=CREATOR,
+    responses=problem_responses(400, 401, 403, 409, 413, 422),
+)
 async def create_battle(data: JSONBody[CreateBattle], state: State) -> BattleCreated:
     """Create a battle: its first event and its units. The answer holds the battle's tokens, once."""
 
@@ -165,9 +200,31 @@ async def create_battle(data: JSONBody[CreateBattle], state: State) -> BattleCre
     return created  # type: ignore[return-value]
 
 
-@post("/battles/{battle:str}/events", guards=[battle_token], opt={"writes": True}, status_code=201, tags=["battles"])
+# A write to a battle's log: a token that may write to it, 201 with what the log now holds, and the
+# refusals any write may meet.
+def writes(path: str) -> Callable[[AnyCallable], HTTPRouteHandler]:
+    return post(
+        path,
+        guards=[battle_token],
+        opt={"writes": True},
+        status_code=201,
+        tags=["battles"],
+        security=TOKEN,
+        responses=problem_responses(400, 401, 403, 404, 409, 413, 422),
+    )
+
+
+async def _written(state: State, battle: str, work: Callable[[EventStore], list[FeedItem]]) -> list[FeedItem]:
+    """Carry out `work` on the store's thread, then wake the battle's followers (once it is done: an
+    announcement from the database meanwhile waits for it, `Hub.writing`)."""
+    with state.hub.writing(battle):
+        appended = await state.stores.run(work)
+    return appended  # type: ignore[no-any-return]
+
+
+@writes("/battles/{battle:str}/events")
 async def append_events(
-    battle: BattleId, data: JSONBody[AppendEvents], request: Request, state: State
+    battle: BattlePath, data: JSONBody[AppendEvents], request: Request, state: State
 ) -> list[FeedItem]:
     """Append events, all or none, if the log still ends at `expected_seq` (409 if not)."""
     grant: Grant = request.state.grant
@@ -177,13 +234,11 @@ async def append_events(
             check_may_append(grant, fold.state(), data.events)
             return _fed(record_on(store, fold, data.events, expected_seq=data.expected_seq), fold)
 
-    with state.hub.writing(battle):
-        appended = await state.stores.run(work)
-    return appended  # type: ignore[return-value]
+    return await _written(state, battle, work)
 
 
-@post("/battles/{battle:str}/roll", guards=[battle_token], opt={"writes": True}, status_code=201, tags=["battles"])
-async def roll_dice(battle: BattleId, data: JSONBody[RollDice], request: Request, state: State) -> list[FeedItem]:
+@writes("/battles/{battle:str}/roll")
+async def roll_dice(battle: BattlePath, data: JSONBody[RollDice], request: Request, state: State) -> list[FeedItem]:
     """The engine rolls a due test's dice and records them (dice policy `engine` or `either`)."""
     grant: Grant = request.state.grant
 
@@ -192,12 +247,36 @@ async def roll_dice(battle: BattleId, data: JSONBody[RollDice], request: Request
             check_own_unit(grant, fold.state(), data.unit)
             return _fed(roll_for(store, fold, data.unit, data.test, expected_seq=data.expected_seq), fold)
 
-    with state.hub.writing(battle):
-        rolled = await state.stores.run(work)
-    return rolled  # type: ignore[return-value]
+    return await _written(state, battle, work)
+
+
+@writes("/battles/{battle:str}/next-phase")
+async def next_phase(battle: BattlePath, data: JSONBody[NextPhase], request: Request, state: State) -> list[FeedItem]:
+    """End the phase in progress or start the next one, in the ruleset's order (the referee's)."""
+    grant: Grant = request.state.grant
+
+    def work(store: EventStore) -> list[FeedItem]:
+        with state.folds.current(store, battle) as fold:
+            event = clock_event(fold)
+            check_may_append(grant, fold.state(), [event])
+            return _fed(record_on(store, fold, [event], expected_seq=data.expected_seq), fold)
+
+    return await _written(state, battle, work)
 
 
 # -- reads ------------------------------------------------------------------------------------------
+@get("/battles", tags=["battles"], security=TOKEN, responses=problem_responses(401))
+async def list_battles(request: Request, state: State) -> list[Visible]:
+    """The battles this token opens, each with the token's role there (a 401 for a token that opens none)."""
+    token = _bearer(request)
+    if token is None:
+        raise NotAuthorizedException("a token is needed: Authorization: Bearer TOKEN (or ?token=TOKEN)", headers=ASK)
+    visible = await state.stores.run(lambda store: visible_battles(store, token))
+    if not visible:
+        raise NotAuthorizedException("this token opens no battle in this store", headers=ASK)
+    return visible  # type: ignore[return-value]
+
+
 class TimelineView(msgspec.Struct, frozen=True, kw_only=True):
     last: int  # the last event's seq
     marks: list[Mark]  # where each phase starts
@@ -208,33 +287,51 @@ def _at(battle: str, events: list, at: str | None) -> int | None:
     return None if at is None else Timeline(battle, events).point(at).seq
 
 
-@get("/battles/{battle:str}/board", guards=[battle_token], tags=["battles"])
-async def status_board(battle: BattleId, state: State, at: At = None) -> Board:
+def _seq_at(store: EventStore, battle: str, at: str | None) -> int:
+    """The seq a point names, the log read only where the point names a phase (`end:2/orks`)."""
+    last = store.last_seq(battle)
+    if at is None:
+        return last
+    seq = whole_number(at)
+    if seq is not None:
+        if not 1 <= seq <= last:  # as Timeline.point says it
+            raise Refusal(f"there is no event {seq} (the log runs from 1 to {last})", field="point")
+        return seq
+    return Timeline(battle, store.read(battle)).point(at).seq
+
+
+@get("/battles/{battle:str}/board", guards=[battle_token], tags=["battles"], security=TOKEN, responses=AT_A_POINT)
+async def status_board(battle: BattlePath, state: State, at: At = None) -> Board:
     """Every unit's state, models, restrictions and tests due; `?at=POINT`: as it stood then."""
 
     def work(store: EventStore) -> Board:
-        if at is not None:
-            return board(battle_at(store, battle, _at(battle, list(store.read(battle)), at)))  # type: ignore[arg-type]
+        if at is not None or not state.folds.holds(battle):
+            # From the nearest snapshot: a long battle's first board waits for no full replay.
+            return board(battle_at(store, battle, _seq_at(store, battle, at)))
         with state.folds.current(store, battle) as fold:  # the view is built before a writer moves it
             return board(fold.state())
 
     return await state.stores.run(work)  # type: ignore[return-value]
 
 
-@get("/battles/{battle:str}/due", guards=[battle_token], tags=["battles"])
-async def due(battle: BattleId, state: State, at: At = None) -> list[DueView]:
+@get("/battles/{battle:str}/due", guards=[battle_token], tags=["battles"], security=TOKEN, responses=AT_A_POINT)
+async def due(battle: BattlePath, state: State, at: At = None) -> list[DueView]:
     """The tests due, the number needed, the modifiers, why, and the exact odds of each result."""
 
     def work(store: EventStore) -> list[DueView]:
-        events = list(store.read(battle))
-        seq = _at(battle, events, at)
-        return due_tests(battle_at(store, battle, seq if seq is not None else events[-1].seq))
+        return due_tests(battle_at(store, battle, _seq_at(store, battle, at)))
 
     return await state.stores.run(work)  # type: ignore[return-value]
 
 
-@get("/battles/{battle:str}/explain/{unit:str}", guards=[battle_token], tags=["battles"])
-async def explain_unit(battle: BattleId, unit: FromPath[str], state: State, at: At = None) -> Explanation:
+@get(
+    "/battles/{battle:str}/explain/{unit:str}",
+    guards=[battle_token],
+    tags=["battles"],
+    security=TOKEN,
+    responses=AT_A_POINT,
+)
+async def explain_unit(battle: BattlePath, unit: FromPath[str], state: State, at: At = None) -> Explanation:
     """Every test the unit took and every change to it, each with its rule ID (at `?at=POINT`, or now)."""
 
     def work(store: EventStore) -> Explanation:
@@ -244,8 +341,8 @@ async def explain_unit(battle: BattleId, unit: FromPath[str], state: State, at: 
     return await state.stores.run(work)  # type: ignore[return-value]
 
 
-@get("/battles/{battle:str}/diff", guards=[battle_token], tags=["battles"])
-async def diff(battle: BattleId, state: State, before: FromQuery[str], after: FromQuery[str] = "end") -> Diff:
+@get("/battles/{battle:str}/diff", guards=[battle_token], tags=["battles"], security=TOKEN, responses=AT_A_POINT)
+async def diff(battle: BattlePath, state: State, before: FromQuery[str], after: FromQuery[str] = "end") -> Diff:
     """What changed between two points, unit by unit, and the steps that changed it."""
 
     def work(store: EventStore) -> Diff:
@@ -255,14 +352,31 @@ async def diff(battle: BattleId, state: State, before: FromQuery[str], after: Fr
     return await state.stores.run(work)  # type: ignore[return-value]
 
 
-@get("/battles/{battle:str}/log", guards=[battle_token], tags=["battles"])
-async def log(battle: BattleId, state: State) -> list[LogRow]:
-    """Every stored event with its hash link and what it says in words."""
-    return await state.stores.run(lambda store: log_rows(battle, store.read(battle)))  # type: ignore[return-value]
+Limit = Annotated[int | None, QueryParameter(name="limit", ge=1, le=LAST_SEQ, description="at most this many events")]
 
 
-@get("/battles/{battle:str}/timeline", guards=[battle_token], tags=["battles"])
-async def battle_timeline(battle: BattleId, state: State) -> TimelineView:
+@get("/battles/{battle:str}/log", guards=[battle_token], tags=["battles"], security=TOKEN, responses=READS)
+async def log(battle: BattlePath, state: State, after: After = None, limit: Limit = None) -> list[LogRow]:
+    """Every stored event with its hash link and what it says in words; `?after=SEQ&limit=N`: a page
+    (read from the nearest snapshot, so the last page of a long battle comes at once)."""
+
+    def work(store: EventStore) -> list[LogRow]:
+        start = after or 0
+        events = store.read(battle, after_seq=start)
+        page = list(events if limit is None else islice(events, limit))
+        if start:
+            try:
+                return log_rows(battle, page, battle_at(store, battle, start), start)
+            except Refusal:  # a retraction in the page: the log is read from the start
+                pass
+        rows = log_rows(battle, store.read(battle))
+        return [row for row in rows if row.seq > start][: limit or None]
+
+    return await state.stores.run(work)  # type: ignore[return-value]
+
+
+@get("/battles/{battle:str}/timeline", guards=[battle_token], tags=["battles"], security=TOKEN, responses=READS)
+async def battle_timeline(battle: BattlePath, state: State) -> TimelineView:
     """Where each phase starts: the marks the viewer scrubs through."""
 
     def work(store: EventStore) -> TimelineView:
@@ -274,14 +388,20 @@ async def battle_timeline(battle: BattleId, state: State) -> TimelineView:
 
 # -- the feed ---------------------------------------------------------------------------------------
 def _resume_point(request: Request, after: int | None) -> int:
-    """Last-Event-ID wins: a browser reconnecting sends it with the URL it first opened, whose
-    `?after=` is older news."""
-    last_seen = request.headers.get("last-event-id", "").strip()
+    return resume_after(request.headers.get("last-event-id", ""), after)
+
+
+def resume_after(last_event_id: str, after: int | None) -> int:
+    """Where a follower resumes. Last-Event-ID wins: a browser reconnecting sends it with the URL it
+    first opened, whose `?after=` is older news. The header is any bytes a client sends (read as
+    Latin-1), so only a sequence number in ASCII digits is one."""
+    last_seen = last_event_id.strip()
     if not last_seen:
         return after or 0
-    if not last_seen.isdigit():
+    seq = whole_number(last_seen)
+    if seq is None:
         raise Refusal("Last-Event-ID must be a sequence number", field="Last-Event-ID")
-    return int(last_seen)
+    return seq
 
 
 _NO_BUFFERING = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
@@ -311,16 +431,30 @@ async def _feed(request: Request, battle: str, after: int, form: live.Format, ke
     return streaming.StreamResponse(form.media_type, follow if keep_following else export, _NO_BUFFERING)
 
 
-@get("/battles/{battle:str}/feed", guards=[battle_token], tags=["feed"], media_type="text/event-stream")
-async def feed_sse(battle: BattleId, request: Request, after: After = None) -> ASGIApp:
+@get(
+    "/battles/{battle:str}/feed",
+    guards=[battle_token],
+    tags=["feed"],
+    media_type="text/event-stream",
+    security=TOKEN,
+    responses=AT_A_POINT,
+)
+async def feed_sse(battle: BattlePath, request: Request, after: After = None) -> ASGIApp:
     """Server-Sent Events: one message per stored event with what it caused, `id:` = its seq.
     Resumes after `Last-Event-ID` (or `?after=SEQ`); heartbeats are comments."""
     return await _feed(request, battle, _resume_point(request, after), live.SSE, keep_following=True)
 
 
-@get("/battles/{battle:str}/feed.ndjson", guards=[battle_token], tags=["feed"], media_type="application/x-ndjson")
+@get(
+    "/battles/{battle:str}/feed.ndjson",
+    guards=[battle_token],
+    tags=["feed"],
+    media_type="application/x-ndjson",
+    security=TOKEN,
+    responses=AT_A_POINT,
+)
 async def feed_ndjson(
-    battle: BattleId,
+    battle: BattlePath,
     request: Request,
     after: After = None,
     follow: FromQuery[bool] = True,
@@ -336,7 +470,59 @@ async def schema_of_feed() -> dict[str, Any]:
     return feed_schema()
 
 
-# -- the viewer ------------------------------------------------------------------------------------
+# -- the rulesets' words ----------------------------------------------------------------------------
+class Caller(msgspec.Struct, frozen=True, kw_only=True):
+    role: str  # referee, player or spectator
+    side: str = ""  # a player's side
+
+
+class BattleVocabulary(msgspec.Struct, frozen=True, kw_only=True):
+    battle: str
+    name: str
+    sides: tuple[str, ...]
+    dice_policy: str
+    engine_rolls: bool  # the engine may roll this battle's dice (POST .../roll)
+    caller: Caller  # what the token used may do
+    vocabulary: Vocabulary
+
+
+@get("/rulesets", tags=["rulesets"], responses=problem_responses(400))
+async def ruleset_list() -> list[RulesetListed]:
+    """The rulesets this engine knows."""
+    return listed()
+
+
+@get("/rulesets/{ruleset:str}/{version:str}", tags=["rulesets"], cache=3600, responses=problem_responses(400, 422))
+async def ruleset_vocabulary(ruleset: FromPath[str], version: FromPath[str]) -> Vocabulary:
+    """A ruleset's vocabulary: phases, states in its words, tests, facts (with the kind of value each
+    takes), decisions, causes, profile fields, and the words of every clause it cites."""
+    return vocabulary_of(ruleset, version)
+
+
+@get("/battles/{battle:str}/vocabulary", guards=[battle_token], tags=["battles"], security=TOKEN, responses=READS)
+async def battle_vocabulary(battle: BattlePath, request: Request, state: State) -> BattleVocabulary:
+    """The battle's ruleset vocabulary, its sides and dice, and what the caller's token may do."""
+    grant: Grant = request.state.grant
+
+    def work(store: EventStore) -> BattleVocabulary:
+        started = next(store.read(battle)).event
+        if not isinstance(started, BattleStarted):
+            raise Refusal(f"battle {battle!r} does not begin with battle_started", field="battle")
+        engine = started.dice_policy != "table" and store.dice_secret(battle) is not None
+        return BattleVocabulary(
+            battle=battle,
+            name=started.name,
+            sides=started.sides,
+            dice_policy=started.dice_policy,
+            engine_rolls=engine,
+            caller=Caller(role=grant.role, side=grant.side),
+            vocabulary=vocabulary_of(started.ruleset, started.ruleset_version),
+        )
+
+    return await state.stores.run(work)  # type: ignore[return-value]
+
+
+# -- the console (the viewer) ------------------------------------------------------------------------
 @get("/", include_in_schema=False)
 async def home() -> Redirect:
     return Redirect("/view")
@@ -344,7 +530,7 @@ async def home() -> Redirect:
 
 @get("/view", include_in_schema=False)
 async def viewer() -> File:
-    return File(STATIC / "viewer.html", content_disposition_type="inline", media_type="text/html")
+    return File(STATIC / "console.html", content_disposition_type="inline", media_type="text/html")
 
 
 @get("/health", tags=["server"])
@@ -353,33 +539,43 @@ async def health() -> dict[str, str]:
 
 
 # -- errors ----------------------------------------------------------------------------------------
-def _error(status: int, exc: Exception, **extra: object) -> Response:
-    body = {"status_code": status, "detail": str(exc), "extra": {k: v for k, v in extra.items() if v is not None}}
-    return Response(body, status_code=status)
-
-
-EXCEPTION_HANDLERS = {
-    Refusal: lambda _, exc: _error(422, exc, rule=exc.rule, field=exc.field),
-    MalformedEvent: lambda _, exc: _error(400, exc),
-    ConflictError: lambda _, exc: _error(409, exc, expected_seq=exc.expected_seq, actual_seq=exc.actual_seq),
-    # A 409 like any lost race: whether the other writer created it a minute or a millisecond ago,
-    # the battle is not this client's to create.
-    BattleExists: lambda _, exc: _error(409, exc, field=exc.field),
-    UnknownBattle: lambda _, exc: _error(404, exc),
-    # The database went away mid-request (PostgreSQL restarting): the client may try again.
-    StoreUnavailable: lambda _, exc: _error(503, exc),
-    Forbidden: lambda _, exc: _error(403, exc, field=exc.field),
-}
-
-
 logger = logging.getLogger("morale.server")
+_ANSWERS = tuple(kind for kind in EXCEPTION_HANDLERS if isinstance(kind, type))  # refusals, not failures
 
 
 async def log_unexpected(exc: Exception, scope: object) -> None:
     """Refusals are answers, not incidents; anything else is a bug worth a traceback in the log."""
-    if isinstance(exc, (HTTPException, *EXCEPTION_HANDLERS)):
+    if isinstance(exc, _ANSWERS):
         return
     logger.error("unexpected error while serving a request", exc_info=exc)
+
+
+# Who may call: a battle's token as a Bearer header, or as ?token= where no header can be set.
+SECURITY_SCHEMES = {
+    "bearer": SecurityScheme(
+        type="http", scheme="bearer", description="A battle's token (referee, a side's player, spectator)"
+    ),
+    "token": SecurityScheme(
+        type="apiKey",
+        name="token",
+        security_scheme_in="query",
+        description="The same token in the query, where a header cannot be set (a browser's EventSource)",
+    ),
+}
+
+
+# The API's description at /schema, drawn by Redoc from the copy this package ships (static/vendor):
+# no page the server gives loads anything from elsewhere, so it works offline.
+OPENAPI = OpenAPIConfig(
+    title="morale",
+    version="1",
+    description=__doc__,
+    path="/schema",
+    components=Components(security_schemes=SECURITY_SCHEMES),  # type: ignore[arg-type]
+    render_plugins=[
+        RedocRenderPlugin(js_url="/static/vendor/redoc.standalone.js", google_fonts=False, favicon="", path="/"),
+    ],
+)
 
 
 def create_app(db: str | Path, settings: Settings | None = None) -> Litestar:
@@ -392,8 +588,13 @@ def create_app(db: str | Path, settings: Settings | None = None) -> Litestar:
     return Litestar(
         route_handlers=[
             create_battle,
+            list_battles,
             append_events,
             roll_dice,
+            next_phase,
+            ruleset_list,
+            ruleset_vocabulary,
+            battle_vocabulary,
             status_board,
             due,
             explain_unit,
@@ -411,6 +612,7 @@ def create_app(db: str | Path, settings: Settings | None = None) -> Litestar:
         state=State({"stores": stores, "hub": hub, "folds": Folds(), "settings": settings}),
         exception_handlers=EXCEPTION_HANDLERS,  # type: ignore[arg-type]
         request_max_body_size=settings.max_body_bytes,
+        before_request=read_body,
         cors_config=CORSConfig(allow_origins=list(settings.allow_origins)) if settings.allow_origins else None,
         lifespan=[listener(stores.announcements(), hub)],
         on_shutdown=[hub.close, stores.close],
@@ -418,5 +620,5 @@ def create_app(db: str | Path, settings: Settings | None = None) -> Litestar:
         # state change of every replay.
         logging_config=LoggingConfig(configure_root_logger=False, log_exceptions="never"),
         after_exception=[log_unexpected],
-        openapi_config=OpenAPIConfig(title="morale", version="1", description=__doc__),
+        openapi_config=OPENAPI,
     )

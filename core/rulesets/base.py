@@ -44,7 +44,7 @@ from ..outcomes import (
     TestNotTaken,
     TestResolved,
 )
-from ..rules import CLAUSES, Refusal, declared
+from ..rules import CLAUSES, Refusal, declared, fact_kinds
 from ..state import Battle, DueTest, Point, Unit
 
 
@@ -94,6 +94,12 @@ class Ruleset:
     unit_types: Mapping[str, object] = {}
     special_rules: Mapping[str, str] = {}  # name -> rule ID that gives it effect
     facts: Mapping[str, str] = {}  # fact -> rule ID that reads it
+    fact_kinds: Mapping[str, str | tuple[str, ...]] = {}  # fact -> the kind of value stated (rules.FACT_KINDS)
+    causes: Mapping[str, str] = {}  # a casualties `cause` the rules read -> the rule ID that reads it
+    # Every test a unit may have due, in the ruleset's words ("Morale test", "Fall Back move"): a
+    # test a ruleset makes due must be named here (`require` refuses to make another one due).
+    tests: Mapping[str, str] = {}
+    combat_reports: bool = True  # False: combat_resolved is refused (the ruleset reads melees otherwise)
     decisions: Mapping[str, str] = {}  # decision -> rule ID that allows it
     parameters: Mapping[str, object] = {}  # house-rule-able numbers, with their defaults
     restrictions: Mapping[str, str] = {}  # restriction -> what it forbids, in the rulebook's words
@@ -135,6 +141,8 @@ class Ruleset:
         # out beside them: the ruleset's modules are imported by now, so every clause is declared.
         self.special_rules = declared(self.id, "special_rule")
         self.facts = declared(self.id, "fact")
+        self.fact_kinds = fact_kinds(self.id)
+        self.causes = declared(self.id, "cause")
         self.decisions = declared(self.id, "decision")
         self.free_decisions = declared(self.id, "free_decision")
         self.once_per_phase = declared(self.id, "once_per_phase")
@@ -315,6 +323,10 @@ class Ruleset:
         """The number a due test's dice must not exceed, where there is one (for the due list)."""
         return None
 
+    def profile_values(self, unit: Unit) -> dict[str, FactValue]:
+        """The unit's profile fields as they stand, for a card ("formation": "column"); {}: none."""
+        return {name: value for name, value in unit.profile.items() if value is not None}  # type: ignore[misc]
+
     def describe_profile(self, unit: Unit) -> str:
         """The unit's profile in a few words for the status board ("column, unformed"); "": none."""
         return ""
@@ -355,6 +367,8 @@ class Ruleset:
         """Make a test due; the ruleset may settle it at once without dice. A test limited to once a
         phase that the unit has already taken is not taken again; a re-roll (`reroll`: the rule that
         grants it) continues the test it re-rolls and is never a second test."""
+        if test not in self.tests:
+            raise ValueError(f"{self.id} makes a {test!r} test due but does not name it in Ruleset.tests")
         limit = "" if reroll else self.once_per_phase.get(test, "")
         if limit and self.taken_this_phase(unit, test):
             yield TestNotTaken(unit=unit.id, rule=limit, caused_by=caused_by, test=test, trigger=rule)

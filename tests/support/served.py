@@ -28,6 +28,27 @@ def creation_body(dice: str = "table") -> dict:
     return {"battle": roster.battle, "started": started, "units": [to_builtins(u) for u in roster.units]}
 
 
+def roster_body(example: str, dice: str | None = None) -> dict:
+    """The creation body of a shipped example (`examples/EXAMPLE/roster.toml`), dice policy changed if given."""
+    roster = load_roster(ROOT / "examples" / example / "roster.toml")
+    started = to_builtins(roster.started) | ({"dice_policy": dice} if dice else {})
+    return {"battle": roster.battle, "started": started, "units": [to_builtins(u) for u in roster.units]}
+
+
+def example_lines(example: str) -> list[dict]:
+    """A shipped example's events (`examples/EXAMPLE/battle.ndjson`) as JSON objects."""
+    text = (ROOT / "examples" / example / "battle.ndjson").read_text()
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def refusal(answer: httpx.Response) -> dict:
+    """What a refusal names (detail, rule, field, expected_seq, actual_seq), read from either error
+    body the server may give: RFC 9457 problem details, or {status_code, detail, extra}."""
+    body = answer.json()
+    extra = body.get("extra") or {}
+    return {key: body.get(key, extra.get(key)) for key in ("detail", "rule", "field", "expected_seq", "actual_seq")}
+
+
 def example_events(count: int | None = None) -> list[dict]:
     lines = [json.loads(line) for line in EXAMPLE_EVENTS.read_text().splitlines() if line.strip()]
     return lines if count is None else lines[:count]

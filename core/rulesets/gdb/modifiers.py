@@ -68,7 +68,7 @@ def losses(battle: Battle, unit: Unit) -> Modifier | None:
     return None
 
 
-@clause("gdb.mod.cover", fact="enemy_in_built_up_area")
+@clause("gdb.mod.cover", fact={"enemy_in_built_up_area": "bool"})
 def cover(battle: Battle, unit: Unit) -> Modifier | None:
     """In buildings or redoubts +2; defending castles and churches +3; not when enemy units are
     inside the same built-up area."""

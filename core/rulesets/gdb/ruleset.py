@@ -67,6 +67,7 @@ from .results import (
 )
 from .tables import BrigadeTable, ResultsTable, read_column
 from .triggers import (
+    MELEE_RESULTS,
     friend_routing,
     lost_three_figures,
     may_not_rally,
@@ -85,7 +86,6 @@ from .triggers import (
 # Morale phase's tests are being rolled (`plan_morale_phase`).
 STANDING_FACTS = ("within_15cm", "beyond_15cm", "enemy_in_charge_range", "in_melee", "enemy_in_built_up_area")
 BOOL_FACTS = ("enemy_in_charge_range", "in_melee", "enemy_in_built_up_area", "contact_with_enemy")
-MELEE_RESULTS = ("carry_on", "halt", "waver", "retreat", "rout")
 
 RESTRICTIONS = {
     "no_melee": "acts as the player wishes but may not start a melee",
@@ -129,6 +129,16 @@ TABLES = {
 }
 
 
+# Every test a unit may have due, in the rulebook's words.
+TESTS = {
+    "charging": "charging test",
+    "charged": "charged test",
+    "morale": "Morale Check Test",
+    "rally": "rally test",
+    "brigade": "Brigade Morale Test",
+}
+
+
 class Gdb(Ruleset):
     id = "gdb"
     version = "1"
@@ -142,6 +152,8 @@ class Gdb(Ruleset):
     changeable = CHANGEABLE
     tables = TABLES
     state_names = STATE_NAMES
+    tests = TESTS
+    combat_reports = False  # melees are read unit by unit (melee_result)
 
     def __init__(self) -> None:
         super().__init__()
@@ -434,7 +446,7 @@ class Gdb(Ruleset):
         else:
             yield from self.interpenetrated(battle, event, seq)
 
-    @clause("gdb.retreat.interpenetrate", fact="interpenetrated")
+    @clause("gdb.retreat.interpenetrate", fact={"interpenetrated": "friend"})
     def interpenetrated(self, battle: Battle, event: TableFactRecorded, seq: int) -> Decided:
         """A friendly unit a retreating unit passes through in the first half of its first retreat
         move becomes unformed (squares and units in redoubts or buildings it goes round)."""
@@ -525,6 +537,9 @@ class Gdb(Ruleset):
                 modifiers = brigade_modifiers(battle, table, side, brigade)
                 yield from self.require(battle, lead, "brigade", brigade_must_test.id, caused_by, modifiers=modifiers)
         yield remember_battle(brigade_must_test.id, (seq,), brigade_tests=[])
+
+    def profile_values(self, unit: Unit) -> dict[str, Any]:
+        return {**super().profile_values(unit), "formation": formation(unit)}
 
     def describe_profile(self, unit: Unit) -> str:
         words = [formation(unit).replace("_", " "), "formed" if unit.profile["formed"] else "unformed"]

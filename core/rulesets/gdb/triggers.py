@@ -18,6 +18,9 @@ from .neighbours import FLEEING, friends_near, heeded_friends_near, ignores
 from .profile import figures_lost, full_strength
 from .results import rally_routing
 
+# What the rulebook's melee table may give a unit (the fact melee_result).
+MELEE_RESULTS = ("carry_on", "halt", "waver", "retreat", "rout")
+
 CHARGE_OR_MELEE = ("charge", "melee")
 
 
@@ -84,7 +87,7 @@ def _routers(battle: Battle, unit: Unit, rule_id: str, routers: list[Unit]) -> t
     return call, skip
 
 
-@clause("gdb.trigger.friend_routing", fact=("within_15cm", "beyond_15cm"))
+@clause("gdb.trigger.friend_routing", fact={"within_15cm": "unit", "beyond_15cm": "unit"})
 def friend_routing(battle: Battle, unit: Unit) -> tuple[Call | None, NotTaken | None]:
     """Within 15 cm of a friendly unit routing as a result of its own actions in this turn's Charge
     or Melee phase."""
@@ -129,7 +132,7 @@ def at_dispersal_point(unit: Unit, seq: int) -> Call | None:
 
 
 # -- rally ------------------------------------------------------------------------------------------
-@clause("gdb.note.no_rally_near_enemy", fact="enemy_in_charge_range")
+@clause("gdb.note.no_rally_near_enemy", fact={"enemy_in_charge_range": "bool"})
 def may_not_rally(battle: Battle, unit: Unit) -> bool:
     """No rally attempt within charge range of an enemy unit (formed or unformed) or in melee; for a
     routing unit this does not use up its one attempt."""
@@ -157,7 +160,7 @@ def rally_call(battle: Battle, unit: Unit, seq: int) -> tuple[Call | None, NotTa
 
 
 # -- the phase ------------------------------------------------------------------------------------
-@clause("gdb.note.melee", fact=("in_melee", "melee_result"))
+@clause("gdb.note.melee", fact={"in_melee": "bool", "melee_result": MELEE_RESULTS})
 def melee_result_stands(battle: Battle, unit: Unit) -> bool:
     """A unit in melee, or overrun as a result of melee, takes no Morale-phase test."""
     return in_melee(battle, unit)

@@ -103,7 +103,7 @@ def panic_test(unit: Unit, due: DueTest, dice: tuple[int, ...], target: int) -> 
     return leadership_result(unit, due, dice, target, rule=panic_test.id)
 
 
-@clause("wfb8.panic.exempt", fact="in_close_combat")  # value: an enemy now in base contact, or false
+@clause("wfb8.panic.exempt", fact={"in_close_combat": "enemy_or_false"})  # an enemy now in base contact, or false
 def panic_exemption(unit: Unit) -> str:
     """No Panic test for a unit (1) in close combat, where Break tests govern it, or (2) fleeing. The third
     case, (3) a unit that has already tested this phase, is ONE_PANIC_TEST_A_PHASE. Returns why, or ""."""
@@ -135,6 +135,7 @@ def heavy_casualties(unit: Unit, threshold_percent: int) -> bool:
 
 @clause(
     "wfb8.panic.stand_and_shoot",
+    cause=STAND_AND_SHOOT,
     phrase="panics under the Stand and Shoot and flees, back out of the shooters' range",
 )
 def from_stand_and_shoot(event: CasualtiesSuffered) -> bool:
@@ -174,7 +175,7 @@ def rallies_only_on_double_one(unit: Unit, threshold_percent: int) -> bool:
 @clause(
     "wfb8.hold_your_ground",
     special_rule="battle_standard_bearer",
-    fact="near_battle_standard",  # value: true or false, as measured
+    fact={"near_battle_standard": "bool"},  # true or false, as measured
 )
 def hold_your_ground(battle: Battle, unit: Unit) -> bool:
     """Units within 12 inches of their Battle Standard Bearer re-roll failed Ld tests, unless the bearer flees."""
@@ -184,6 +185,10 @@ def hold_your_ground(battle: Battle, unit: Unit) -> bool:
     if bearer is None or bearer.state == "falling_back":
         return False
     return bearer is unit or unit.notes.get("near_battle_standard") is True
+
+
+# Every test a unit may have due, in the rulebook's words.
+TESTS = {"panic": "Panic test", "break": "Break test", "rally": "Rally test", "flee": "Flee roll"}
 
 
 class Wfb8(Ruleset):
@@ -197,6 +202,7 @@ class Wfb8(Ruleset):
     restrictions = RESTRICTIONS
     state_names = STATE_NAMES
     combat_detail = frozenset({"ranks", "unit_bonus", "left_combat"})
+    tests = TESTS
 
     def check_unit(self, battle: Battle, event: UnitJoined) -> None:
         super().check_unit(battle, event)
@@ -310,17 +316,17 @@ class Wfb8(Ruleset):
             return self.out_of_combat(battle, unit, (seq,))
         return self.locked_in_combat(battle, unit, battle.units[str(event.value)], (seq,))
 
-    @clause("wfb8.panic.friend_destroyed", fact="friend_destroyed_within_6")  # value: the friend destroyed
+    @clause("wfb8.panic.friend_destroyed", fact={"friend_destroyed_within_6": "friend"})
     def friend_destroyed(self, battle: Battle, unit: Unit, seq: int) -> Decided:
         """A friendly unit destroyed within 6 inches: Panic test."""
         return self.panic(battle, unit, self.friend_destroyed.id, (seq,))
 
-    @clause("wfb8.panic.friend_breaks", fact="friend_broke_within_6")  # value: the friend that broke
+    @clause("wfb8.panic.friend_breaks", fact={"friend_broke_within_6": "friend"})
     def friend_breaks(self, battle: Battle, unit: Unit, seq: int) -> Decided:
         """A friendly unit breaking from combat within 6 inches (measured before it flees): Panic test."""
         return self.panic(battle, unit, self.friend_breaks.id, (seq,))
 
-    @clause("wfb8.panic.fled_through", fact="friend_fled_through")  # value: the fleeing friend
+    @clause("wfb8.panic.fled_through", fact={"friend_fled_through": "friend"})
     def fled_through(self, battle: Battle, unit: Unit, seq: int) -> Decided:
         """Friends fleeing through the unit: Panic test, after the move."""
         return self.panic(battle, unit, self.fled_through.id, (seq,))

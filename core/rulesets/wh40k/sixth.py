@@ -162,6 +162,16 @@ def regrouped_restrictions(battle: Battle, unit: Unit, caused_by: tuple[int, ...
         yield WH40K6.restrict(battle, unit, "regrouped_this_turn", regrouped_restrictions.id, end, caused_by)
 
 
+# Every test a unit may have due, in the rulebook's words.
+TESTS = {
+    "morale": "Morale test",
+    "pinning": "Pinning test",
+    "regroup": "Regroup test",
+    "fall_back": "Fall Back move",
+    "sweeping_advance": "Sweeping Advance",
+}
+
+
 class Wh40k6(FortyK):
     id = "wh40k6"
     version = "1"
@@ -170,6 +180,7 @@ class Wh40k6(FortyK):
     unit_types = FALL_BACK_DICE
     parameters = PARAMETERS
     restrictions = RESTRICTIONS
+    tests = TESTS
 
     def check_unit(self, battle: Battle, event: UnitJoined) -> None:
         super().check_unit(battle, event)

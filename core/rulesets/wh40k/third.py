@@ -217,6 +217,10 @@ def _inches(value: float) -> int | float:
     return int(value) if value == int(value) else value
 
 
+# Every test a unit may have due, in the rulebook's words.
+TESTS = {"morale": "Morale test", "pinning": "Pinning test", "regroup": "Regroup test", "fall_back": "Fall Back move"}
+
+
 class Wh40k3(FortyK):
     id = "wh40k3"
     version = "1"
@@ -226,6 +230,7 @@ class Wh40k3(FortyK):
     parameters = PARAMETERS
     restrictions = RESTRICTIONS
     profile_type = Wh40k3Profile
+    tests = TESTS
 
     def check_house_rules(self, house_rules: Mapping[str, object]) -> None:
         super().check_house_rules(house_rules)
@@ -421,7 +426,7 @@ class Wh40k3(FortyK):
         else:
             yield self.restate(due, fact, event.value, (seq,))  # a fact about the Fall Back roll to come
 
-    @clause("wh40k3.trigger.tank_shock", fact="tank_shocked")  # value: the enemy tank's unit id
+    @clause("wh40k3.trigger.tank_shock", fact={"tank_shocked": "enemy"})  # value: the enemy tank's unit id
     def tank_shock(self, battle: Battle, unit: Unit, seq: int) -> Decided:
         """A unit reached by an enemy tank in that tank's Movement phase tests after the tank's move."""
         return self._morale_test_due(battle, unit, self.tank_shock.id, (seq,))
@@ -583,7 +588,7 @@ class Wh40k3(FortyK):
 
     @clause(
         "wh40k3.crossfire",
-        fact="enemy_in_corridor",  # value: inches to the nearest such enemy model
+        fact={"enemy_in_corridor": "number"},  # value: inches to the nearest such enemy model
         phrase="is caught in the crossfire and removed from the battlefield",
     )
     def crossfire(

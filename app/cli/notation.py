@@ -1,0 +1,138 @@
+"""`morale notation`: a battle as text a person can type and read back (export), and such text
+checked and loaded into a store (import), or compared with a stored battle (--verify-against)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.text import Text
+
+from morale.core.rules import Refusal
+from morale.events.codec import MalformedEvent, battle_id, encode
+from morale.events.locate import is_database_url, shown
+from morale.events.store import StoreUnavailable, UnknownBattle, check_not_foreign
+
+from ..notation.check import Comparison, check, compare, with_dice_secret, write_checked
+from ..notation.reader import read
+from ..notation.syntax import grammar
+from ..notation.writer import write
+from ..service import load
+from .base import DEFAULT_DB, BattleArg, Db, Json, ToStdout, app, emit_json, open_store, out, refusals
+
+EXIT_DIFFERENT = 1
+
+notation = typer.Typer(
+    no_args_is_help=True,
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+app.add_typer(notation, name="notation")
+
+
+@notation.callback()
+def _notation() -> None:
+    """The battle notation: a battle as text to type, read, share and load back (export, import, grammar)."""
+
+
+@notation.command("export")
+def export_command(
+    battle: BattleArg,
+    output: ToStdout = None,
+    db: Db = DEFAULT_DB,
+) -> None:
+    """The battle in notation: its header, then a line per event under turn and phase headings."""
+    with refusals():
+        store = open_store(db)
+        load(store, battle)
+        text = write(battle, (stored.event for stored in store.read(battle)))
+        if output is None:
+            sys.stdout.write(text)
+            return
+        try:
+            output.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise MalformedEvent(f"--out {output}: {exc.strerror}") from None
+
+
+@notation.command("import")
+def import_command(
+    file: Annotated[Path, typer.Argument(help="A battle in notation; - for stdin.")],
+    battle: Annotated[str | None, typer.Option(help="The battle's id (default: the notation's [Battle]).")] = None,
+    verify_against: Annotated[
+        str | None,
+        typer.Option("--verify-against", help="Write nothing: compare, event by event, with this store's battle."),
+    ] = None,
+    db: Db = DEFAULT_DB,
+    as_json: Json = False,
+) -> None:
+    """Load a battle written in notation: every line is read and every event checked by the referee
+    first; an error names the line and column, and nothing is written. With --verify-against, say
+    whether a store's battle has the same events (exit 1 names the first that differs)."""
+    with refusals(as_json):
+        if verify_against is None and not is_database_url(db):
+            check_not_foreign(Path(db))  # a --db that cannot be a store is refused before the file is read
+        if battle is not None:
+            battle_id(battle)  # an id given is held to the limits, "" included (not the header's instead)
+        text = _read(file)
+        base = Path.cwd() if str(file) == "-" else file.parent
+        notation, secret = read(text, str(file), base, battle), None
+        if verify_against is None:
+            notation, secret = with_dice_secret(notation)
+        checked = check(notation, str(file))
+        if verify_against is not None:
+            try:
+                store = open_store(verify_against)
+            except StoreUnavailable as exc:
+                raise Refusal(f"{exc.path}: {exc.reason}", field="--verify-against") from None
+            if not store.last_seq(checked.battle):
+                raise UnknownBattle(checked.battle)
+            comparison = compare(checked, list(store.read(checked.battle)))
+        else:
+            done = write_checked(open_store(db, create=True), checked, secret)
+    if verify_against is not None:
+        _print_comparison(comparison, verify_against, as_json)
+        if not comparison.ok:
+            raise typer.Exit(EXIT_DIFFERENT)
+    elif as_json:
+        emit_json({"battle": done.battle, "events": done.events, "head": done.head})
+    else:
+        said = Text("Imported battle ") + Text(done.battle, style="bold")
+        out.print(said + Text(f": {done.events} events, head {done.head}."))
+
+
+@notation.command("grammar")
+def grammar_command() -> None:
+    """The notation's grammar (lark), as this engine reads it."""
+    sys.stdout.write(grammar())
+
+
+def _read(file: Path) -> str:
+    try:
+        data = sys.stdin.buffer.read() if str(file) == "-" else file.read_bytes()
+        return data.decode("utf-8")
+    except OSError as exc:
+        raise MalformedEvent(f"{file}: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise MalformedEvent(f"{file}: not UTF-8 text (byte {exc.start})") from None
+
+
+def _print_comparison(comparison: Comparison, against: str, as_json: bool) -> None:
+    if as_json:
+        emit_json(comparison)
+        return
+    name = comparison.battle
+    if comparison.ok:
+        out.print(
+            f"{name}: the same {comparison.events} events as in {shown(against)} (head {comparison.head})", markup=False
+        )
+        return
+    first = comparison.first_difference
+    assert first is not None
+    where = f" (line {first.line})" if first.line is not None else ""
+    out.print(f"{name}: differs from {shown(against)} at event {first.seq}{where}", markup=False)
+    for label, event in (("notation", first.notation), ("store", first.stored)):
+        text = encode(event).decode() if event is not None else "(no such event)"
+        out.print(f"  {label}: {text}", markup=False)

@@ -1,0 +1,132 @@
+"""Every refusal over HTTP in one shape: RFC 9457 problem details, `application/problem+json`.
+
+`type` says what kind of problem it is (a client tells them apart by it, never by the words),
+`title` says that kind in words, `status` is the HTTP status and `detail` this occurrence, the same
+line the CLI prints. Where known, `field` names the field refused ("events[0].dice[1]", "point"),
+`rule` the rule ID that refused it, and a 409 gives the `expected_seq` the client sent and the
+`actual_seq` the log ends at. The OpenAPI document declares this shape on every operation for each
+status it can answer with (`responses`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from http import HTTPStatus
+from typing import Any
+
+import msgspec
+from litestar import Request, Response
+from litestar.exceptions import HTTPException, ValidationException
+from litestar.openapi import ResponseSpec
+from msgspec import UNSET, UnsetType
+
+from morale.core.rules import Refusal
+from morale.events.codec import MalformedEvent
+from morale.events.store import ConflictError, StoreUnavailable, UnknownBattle
+
+from ..access import Forbidden
+
+MEDIA_TYPE = "application/problem+json"
+_PREFIX = "urn:morale:problem:"
+
+# The kinds of problem morale answers with, by status: (type, title).
+KINDS: dict[int, tuple[str, str]] = {
+    400: (f"{_PREFIX}malformed", "The input is malformed"),
+    401: (f"{_PREFIX}token", "A token of this battle is needed"),
+    403: (f"{_PREFIX}forbidden", "This token's role may not do that"),
+    404: ("about:blank", "Not Found"),
+    405: ("about:blank", "Method Not Allowed"),
+    409: (f"{_PREFIX}conflict", "The log has moved on since the client read it"),
+    413: (f"{_PREFIX}too-large", "The request body is too large"),
+    422: (f"{_PREFIX}refused", "The rules refuse it"),
+    500: ("about:blank", "Internal Server Error"),
+    503: (f"{_PREFIX}unavailable", "The store does not answer now"),
+}
+
+
+class Problem(msgspec.Struct, frozen=True, kw_only=True):
+    """RFC 9457 problem details, as morale sends every refusal."""
+
+    type: str  # urn:morale:problem:malformed, token, forbidden, conflict, too-large, refused, unavailable, ...
+    title: str
+    status: int
+    detail: str
+    # Present where known, never null (UNSET: left out of the JSON and not required by the schema).
+    field: str | UnsetType = UNSET  # the field refused, as a path: "events[0].dice[1]", "point", "Last-Event-ID"
+    rule: str | UnsetType = UNSET  # the rule ID that refused it (engine.clock.order, wh40k6.fall_back.edge...)
+    expected_seq: int | UnsetType = UNSET  # 409: the sequence number the client expected the log to end at
+    actual_seq: int | UnsetType = UNSET  # 409: the one it ends at
+
+
+def problem(status: int, detail: str, headers: Mapping[str, str] | None = None, **extension: Any) -> Response:
+    kind, title = KINDS.get(status, ("about:blank", _phrase(status)))
+    found = {name: value for name, value in extension.items() if value is not None}
+    body = Problem(type=kind, title=title, status=status, detail=detail, **found)
+    return Response(body, status_code=status, media_type=MEDIA_TYPE, headers=dict(headers or {}))
+
+
+def _phrase(status: int) -> str:
+    try:
+        return HTTPStatus(status).phrase
+    except ValueError:
+        return "Error"
+
+
+def _http_problem(_: Request, exc: HTTPException) -> Response:
+    """Litestar's own refusals (an unknown path, a method not allowed, a body over the limit, a
+    query parameter of the wrong type) and the guards' (401, 403), in the one shape."""
+    if isinstance(exc, ValidationException):
+        return _invalid_parameter(exc)
+    return problem(exc.status_code, exc.detail, exc.headers)
+
+
+def _invalid_parameter(exc: ValidationException) -> Response:
+    # Litestar's detail names the whole URL ("Validation failed for GET /battles/...?after=-1");
+    # the first invalid parameter, named and in words, is what the client needs.
+    found = exc.extra[0] if isinstance(exc.extra, list) and exc.extra and isinstance(exc.extra[0], dict) else {}
+    name = found.get("key")
+    message = str(found.get("message", "not valid")).replace("Expected `int`", "expected a whole number")
+    message = message.replace("Expected `bool`", "expected true or false")
+    return problem(400, f"{name}: {message}" if name else message, field=name)
+
+
+def _server_error(_: Request, exc: Exception) -> Response:
+    # The traceback goes to the server's log (server.log_unexpected), never to the client.
+    return problem(500, "the server failed on this request; its log says why")
+
+
+EXCEPTION_HANDLERS: dict[type[Exception] | int, Callable[[Request, Any], Response]] = {
+    Refusal: lambda _, exc: problem(422, str(exc), rule=exc.rule, field=exc.field),
+    MalformedEvent: lambda _, exc: problem(400, str(exc), field=exc.field),
+    ConflictError: lambda _, exc: problem(
+        409, str(exc), field=exc.field, expected_seq=exc.expected_seq, actual_seq=exc.actual_seq
+    ),
+    UnknownBattle: lambda _, exc: problem(404, str(exc), field="battle"),
+    Forbidden: lambda _, exc: problem(403, str(exc), field=exc.field),
+    # The database went away mid-request (PostgreSQL restarting): the client may try again.
+    StoreUnavailable: lambda _, exc: problem(503, str(exc)),
+    HTTPException: _http_problem,
+    500: _server_error,
+}
+
+# What each status means on an operation, for the OpenAPI document.
+_DESCRIPTIONS = {
+    400: "Malformed: not UTF-8, not JSON (the line and column), or a field beyond its limits (`field`)",
+    401: "No token, or one that does not open this battle (an unknown battle answers the same)",
+    403: "The token's role may not do this (`field` names what it may not touch)",
+    404: "No such battle",
+    409: "The log no longer ends at `expected_seq` (`actual_seq` says where it ends); nothing was written",
+    413: "The body is larger than the server's --max-body",
+    422: "The rules refuse it: `rule` names the rule ID, or `field` the field",
+    503: "The store (a PostgreSQL server) does not answer now; nothing was written, try again",
+}
+
+
+def problem_responses(*statuses: int) -> dict[int, ResponseSpec]:
+    """The problems an operation can answer with, each in the one shape, for its OpenAPI entry."""
+    return {
+        status: ResponseSpec(
+            data_container=Problem, media_type=MEDIA_TYPE, description=_DESCRIPTIONS[status], generate_examples=False
+        )
+        for status in statuses
+    }

@@ -1,0 +1,50 @@
+// Talking to the server: every call carries the battle's token; a refusal becomes an ApiError whose
+// problem is read the same way from either error body the server may give (RFC 9457 problem details
+// {type, title, status, detail, rule?, field?, expected_seq?, actual_seq?}, or the older
+// {status_code, detail, extra: {...}}).
+export class ApiError extends Error {
+  constructor(status, problem, offline = false) {
+    super(problem.detail || (offline ? "the server cannot be reached" : `error ${status}`));
+    this.status = status;
+    this.problem = problem;
+    this.offline = offline;  // nothing came back: the request may or may not have reached the server
+  }
+}
+
+export function problem(body) {
+  const extra = (body && body.extra) || {};
+  return {
+    detail: body?.detail ?? body?.title ?? "",
+    rule: body?.rule ?? extra.rule ?? "",
+    field: body?.field ?? extra.field ?? "",
+    expected_seq: body?.expected_seq ?? extra.expected_seq ?? null,
+    actual_seq: body?.actual_seq ?? extra.actual_seq ?? null,
+  };
+}
+
+export function connection(battle, token) {
+  const base = `/battles/${encodeURIComponent(battle)}`;
+  async function call(path, { method = "GET", body } = {}) {
+    let response;
+    try {
+      response = await fetch(`${base}/${path}`, {
+        method,
+        headers: { Authorization: `Bearer ${token}`, ...(body ? { "Content-Type": "application/json" } : {}) },
+        body: body ? JSON.stringify(body) : undefined,
+        cache: "no-store",
+      });
+    } catch {
+      throw new ApiError(0, { detail: "the server cannot be reached" }, true);
+    }
+    const text = await response.text();
+    let parsed = null;
+    try { parsed = text ? JSON.parse(text) : null; } catch { parsed = { detail: text }; }
+    if (!response.ok) throw new ApiError(response.status, problem(parsed));
+    return parsed;
+  }
+  return {
+    get: (path) => call(path),
+    post: (path, body) => call(path, { method: "POST", body }),
+    feedUrl: (after) => `${base}/feed?after=${after}&token=${encodeURIComponent(token)}`,
+  };
+}

@@ -1,0 +1,78 @@
+// The status board: each side's units as cards in the colour of their state, in the ruleset's words,
+// with their profile fields, restrictions and the tests they have due.
+import { el, words, fill } from "./dom.js";
+import { cite, need } from "./cite.js";
+import { inPlay, state, testName, vocab } from "./state.js";
+
+export function drawBoard(holder, { onWhy, onDue }) {
+  const { board, due } = state;
+  if (!board.units.length) {
+    fill(holder, el("h2", { class: "visually-hidden" }, "Board"),
+      el("p", { class: "hint", id: "empty-board" },
+        `No unit is on the table at event ${board.seq}: the battle has started, and its units join in the events `
+        + "that follow. Step forward, or back to now."));
+    return;
+  }
+  const sides = state.info.sides;
+  fill(holder, 
+    el("h2", { class: "visually-hidden" }, "Board"),
+    ...sides.map((side) => {
+      const units = board.units.filter((u) => u.side === side);
+      const gone = units.filter((u) => !inPlay(u));
+      const draw = (u) => card(u, due.filter((d) => d.unit === u.unit), { onWhy, onDue });
+      return el("section", { class: `team${side === board.side ? " active" : ""}`, dataset: { side } },
+        el("h2", {}, words(side), side === board.side ? el("span", { class: "turn-mark" }, " · their turn") : null),
+        units.filter(inPlay).map(draw),
+        gone.length > MANY_GONE ? outOfPlay(side, gone, draw) : gone.map(draw));
+    }));
+}
+
+// A long battle brings on reserves as units fall (thousands, in the benchmark's): past this many,
+// the units out of play are drawn only when asked for.
+const MANY_GONE = 40;
+
+const unfolded = new Set();  // the sides whose units out of play the user asked to see
+
+function outOfPlay(side, gone, draw) {
+  const fold = el("details", { class: "gone", open: unfolded.has(side) }, el("summary", {}, `${gone.length} units out of play`));
+  const drawGone = () => { if (fold.open && fold.children.length === 1) fold.append(...gone.map(draw)); };
+  fold.addEventListener("toggle", () => {
+    if (fold.open) unfolded.add(side); else unfolded.delete(side);
+    drawGone();
+  });
+  drawGone();
+  return fold;
+}
+
+function card(unit, due, { onWhy, onDue }) {
+  const fields = vocab().profile.filter((f) => f.id in unit.fields && f.id !== "full_strength");
+  return el("article", {
+    class: `unit${unit.unit === state.unit ? " selected" : ""}`,
+    dataset: { unit: unit.unit, state: unit.state },
+    "aria-labelledby": `name-${unit.unit}`,
+  },
+    el("div", { class: "top" },
+      el("h3", { class: "name", id: `name-${unit.unit}` }, unit.name),
+      el("span", { class: "state" }, unit.state_name)),
+    el("p", { class: "meta" },
+      `${unit.models}/${unit.starting_models} models · ${words(unit.unit_type)}`,
+      unit.ld === null ? "" : ` · Ld ${unit.ld}`,
+      unit.special_rules.length ? ` · ${unit.special_rules.map(words).join(", ")}` : ""),
+    fields.length
+      ? el("dl", { class: "fields" }, fields.map((f) => el("div", { dataset: { field: f.id } },
+        el("dt", {}, words(f.id)), el("dd", {}, fieldValue(unit.fields[f.id])))))
+      : null,
+    unit.restrictions.length
+      ? el("ul", { class: "notes" }, unit.restrictions.map((r) => el("li", {},
+        `${r.text}${r.until ? ` until the ${r.until}` : ""} `, cite(r.rule, { full: false }))))
+      : null,
+    due.map((test) => el("button", {
+      type: "button", class: "due-line", dataset: { test: test.test },
+      onclick: () => onDue(test),
+    }, el("strong", {}, `${testName(test.test)} due`), ` · ${need(test)}`)),
+    el("button", { type: "button", class: "why", onclick: () => onWhy(unit.unit) },
+      "Why ", el("span", { class: "visually-hidden" }, `is ${unit.name} `), unit.state_name, "?"),
+  );
+}
+
+const fieldValue = (value) => (value === true ? "yes" : value === false ? "no" : words(value));

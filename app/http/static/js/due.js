@@ -1,0 +1,116 @@
+// The tests due now, first of all: for each, the dice, the target and the odds, why it is due, and
+// big buttons to type the dice in (or the engine's roll where the battle allows it), the decisions
+// and table facts that settle it instead, and who goes first where its player must choose.
+import { el, words, fill } from "./dom.js";
+import { cite, need } from "./cite.js";
+import { mayActFor, state, testName, unitName } from "./state.js";
+import { submit } from "./outbox.js";
+
+export function drawDue(holder) {
+  const live = state.live;
+  forgetPads();
+  fill(holder, 
+    el("h2", {}, state.due.length ? `Tests due (${state.due.length})` : "Tests due"),
+    state.due.length
+      ? el("ol", { class: "tests" }, state.due.map((test) => el("li", {}, dueCard(test, live))))
+      : el("p", { class: "hint", id: "nothing-due" }, "Nothing to roll: no test is due."),
+  );
+}
+
+function dueCard(test, live) {
+  const acts = live && mayActFor(test.unit);
+  const label = `${unitName(test.unit)}: ${testName(test.test)}`;
+  return el("section", { class: "test", dataset: { unit: test.unit, test: test.test }, "aria-label": label },
+    el("h3", {}, label, test.reroll ? " (re-roll)" : ""),
+    el("p", { class: "need" }, need(test)),
+    el("p", { class: "because" }, "Due by ", cite(test.rule, { full: false }),
+      test.caused_by.length ? ` (event ${test.caused_by.join(", ")})` : ""),
+    test.modifiers.length ? el("ul", { class: "modifiers" }, test.modifiers.map(modifier)) : null,
+    Object.keys(test.stated || {}).length
+      ? el("p", { class: "stated" }, "Stated: ", Object.entries(test.stated).map(([k, v]) => `${words(k)} ${v}`).join(", "))
+      : null,
+    order(test, acts),
+    acts ? actions(test) : el("p", { class: "hint" }, live ? `${words(sideOf(test.unit))} to roll` : ""),
+  );
+}
+
+export function modifier(m) {
+  const sign = m.value > 0 ? `+${m.value}` : String(m.value);
+  return el("li", { class: m.ignored_by ? "ignored" : "" }, `${sign} ${m.reason} `, cite(m.rule, { full: false }),
+    m.ignored_by ? el("span", { class: "ignored-by" }, " not counted: ", cite(m.ignored_by, { full: false })) : null);
+}
+
+const sideOf = (unitId) => state.board.units.find((u) => u.unit === unitId)?.side ?? "";
+
+function order(test, acts) {
+  if (!test.order_rule) return null;
+  if (test.first === test.unit) return el("p", { class: "hint" }, "Chosen to test first.");
+  if (test.first) return el("p", { class: "hint" }, `Waits: ${unitName(test.first)} tests first.`);
+  return el("div", { class: "order" },
+    el("p", {}, "Several units must take this test: their player chooses who goes first. ", cite(test.order_rule, { full: false })),
+    acts ? el("button", { type: "button", class: "first",
+      onclick: () => submit(`${unitName(test.unit)} tests first`, "events",
+        { events: [{ type: "player_decided", unit: test.unit, decision: "test_first" }] }) },
+    `${unitName(test.unit)} tests first`) : null);
+}
+
+function actions(test) {
+  const parts = [];
+  if (test.dice > 0) parts.push(dicePad(test));
+  if (test.dice > 0 && state.info.engine_rolls) {
+    parts.push(el("button", { type: "button", class: "engine",
+      onclick: () => submit(`engine roll: ${unitName(test.unit)} ${testName(test.test)}`, "roll",
+        { unit: test.unit, test: test.test }) }, `Let the engine roll ${test.dice}D6`));
+  }
+  for (const decision of test.decisions) {
+    parts.push(el("button", { type: "button", class: "decision", dataset: { decision },
+      onclick: () => submit(`${unitName(test.unit)}: ${words(decision)}`, "events",
+        { events: [{ type: "player_decided", unit: test.unit, decision }] }) }, words(decision)));
+  }
+  for (const fact of test.facts) {
+    parts.push(el("button", { type: "button", class: "fact", dataset: { fact },
+      onclick: () => submit(`${unitName(test.unit)}: ${words(fact)}`, "events",
+        { events: [{ type: "table_fact_recorded", unit: test.unit, fact, value: true }] }) }, words(fact)));
+  }
+  return el("div", { class: "actions" }, parts);
+}
+
+// The pads on screen, by due test: dice half typed in survive the board redrawn around them.
+const pads = new Map();
+const padKey = (test) => `${test.unit}/${test.test}/${test.rule}/${test.caused_by.join(",")}/${test.reroll}`;
+
+function dicePad(test) {
+  const key = padKey(test);
+  if (!pads.has(key)) pads.set(key, newPad(test));
+  return pads.get(key);
+}
+
+export function forgetPads() {
+  const due = new Set(state.due.map(padKey));
+  for (const key of pads.keys()) if (!due.has(key)) pads.delete(key);
+}
+
+// Big 1-6 buttons: each tap adds a die; the roll is sent only when the user says so.
+function newPad(test) {
+  const dice = [];
+  const slots = el("output", { class: "dice", "aria-live": "polite" });
+  const send = el("button", { type: "button", class: "send", disabled: true, onclick: () => {
+    const event = { type: "dice_rolled", unit: test.unit, test: test.test, dice: [...dice] };
+    if (test.reroll) event.reroll = true;
+    submit(`${unitName(test.unit)} ${testName(test.test)}: ${dice.join(" + ")}`, "events", { events: [event] });
+  } }, "Record the roll");
+  const undo = el("button", { type: "button", class: "undo", disabled: true, onclick: () => { dice.pop(); show(); } },
+    "Undo die");
+  const show = () => {
+    slots.textContent = Array.from({ length: test.dice }, (_, i) => dice[i] ?? "·").join("  ");
+    send.disabled = dice.length !== test.dice;
+    send.textContent = dice.length === test.dice ? `Record ${dice.join(" + ")}` : "Record the roll";
+    undo.disabled = !dice.length;
+    for (const b of faces) b.disabled = dice.length >= test.dice;
+  };
+  const faces = [1, 2, 3, 4, 5, 6].map((n) => el("button", { type: "button", class: "face", dataset: { face: n },
+    "aria-label": `die shows ${n}`, onclick: () => { if (dice.length < test.dice) dice.push(n); show(); } }, String(n)));
+  show();
+  return el("div", { class: "pad", role: "group", "aria-label": `dice for ${unitName(test.unit)}` },
+    el("p", { class: "slots" }, "Dice: ", slots), el("div", { class: "faces" }, faces), el("div", { class: "row" }, undo, send));
+}

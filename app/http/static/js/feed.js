@@ -1,0 +1,31 @@
+// Following the battle live through the server's feed (Server-Sent Events). The browser reconnects
+// by itself and sends Last-Event-ID, so it misses nothing and gets nothing twice; if the feed is
+// closed for good (the server restarted, a laptop woke after hours), it is opened again after the
+// last event seen.
+import { state } from "./state.js";
+
+export function follow(after, { onItem, onStatus }) {
+  let lastSeen = after;
+  let source = null;
+  const open = () => {
+    source = new EventSource(state.api.feedUrl(lastSeen));
+    source.onopen = () => onStatus("live");
+    source.onerror = () => {
+      if (source.readyState === EventSource.CLOSED) {
+        onStatus("offline");
+        setTimeout(open, 3000);
+      } else {
+        onStatus("reconnecting");
+      }
+    };
+    source.onmessage = (message) => {
+      const item = JSON.parse(message.data);
+      lastSeen = Math.max(lastSeen, item.seq);
+      onStatus("live");  // a message is the proof
+      onItem(item);
+    };
+  };
+  addEventListener("offline", () => onStatus("offline"));
+  addEventListener("online", () => { if (source.readyState !== EventSource.OPEN) onStatus("reconnecting"); });
+  open();
+}

@@ -1,0 +1,240 @@
+// The referee's console: starts the page, keeps the battle in step with the server, and moves
+// between the screens (board, tests due, record, log, why).
+import { $, $$, el, words } from "./dom.js";
+import { connection } from "./api.js";
+import { cite, need } from "./cite.js";
+import { mayRecord, phaseName, state, stateName, testName, unitName } from "./state.js";
+import { drawBoard } from "./board.js";
+import { drawDue } from "./due.js";
+import { drawLog } from "./log.js";
+import { drawRecord } from "./record.js";
+import { drawWhy } from "./why.js";
+import { follow } from "./feed.js";
+import * as outbox from "./outbox.js";
+
+const PAGE = 100;  // log entries fetched at a time
+
+// -- drawing ------------------------------------------------------------------------------------
+function draw() {
+  const { board } = state;
+  $("#title").textContent = state.info.name || state.battle;
+  $("#clock").textContent = board.turn
+    ? `Turn ${board.turn} · ${words(board.side)} · ${phaseName(board.phase)}${board.phase_open ? "" : " (ended)"}`
+    : "before the first turn";
+  document.body.dataset.tab = state.tab;
+  document.body.dataset.role = state.info.caller.role;
+  for (const button of $$("#tabs button")) {
+    button.setAttribute("aria-current", String(button.dataset.tab === state.tab));
+  }
+  $("#tab-due").textContent = state.due.length ? `Tests due (${state.due.length})` : "Tests due";
+  $("#tab-record").hidden = !mayRecord();
+  $("#tab-why").hidden = !state.unit;
+  drawBanner();
+  drawPast();
+  drawBoard($("#board"), { onWhy: why, onDue: () => show("due") });
+  drawDue($("#due"));
+  drawRecord($("#record"));
+  drawLog($("#log"), { goTo, loadEarlier });
+  document.body.dataset.seq = String(state.at);
+  document.body.dataset.last = String(state.last);
+}
+
+function drawBanner() {
+  const first = state.due[0];
+  const banner = $("#due-banner");
+  banner.hidden = !first || state.tab === "due";
+  if (!first) return;
+  banner.replaceChildren(el("button", { type: "button", onclick: () => show("due") },
+    el("strong", {}, `${state.due.length} test${state.due.length > 1 ? "s" : ""} due`),
+    ` · ${unitName(first.unit)}: ${testName(first.test)} · ${need(first)}`));
+}
+
+function drawPast() {
+  const bar = $("#past");
+  bar.hidden = state.live;
+  if (state.live) return;
+  const row = state.log.find((r) => r.seq === state.at);
+  $("#past-text").textContent = `As it stood after event ${state.at} of ${state.last}${row ? `: ${row.summary}` : ""}`;
+}
+
+function drawOutbox() {
+  const { queue, held } = outbox.pending();
+  const count = queue.length + held.length;
+  const badge = $("#unsent");
+  badge.hidden = !count;
+  badge.textContent = `${count} not sent`;
+  if (state.board) drawRecord($("#record"));
+}
+
+function setStatus(status) {
+  $("#status").dataset.status = status;
+  $("#status").textContent = { live: "live", reconnecting: "reconnecting…", offline: "offline" }[status];
+}
+
+function notice(node, { alert = false } = {}) {
+  const box = alert ? $("#problem") : $("#notice");
+  (alert ? $("#notice") : $("#problem")).hidden = true;
+  box.replaceChildren(...(node ? [node] : []));
+  box.hidden = !node;
+}
+
+// -- reading the battle -----------------------------------------------------------------------------
+async function read(seq) {
+  const point = seq >= state.last ? "" : `?at=${seq}`;
+  const [board, due] = await Promise.all([state.api.get(`board${point}`), state.api.get(`due${point}`)]);
+  return { board, due };
+}
+
+async function goTo(seq) {
+  const target = Math.max(1, Math.min(seq, state.last));
+  state.at = target;
+  state.live = target >= state.last;
+  const { board, due } = await read(target);
+  if (state.at !== target) return;  // the user moved on meanwhile
+  Object.assign(state, { board, due });
+  if (state.unit && state.tab === "why") await explain(state.unit);
+  draw();
+}
+
+// One refresh at a time (the feed and a write's answer both ask for one): each reads the log after
+// the last row it has, so no row is shown twice.
+let refreshing = Promise.resolve();
+const refresh = () => (refreshing = refreshing.catch(() => {}).then(refreshNow));
+
+async function refreshNow() {
+  const known = state.log.at(-1)?.seq ?? state.last;
+  const rows = (await state.api.get(`log?after=${known}`)).filter((row) => row.seq > (state.log.at(-1)?.seq ?? 0));
+  state.log.push(...rows);
+  for (const row of rows.filter((r) => r.type === "phase_started")) {
+    state.marks.push({ seq: row.seq, turn: row.event.turn, side: row.event.side, phase: row.event.phase });
+  }
+  state.last = Math.max(state.last, state.log.at(-1)?.seq ?? 0);
+  if (state.live) await goTo(state.last);
+  else draw();
+}
+
+async function loadEarlier() {
+  const first = state.log[0]?.seq ?? 1;
+  const from = Math.max(0, first - 1 - PAGE);
+  const rows = await state.api.get(`log?after=${from}&limit=${first - 1 - from}`);
+  state.log.unshift(...rows);
+  draw();
+}
+
+async function explain(unitId) {
+  const point = state.live ? "" : `?at=${state.at}`;
+  const why = await state.api.get(`explain/${encodeURIComponent(unitId)}${point}`);
+  drawWhy($("#why"), why, { goTo, back: () => show("board") });
+}
+
+async function why(unitId) {
+  state.unit = unitId;
+  state.tab = "why";
+  try {
+    await explain(unitId);
+  } catch (error) {
+    $("#why").replaceChildren(el("h2", {}, "Why?"), el("p", {}, error.message));
+  }
+  draw();
+  window.scrollTo({ top: 0 });
+  $("#why h2")?.focus();  // a screen reader starts at the question
+}
+
+function show(tab) {
+  state.tab = tab;
+  draw();
+  window.scrollTo({ top: 0 });
+}
+
+// -- what the server said to a write --------------------------------------------------------------
+function answered(news) {
+  drawOutbox();
+  if (!news) return;
+  if (news.kind === "recorded") {
+    notice(el("div", {}, el("p", {}, el("strong", {}, "Recorded: "), news.entry.label,
+      news.already ? ` (it had reached the log as event ${news.already.seq})` : ""),
+    el("ul", {}, news.items.flatMap((item) => item.caused.map(outcome)))));
+    refresh().catch(failed);
+  } else if (news.kind === "refused") {
+    const { detail, rule, field } = news.error.problem;
+    notice(el("div", {}, el("p", {}, el("strong", {}, "Not recorded: "), detail),
+      rule ? el("p", {}, cite(rule)) : field ? el("p", {}, `field: ${field}`) : null), { alert: true });
+  } else if (news.kind === "conflict") {
+    notice(el("div", {}, el("p", {}, el("strong", {}, "Not sent: "), `the battle moved on since your board (${news.rows
+      .map((r) => `event ${r.seq}: ${r.summary}`).join("; ")}). Look at the board, then send it again or discard it.`),
+    el("button", { type: "button", onclick: () => show("record") }, "See what was not sent")), { alert: true });
+    refresh().catch(failed);
+  } else if (news.kind === "offline") {
+    notice(el("p", {}, el("strong", {}, "Not sent yet: "), `${news.entry.label}. It will be sent when the server answers again.`));
+  }
+}
+
+function outcome(caused) {
+  const who = unitName(caused.unit);
+  let text = "";
+  if (caused.kind === "test_resolved") {
+    const roll = caused.dice?.length ? `: ${caused.dice.join(" + ")} = ${caused.total}${caused.target != null ? ` against ${caused.target}` : ""}` : "";
+    text = `${who} ${caused.passed ? "passes" : "fails"} the ${testName(caused.test)}${roll}`;
+  } else if (caused.kind === "state_changed") {
+    text = `${who}: ${stateName(caused.from_state)} → ${stateName(caused.to_state)}`;
+  } else if (caused.kind === "test_due") {
+    text = `${who}: ${testName(caused.test)} due`;
+  } else {
+    text = `${who}: ${words(caused.kind)}`;
+  }
+  return el("li", { dataset: { kind: caused.kind } }, `${text} `, cite(caused.rule, { full: false }));
+}
+
+const failed = (error) => notice(el("p", {}, error.message), { alert: true });
+
+// -- start ---------------------------------------------------------------------------------------
+function wire() {
+  for (const button of $$("#tabs button")) button.addEventListener("click", () => show(button.dataset.tab));
+  $("#unsent").addEventListener("click", () => show("record"));
+  $("#back").addEventListener("click", () => goTo(state.at - 1).catch(failed));
+  $("#forward").addEventListener("click", () => goTo(state.at + 1).catch(failed));
+  $("#now").addEventListener("click", () => goTo(state.last).catch(failed));
+  $("#connect").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const form = new FormData(event.target);
+    location.hash = new URLSearchParams({ battle: form.get("battle"), token: form.get("token") }).toString();
+    location.reload();
+  });
+  document.addEventListener("visibilitychange", () => { if (!document.hidden && state.board) refresh().catch(failed); });
+}
+
+async function start() {
+  wire();
+  const params = new URLSearchParams(location.hash.slice(1));
+  state.battle = params.get("battle") || "";
+  const token = params.get("token") || "";
+  $("#connect [name=battle]").value = state.battle;
+  if (!state.battle || !token) {
+    $("#connect").hidden = false;
+    return;
+  }
+  state.api = connection(state.battle, token);
+  try {
+    const [info, board, due] = await Promise.all([state.api.get("vocabulary"), state.api.get("board"), state.api.get("due")]);
+    Object.assign(state, { info, board, due, last: board.seq, at: board.seq });
+  } catch (error) {
+    failed(error);
+    $("#connect").hidden = false;
+    return;
+  }
+  $("#console").hidden = false;
+  draw();
+  document.body.dataset.ready = "true";
+  outbox.onChange(answered);
+  outbox.load();
+  follow(state.last, { onItem: (item) => { if (item.seq > state.last) refresh().catch(failed); document.body.dataset.lastFeedSeq = String(item.seq); },
+    onStatus: setStatus });
+  const [rows, timeline] = await Promise.all([
+    state.api.get(`log?after=${Math.max(0, state.last - PAGE)}`), state.api.get("timeline")]).catch((e) => { failed(e); return [[], { marks: [] }]; });
+  state.log = [...rows, ...state.log.filter((row) => row.seq > (rows.at(-1)?.seq ?? 0))];
+  state.marks = timeline.marks;
+  draw();
+  document.body.dataset.logged = "true";
+}
+
+start();

@@ -1,0 +1,58 @@
+// Form widgets for a thumb: big toggle buttons instead of select boxes, and steppers instead of
+// number fields, so a whole game is recorded without a keyboard.
+import { el } from "./dom.js";
+
+let counter = 0;
+
+// One or several of `options` ([{value, label}]); value() gives the value (or a list when multiple).
+export function chips({ legend, options, multiple = false, initial = multiple ? [] : null, name = "", onChange }) {
+  let chosen = multiple ? new Set(initial) : initial;
+  const buttons = options.map((option) => el("button", {
+    type: "button",
+    class: "chip",
+    "aria-pressed": String(multiple ? chosen.has(option.value) : chosen === option.value),
+    dataset: { value: String(option.value) },
+    onclick: () => {
+      if (multiple) {
+        if (chosen.has(option.value)) chosen.delete(option.value); else chosen.add(option.value);
+      } else {
+        chosen = option.value;
+      }
+      for (const [i, b] of buttons.entries()) {
+        const on = multiple ? chosen.has(options[i].value) : chosen === options[i].value;
+        b.setAttribute("aria-pressed", String(on));
+      }
+      if (onChange) onChange(value());
+    },
+  }, option.label));
+  const value = () => (multiple ? options.map((o) => o.value).filter((v) => chosen.has(v)) : chosen);
+  const node = el("fieldset", { class: "chips", dataset: { name } }, el("legend", {}, legend),
+    options.length ? buttons : el("p", { class: "hint" }, "none to choose from"));
+  return { node, value };
+}
+
+// A whole number (or a number of inches by halves) between min and max, with big - and + buttons.
+export function stepper({ legend, min = 0, max = 99, step = 1, value = min, name = "", unit = "" }) {
+  let current = value;
+  const id = `stepper-${++counter}`;
+  const shown = el("output", { id, class: "count", "aria-live": "polite" }, `${current}${unit}`);
+  const set = (next) => {
+    current = Math.max(min, Math.min(max, Math.round(next / step) * step));
+    shown.textContent = `${current}${unit}`;
+  };
+  const node = el("fieldset", { class: "stepper", dataset: { name } }, el("legend", {}, legend),
+    el("button", { type: "button", class: "less", "aria-label": `${legend}: fewer`, "aria-controls": id,
+      onclick: () => set(current - step) }, "−"),
+    shown,
+    el("button", { type: "button", class: "more", "aria-label": `${legend}: more`, "aria-controls": id,
+      onclick: () => set(current + step) }, "+"));
+  return { node, value: () => current, set };
+}
+
+// Yes or no.
+export function yesNo({ legend, initial = true, name = "" }) {
+  return chips({ legend, name, initial, options: [{ value: true, label: "yes" }, { value: false, label: "no" }] });
+}
+
+// The units to choose from, by name.
+export const unitOptions = (units) => units.map((u) => ({ value: u.unit, label: u.name }));

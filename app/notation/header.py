@@ -1,0 +1,182 @@
+"""The notation's header: its tags read into the battle's first events (`battle_started`, and the
+units of a [Roster] file), as `morale new` makes them from a roster."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from morale.core.rules import Refusal
+from morale.core.rulesets import latest, lookup
+from morale.core.rulesets.base import Ruleset
+from morale.events.codec import MalformedEvent, event_from_dict
+from morale.events.types import AnyEvent, PinnedTable
+
+from ..roster import load_roster
+from ..tables import default_table, pin
+from .syntax import read_text, read_value
+
+
+@dataclass(frozen=True)
+class Tag:
+    line: int
+    column: int
+    name: str
+    values: list[tuple[int, int, str]]  # (line, column, text as written) of each value
+
+
+@dataclass(frozen=True)
+class Header:
+    battle: str
+    events: list[tuple[int, int, AnyEvent]] = field(default_factory=list)
+
+
+# Each tag and how many values it takes (at least, at most); the repeatable ones take a name first.
+TAGS: dict[str, tuple[int, int]] = {
+    "Battle": (1, 1),
+    "Name": (1, 1),
+    "Ruleset": (1, 1),
+    "RulesetVersion": (1, 1),
+    "Sides": (1, 8),
+    "Dice": (1, 1),
+    "Commitment": (1, 1),
+    "HouseRule": (2, 2),
+    "Table": (3, 4),
+    "Roster": (1, 1),
+}
+REPEATABLE = ("HouseRule", "Table")
+# What a [Roster] gives: these tags may not be given beside it.
+FROM_ROSTER = ("Name", "Ruleset", "RulesetVersion", "Sides", "Dice", "HouseRule", "Table")
+
+
+class _Error(Exception):
+    def __init__(self, line: int, column: int, message: str) -> None:
+        self.line, self.column, self.message = line, column, message
+
+
+def battle_events(tags: list[Tag], source: str, base: Path, battle: str | None) -> Header:
+    from .reader import NotationError  # the reader's error, raised here with the tag's place
+
+    try:
+        return _read(tags, base, battle)
+    except _Error as exc:
+        raise NotationError(source, exc.line, exc.column, exc.message) from None
+
+
+def _read(tags: list[Tag], base: Path, battle: str | None) -> Header:
+    given: dict[str, Tag] = {}
+    for tag in tags:
+        if tag.name not in TAGS:
+            raise _Error(tag.line, tag.column, f"unknown tag [{tag.name}] (known: {', '.join(TAGS)})")
+        least, most = TAGS[tag.name]
+        if not least <= len(tag.values) <= most:
+            wanted = f"{least}" if least == most else f"{least} to {most}"
+            raise _Error(tag.line, tag.column, f"[{tag.name}] takes {wanted} value(s), not {len(tag.values)}")
+        if tag.name in given and tag.name not in REPEATABLE:
+            raise _Error(tag.line, tag.column, f"[{tag.name}] is given twice (first on line {given[tag.name].line})")
+        given.setdefault(tag.name, tag)
+    first = tags[0]
+    if "Roster" in given:
+        return _from_roster(tags, given, base, battle)
+    named = battle or (_text(given["Battle"]) if "Battle" in given else "")
+    if not named:
+        raise _Error(first.line, first.column, 'give the battle an id: [Battle "id"] (or --battle)')
+    if "Ruleset" not in given:
+        raise _Error(first.line, first.column, 'give the battle its rules: [Ruleset "wh40k6"]')
+    ruleset_tag = given["Ruleset"]
+    ruleset_id = _text(ruleset_tag)
+    try:
+        version = _text(given["RulesetVersion"]) if "RulesetVersion" in given else latest(ruleset_id).version
+        ruleset = lookup(ruleset_id, version)
+    except Refusal as refusal:
+        raise _Error(ruleset_tag.line, ruleset_tag.column, f"ruleset: {refusal.message}") from None
+    fields: dict[str, Any] = {"type": "battle_started", "ruleset": ruleset_id, "ruleset_version": version}
+    if "Sides" in given:
+        fields["sides"] = [read_text(v) for _, _, v in given["Sides"].values]
+    if "Name" in given:
+        fields["name"] = _text(given["Name"])
+    if "Dice" in given:
+        fields["dice_policy"] = _text(given["Dice"])
+    if "Commitment" in given:
+        fields["dice_commitment"] = _text(given["Commitment"])
+    house_rules = [t for t in tags if t.name == "HouseRule"]
+    fields["house_rules"] = {read_text(t.values[0][2]): read_value(t.values[1][2]) for t in house_rules}
+    tables = {read_text(t.values[0][2]): t for t in tags if t.name == "Table"}
+    for name, tag in tables.items():
+        if name not in ruleset.tables:
+            known = ", ".join(ruleset.tables) or "none"
+            raise _Error(tag.line, tag.column, f"{ruleset.id} reads no table {name!r} (known: {known})")
+    fields["tables"] = {
+        name: msgspec.to_builtins(_table(tables[name], ruleset) if name in tables else default_table(ruleset, name))
+        for name in ruleset.tables
+    }
+    try:
+        started = event_from_dict(fields)
+    except MalformedEvent as exc:
+        place = _place_of(exc.field or "", given, first)
+        raise _Error(place.line, place.column, str(exc)) from None
+    return Header(battle=named, events=[(first.line, first.column, started)])
+
+
+# Which tag a field of battle_started comes from, to point at it when the field is refused.
+_FIELD_TAGS = {"sides": "Sides", "name": "Name", "dice_policy": "Dice", "dice_commitment": "Commitment"}
+_FIELD_TAGS |= {"house_rules": "HouseRule", "tables": "Table", "ruleset_version": "RulesetVersion"}
+
+
+def _place_of(field: str, given: dict[str, Tag], otherwise: Tag) -> Tag:
+    """The tag a refused field ("dice_policy", "sides[1]") was read from, if it was given."""
+    for name, tag in _FIELD_TAGS.items():
+        if field.split("[")[0].split(".")[0] == name and tag in given:
+            return given[tag]
+    return otherwise
+
+
+def _text(tag: Tag) -> str:
+    return read_text(tag.values[0][2])
+
+
+def _table(tag: Tag, ruleset: Ruleset) -> PinnedTable:
+    """A [Table NAME "source" "sha256" "values"?]: the values given, or the shipped default the
+    source names; either way their sha256 must be the one given."""
+    name, source, sha256 = (read_text(v[2]) for v in tag.values[:3])
+    if len(tag.values) == 4:
+        try:
+            values = msgspec.json.decode(read_text(tag.values[3][2]))
+        except msgspec.DecodeError as exc:
+            line, column, _ = tag.values[3]
+            raise _Error(line, column, f"table {name}: its values are not JSON: {exc}") from None
+        if not isinstance(values, dict):
+            raise _Error(tag.values[3][0], tag.values[3][1], f"table {name}: its values are a JSON object")
+        table = pin(values, source)
+    elif source == default_table(ruleset, name).source:
+        table = default_table(ruleset, name)
+    else:
+        line, column, _ = tag.values[1]
+        raise _Error(line, column, f'table {name}: give its values ([Table {name} "source" "sha256" "JSON"])')
+    if table.sha256 != sha256:
+        line, column, _ = tag.values[2]
+        raise _Error(
+            line, column, f"table {name}: its values hash to {table.sha256[:12]}..., not {sha256[:12]}... as given"
+        )
+    return table
+
+
+def _from_roster(tags: list[Tag], given: dict[str, Tag], base: Path, battle: str | None) -> Header:
+    """[Roster "file"]: the battle and its units as `morale new` makes them from that roster."""
+    tag = given["Roster"]
+    beside = [t for t in tags if t.name in FROM_ROSTER]
+    if beside:
+        raise _Error(
+            beside[0].line, beside[0].column, f"[{beside[0].name}] comes from the roster given on line {tag.line}"
+        )
+    named = battle or (_text(given["Battle"]) if "Battle" in given else None)
+    try:
+        roster = load_roster(base / _text(tag), named)
+    except (MalformedEvent, Refusal) as exc:
+        raise _Error(tag.line, tag.column, str(exc)) from None
+    events: list[tuple[int, int, AnyEvent]] = [(tag.line, tag.column, roster.started)]
+    events += [(tag.line, tag.column, unit) for unit in roster.units]
+    return Header(battle=roster.battle, events=events)

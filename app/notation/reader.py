@@ -1,0 +1,303 @@
+"""Notation to events: parse with the grammar, then build each line's event, remembering the line
+and column it came from. Any error names the line and column; the caller writes nothing."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from lark import Token, Tree
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+
+from morale.events.codec import MalformedEvent, event_from_dict
+from morale.events.types import AnyEvent, PhaseEnded
+
+from .header import Tag, battle_events
+from .syntax import parser, read_text, read_value
+
+
+class NotationError(MalformedEvent):
+    """Notation that cannot be read: where (line, column) and why."""
+
+    def __init__(self, source: str, line: int, column: int, message: str) -> None:
+        self.line, self.column = line, column
+        super().__init__(f"{source} line {line}, column {column}: {message}")
+
+
+@dataclass(frozen=True)
+class Located:
+    line: int
+    column: int
+    event: AnyEvent
+
+
+@dataclass(frozen=True)
+class Notation:
+    battle: str  # from [Battle], the roster, or the caller
+    events: list[Located]
+
+
+# What the parser's terminals are called in an error, for people.
+_TERMINALS = {
+    "ID": "an id",
+    "VALUE": "a value",
+    "INT": "a number",
+    "SIGNED": "a signed number (+1, -2)",
+    "STRING": '"quoted text"',
+    "TAG": "a tag name",
+    "_NL": "the end of the line",
+    "$END": "the end of the file",
+}
+# A refused field's path ("dice[1]", "sides[0]"): the field, and the index within it if any.
+_PATH = re.compile(r"([A-Za-z_]*)(\[[0-9]+\])?")
+
+
+def read(text: str, source: str = "input", base: Path | None = None, battle: str | None = None) -> Notation:
+    """The events of a battle written in notation. `base`: the folder a [Roster] or [Table] file is
+    relative to; `battle`: the battle's id, over any the notation gives."""
+    try:
+        tree = parser().parse(text)
+    except UnexpectedInput as exc:
+        raise NotationError(source, exc.line, exc.column, _syntax_message(exc, text)) from None
+    return _Builder(source, base or Path.cwd()).build(tree, battle)
+
+
+def _syntax_message(exc: UnexpectedInput, text: str) -> str:
+    if isinstance(exc, UnexpectedCharacters):
+        found = text[exc.pos_in_stream] if exc.pos_in_stream < len(text) else ""
+        return f"unexpected {found!r}" + _expected(exc.allowed)
+    if isinstance(exc, UnexpectedToken):
+        found = "the end of the line" if exc.token.type == "_NL" else repr(str(exc.token))
+        if exc.token.type == "$END":
+            found = "the end of the file"
+        return f"unexpected {found}" + _expected(exc.expected)
+    if isinstance(exc, UnexpectedEOF):
+        return "the file ends in the middle of a line" + _expected(exc.expected)
+    return str(exc)
+
+
+def _expected(names: set[str] | frozenset[str]) -> str:
+    words = sorted({_TERMINALS.get(n, _literal(n)) for n in names if not n.startswith("__ANON") or _literal(n)})
+    return f" (expected {', '.join(words)})" if words else ""
+
+
+def _literal(name: str) -> str:
+    for terminal in parser().terminals:
+        if terminal.name == name and terminal.pattern.type == "str":
+            return f"`{terminal.pattern.value}`"
+    return ""
+
+
+class _Builder:
+    def __init__(self, source: str, base: Path) -> None:
+        self.source, self.base = source, base
+        self.turn = 0
+        self.open: tuple[int, str, str] | None = None
+
+    def fail(self, at: Tree | Token, message: str) -> NotationError:
+        line, column = (at.line, at.column) if isinstance(at, Token) else (at.meta.line, at.meta.column)
+        return NotationError(self.source, line, column, message)
+
+    def build(self, tree: Tree, battle: str | None) -> Notation:
+        lines: list[Tree] = list(tree.children)  # type: ignore[arg-type]
+        tags = []
+        while lines and lines[0].data == "tag":
+            node = lines.pop(0)
+            name, *values = node.children
+            tags.append(Tag(node.meta.line, node.meta.column, str(name), [(v.line, v.column, str(v)) for v in values]))
+        stray = next((node for node in lines if node.data == "tag"), None)
+        if stray is not None:
+            raise self.fail(stray, "a header tag comes before the first event")
+        if not tags:
+            at = lines[0] if lines else None
+            line, column = (at.meta.line, at.meta.column) if at is not None else (1, 1)
+            raise NotationError(self.source, line, column, "the notation starts with its header: [Ruleset ...]...")
+        header = battle_events(tags, self.source, self.base, battle)
+        events = [Located(line, column, event) for line, column, event in header.events]
+        for node in lines:
+            event = self.event(node)
+            if event is not None:
+                events.append(Located(node.meta.line, node.meta.column, event))
+        return Notation(battle=header.battle, events=events)
+
+    def event(self, node: Tree) -> AnyEvent | None:
+        kind = str(node.data)
+        if kind == "turn":
+            self.turn = int(node.children[0])
+            return None
+        if kind == "phase":
+            if not self.turn:
+                raise self.fail(node, "a phase heading needs a `== Turn N ==` heading before it")
+            side, phase = node.children
+            fields = {"type": "phase_started", "turn": self.turn, "side": read_text(side), "phase": read_text(phase)}
+            started = self._decoded(node, fields, {"side": side.column, "phase": phase.column})
+            self.open = (self.turn, fields["side"], fields["phase"])
+            return started
+        if kind == "end":
+            turn, side, phase = node.children
+            if turn is not None:
+                self.open = None
+                return self._decoded(
+                    node,
+                    {"type": "phase_ended", "turn": int(turn), "side": read_text(side), "phase": read_text(phase)},
+                    {},
+                )
+            if self.open is None:
+                raise self.fail(
+                    node, "`end` closes the phase under the last `-- SIDE PHASE --` heading, and none is open"
+                )
+            (turn, side, phase), self.open = self.open, None
+            return PhaseEnded(turn=turn, side=side, phase=phase)
+        fields, columns = getattr(self, f"_{kind}")(node)
+        return self._decoded(node, fields, columns)
+
+    def _decoded(self, node: Tree, fields: dict[str, Any], columns: dict[str, int]) -> AnyEvent:
+        try:
+            return event_from_dict(fields)
+        except MalformedEvent as exc:
+            found = _PATH.match(exc.field or "")
+            column = node.meta.column
+            if found and found.group(1):  # the die itself for `dice[1]`, else the field's first token
+                column = columns.get(found.group(1) + (found.group(2) or ""), columns.get(found.group(1), column))
+            raise NotationError(self.source, node.meta.line, column, str(exc)) from None
+
+    # -- one builder a kind of line: (the event's fields, the column each field came from) -----------
+    def _joined(self, node: Tree) -> tuple[dict[str, Any], dict[str, int]]:
+        unit, side, unit_type, models, name, ld, initiative, rules, profile = node.children
+        fields: dict[str, Any] = {
+            "type": "unit_joined",
+            "unit": read_text(unit),
+            "side": read_text(side),
+            "unit_type": read_text(unit_type),
+            "models": int(models),
+            "name": read_text(name),
+        }
+        columns = {"unit": unit.column, "side": side.column, "unit_type": unit_type.column}
+        columns |= {"models": models.column, "name": name.column}
+        if ld is not None:
+            fields["ld"], columns["ld"] = int(ld.children[0]), ld.children[0].column
+        if initiative is not None:
+            fields["initiative"], columns["initiative"] = int(initiative.children[0]), initiative.children[0].column
+        if rules is not None:
+            fields["special_rules"], columns["special_rules"] = _ids(rules.children[0]), rules.meta.column
+        if profile is not None:
+            fields["profile"], columns["profile"] = self._pairs(profile.children[0]), profile.meta.column
+        return fields, columns
+
+    def _casualties(self, node: Tree) -> tuple[dict[str, Any], dict[str, int]]:
+        unit, count, cause = node.children
+        fields = {"type": "casualties_suffered", "unit": read_text(unit), "count": int(count)}
+        if cause is not None:
+            fields["cause"] = read_text(cause)
+        return fields, {"unit": unit.column, "count": count.column}
+
+    def _dice(self, node: Tree) -> tuple[dict[str, Any], dict[str, int]]:
+        unit, verb, test, *dice, engine = node.children
+        fields: dict[str, Any] = {
+            "type": "dice_rolled",
+            "unit": read_text(unit),
+            "test": read_text(test),
+            "dice": [int(d) for d in dice],
+        }
+        if verb.type == "REROLLS":
+            fields["reroll"] = True
+        if engine is not None:
+            fields["source"] = "engine"
+        columns = {"unit": unit.column, "test": test.column, "dice": dice[0].column}
+        return fields, columns | {f"dice[{i}]": die.column for i, die in enumerate(dice)}
+
+    def _charge(self, node: Tree) -> tuple[dict[str, Any], dict[str, int]]:
+        charger, targets, in_range, flank = node.children
+        fields: dict[str, Any] = {"type": "charge_declared", "charger": read_text(charger), "targets": _ids(targets)}
+        columns = {"charger": charger.column, "targets": targets.meta.column}
+        if in_range is not None:
+            fields["in_range"], columns["in_range"] = _ids(in_range), in_range.meta.column
+        if flank is not None:
+            fields["flank"], columns["flank"] = _ids(flank), flank.meta.column
+        return fields, columns
+
+    def _combat(self, node: Tree) -> tuple[dict[str, Any], dict[str, int]]:
+        return {"type": "combat_resolved", "sides": [self._side(side) for side in node.children]}, {
+            "sides": node.children[0].meta.column
+        }
+
+    def _side(self, node: Tree) -> dict[str, Any]:
+        side, units, wounds, bonus, *details = node.children
+        fields: dict[str, Any] = {"side": read_text(side), "units": _ids(units), "wounds_inflicted": int(wounds)}
+        if bonus is not None:
+            fields["bonus"] = int(bonus)
+        names = {"ranks": "ranks", "unit_bonus": "unit_bonus", "left": "left_combat"}
+        for detail in details:
+            field = names[str(detail.data)]
+            if field in fields:
+                raise self.fail(detail, f"{detail.data} is given twice for {fields['side']}")
+            inner = detail.children[0]
+            fields[field] = _ids(inner) if field == "left_combat" else self._numbers(inner)
+        return fields
+
+    def _fact(self, node: Tree) -> tuple[dict[str, Any], dict[str, int]]:
+        unit, fact, told = node.children
+        fields: dict[str, Any] = {"type": "table_fact_recorded", "unit": read_text(unit), "fact": read_text(fact)}
+        columns = {"unit": unit.column, "fact": fact.column}
+        if told is not None:
+            fields["value"], columns["value"] = read_value(told), told.column
+        return fields, columns
+
+    def _decision(self, node: Tree) -> tuple[dict[str, Any], dict[str, int]]:
+        unit, decision, note = node.children
+        fields = {"type": "player_decided", "unit": read_text(unit), "decision": read_text(decision)}
+        if note is not None:
+            fields["note"] = read_text(note)
+        return fields, {"unit": unit.column, "decision": decision.column}
+
+    def _change(self, node: Tree) -> tuple[dict[str, Any], dict[str, int]]:
+        unit, pairs, note = node.children
+        fields: dict[str, Any] = {"type": "unit_changed", "unit": read_text(unit), "changes": self._pairs(pairs)}
+        if note is not None:
+            fields["note"] = read_text(note)
+        return fields, {"unit": unit.column, "changes": pairs.meta.column}
+
+    def _ruling(self, node: Tree) -> tuple[dict[str, Any], dict[str, int]]:
+        unit, state, waive, reason = node.children
+        fields: dict[str, Any] = {"type": "referee_ruled", "unit": read_text(unit), "reason": read_text(reason)}
+        columns = {"unit": unit.column, "reason": reason.column}
+        if state is not None:
+            fields["state"], columns["state"] = read_text(state), state.column
+        if waive is not None:
+            fields["waive_tests"] = True
+        return fields, columns
+
+    def _retraction(self, node: Tree) -> tuple[dict[str, Any], dict[str, int]]:
+        seq, reason = node.children
+        fields = {"type": "event_retracted", "seq": int(seq), "reason": read_text(reason)}
+        return fields, {"seq": seq.column, "reason": reason.column}
+
+    def _reveal(self, node: Tree) -> tuple[dict[str, Any], dict[str, int]]:
+        (secret,) = node.children
+        return {"type": "dice_revealed", "secret": read_text(secret)}, {"secret": secret.column}
+
+    def _pairs(self, node: Tree) -> dict[str, Any]:
+        found: dict[str, Any] = {}
+        for pair in node.children:
+            key, told = pair.children
+            name = read_text(key)
+            if name in found:
+                raise self.fail(key, f"{name} is given twice")
+            found[name] = read_value(told)
+        return found
+
+    def _numbers(self, node: Tree) -> dict[str, int]:
+        found: dict[str, int] = {}
+        for number in node.children:
+            key, told = number.children
+            name = read_text(key)
+            if name in found:
+                raise self.fail(key, f"{name} is given twice")
+            found[name] = int(told)
+        return found
+
+
+def _ids(node: Tree) -> list[str]:
+    return [read_text(token) for token in node.children]

@@ -1,0 +1,176 @@
+"""A battle's events as notation: the header from `battle_started`, then one line per event, under
+a heading for each turn and each phase (`morale notation export`)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import msgspec
+
+from morale.core.rules import Refusal
+from morale.core.rulesets import lookup
+from morale.events.types import (
+    AnyEvent,
+    BattleStarted,
+    CasualtiesSuffered,
+    ChargeDeclared,
+    CombatResolved,
+    CombatSide,
+    DiceRevealed,
+    DiceRolled,
+    EventRetracted,
+    PhaseEnded,
+    PhaseStarted,
+    PinnedTable,
+    PlayerDecided,
+    RefereeRuled,
+    TableFactRecorded,
+    UnitChanged,
+    UnitJoined,
+)
+
+from ..tables import default_table
+from .syntax import ident, text, value
+
+
+def write(battle: str, events: Iterable[AnyEvent]) -> str:
+    """The notation of a battle's events, in log order; the first must be `battle_started`."""
+    lines: list[str] = []
+    turn = 0
+    open_phase: tuple[int, str, str] | None = None
+    for event in events:
+        match event:
+            case BattleStarted():
+                lines += header(battle, event)
+                lines.append("")
+            case PhaseStarted():
+                if event.turn != turn:
+                    turn = event.turn
+                    lines += ["", f"== Turn {turn} =="]
+                open_phase = (event.turn, event.side, event.phase)
+                lines.append(f"-- {ident(event.side)} {ident(event.phase)} --")
+            case PhaseEnded():
+                closes = (event.turn, event.side, event.phase)
+                lines.append(
+                    "end" if closes == open_phase else f"end {event.turn} {ident(event.side)} {ident(event.phase)}"
+                )
+                open_phase = None
+            case _:
+                lines.append(event_line(event))
+    return "\n".join(lines).strip("\n") + "\n"
+
+
+def header(battle: str, started: BattleStarted) -> list[str]:
+    lines = [f"[Battle {text(battle)}]"]
+    if started.name:
+        lines.append(f"[Name {text(started.name)}]")
+    lines += [
+        f"[Ruleset {text(started.ruleset)}]",
+        f"[RulesetVersion {text(started.ruleset_version)}]",
+        "[Sides " + " ".join(text(side) for side in started.sides) + "]",
+        f"[Dice {text(started.dice_policy)}]",
+    ]
+    if started.dice_commitment:
+        lines.append(f"[Commitment {text(started.dice_commitment)}]")
+    lines += [f"[HouseRule {ident(name)} {value(v)}]" for name, v in started.house_rules.items()]
+    lines += [table_tag(started, name, table) for name, table in started.tables.items()]
+    return lines
+
+
+def table_tag(started: BattleStarted, name: str, table: PinnedTable) -> str:
+    """A pinned table by reference where it is the shipped default with these values, else with its
+    values inline (as JSON), so the notation alone gives the battle back."""
+    tag = f"[Table {ident(name)} {text(table.source)} {text(table.sha256)}"
+    if not _is_shipped_default(started, name, table):
+        tag += " " + text(msgspec.json.encode(table.values, order="sorted").decode())
+    return tag + "]"
+
+
+def _is_shipped_default(started: BattleStarted, name: str, table: PinnedTable) -> bool:
+    try:
+        ruleset = lookup(started.ruleset, started.ruleset_version)
+    except Refusal:
+        return False
+    if name not in ruleset.tables:
+        return False
+    shipped = default_table(ruleset, name)
+    return (shipped.source, shipped.sha256) == (table.source, table.sha256)
+
+
+def _ids(units: Iterable[str]) -> str:
+    return ", ".join(ident(u) for u in units)
+
+
+def _numbers(values: dict[str, int]) -> str:
+    return ", ".join(f"{ident(k)}={v}" for k, v in values.items())
+
+
+def _pairs(values: dict) -> str:
+    return ", ".join(f"{ident(k)}={value(v)}" for k, v in values.items())
+
+
+def _note(note: str) -> str:
+    return f" {text(note)}" if note else ""
+
+
+def _side(side: CombatSide) -> str:
+    words = [f"{ident(side.side)} ({_ids(side.units)}) {side.wounds_inflicted}"]
+    if side.bonus:
+        words.append(f"{side.bonus:+d}")
+    if side.ranks:
+        words.append(f"ranks {_numbers(side.ranks)}")
+    if side.unit_bonus:
+        words.append(f"bonus {_numbers(side.unit_bonus)}")
+    if side.left_combat:
+        words.append(f"left {_ids(side.left_combat)}")
+    return " ".join(words)
+
+
+def event_line(event: AnyEvent) -> str:
+    """One event other than the clock's and the battle's start, as one line."""
+    match event:
+        case UnitJoined():
+            words = [f"unit {ident(event.unit)} {ident(event.side)} {ident(event.unit_type)} {event.models}"]
+            words.append(text(event.name))
+            if event.ld is not None:
+                words.append(f"ld {event.ld}")
+            if event.initiative is not None:
+                words.append(f"initiative {event.initiative}")
+            if event.special_rules:
+                words.append(f"rules {_ids(event.special_rules)}")
+            if event.profile:
+                words.append(f"profile {_pairs(event.profile)}")
+            return " ".join(words)
+        case CasualtiesSuffered():
+            cause = f" to {ident(event.cause)}" if event.cause else ""
+            return f"{ident(event.unit)} loses {event.count}{cause}"
+        case DiceRolled():
+            verb = "rerolls" if event.reroll else "rolls"
+            source = " (engine)" if event.source == "engine" else ""
+            return f"{ident(event.unit)} {verb} {ident(event.test)} {' '.join(map(str, event.dice))}{source}"
+        case ChargeDeclared():
+            line = f"{ident(event.charger)} charges {_ids(event.targets)}"
+            if event.in_range:
+                line += f" in range: {_ids(event.in_range)}"
+            if event.flank:
+                line += f" flank: {_ids(event.flank)}"
+            return line
+        case CombatResolved():
+            first, second = event.sides
+            return f"combat {_side(first)} vs {_side(second)}"
+        case TableFactRecorded():
+            told = "" if event.value is True else f" = {value(event.value)}"
+            return f"{ident(event.unit)}: {ident(event.fact)}{told}"
+        case PlayerDecided():
+            return f"{ident(event.unit)} decides {ident(event.decision)}{_note(event.note)}"
+        case UnitChanged():
+            return f"{ident(event.unit)} changes {_pairs(event.changes)}{_note(event.note)}"
+        case RefereeRuled():
+            state = f" -> {ident(event.state)}" if event.state else ""
+            waive = " waive" if event.waive_tests else ""
+            return f"ruling {ident(event.unit)}{state}{waive} {text(event.reason)}"
+        case EventRetracted():
+            return f"retract {event.seq} {text(event.reason)}"
+        case DiceRevealed():
+            return f"reveal {event.secret}"
+    raise ValueError(f"{type(event).__name__} has no line of its own in the notation")

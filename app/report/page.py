@@ -1,0 +1,160 @@
+"""The report as one HTML page: the styles and charts inline, nothing fetched, nothing run."""
+
+from __future__ import annotations
+
+import json
+from html import escape
+from importlib import resources
+
+from morale.core import catalogue
+from morale.projections.board import Board
+from morale.projections.narrative import Line
+from morale.projections.report import Report, Turn
+
+from .charts import luck_chart, state_chart
+
+
+def page(data: Report, made_by: str) -> str:
+    css = resources.files(__package__).joinpath("report.css").read_text(encoding="utf-8")
+    turns = "".join(f'<a href="#turn-{t.number}">Turn {t.number}</a>' for t in data.turns)
+    parts = [
+        "<!doctype html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>{_e(data.title)}: battle report</title>",
+        f"<style>{css}</style>",
+        "</head>",
+        f'<body data-battle="{_e(data.battle)}">',
+        "<header>",
+        f"<h1>{_e(data.title)}</h1>",
+        f'<p class="meta">{_e(data.ruleset)} · {_e(" against ".join(data.sides))} · {data.events} events</p>',
+        f'<p class="meta">Head hash <span class="hash" id="head">{_e(data.head)}</span>: '
+        f"<code>morale verify {_e(data.battle)}</code> prints the same for the log this report was made from.</p>",
+        "</header>",
+        f'<nav><a href="#summary">Summary</a><a href="#charts">Charts</a>{turns}</nav>',
+        _summary(data),
+        _charts(data),
+        *(_turn(data, turn) for turn in data.turns),
+        f"<footer>Made by {_e(made_by)} from {data.events} events of battle {_e(data.battle)}; "
+        f'head hash <span class="hash">{_e(data.head)}</span>.</footer>',
+        "</body></html>",
+    ]
+    return "\n".join(parts) + "\n"
+
+
+def _e(text: object) -> str:
+    return escape(str(text), quote=True)
+
+
+def _summary(data: Report) -> str:
+    rows = "".join(
+        f'<tr data-side="{_e(s.side)}"><td>{_e(s.side)}</td><td class="num">{s.tests}</td>'
+        f'<td class="num">{s.expected:.2f}</td><td class="num">{s.passes}</td>'
+        f'<td class="num at-least">{100 * s.at_least:.1f}%</td><td>{_e(s.verdict)}</td></tr>'
+        for s in data.luck
+    )
+    final = data.turns[-1].board if data.turns else None
+    return (
+        '<section id="summary"><h2>Summary</h2>'
+        "<h3>Luck of the morale dice</h3>"
+        "<p>Each side's rolled tests against the exact chance each had of passing. The chance of doing "
+        "at least as well is the chance that as many tests or more pass, at those odds.</p>"
+        '<table id="luck"><thead><tr><th>side</th><th>tests rolled</th><th>expected passes</th><th>passes</th>'
+        f"<th>chance of doing at least as well</th><th>verdict</th></tr></thead><tbody>{rows}</tbody></table>"
+        + (f"<h3>The board at the end</h3>{_board(final, 'final-board')}" if final else "")
+        + "</section>"
+    )
+
+
+def _charts(data: Report) -> str:
+    states = "".join(
+        f'<div class="chart" data-chart="states-{_e(side)}">{state_chart(data, side)}</div>' for side in data.sides
+    )
+    return (
+        '<section id="charts"><h2>Charts</h2>'
+        f"{states}"
+        f'<div class="chart" data-chart="luck">{luck_chart(data)}</div>'
+        "</section>"
+    )
+
+
+def _turn(data: Report, turn: Turn) -> str:
+    return (
+        f'<section id="turn-{turn.number}" data-turn="{turn.number}"><h2>Turn {turn.number}</h2>'
+        f"{_story(turn.lines)}"
+        f"<h3>Tests in turn {turn.number}</h3>{_tests(data, turn)}"
+        f"<h3>The board at the end of turn {turn.number}</h3>{_board(turn.board, f'board-{turn.number}')}"
+        "</section>"
+    )
+
+
+def _story(lines: list[Line]) -> str:
+    items = []
+    for line in lines:
+        if line.kind == "heading":
+            if items:
+                items.append("</ol>")
+            items.append(f'<h3 data-seq="{line.seq}">{_e(line.text)}</h3><ol class="story">')
+        elif line.kind == "event":
+            if not items:
+                items.append('<ol class="story">')
+            items.append(
+                f'<li class="event" data-seq="{line.seq}"><span class="seq">{line.seq}</span>{_e(line.text)}</li>'
+            )
+        else:
+            if not items:
+                items.append('<ol class="story">')
+            rules = ", ".join(_rule(r) for r in line.rules)
+            items.append(f'<li class="outcome">{_e(line.text)} {rules}</li>')
+    return "".join(items) + ("</ol>" if items else "")
+
+
+def _rule(rule: str) -> str:
+    title = catalogue.title(rule)
+    return f'<span class="rule" title="{_e(title)}">[{_e(rule)}]</span>'
+
+
+def _tests(data: Report, turn: Turn) -> str:
+    if not turn.tests:
+        return "<p>No test fell due.</p>"
+    names = {series.unit: series.name for series in data.series}
+    rows = []
+    for t in turn.tests:
+        modifiers = "; ".join(
+            f"{m['value']:+d} {m['reason']}" + (f" (not counted: {m['ignored_by']})" if m["ignored_by"] else "")
+            for m in _json(t["modifiers"])
+        )
+        dice = " + ".join(map(str, _json(t["dice"]))) if t["dice"] else ""
+        chance = f"{100 * t['chance']:.1f}%" if t["chance"] is not None else ""
+        rows.append(
+            f'<tr data-test="{t["id"]}" data-unit="{_e(t["unit"])}" data-settled="{t["settled_at"] or ""}">'
+            f'<td class="num">{t["due_at"]}</td>'
+            f"<td>{_e(names.get(t['unit'], t['unit']))}</td><td>{_e(t['test'].replace('_', ' '))}</td>"
+            f'<td>{_rule(t["trigger"])}</td><td class="num">{"" if t["target"] is None else t["target"]}</td>'
+            f'<td>{_e(modifiers)}</td><td class="num odds">{chance}</td><td class="num dice">{_e(dice)}</td>'
+            f'<td class="num">{"" if t["total"] is None else t["total"]}</td>'
+            f'<td class="result-{_e(t["result"])}">{_e(t["result"])}</td>'
+            f"<td>{_rule(t['rule']) if t['rule'] else ''}</td></tr>"
+        )
+    head = (
+        "<tr><th>due at</th><th>unit</th><th>test</th><th>why</th><th>target</th><th>modifiers</th>"
+        "<th>chance of passing</th><th>dice</th><th>total</th><th>result</th><th>by</th></tr>"
+    )
+    return f'<table class="tests"><thead>{head}</thead><tbody>{"".join(rows)}</tbody></table>'
+
+
+def _board(view: Board, ident: str) -> str:
+    rows = "".join(
+        f'<tr data-unit="{_e(u.unit)}"><td>{_e(u.side)}</td><td>{_e(u.name)}</td>'
+        f'<td class="state" data-state="{_e(u.state)}">{_e(u.state_name)}</td>'
+        f'<td class="num">{u.models}/{u.starting_models}</td>'
+        f"<td>{_e('; '.join(r.text + (' until ' + r.until if r.until else '') for r in u.restrictions))}</td>"
+        f"<td>{_e('; '.join(u.due))}</td></tr>"
+        for u in view.units
+    )
+    head = "<tr><th>side</th><th>unit</th><th>state</th><th>models</th><th>restrictions</th><th>due</th></tr>"
+    return f'<table class="board" id="{ident}"><thead>{head}</thead><tbody>{rows}</tbody></table>'
+
+
+def _json(text: str | None) -> list:
+    return json.loads(text) if text else []

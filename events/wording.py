@@ -1,0 +1,321 @@
+"""What is wrong with input, in words a user reads: "dice[0]: a die shows 1 to 6, not 7", not
+msgspec's "Expected `int` <= 6 - at `$.dice[0]`", and "malformed JSON at line 1, column 17: ...", not
+"Input data was truncated".
+
+The limits themselves live in the types (`events/types.py`); this module only says them. It walks
+the type that refused the input down the path msgspec names, to the constraint that failed and the
+words a type carries for it (`Meta(extra={"words": ...})`), and reads the value found at that path,
+so the refusal can say what was given.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import msgspec
+from msgspec import inspect
+
+# "Expected `int` <= 6 - at `$.dice[0]`"; a dict key: "... - at `key` in `$.house_rules`".
+_AT = re.compile(r"^(?P<what>.*?)(?: - at `(?P<path>[^`]*)`(?: in `(?P<outer>[^`]*)`)?)?$", re.DOTALL)
+_STEP = re.compile(r"\.([^.\[]+)|\[(\d+|\.\.\.)\]")
+_ANY_VALUE = object()  # a step into a dict's values: msgspec names no key ("$.house_rules[...]")
+_UNKNOWN = object()  # the value at the path could not be read
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")  # what would break a refusal's one line
+
+_KINDS = {
+    "int": "a whole number",
+    "float": "a number",
+    "str": "text",
+    "bool": "true or false",
+    "null": "null",
+    "array": "a list",
+    "object": "an object",
+}
+
+
+def validation_words(exc: msgspec.ValidationError, root: Any, data: Any) -> tuple[str, str | None]:
+    """(words, field) for a validation error raised decoding `data` (the input as plain JSON values;
+    None if it could not be read) as the type `root`. `field` is the path, "dice[0]", or None for the whole input.
+    Both are one line: a key or value of the input that holds a line break shows it escaped."""
+    words, field = _validation_words(exc, root, data)
+    return _one_line(words), None if field is None else _one_line(field)
+
+
+def _one_line(text: str) -> str:
+    return _CONTROL.sub(lambda found: repr(found[0])[1:-1], text)
+
+
+def _validation_words(exc: msgspec.ValidationError, root: Any, data: Any) -> tuple[str, str | None]:
+    found = _AT.match(str(exc))
+    what, path = (found["what"], found["path"]) if found else (str(exc), None)
+    key_error = bool(found and found["outer"])
+    if key_error:  # a dict key was refused: the field is the dict
+        path = found["outer"] if found else None
+    steps = _steps(path)
+    field = _field(steps)
+    info = inspect.type_info(root)
+    node, value = _walk(info, data, steps)
+    if key_error:
+        dict_type = _settle(node, value)
+        key_type = dict_type.key_type if isinstance(dict_type, inspect.DictType) else None
+        return f"each key is {_constraint_words(what, key_type, _UNKNOWN)}", field
+    if missing := re.fullmatch(r"Object missing required field `([^`]+)`", what):
+        return f"missing ({_struct_name(node, value)} needs it)", _join(field, missing[1])
+    if unknown := re.fullmatch(r"Object contains unknown field `([^`]+)`", what):
+        return _unknown_field(node, value), _join(field, unknown[1])
+    if invalid := re.fullmatch(r"Invalid value '(.*)'", what, re.DOTALL):
+        return _unknown_tag(_walk(info, data, steps[:-1])[0], invalid[1]), field
+    if re.fullmatch(r"Invalid enum value .*", what, re.DOTALL):
+        return _one_of(node, value), field
+    return _constraint_words(what, node, value), field
+
+
+def syntax_words(exc: msgspec.DecodeError, data: bytes | str) -> str:
+    """A JSON syntax error with where it is, by line and column (of characters, from 1)."""
+    raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else bytes(data)
+    text = str(exc)
+    if not raw.strip():
+        return "no JSON: the input is empty"
+    if "UTF-8" in text:
+        try:
+            raw.decode("utf-8")
+        except UnicodeDecodeError as bad:
+            return f"not UTF-8 text: byte {bad.start} ({_place(raw, bad.start)}) cannot be read"
+        return "not UTF-8 text"
+    at = re.search(r"\(byte (\d+)\)$", text)
+    if at:
+        reason = text.removeprefix("JSON is malformed: ")[: -len(at[0])].strip()
+        return f"malformed JSON at {_place(raw, int(at[1]))}: {reason}"
+    if "truncated" in text:
+        return f"malformed JSON at {_place(raw, len(raw.rstrip()))}: the JSON ends before it is complete"
+    return f"malformed JSON: {text}"
+
+
+def _place(raw: bytes, offset: int) -> str:
+    before = raw[:offset]
+    line = before.count(b"\n") + 1
+    column = len(before[before.rfind(b"\n") + 1 :].decode("utf-8", "replace")) + 1
+    return f"line {line}, column {column}"
+
+
+# -- the path msgspec names, and the type and value found along it -------------------------------------
+def _steps(path: str | None) -> list[object]:
+    if not path or not path.startswith("$"):
+        return []
+    steps: list[object] = []
+    for name, index in _STEP.findall(path[1:]):
+        steps.append(name if name else (_ANY_VALUE if index == "..." else int(index)))
+    return steps
+
+
+def _field(steps: list[object]) -> str | None:
+    text = ""
+    for step in steps:
+        if isinstance(step, str):
+            text += f".{step}" if text else step
+        else:
+            text += "[...]" if step is _ANY_VALUE else f"[{step}]"
+    return text or None
+
+
+def _join(field: str | None, name: str) -> str:
+    name = name if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name) else repr(name)  # a key any client sent
+    return f"{field}.{name}" if field else name
+
+
+def _walk(node: Any, value: Any, steps: list[object]) -> tuple[Any, Any]:
+    """The type (constraints and words kept) and the value at the end of `steps`; (None, _UNKNOWN)
+    where the path leaves what the type describes."""
+    for step in steps:
+        node = _settle(node, value)
+        if isinstance(step, str):
+            fields = {f.encode_name: f for f in node.fields} if isinstance(node, inspect.StructType) else {}
+            if step not in fields:
+                return None, _UNKNOWN
+            node = fields[step].type
+            value = value.get(step, _UNKNOWN) if isinstance(value, dict) else _UNKNOWN
+        elif step is _ANY_VALUE:
+            if not isinstance(node, inspect.DictType):
+                return None, _UNKNOWN
+            node, value = node.value_type, _UNKNOWN
+        else:
+            assert isinstance(step, int)
+            if isinstance(node, inspect.TupleType):
+                node = node.item_types[step] if step < len(node.item_types) else None
+            elif isinstance(node, inspect.ListType | inspect.VarTupleType | inspect.SetType | inspect.FrozenSetType):
+                node = node.item_type
+            else:
+                return None, _UNKNOWN
+            value = value[step] if isinstance(value, list) and step < len(value) else _UNKNOWN
+    return node, value
+
+
+def _settle(node: Any, value: Any) -> Any:
+    """The type a value is read as: constraints' wrappers taken off, a union's member chosen (a
+    tagged Struct by its tag, else the member of the value's kind)."""
+    while isinstance(node, inspect.Metadata):
+        node = node.type
+    if isinstance(node, inspect.UnionType):
+        members = [m.type if isinstance(m, inspect.Metadata) else m for m in node.types]
+        if isinstance(value, dict):
+            for member in members:
+                tagged = isinstance(member, inspect.StructType) and member.tag is not None
+                if tagged and value.get(member.tag_field) == member.tag:
+                    return member
+        kind = _kind_of(value)
+        for member in members:
+            if _kind_of_type(member) == kind:
+                return member
+        return next((m for m in members if not isinstance(m, inspect.NoneType)), members[0])
+    return node
+
+
+def _kind_of(value: Any) -> str | None:
+    for kind, types in (("bool", bool), ("int", int), ("float", float), ("str", str), ("array", list)):
+        if isinstance(value, types):
+            return kind
+    return "object" if isinstance(value, dict) else None
+
+
+def _kind_of_type(node: Any) -> str | None:
+    kinds = {
+        inspect.BoolType: "bool",
+        inspect.IntType: "int",
+        inspect.FloatType: "float",
+        inspect.StrType: "str",
+        inspect.LiteralType: "str",
+        inspect.ListType: "array",
+        inspect.VarTupleType: "array",
+        inspect.TupleType: "array",
+        inspect.DictType: "object",
+        inspect.StructType: "object",
+    }
+    return kinds.get(type(node))
+
+
+# -- the words -----------------------------------------------------------------------------------------
+def _constraint_words(what: str, node: Any, value: Any) -> str:
+    expected = re.match(r"Expected `([^`]*)`", what)
+    kind = expected[1] if expected else None
+    words = _words_of(node, kind)
+    leaf = _leaf(node, kind)
+    if got := re.fullmatch(r"Expected `([^`]*)`, got `([^`]*)`", what):
+        return f"expected {_kinds(got[1])}, got {_KINDS.get(got[2], got[2])}"
+    if kind and what == f"Expected `{kind}`":  # a tag of the wrong kind: `"type": 3`
+        return _not(f"expected {_kinds(kind)}", value)
+    if bound := re.fullmatch(r"Expected `(?:int|float)` ([<>]=?) (\S+)", what):
+        said = words or _range_words(leaf) or f"{'at most' if '<' in bound[1] else 'at least'} {bound[2]}"
+        return _not(said, value)
+    if length := re.fullmatch(r"Expected `(str|array|object)` of length ([<>]=?) (\d+)", what):
+        unit = {"str": "characters", "array": "items", "object": "entries"}[length[1]]
+        bound_words = f"{'at most' if '<' in length[2] else 'at least'} {_count(int(length[3]), unit)}"
+        said = words or _length_words(leaf, unit) or bound_words
+        size = len(value) if isinstance(value, str | list | dict) else None
+        return said if size is None else f"{said}, not {_count(size, unit)}"
+    if pattern := re.fullmatch(r"Expected `str` matching regex '(.*)'", what, re.DOTALL):
+        return _not(words or f"text matching {pattern[1]}", value)
+    if what == "Number out of range":
+        return "a number too large to read"
+    return what
+
+
+def _leaf(node: Any, kind: str | None) -> Any:
+    """The member of the leaf type that refused a value of `kind` (the kind msgspec expected)."""
+    while isinstance(node, inspect.Metadata):
+        node = node.type
+    if isinstance(node, inspect.UnionType):
+        for member in node.types:
+            if _kind_of_type(member.type if isinstance(member, inspect.Metadata) else member) == kind:
+                return _leaf(member, kind)
+    return node
+
+
+def _words_of(node: Any, kind: str | None) -> str | None:
+    """The words a type carries for its limits (`Meta(extra={"words": ...})`), on the member of a
+    union that refused the value."""
+    if isinstance(node, inspect.UnionType):
+        for member in node.types:
+            inner = member.type if isinstance(member, inspect.Metadata) else member
+            if isinstance(inner, inspect.UnionType) or _kind_of_type(inner) == kind:
+                return _words_of(member, kind)
+        return None
+    while isinstance(node, inspect.Metadata):
+        if node.extra and "words" in node.extra:
+            return str(node.extra["words"])
+        node = node.type
+    return None
+
+
+def _range_words(node: Any) -> str | None:
+    low, high = getattr(node, "ge", None), getattr(node, "le", None)
+    if low is None or high is None:
+        return None
+    what = "a whole number" if isinstance(node, inspect.IntType) else "a number"
+    return f"{what} from {low:g} to {high:g}" if isinstance(low, float) else f"{what} from {low} to {high}"
+
+
+def _length_words(node: Any, unit: str) -> str | None:
+    low, high = getattr(node, "min_length", None), getattr(node, "max_length", None)
+    if low is not None and high is not None:
+        return f"exactly {_count(low, unit)}" if low == high else f"{low} to {_count(high, unit)}"
+    if high is not None:
+        return f"at most {_count(high, unit)}"
+    return f"at least {_count(low, unit)}" if low else None
+
+
+def _count(number: int, unit: str) -> str:
+    return f"{number} {unit if number != 1 else unit[:-1]}"
+
+
+def _kinds(expected: str) -> str:
+    names = [_KINDS.get(part.strip(), part.strip()) for part in expected.split("|")]
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
+
+
+def _not(words: str, value: Any) -> str:
+    return words if value is _UNKNOWN else f"{words}, not {_shown(value)}"
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, str):
+        return repr(value) if len(value) <= 40 else f"{value[:37]!r}... ({len(value)} characters)"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value) if isinstance(value, int | float) else _KINDS.get(_kind_of(value) or "", "that")
+
+
+def _struct_name(node: Any, value: Any) -> str:
+    node = _settle(node, value) if node is not None else None
+    if isinstance(node, inspect.StructType):
+        return f"a {node.tag}" if node.tag else f"a {node.cls.__name__}"
+    return "it"
+
+
+def _unknown_field(node: Any, value: Any) -> str:
+    node = _settle(node, value) if node is not None else None
+    if isinstance(node, inspect.StructType):
+        known = ", ".join(f.encode_name for f in node.fields)
+        return f"no such field in {_struct_name(node, value)} (its fields: {known})"
+    return "no such field"
+
+
+def _unknown_tag(node: Any, given: str) -> str:
+    """An unknown event type: `node` is the union of tagged Structs the tag chooses among."""
+    while isinstance(node, inspect.Metadata):
+        node = node.type
+    members = node.types if isinstance(node, inspect.UnionType) else [node]
+    tags = [m.tag for m in members if isinstance(m, inspect.StructType) and m.tag is not None]
+    return f"unknown type {given!r}" + (f" (known: {', '.join(tags)})" if tags else "")
+
+
+def _one_of(node: Any, value: Any) -> str:
+    while isinstance(node, inspect.Metadata | inspect.UnionType):
+        node = (
+            node.type
+            if isinstance(node, inspect.Metadata)
+            else next((m for m in node.types if isinstance(m, inspect.LiteralType)), node.types[0])
+        )
+    if isinstance(node, inspect.LiteralType):
+        return _not(f"one of {', '.join(map(str, node.values))}", value)
+    return _not("a value it allows", value)

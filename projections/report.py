@@ -1,0 +1,139 @@
+"""Everything a battle report shows, from one reading of the log: the narrative turn by turn, the
+board at each turn's end, every test with its odds and dice, each side's luck, each unit's state at
+every phase end, cumulative luck roll by roll, and the head hash. Read-only; `app/report/` lays it
+out as one HTML file."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from morale.core.machine import STATES
+from morale.core.replay import replay
+from morale.core.rules import Refusal
+from morale.events.types import StoredEvent
+
+from .board import Board
+from .luck import Luck, luck, passes_distribution
+from .narrative import Line, narrate
+from .sql_rows import battle_rows
+from .timeline import Timeline
+
+# The order a state chart's axis reads, from holding to gone (a ruleset uses the states it knows).
+STATE_ORDER = ("steady", "regrouped", "wavering", "falling_back", "broken", "dispersed", "destroyed")
+assert set(STATE_ORDER) == set(STATES)
+
+
+@dataclass(frozen=True)
+class SideLuck:
+    side: str
+    tests: int
+    expected: float
+    passes: int
+    at_least: float  # the exact chance of this many passes or more
+    verdict: str
+
+
+@dataclass(frozen=True)
+class Turn:
+    number: int
+    lines: list[Line]
+    board: Board  # at the end of the turn
+    tests: list[dict]  # rows of `tests` (projections/sql_rows.py) that fell due this turn
+
+
+@dataclass(frozen=True)
+class UnitSeries:
+    unit: str
+    name: str
+    side: str
+    states: list[str | None]  # at each phase end; None before the unit joined
+
+
+@dataclass(frozen=True)
+class Report:
+    battle: str
+    title: str  # the battle's name, or its id
+    ruleset: str  # "Warhammer 40,000 6th edition (wh40k6 v1)"
+    sides: tuple[str, ...]
+    state_names: dict[str, str]  # machine value -> the ruleset's word
+    events: int
+    head: str
+    turns: list[Turn]
+    luck: list[SideLuck]
+    luck_detail: Luck
+    phase_ends: list[str]  # labels of the phase ends the series run over
+    series: list[UnitSeries]
+    cumulative_luck: dict[str, list[tuple[int, float]]]  # side -> (seq, passes - expected so far)
+
+
+def report(battle_id: str, events: Iterable[StoredEvent]) -> Report:
+    events = list(events)
+    if not events:
+        raise Refusal(f"battle {battle_id!r} has no events", field="battle")
+    battle = replay(battle_id, events).state()
+    ruleset = battle.ruleset
+    lines = narrate(battle_id, events)
+    timeline = Timeline(battle_id, events)
+    rows = battle_rows(battle_id, events).tables
+    turns = []
+    for number in sorted({line.turn for line in lines} - {0}):
+        end = timeline.board_at(timeline.point(f"end:{number}"))
+        tests = [t for t in rows["tests"] if t["turn"] == number]
+        turns.append(Turn(number=number, lines=[line for line in lines if line.turn == number], board=end, tests=tests))
+    prologue = [line for line in lines if line.turn == 0]
+    if prologue and turns:
+        turns[0] = Turn(turns[0].number, prologue + turns[0].lines, turns[0].board, turns[0].tests)
+    found = luck(battle_id, events)
+    return Report(
+        battle=battle_id,
+        title=getattr(events[0].event, "name", "") or battle_id,
+        ruleset=f"{ruleset.title} ({ruleset.id} v{ruleset.version})",
+        sides=tuple(battle.sides),
+        state_names={state: ruleset.state_name(state) for state in STATE_ORDER},
+        events=len(events),
+        head=events[-1].hash,
+        turns=turns,
+        luck=[_side_luck(found, side.side) for side in found.sides],
+        luck_detail=found,
+        phase_ends=_phase_end_labels(rows["boards"]),
+        series=_series(rows["boards"], rows["units"]),
+        cumulative_luck=_cumulative(found),
+    )
+
+
+def _side_luck(found: Luck, side: str) -> SideLuck:
+    summary = next(s for s in found.sides if s.side == side)
+    rolls = [r for r in found.rolls if r.side == side]
+    distribution = passes_distribution([r.chance for r in rolls])
+    return SideLuck(
+        side=side,
+        tests=summary.tests,
+        expected=summary.expected_passes,
+        passes=summary.passes,
+        at_least=min(1.0, sum(distribution[summary.passes :])),
+        verdict=summary.verdict,
+    )
+
+
+def _phase_end_labels(boards: list[dict]) -> list[str]:
+    seen = dict.fromkeys((b["seq"], b["turn"], b["side"], b["phase"]) for b in boards)
+    return [f"T{turn} {side} {phase.replace('_', ' ')}" for _, turn, side, phase in seen]
+
+
+def _series(boards: list[dict], units: list[dict]) -> list[UnitSeries]:
+    ends = list(dict.fromkeys(b["seq"] for b in boards))
+    at = {(b["seq"], b["unit"]): b["state"] for b in boards}
+    return [
+        UnitSeries(unit=u["unit"], name=u["name"], side=u["side"], states=[at.get((seq, u["unit"])) for seq in ends])
+        for u in units
+    ]
+
+
+def _cumulative(found: Luck) -> dict[str, list[tuple[int, float]]]:
+    running: dict[str, float] = {side.side: 0.0 for side in found.sides}
+    points: dict[str, list[tuple[int, float]]] = {side: [] for side in running}
+    for roll in found.rolls:
+        running[roll.side] += (1.0 if roll.passed else 0.0) - roll.chance
+        points[roll.side].append((roll.seq, running[roll.side]))
+    return points

@@ -1,0 +1,262 @@
+"""The referee's console in Debian's Chromium, on a phone (390x844) and a desktop (1280x800): a
+whole game turn of each shipped example played only through the page (the clock, casualties,
+charges, combat results, table facts, decisions and dice typed on its buttons or rolled by the
+engine), the state a roll changed explained, the log stepped back through, a ruling struck out,
+and a player's page offering only their own side. Each screen is photographed into screenshots/,
+fits the screen with thumb-sized controls, and has no serious accessibility violation (axe-core)."""
+
+from __future__ import annotations
+
+import json
+
+import httpx
+import pytest
+from support.browser import DESKTOP, PHONE, WAIT_MS, chromium, layout_problems, screenshot, serious_violations
+from support.console import Console
+from support.served import BATTLE, ROOT, WAIT_S, LiveServer, bearer, creation_body, example_lines, roster_body
+
+from morale.app.http.server import Settings, create_app
+from morale.app.roster import load_roster
+from morale.core import catalogue
+from morale.core.replay import Replay
+from morale.events.codec import decode_event
+
+EXAMPLES = ("wh40k6", "wh40k3", "wfb8", "gdb")
+SIZES = {"phone": PHONE, "desktop": DESKTOP}
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with chromium() as launched:
+        yield launched
+
+
+@pytest.fixture
+def served(tmp_path):
+    app = create_app(tmp_path / "console.db", Settings(poll_s=0.05, heartbeat_s=1))
+    with LiveServer(app) as server, httpx.Client(base_url=server.url, timeout=WAIT_S) as http:
+        yield server, http
+
+
+def first_turn(example: str) -> list[dict]:
+    events = example_lines(example)
+    return events[: next(i for i, e in enumerate(events) if e["type"] == "phase_started" and e["turn"] == 2)]
+
+
+def reference_states(example: str, events: list[dict]) -> dict[str, str]:
+    """Each unit's state once the example's events are folded (the page must come to the same)."""
+    roster = load_roster(ROOT / "examples" / example / "roster.toml")
+    fold = Replay(roster.battle)
+    for seq, event in enumerate([roster.started, *roster.units, *map(decode_event, map(json.dumps, events))], 1):
+        fold.apply(seq, event)
+    return {unit.id: unit.state for unit in fold.state().units.values()}
+
+
+class Screens:
+    """Every screen the test passes through: photographed, and checked as a person would."""
+
+    def __init__(self, page, prefix: str) -> None:
+        self.page, self.prefix, self.problems = page, prefix, []
+
+    def check(self, name: str) -> None:
+        screenshot(self.page, f"{self.prefix}-{name}")
+        self.problems += [f"{name}: {p}" for p in layout_problems(self.page)]
+        self.problems += [f"{name}: {v}" for v in serious_violations(self.page)]
+
+
+def open_console(browser, url: str, battle: str, token: str, size: dict):
+    context = browser.new_context(viewport=size)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(f"{url}/view#battle={battle}&token={token}")
+    page.wait_for_selector("body[data-ready='true'][data-logged='true']", timeout=WAIT_MS)
+    return context, page, errors
+
+
+@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("example", EXAMPLES)
+def test_a_whole_turn_is_played_explained_stepped_back_and_struck_out_through_the_page(browser, served, example, size):
+    server, http = served
+    # The 40K 6th battle lets the engine roll too: its first Fall Back move is the engine's.
+    body = roster_body(example, dice="either" if example == "wh40k6" else None)
+    battle = body["battle"]
+    tokens = http.post("/battles", json=body).json()["tokens"]
+    context, page, errors = open_console(browser, server.url, battle, tokens["referee"], SIZES[size])
+    console, screens = Console(page, wide=size == "desktop"), Screens(page, f"{example}-referee")
+    screens.check("board")
+
+    turn = first_turn(example)
+    engine_rolled = shown_due = False
+    for event in turn:
+        if event["type"] == "dice_rolled" and not shown_due:
+            console.tab("due")
+            screens.check("due")
+            shown_due = True
+        engine = example == "wh40k6" and event["type"] == "dice_rolled" and event["test"] == "fall_back"
+        console.play(event, engine=engine and not engine_rolled)
+        engine_rolled = engine_rolled or engine
+    assert example != "wh40k6" or engine_rolled
+
+    # The page's battle is the example's: every card in the state the rules give.
+    expected = reference_states(example, turn)
+    console.tab("board")
+    shown = {u: page.locator(f"#board .unit[data-unit='{u}']").get_attribute("data-state") for u in expected}
+    assert shown == expected
+    assert console.changes, "a roll of the turn changed a unit's state on its card"
+
+    # Why: the test behind the first change, with its trigger, target, dice and result, each rule
+    # beside its clause's words.
+    seq, unit, new_state = console.changes[0]
+    console.card(unit).locator("button.why").click()
+    now = console.state_of(unit)
+    page.wait_for_selector(f"#why ol.steps[data-unit='{unit}'][data-state='{now}']", timeout=WAIT_MS)
+    why = http.get(f"/battles/{battle}/explain/{unit}", headers=bearer(tokens["spectator"])).json()
+    step = next(s for s in why["steps"] if s["kind"] == "test" and s["settled_at"] == seq)
+    shown_why = page.locator("#why").inner_text()
+    for rule in (step["trigger"], step["rule"]):
+        assert rule in shown_why and catalogue.words(rule) in shown_why
+    for term in ("Trigger", "Dice", "Result"):
+        assert term in shown_why
+    if step["target"] is not None:
+        assert f"Target\n{step['target']} or less" in shown_why or f"Target\t{step['target']} or less" in shown_why
+    for modifier in step["roll"]["modifiers"] if step["roll"] else ():
+        assert modifier["reason"] in shown_why
+    screens.check("why")
+
+    # The log, stepped back to the event before that roll: the card as it stood then.
+    console.go_to(seq - 1)
+    assert console.state_of(unit) != new_state and page.locator("#past").is_visible()
+    assert f"As it stood after event {seq - 1} of" in page.locator("#past").inner_text()
+    screens.check("past")
+    page.locator("#past #back").click()
+    page.wait_for_selector(f"body[data-seq='{seq - 2}']", timeout=WAIT_MS)
+    page.locator("#now").click()
+    page.wait_for_selector(f"body[data-seq='{console.last}']", timeout=WAIT_MS)
+    assert not page.locator("#past").is_visible() and console.state_of(unit) == now
+    console.tab("log")
+    screens.check("log")
+
+    # A ruling, then struck out by the referee: the card goes there and back.
+    steady = next(u for u, s in expected.items() if s == "steady")
+    ruling = console.last + 1
+    console.rule(steady, "falling_back", "the players agreed")
+    console.recorded(ruling)
+    assert console.state_of(steady) == "falling_back"
+    console.strike(ruling, "recorded in error")
+    console.recorded(ruling + 1)
+    assert console.state_of(steady) == "steady"
+    assert "struck" in page.locator(f"#log ol.log > li[data-seq='{ruling}']").get_attribute("class")
+
+    console.form("casualties")
+    screens.check("record")
+    context.close()
+    assert errors == []
+
+    # A player's page: their own side only, and no clock, combat results or rulings.
+    side, token = next(iter(tokens["players"].items()))
+    context, page, errors = open_console(browser, server.url, battle, token, SIZES[size])
+    player, player_screens = Console(page, wide=size == "desktop"), Screens(page, f"{example}-player")
+    form = player.form("casualties")
+    offered = form.locator("fieldset[data-name='unit'] button").evaluate_all("bs => bs.map(b => b.dataset.value)")
+    own = [u["unit"] for u in body["units"] if u["side"] == side]
+    assert offered and set(offered) <= set(own)
+    menu = page.locator("#record .menu button").evaluate_all("bs => bs.map(b => b.dataset.form)")
+    assert "ruling" not in menu and "combat" not in menu and not page.locator("#next-phase").count()
+    player_screens.check("record")
+    player.tab("due")
+    for card in page.locator("#due .test").all():
+        ours = card.get_attribute("data-unit") in own
+        assert (card.locator(".pad").count() > 0) == ours or card.locator(".order").count()
+    context.close()
+    assert errors == []
+    assert screens.problems + player_screens.problems == []
+
+
+# -- a tab left open at the table -------------------------------------------------------------------
+def test_a_write_cut_off_is_shown_unsent_then_sent_once_and_one_overtaken_is_held(browser, served):
+    """Offline, the header says so and counts what is not sent; back online, the feed catches up
+    after its Last-Event-ID and the write goes out. One that another writer overtook meanwhile is
+    not sent blindly: the page says what changed and the referee sends it again."""
+    server, http = served
+    tokens = http.post("/battles", json=creation_body()).json()["tokens"]
+    context, page, errors = open_console(browser, server.url, BATTLE, tokens["referee"], PHONE)
+    console = Console(page, wide=False)
+    console.play({"type": "phase_started"})
+    context.set_offline(True)
+    page.wait_for_selector("#status[data-status='offline']", timeout=WAIT_MS)
+    console.casualties("kraak", 2)
+    page.wait_for_selector("#unsent:not([hidden])", timeout=WAIT_MS)
+    assert page.locator("#unsent").inner_text() == "1 not sent"
+    assert "waiting to be sent" in page.locator("#record .outbox").inner_text()
+    elsewhere = {"type": "casualties_suffered", "unit": "boyz", "count": 1}
+    posted = http.post(
+        f"/battles/{BATTLE}/events", json={"expected_seq": 10, "events": [elsewhere]}, headers=bearer(tokens["referee"])
+    )
+    assert posted.status_code == 201
+
+    context.set_offline(False)
+    page.wait_for_selector("#problem:not([hidden])", timeout=WAIT_MS)
+    assert "the battle moved on" in page.locator("#problem").inner_text()
+    page.wait_for_selector("body[data-last='11'][data-last-feed-seq='11']", timeout=WAIT_MS)
+    page.wait_for_selector("#status[data-status='live']", timeout=WAIT_MS)
+    held = page.locator("#record .outbox .held")
+    assert "Ork Boyz loses 1 model" in held.inner_text()
+    held.locator("button", has_text="Send again").click()
+    console.recorded(12)
+    assert page.locator("#unsent").is_hidden()
+    log = http.get(f"/battles/{BATTLE}/log?after=10", headers=bearer(tokens["spectator"])).json()
+    assert [(r["event"]["unit"], r["event"]["count"]) for r in log] == [("boyz", 1), ("kraak", 2)]
+    context.close()
+    assert errors == []
+
+
+def test_a_write_whose_answer_was_lost_is_found_in_the_log_and_not_sent_twice(browser, served):
+    server, http = served
+    tokens = http.post("/battles", json=creation_body()).json()["tokens"]
+    context, page, errors = open_console(browser, server.url, BATTLE, tokens["referee"], PHONE)
+    console = Console(page, wide=False)
+    console.play({"type": "phase_started"})
+    lost = []
+
+    def reach_the_server_then_lose_the_answer(route) -> None:
+        if route.request.method == "POST" and not lost:
+            lost.append(route.fetch().status)  # the server writes it...
+            route.abort("connectionreset")  # ...and the answer never reaches the page
+        else:
+            route.continue_()
+
+    page.route("**/battles/*/events", reach_the_server_then_lose_the_answer)
+    console.casualties("kraak", 3)
+    page.wait_for_selector("#notice:has-text('it had reached the log as event 11')", timeout=WAIT_MS)
+    console.recorded(11)
+    assert lost == [201] and page.locator("#unsent").is_hidden()
+    log = http.get(f"/battles/{BATTLE}/log?after=10", headers=bearer(tokens["spectator"])).json()
+    assert [r["type"] for r in log] == ["casualties_suffered"]
+    context.close()
+    assert errors == []
+
+
+def test_the_api_description_is_drawn_with_no_other_site_to_reach(browser, served):
+    """/schema draws the OpenAPI description with the Redoc the server ships: with every other
+    site out of reach, the operations are there to read."""
+    server, _ = served
+    context = browser.new_context(viewport=DESKTOP)
+    elsewhere: list[str] = []
+
+    def only_this_server(route) -> None:
+        url = route.request.url
+        if url.startswith((server.url, "blob:", "data:")):
+            route.continue_()
+        else:
+            elsewhere.append(url)
+            route.abort()
+
+    context.route("**/*", only_this_server)
+    page = context.new_page()
+    page.goto(f"{server.url}/schema")
+    page.get_by_text("/battles/{battle}/next-phase").first.wait_for(timeout=WAIT_MS)
+    assert "morale" in page.locator("h1").first.inner_text()
+    screenshot(page, "schema")
+    context.close()
+    assert [url for url in elsewhere if "logo" not in url] == []

@@ -1,0 +1,114 @@
+"""What `pip install` of the built wheel gives: `python -m build` makes an sdist and, from it, a
+wheel; `twine check` passes on both; the wheel installed (no dependencies) into a fresh venv gives a
+working `morale`, with its example battles, its notation grammar, the report's styles and the
+viewer's static files. The fresh venv borrows its dependencies from this suite's venv (installed
+from requirements/lock.txt) through a .pth line, so the test needs no network; the repository is
+not importable there."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import sysconfig
+import venv
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+BOUND_S = 300  # the most any one step may take
+
+
+def run(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run([str(a) for a in args], cwd=cwd, capture_output=True, text=True, timeout=BOUND_S)
+    assert done.returncode == 0, f"{' '.join(map(str, args))} exited {done.returncode}\n{done.stdout}\n{done.stderr}"
+    return done
+
+
+@pytest.fixture(scope="module")
+def dist(tmp_path_factory) -> Path:
+    """sdist and wheel, built from a clean copy of the repository (no build/ or egg-info left here)."""
+    source = tmp_path_factory.mktemp("source") / "morale"
+    ignored = shutil.ignore_patterns(
+        ".git",
+        ".venv*",
+        "*.db",
+        "*.db-*",
+        "__pycache__",
+        ".*_cache",
+        ".hypothesis",
+        "screenshots",
+        "build",
+        "dist",
+        "*.egg-info",
+    )
+    shutil.copytree(REPO, source, ignore=ignored)
+    out = tmp_path_factory.mktemp("dist")
+    run(sys.executable, "-m", "build", "--no-isolation", "--outdir", out, source, cwd=source)
+    return out
+
+
+def test_build_makes_an_sdist_and_a_wheel_that_twine_check_passes(dist):
+    built = sorted(p.name for p in dist.iterdir())
+    assert [name.split("-")[0] for name in built] == ["morale", "morale"]
+    assert any(name.endswith(".whl") for name in built) and any(name.endswith(".tar.gz") for name in built)
+    checked = run(sys.executable, "-m", "twine", "check", "--strict", *sorted(dist.iterdir()), cwd=dist)
+    assert checked.stdout.count("PASSED") == 2
+
+
+@pytest.fixture(scope="module")
+def installed(dist, tmp_path_factory) -> Path:
+    """A fresh venv holding the wheel; its `bin` folder."""
+    home = tmp_path_factory.mktemp("fresh") / "venv"
+    venv.create(home, with_pip=True)
+    python = home / "bin" / "python"
+    (wheel,) = dist.glob("*.whl")
+    run(python, "-m", "pip", "install", "--no-deps", "--no-index", "--quiet", wheel, cwd=home)
+    site = run(python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))", cwd=home).stdout.strip()
+    Path(site, "suite-dependencies.pth").write_text(sysconfig.get_path("purelib") + "\n")
+    return home / "bin"
+
+
+def test_the_installed_morale_comes_from_the_wheel_not_the_repository(installed, tmp_path):
+    where = run(installed / "python", "-c", "import morale.app.cli as m; print(m.__file__)", cwd=tmp_path).stdout
+    assert where.startswith(str(installed.parent)) and str(REPO) not in where
+    assert run(installed / "morale", "--version", cwd=tmp_path).stdout.startswith("morale ")
+
+
+def test_the_installed_morale_plays_reports_and_shares_its_examples(installed, tmp_path):
+    morale = installed / "morale"
+    run(morale, "examples", "--to", "examples", cwd=tmp_path)
+    for name in ("wh40k6", "wh40k3", "wfb8", "gdb"):
+        assert {p.name for p in (tmp_path / "examples" / name).iterdir()} == {
+            "roster.toml",
+            "battle.ndjson",
+            "battle.notation",
+        }
+    run(morale, "new", "examples/wh40k6/roster.toml", cwd=tmp_path)
+    run(morale, "append", "hive-tarsis", "--file", "examples/wh40k6/battle.ndjson", cwd=tmp_path)
+    assert "OK" in run(morale, "verify", "hive-tarsis", cwd=tmp_path).stdout
+    run(morale, "notation", "import", "examples/gdb/battle.notation", cwd=tmp_path)  # the grammar is shipped
+    same = run(
+        morale, "notation", "import", "examples/wh40k6/battle.notation", "--verify-against", "morale.db", cwd=tmp_path
+    )
+    assert "the same" in same.stdout
+    run(morale, "report", "hive-tarsis", "-o", "report.html", cwd=tmp_path)
+    assert "Gretchin Mob" in (tmp_path / "report.html").read_text(encoding="utf-8")  # the styles are inlined too
+    run(morale, "tables", "--all", cwd=tmp_path)
+
+
+def test_the_installed_server_serves_the_consoles_static_files(installed, tmp_path):
+    """The console's page, its modules, styles and the Redoc that draws /schema come with the wheel."""
+    script = (
+        "from litestar.testing import TestClient\n"
+        "from morale.app.http.server import create_app\n"
+        "with TestClient(create_app('served.db')) as client:\n"
+        "    page = client.get('/view')\n"
+        "    assert page.status_code == 200 and '/static/js/main.js' in page.text, page.status_code\n"
+        "    for name in ('js/main.js', 'js/api.js', 'console.css', 'vendor/redoc.standalone.js'):\n"
+        "        assert client.get('/static/' + name).status_code == 200, name\n"
+        "    assert 'redoc.standalone.js' in client.get('/schema').text\n"
+        "print('served')\n"
+    )
+    assert run(installed / "python", "-c", script, cwd=tmp_path).stdout.strip() == "served"

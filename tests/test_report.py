@@ -1,0 +1,150 @@
+"""`morale report`: one self-contained HTML file per battle, read as a person reads it, in Debian's
+Chromium (like the viewer) with every network request refused and recorded. A screenshot of each
+example battle's report goes to screenshots/ (gitignored; see the README)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from support.browser import chromium
+from support.cli import morale
+from support.examples import ROOT, example_store
+
+from morale.events.store import SqliteEventStore
+from morale.projections.luck import luck
+
+EXAMPLES = ["wh40k6", "wh40k3", "wfb8", "gdb"]
+SCREENSHOTS = ROOT / "screenshots"
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with chromium() as launched:
+        yield launched
+
+
+@pytest.fixture(params=EXAMPLES)
+def written(request, tmp_path) -> tuple[str, Path, list, Path]:
+    """(example, the report file, the battle's stored events, the store) of one shipped example."""
+    db = tmp_path / "battles.db"
+    store = example_store(db, example=ROOT / "examples" / request.param)
+    battle = store.battles()[0]
+    events = list(store.read(battle))
+    store.close()
+    out = tmp_path / "report.html"
+    made = morale(db, "report", battle, "-o", str(out), "--json")
+    assert made.exit_code == 0, made.output
+    assert json.loads(made.stdout)["head"] == events[-1].hash
+    return request.param, out, events, db
+
+
+def test_the_report_needs_nothing_but_itself(written):
+    _, out, _, _ = written
+    html = out.read_text(encoding="utf-8")
+    assert not re.search(r"<(script|link|img|iframe)\b[^>]*\b(src|href)=", html, re.I)
+    assert not re.search(r"url\(\s*['\"]?(https?:)?//", html)
+    assert "<script" not in html.lower()  # static SVG, no script at all
+
+
+def test_the_report_shows_each_turn_every_rolled_test_and_the_head_in_chromium(browser, written):
+    example, out, events, _ = written
+    battle = events[0].battle
+    context = browser.new_context(viewport={"width": 1200, "height": 900})
+    requested: list[str] = []
+
+    def refuse(route):
+        requested.append(route.request.url)
+        if route.request.url.startswith("file://"):
+            route.continue_()
+        else:
+            route.abort()
+
+    page = context.new_page()
+    page.route("**/*", refuse)
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(out.as_uri())
+    page.wait_for_load_state("load")
+    assert requested == [out.as_uri()]  # the page fetched nothing else, and needed nothing else
+    assert errors == []
+
+    assert page.locator("#head").inner_text() == events[-1].hash
+    turns = sorted({e.event.turn for e in events if e.event.__struct_config__.tag == "phase_started"})
+    assert page.locator("section[data-turn]").evaluate_all("s => s.map(x => Number(x.dataset.turn))") == turns
+    for turn in turns:
+        assert page.locator(f"#turn-{turn} h2").inner_text() == f"Turn {turn}"
+        assert page.locator(f"#board-{turn} tbody tr").count() > 0
+    story = page.locator("section[data-turn] [data-seq]").evaluate_all("s => s.map(i => Number(i.dataset.seq))")
+    assert story == [e.seq for e in events]  # every event in order, each in its turn (a phase's as its heading)
+
+    found = luck(battle, events)
+    for roll in found.rolls:
+        row = page.locator(f"table.tests tr[data-unit='{roll.unit}'][data-settled='{roll.seq}']")
+        assert row.count() == 1, (roll.unit, roll.seq)
+        assert row.locator("td.dice").inner_text() == " + ".join(map(str, roll.dice))
+        assert row.locator("td.odds").inner_text() == f"{100 * roll.chance:.1f}%"
+    for side in found.sides:
+        cells = page.locator(f"#luck tr[data-side='{side.side}'] td").all_inner_texts()
+        assert cells[:4] == [side.side, str(side.tests), f"{side.expected_passes:.2f}", str(side.passes)]
+        assert cells[4].endswith("%")
+
+    charts = page.locator(".chart svg")
+    assert charts.count() == 3  # each side's units, and the luck
+    for index in range(charts.count()):
+        box = charts.nth(index).bounding_box()
+        assert box is not None and box["width"] > 400 and box["height"] > 100
+    names = page.locator("[data-chart^='states-'] .legends").evaluate_all("n => n.map(x => x.textContent)")
+    joined = [e.event.name for e in events if e.event.__struct_config__.tag == "unit_joined"]
+    assert all(any(name[:20] in legend for legend in names) for name in joined)
+
+    SCREENSHOTS.mkdir(exist_ok=True)
+    shot = SCREENSHOTS / f"report-{example}.png"
+    page.screenshot(path=str(shot), full_page=True)
+    assert shot.stat().st_size > 50_000
+    context.close()
+
+
+def test_the_chance_of_doing_at_least_as_well_is_exact(written):
+    _, out, events, _ = written
+    html = out.read_text(encoding="utf-8")
+    found = luck(events[0].battle, events)
+    for side in found.sides:
+        rolls = [r.chance for r in found.rolls if r.side == side.side]
+        at_least = _at_least(rolls, side.passes)
+        assert f'<tr data-side="{side.side}">' in html
+        row = html.split(f'<tr data-side="{side.side}">', 1)[1].split("</tr>", 1)[0]
+        assert f"{100 * at_least:.1f}%" in row
+
+
+def _at_least(chances: list[float], passes: int) -> float:
+    """By brute force over every pass/fail outcome, independently of projections/luck.py."""
+    from itertools import product
+
+    total = 0.0
+    for outcome in product((0, 1), repeat=len(chances)):
+        if sum(outcome) >= passes:
+            p = 1.0
+            for passed, chance in zip(outcome, chances, strict=True):
+                p *= chance if passed else 1 - chance
+            total += p
+    return total
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["report", "nowhere", "-o", "{tmp}/r.html"], "no battle 'nowhere'"),
+        (["report", "hive-tarsis", "-o", "{tmp}/no/such/folder/r.html"], "is not a file in a folder that exists"),
+        (["report", "hive-tarsis", "-o", "{tmp}"], "is not a file in a folder that exists"),
+    ],
+)
+def test_a_report_that_cannot_be_made_is_refused_in_one_line_and_nothing_is_written(tmp_path, args, says):
+    db = tmp_path / "battles.db"
+    example_store(db).close()
+    refused = morale(db, *[a.format(tmp=tmp_path) for a in args])
+    assert refused.exit_code == 2 and says in refused.stderr and len(refused.stderr.strip().splitlines()) == 1
+    assert not list(tmp_path.rglob("*.html"))
+    assert SqliteEventStore(db, create=False).last_seq("hive-tarsis") > 0

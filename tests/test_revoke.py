@@ -1,0 +1,72 @@
+"""One token revoked, the others untouched: `morale revoke BATTLE ROLE` (and `--reissue` for a
+fresh one in its place), checked against the server the tokens are for."""
+
+from __future__ import annotations
+
+import json
+
+from litestar.testing import TestClient
+from support.cli import morale
+from support.served import BATTLE, ROSTER, bearer
+
+from morale.app.http.server import create_app
+
+
+def statuses(db, tokens: dict[str, str]) -> dict[str, int]:
+    """The board's status code for each role's token."""
+    with TestClient(create_app(db)) as client:
+        return {
+            role: client.get(f"/battles/{BATTLE}/board", headers=bearer(token)).status_code
+            for role, token in tokens.items()
+        }
+
+
+def issued(db) -> dict[str, str]:
+    created = json.loads(morale(db, "new", str(ROSTER), "--tokens", "--json").stdout)["tokens"]
+    return {"referee": created["referee"], "spectator": created["spectator"], **created["players"]}
+
+
+def test_revoking_one_players_token_leaves_every_other_token_working(tmp_path):
+    db = tmp_path / "cli.db"
+    tokens = issued(db)
+    revoked = morale(db, "revoke", BATTLE, "orks")
+    assert revoked.exit_code == 0 and "orks token of hive-tarsis no longer works" in revoked.stdout
+    assert statuses(db, tokens) == {"referee": 200, "spectator": 200, "imperium": 200, "orks": 401}
+
+
+def test_revoking_the_spectators_token_with_reissue_prints_a_fresh_one_that_works(tmp_path):
+    db = tmp_path / "cli.db"
+    tokens = issued(db)
+    reissued = morale(db, "revoke", BATTLE, "spectator", "--reissue")
+    assert reissued.exit_code == 0
+    fresh = reissued.stdout.strip()
+    assert len(fresh.split()) == 1 and fresh != tokens["spectator"]
+    assert statuses(db, {**tokens, "fresh": fresh}) == {
+        "referee": 200,
+        "spectator": 401,
+        "imperium": 200,
+        "orks": 200,
+        "fresh": 200,
+    }
+
+
+def test_a_role_revoked_twice_or_a_role_the_battle_lacks_is_refused_and_nothing_changes(tmp_path):
+    db = tmp_path / "cli.db"
+    tokens = issued(db)
+    assert morale(db, "revoke", BATTLE, "referee").exit_code == 0
+    again = morale(db, "revoke", BATTLE, "referee")
+    assert again.exit_code == 2 and again.stderr.startswith("refused: ") and "no referee token" in again.stderr
+    unknown = morale(db, "revoke", BATTLE, "eldar", "--json")
+    assert unknown.exit_code == 2 and json.loads(unknown.stderr)["error"]["field"] == "role"
+    assert statuses(db, tokens) == {"referee": 401, "spectator": 200, "imperium": 200, "orks": 200}
+
+
+def test_revoking_in_one_battle_leaves_another_battles_tokens_alone(tmp_path):
+    db = tmp_path / "cli.db"
+    tokens = issued(db)
+    other = morale(db, "new", str(ROSTER), "--battle", "rematch", "--tokens", "--json")
+    rematch = json.loads(other.stdout)["tokens"]
+    assert morale(db, "revoke", "rematch", "orks").exit_code == 0
+    assert statuses(db, tokens)["orks"] == 200
+    with TestClient(create_app(db)) as client:
+        assert client.get("/battles/rematch/board", headers=bearer(rematch["players"]["orks"])).status_code == 401
