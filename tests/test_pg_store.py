@@ -5,6 +5,7 @@ appends it announces, and a server that may go away and come back."""
 from __future__ import annotations
 
 import re
+import subprocess
 import threading
 
 import psycopg
@@ -234,3 +235,13 @@ def test_a_node_whose_database_connections_were_cut_answers_as_if_nothing_happen
         )
         assert appended.status_code == 201 and appended.json()[0]["seq"] == 10
         assert client.get(f"/battles/{BATTLE}/board", headers=referee).json()["phase"] == "movement"
+
+
+def test_serve_refuses_a_database_it_cannot_reach_in_one_line_and_serves_nothing():
+    from support.nodes import MORALE, free_port
+
+    command = [MORALE, "serve", "--db", "postgresql://league:s3cret@127.0.0.1:1/league", "--port", str(free_port())]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.startswith("refused: --db postgresql://league:***@127.0.0.1:1/league: ")
+    assert done.stderr.count("\n") == 1 and "s3cret" not in done.stderr
