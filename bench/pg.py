@@ -33,6 +33,7 @@ import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from itertools import islice
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -205,15 +206,10 @@ def bench_replay(url: str, count: int, seed: int = 1) -> None:
 
 
 # -- the nodes ----------------------------------------------------------------------------------------
-class _Node(str):
-    """A node's address (the string itself), and its process id."""
-
+@dataclass(frozen=True)
+class _Node:
+    url: str
     pid: int
-
-    def __new__(cls, address: str, pid: int) -> _Node:
-        node = super().__new__(cls, address)
-        node.pid = pid
-        return node
 
     def cpu_s(self) -> float:
         """The CPU time the node's process has used so far (user and system), in seconds."""
@@ -261,7 +257,8 @@ def creation(battle: str) -> dict:
 
 
 def bench_battles(url: str, battles: int, appends: int) -> None:
-    with nodes(url) as addresses:
+    with nodes(url) as running:
+        addresses = [node.url for node in running]
         referees = []
         for number in range(battles):
             created = httpx.post(f"{addresses[number % 2]}/battles", json=creation(f"b{number:03d}"), timeout=WAIT_S)
@@ -274,7 +271,7 @@ def bench_battles(url: str, battles: int, appends: int) -> None:
         pipes = []
         ctx = multiprocessing.get_context("spawn")
         processes = []
-        cpu_before = sum(node.cpu_s() for node in addresses)
+        cpu_before = sum(node.cpu_s() for node in running)
         for half in halves:
             mine, theirs = ctx.Pipe(duplex=False)
             process = ctx.Process(target=_clients, args=(half, events, theirs), daemon=True)
@@ -289,7 +286,7 @@ def bench_battles(url: str, battles: int, appends: int) -> None:
             results.append(pipe.recv())
             if "failed" in results[-1]:
                 raise feed.BenchError(f"a client process failed: {results[-1]['failed']}")
-        node_cpu_s = sum(node.cpu_s() for node in addresses) - cpu_before
+        node_cpu_s = sum(node.cpu_s() for node in running) - cpu_before
         for process in processes:
             process.join(WAIT_S)
     errors = [e for r in results for e in r["errors"]]
@@ -364,7 +361,8 @@ def bench_fanout(url: str, followers: int, appends: int) -> None:
     feed.raise_fd_limit(2 * followers + 512)
     referee = feed.example_battle(url)  # type: ignore[arg-type]
     battle = "hive-tarsis"
-    with nodes(url) as addresses:
+    with nodes(url) as running:
+        addresses = [node.url for node in running]
         clients = [
             httpx.Client(base_url=a, timeout=WAIT_S, headers={"Authorization": f"Bearer {referee}"}) for a in addresses
         ]
