@@ -33,6 +33,7 @@ import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from itertools import islice
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -108,6 +109,12 @@ def settings(url: str) -> str:
         fsync = conn.execute("SHOW fsync").fetchone()[0]  # type: ignore[index]
         cores = os.cpu_count()
     return f"PostgreSQL {version} (fsync {fsync}) on loopback, {cores} cores shared by everything below"
+
+
+def _load(when: str) -> str:
+    """The machine's load average: other work on the same cores moves every figure that needs CPU."""
+    one, five, _ = os.getloadavg()
+    return f"load average {when}: {one:.1f} (1 min), {five:.1f} (5 min)"
 
 
 def set_synchronous_commit(url: str, level: str) -> None:
@@ -199,8 +206,19 @@ def bench_replay(url: str, count: int, seed: int = 1) -> None:
 
 
 # -- the nodes ----------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class _Node:
+    url: str
+    pid: int
+
+    def cpu_s(self) -> float:
+        """The CPU time the node's process has used so far (user and system), in seconds."""
+        fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 @contextmanager
-def nodes(url: str, count: int = 2, pool_size: int = 10) -> Iterator[list[str]]:
+def nodes(url: str, count: int = 2, pool_size: int = 10) -> Iterator[list[_Node]]:
     started = []
     for _ in range(count):
         port = feed.free_port()
@@ -221,7 +239,7 @@ def nodes(url: str, count: int = 2, pool_size: int = 10) -> Iterator[list[str]]:
                     said = process.stderr.read() if process.stderr else ""
                     raise feed.BenchError(f"morale serve did not start: {said}")
                 time.sleep(0.1)
-        yield [address for address, _ in started]
+        yield [_Node(address, process.pid) for address, process in started]
     finally:
         for _, process in started:
             process.terminate()
@@ -239,7 +257,8 @@ def creation(battle: str) -> dict:
 
 
 def bench_battles(url: str, battles: int, appends: int) -> None:
-    with nodes(url) as addresses:
+    with nodes(url) as running:
+        addresses = [node.url for node in running]
         referees = []
         for number in range(battles):
             created = httpx.post(f"{addresses[number % 2]}/battles", json=creation(f"b{number:03d}"), timeout=WAIT_S)
@@ -252,6 +271,7 @@ def bench_battles(url: str, battles: int, appends: int) -> None:
         pipes = []
         ctx = multiprocessing.get_context("spawn")
         processes = []
+        cpu_before = sum(node.cpu_s() for node in running)
         for half in halves:
             mine, theirs = ctx.Pipe(duplex=False)
             process = ctx.Process(target=_clients, args=(half, events, theirs), daemon=True)
@@ -266,6 +286,7 @@ def bench_battles(url: str, battles: int, appends: int) -> None:
             results.append(pipe.recv())
             if "failed" in results[-1]:
                 raise feed.BenchError(f"a client process failed: {results[-1]['failed']}")
+        node_cpu_s = sum(node.cpu_s() for node in running) - cpu_before
         for process in processes:
             process.join(WAIT_S)
     errors = [e for r in results for e in r["errors"]]
@@ -280,6 +301,7 @@ def bench_battles(url: str, battles: int, appends: int) -> None:
         f" latency p50 {figures['p50'] * 1000:.1f} ms, p90 {figures['p90'] * 1000:.1f} ms,"
         f" p99 {figures['p99'] * 1000:.1f} ms, max {figures['max'] * 1000:.1f} ms"
     )
+    print(f"  the nodes' CPU: {node_cpu_s / len(latencies) * 1000:.2f} ms an append ({node_cpu_s:.1f} s in all)")
 
 
 def _clients(plan: list[tuple[str, str, str]], events: list[dict], report: Connection) -> None:
@@ -339,7 +361,8 @@ def bench_fanout(url: str, followers: int, appends: int) -> None:
     feed.raise_fd_limit(2 * followers + 512)
     referee = feed.example_battle(url)  # type: ignore[arg-type]
     battle = "hive-tarsis"
-    with nodes(url) as addresses:
+    with nodes(url) as running:
+        addresses = [node.url for node in running]
         clients = [
             httpx.Client(base_url=a, timeout=WAIT_S, headers={"Authorization": f"Bearer {referee}"}) for a in addresses
         ]
@@ -406,6 +429,7 @@ def main() -> None:
     try:
         with server() as admin, database(admin) as url:
             print(settings(url))
+            print(_load("at the start"))
             if "append" in chosen:
                 bench_append(url, sizes["append"])
             set_synchronous_commit(url, "on")  # the rest as PostgreSQL ships
@@ -416,6 +440,7 @@ def main() -> None:
                 bench_battles(url, *sizes["battles"])
             if "fanout" in chosen:
                 bench_fanout(url, *sizes["fanout"])
+            print(f"\n{_load('at the end')}")
     except feed.BenchError as error:
         print(f"error: {error}", file=sys.stderr)
         sys.exit(1)

@@ -1,6 +1,6 @@
 """The log in PostgreSQL, for several `morale serve` nodes sharing one store: psycopg 3 and its pool.
 
-Everything the SQLite store keeps has its table here (`schema.py` creates and migrates them). An
+Everything the SQLite store keeps has its table here (`pg_schema.py` creates and migrates them). An
 append is one statement, so one transaction: the events are inserted only if the row at the
 writer's expected seq still carries the hash they are chained to, and the primary key (battle, seq)
 refuses a second writer of the same seq, so of two writers racing from one point one wins and the
@@ -102,8 +102,13 @@ class PostgresEventStore:
         if self._down is not None and not self._answers():
             raise StoreUnavailable(self.path, self._down)
         try:
-            with self.pool.connection() as conn:
+            # getconn and putconn, not the pool's `connection()`: its `with conn` (commit or roll
+            # back) has nothing to do on an autocommit connection, and cost half again as much.
+            conn = self.pool.getconn()
+            try:
                 yield conn
+            finally:
+                self.pool.putconn(conn)
         except (psycopg.OperationalError, psycopg_pool.PoolTimeout) as exc:
             self._answers()
             raise StoreUnavailable(self.path, _one_line(exc)) from None
@@ -176,8 +181,8 @@ class PostgresEventStore:
                 sealed = sealer(expected_seq, prev_hash)
                 try:
                     count = _insert(conn, battle, expected_seq, prev_hash, sealed, dice_secret)
-                except errors.UniqueViolation:
-                    self._refuse(conn, battle, expected_seq, raced=True)
+                except errors.UniqueViolation:  # another writer holds one of these seqs
+                    self._refuse(conn, battle, expected_seq)
                     raise
                 if count:
                     last = sealed[-1][0]
@@ -185,7 +190,7 @@ class PostgresEventStore:
                     return [stored for stored, _ in sealed]
                 # The row at expected_seq is not the one we chained to: the log is elsewhere, or
                 # what this store remembered of it is out of date (read it afresh, once).
-                self._refuse(conn, battle, expected_seq, raced=False)
+                self._refuse(conn, battle, expected_seq)
             # Read afresh, the log ended at expected_seq with another hash than it gave a moment ago.
             raise ConflictError(battle, expected_seq, self._last_seq(conn, battle))
 
@@ -204,10 +209,10 @@ class PostgresEventStore:
         self._known[battle] = (actual_seq, prev_hash)
         return prev_hash
 
-    def _refuse(self, conn: psycopg.Connection, battle: str, expected_seq: int, *, raced: bool) -> None:
-        """Raise the conflict the log's real end explains. A clash on (battle, seq) with a log that
-        still ends at `expected_seq` was no race: the batch itself repeats a seq, and the caller's
-        IntegrityError stands."""
+    def _refuse(self, conn: psycopg.Connection, battle: str, expected_seq: int) -> None:
+        """Raise the conflict the log's real end explains, if it explains one. A clash on (battle,
+        seq) with a log that still ends at `expected_seq` was no race (the batch itself repeats a
+        seq): the caller's IntegrityError stands."""
         self._known.pop(battle, None)
         actual = self._last_seq(conn, battle)
         if actual != expected_seq:

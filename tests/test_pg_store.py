@@ -5,6 +5,7 @@ appends it announces, and a server that may go away and come back."""
 from __future__ import annotations
 
 import re
+import subprocess
 import threading
 
 import psycopg
@@ -255,3 +256,13 @@ def test_revoke_tables_report_and_notation_work_on_a_postgresql_store(pg_url, tm
     imported = morale(pg_url, "notation", "import", str(notation), "--battle", "again")  # type: ignore[arg-type]
     assert imported.exit_code == 0, imported.output
     assert morale(pg_url, "report", "hive-tarsis", "-o", str(tmp_path / "r.html")).exit_code == 0  # type: ignore[arg-type]
+
+
+def test_serve_refuses_a_database_it_cannot_reach_in_one_line_and_serves_nothing():
+    from support.nodes import MORALE, free_port
+
+    command = [MORALE, "serve", "--db", "postgresql://league:s3cret@127.0.0.1:1/league", "--port", str(free_port())]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.startswith("refused: --db postgresql://league:***@127.0.0.1:1/league: ")
+    assert done.stderr.count("\n") == 1 and "s3cret" not in done.stderr
