@@ -23,8 +23,8 @@ from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
 from . import pg_schema as schema
 from .codec import GENESIS_HASH, decode_stored, read_rows
-from .store import BattleExists, ConflictError, RawRow, StoreUnavailable, now_utc, seal
-from .types import AnyEvent, LogEntry, StoredEvent
+from .store import BattleExists, ConflictError, RawRow, SealingStore, StoreUnavailable
+from .types import LogEntry, StoredEvent
 
 _LAST = 2**63 - 1  # the largest bigint: "up to the end of the log"
 CHUNK = 10_000  # rows read per query: a long log is read in pieces, never held by a connection meanwhile
@@ -54,7 +54,7 @@ class Announcements:
     channel: str
 
 
-class PostgresEventStore:
+class PostgresEventStore(SealingStore):
     """Many battles in one PostgreSQL database (in the schema the URL's search_path names first,
     `public` by default). Thread-safe: the server's worker threads share one store and its pool."""
 
@@ -142,30 +142,6 @@ class PostgresEventStore:
         self.pool.close()
 
     # -- the log ----------------------------------------------------------------------------------------
-    def append(
-        self,
-        battle: str,
-        events: Sequence[AnyEvent],
-        expected_seq: int,
-        recorded_at: str | None = None,
-        dice_secret: str | None = None,
-    ) -> list[StoredEvent]:
-        if not events:
-            return []
-        if dice_secret is not None and expected_seq != 0:
-            raise ValueError("dice_secret: only the append that starts a battle keeps its dice secret")
-        stamp = recorded_at or now_utc()
-        return self._write(
-            battle, expected_seq, lambda after, prev: seal(battle, events, after, prev, stamp), dice_secret
-        )
-
-    def append_sealed(
-        self, battle: str, sealed: Sequence[tuple[StoredEvent, bytes]], dice_secret: str | None = None
-    ) -> list[StoredEvent]:
-        """Write a whole battle sealed elsewhere (an imported log), its bytes and hashes as given.
-        The caller has checked the chain; the battle must not exist yet."""
-        return self._write(battle, 0, lambda after, prev: list(sealed), dice_secret) if sealed else []
-
     def _write(
         self,
         battle: str,

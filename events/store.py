@@ -297,7 +297,45 @@ def seal(
     return sealed
 
 
-class SqliteEventStore:
+class SealingStore:
+    """What every store's appends share: the events sealed into the chain after the row the writer
+    saw, or a log sealed elsewhere written as given. Each store writes them its own way (`_write`)."""
+
+    def append(
+        self,
+        battle: str,
+        events: Sequence[AnyEvent],
+        expected_seq: int,
+        recorded_at: str | None = None,
+        dice_secret: str | None = None,
+    ) -> list[StoredEvent]:
+        if not events:
+            return []
+        if dice_secret is not None and expected_seq != 0:
+            raise ValueError("dice_secret: only the append that starts a battle keeps its dice secret")
+        stamp = recorded_at or now_utc()
+        return self._write(
+            battle, expected_seq, lambda after, prev: seal(battle, events, after, prev, stamp), dice_secret
+        )
+
+    def append_sealed(
+        self, battle: str, sealed: Sequence[tuple[StoredEvent, bytes]], dice_secret: str | None = None
+    ) -> list[StoredEvent]:
+        """Write a whole battle sealed elsewhere (an imported log), its bytes and hashes as given.
+        The caller has checked the chain; the battle must not exist yet."""
+        return self._write(battle, 0, lambda after, prev: list(sealed), dice_secret) if sealed else []
+
+    def _write(
+        self,
+        battle: str,
+        expected_seq: int,
+        sealer: Callable[[int, str], list[tuple[StoredEvent, bytes]]],
+        dice_secret: str | None = None,
+    ) -> list[StoredEvent]:
+        raise NotImplementedError
+
+
+class SqliteEventStore(SealingStore):
     """Many battles in one SQLite file (WAL). `(battle, seq)` is the primary key, so two writers can
     never both hold one sequence number; each append takes the write lock before it checks."""
 
@@ -384,32 +422,6 @@ class SqliteEventStore:
 
     def close(self) -> None:
         self.db.conn.close()
-
-    def append(
-        self,
-        battle: str,
-        events: Sequence[AnyEvent],
-        expected_seq: int,
-        recorded_at: str | None = None,
-        dice_secret: str | None = None,
-    ) -> list[StoredEvent]:
-        if not events:
-            return []
-        if dice_secret is not None and expected_seq != 0:
-            raise ValueError("dice_secret: only the append that starts a battle keeps its dice secret")
-        return self._write(
-            battle,
-            expected_seq,
-            lambda after, prev: seal(battle, events, after, prev, recorded_at or now_utc()),
-            dice_secret,
-        )
-
-    def append_sealed(
-        self, battle: str, sealed: Sequence[tuple[StoredEvent, bytes]], dice_secret: str | None = None
-    ) -> list[StoredEvent]:
-        """Write a whole battle sealed elsewhere (an imported log), its bytes and hashes as given.
-        The caller has checked the chain; the battle must not exist yet."""
-        return self._write(battle, 0, lambda after, prev: list(sealed), dice_secret) if sealed else []
 
     def _write(
         self,
