@@ -480,6 +480,23 @@ def test_the_openapi_declares_the_token_and_every_refusal_in_one_shape(client):
     assert sorted(required) == ["detail", "status", "title", "type"]
 
 
+def test_the_openapi_says_which_operations_a_store_that_does_not_answer_refuses_with_503(client):
+    # A node on PostgreSQL answers 503 while the server is away (test_pg_cluster.py shows it):
+    # every operation that reads or writes the store says so, and those that do not touch it don't.
+    doc = client.get("/schema/openapi.json").json()
+    problem = {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}
+    for path, operations in doc["paths"].items():
+        for method, operation in operations.items():
+            touches_the_store = path.startswith("/battles")
+            declared = operation["responses"].get("503")
+            if touches_the_store:
+                assert declared is not None, (method, path)
+                assert declared["content"] == problem, (method, path)
+                assert "does not answer" in declared["description"]
+            else:
+                assert declared is None, (method, path)
+
+
 def test_every_refusal_is_a_problem_and_a_409_says_where_the_log_is(client, tokens):
     answer = post_events(client, tokens["referee"], example_events(1), expected_seq=5)
     assert answer.headers["content-type"] == "application/problem+json"

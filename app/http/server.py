@@ -169,8 +169,9 @@ def creator_token(connection: ASGIConnection, handler: BaseRouteHandler) -> None
 # -- what the OpenAPI document says of who may call and what may go wrong --------------------------
 TOKEN: list[dict[str, list[str]]] = [{"bearer": []}, {"token": []}]  # a battle's token, either way
 CREATOR: list[dict[str, list[str]]] = [{}, {"bearer": []}]  # none, or the server's --create-token
-AT_A_POINT = problem_responses(400, 401, 404, 422)  # a point or resume point may be refused (422)
-READS = problem_responses(400, 401)  # 400: Litestar's own, for a path it cannot read
+# 503: any operation that reads or writes the store, when its PostgreSQL server does not answer.
+AT_A_POINT = problem_responses(400, 401, 404, 422, 503)  # a point or resume point may be refused (422)
+READS = problem_responses(400, 401, 503)  # 400: Litestar's own, for a path it cannot read
 
 
 # -- writes ---------------------------------------------------------------------------------------
@@ -185,7 +186,7 @@ def _fed(recorded: list[Recorded], fold: Replay) -> list[FeedItem]:
     status_code=201,
     tags=["battles"],
     security=CREATOR,
-    responses=problem_responses(400, 401, 403, 409, 413, 422),
+    responses=problem_responses(400, 401, 403, 409, 413, 422, 503),
 )
 async def create_battle(data: JSONBody[CreateBattle], state: State) -> BattleCreated:
     """Create a battle: its first event and its units. The answer holds the battle's tokens, once."""
@@ -210,7 +211,7 @@ def writes(path: str) -> Callable[[AnyCallable], HTTPRouteHandler]:
         status_code=201,
         tags=["battles"],
         security=TOKEN,
-        responses=problem_responses(400, 401, 403, 404, 409, 413, 422),
+        responses=problem_responses(400, 401, 403, 404, 409, 413, 422, 503),
     )
 
 
@@ -265,7 +266,7 @@ async def next_phase(battle: BattlePath, data: JSONBody[NextPhase], request: Req
 
 
 # -- reads ------------------------------------------------------------------------------------------
-@get("/battles", tags=["battles"], security=TOKEN, responses=problem_responses(401))
+@get("/battles", tags=["battles"], security=TOKEN, responses=problem_responses(401, 503))
 async def list_battles(request: Request, state: State) -> list[Visible]:
     """The battles this token opens, each with the token's role there (a 401 for a token that opens none)."""
     token = _bearer(request)
