@@ -404,10 +404,11 @@ def bench_fanout(url: str, followers: int, appends: int) -> None:
     everyone = delays["same node"] + delays["other node"]
     posted = statistics.median(posts) * 1000
     print(f"  the POST alone: median {posted:.1f} ms ({appends} appends, through each node in turn)")
-    for label, seconds in [*delays.items(), ("all followers", everyone)]:
+    groups = [(f"followers on the {where}", seconds) for where, seconds in delays.items()]
+    for label, seconds in [*groups, ("all followers", everyone)]:
         figures = feed.percentiles(seconds)
         cells = "  ".join(f"{name} {value * 1000:6.1f} ms" for name, value in figures.items())
-        print(f"  delivery to followers on the {label:<13} {cells}  ({len(seconds):,} samples)")
+        print(f"  delivery to {label:<27} {cells}  ({len(seconds):,} samples)")
     p99 = feed.percentiles(everyone)["p99"]
     print(f"  target p99 < 100 ms: {'met' if p99 < 0.100 else 'not met'} ({p99 * 1000:.1f} ms)")
 
