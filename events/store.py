@@ -390,29 +390,21 @@ class SqliteEventStore(SealingStore):
     def _create_tables(self) -> None:
         # In one IMMEDIATE transaction, which waits for the write lock (the busy timeout): a CREATE
         # in autocommit that meets another process creating the tables is refused at once instead.
+        # Plain DDL, not sqlite-utils' `create`: before 4.0 it commits as it goes, ending this
+        # transaction. The columns are those sqlite-utils has always written, so old files match.
         conn = self.db.conn
         conn.execute("BEGIN IMMEDIATE")
         try:
-            self.db["events"].create(
-                {
-                    "battle": str,
-                    "seq": int,
-                    "schema_version": int,
-                    "recorded_at": str,
-                    "type": str,
-                    "body": str,
-                    "prev_hash": str,
-                    "hash": str,
-                },
-                pk=("battle", "seq"),
-                if_not_exists=True,
+            conn.execute(
+                'CREATE TABLE IF NOT EXISTS "events" ("battle" TEXT, "seq" INTEGER, "schema_version" INTEGER, '
+                '"recorded_at" TEXT, "type" TEXT, "body" TEXT, "prev_hash" TEXT, "hash" TEXT, '
+                'PRIMARY KEY ("battle", "seq"))'
             )
-            self.db["dice_secrets"].create({"battle": str, "secret": str}, pk="battle", if_not_exists=True)
+            conn.execute('CREATE TABLE IF NOT EXISTS "dice_secrets" ("battle" TEXT PRIMARY KEY, "secret" TEXT)')
             # Only a token's sha256 is kept: a copy of the file grants nothing.
-            self.db["access_tokens"].create(
-                {"battle": str, "token_hash": str, "role": str, "side": str},
-                pk=("battle", "token_hash"),
-                if_not_exists=True,
+            conn.execute(
+                'CREATE TABLE IF NOT EXISTS "access_tokens" ("battle" TEXT, "token_hash" TEXT, "role" TEXT, '
+                '"side" TEXT, PRIMARY KEY ("battle", "token_hash"))'
             )
             conn.execute("COMMIT")
         except BaseException:
