@@ -262,8 +262,7 @@ def serve_command(
     ] = 10,
 ) -> None:
     """Serve the store over HTTP: the API (OpenAPI at /schema), the live feed and the viewer (/view)."""
-    import uvicorn
-
+    from ..http.node import serve as serve_node
     from ..http.server import Settings, create_app
 
     settings = Settings(
@@ -287,7 +286,7 @@ def serve_command(
     # deliveries (bench/feed.py; the figures are in bench/README.md).
     gc.collect()
     gc.freeze()
-    uvicorn.run(served, host=host, port=port, timeout_graceful_shutdown=2, log_level="warning")
+    serve_node(served, host, port)
 
 
 def _check_port(host: str, port: int) -> None:
