@@ -38,7 +38,7 @@ REFUSED = "refused:"
 BACKGROUND = "runs until Ctrl-C"
 README_PORT = "8000"
 README_PORTS = (README_PORT, "8001", "8002")  # the default, and two nodes side by side
-README_DATABASE = "postgresql://morale@127.0.0.1:5432/morale"
+README_DATABASE = "postgresql://morale:change-me@127.0.0.1:5432/morale"
 EXIT_REFUSED = 2
 
 
