@@ -412,17 +412,24 @@ def test_the_ndjson_export_is_the_feed_and_keeps_the_hash_chain(client, played):
     assert [json.loads(line)["seq"] for line in after.text.splitlines()] == list(range(101, len(lines) + 1))
 
 
-def test_resuming_after_a_point_the_log_does_not_hold_is_refused(client, played):
+def test_resuming_after_a_point_the_log_does_not_hold_is_refused_naming_what_the_client_sent(client, played):
     answer = client.get(f"/battles/{BATTLE}/feed.ndjson?follow=false&after=999", headers=bearer(played["spectator"]))
     assert answer.status_code == 422 and answer.json()["field"] == "after"
+    answer = client.get(
+        f"/battles/{BATTLE}/feed.ndjson?follow=false", headers=bearer(played["spectator"]) | {"Last-Event-ID": "999"}
+    )
+    assert answer.status_code == 422 and answer.json()["field"] == "Last-Event-ID"
+    assert answer.json()["detail"].startswith("Last-Event-ID: the log holds events 1 to ")
 
 
-def test_a_last_event_id_that_is_not_a_sequence_number_is_refused(client, played):
+def test_a_last_event_id_that_is_not_a_sequence_number_is_malformed(client, played):
     answer = client.get(
         f"/battles/{BATTLE}/feed.ndjson?follow=false",
         headers=bearer(played["spectator"]) | {"Last-Event-ID": "yesterday"},
     )
-    assert answer.status_code == 422 and answer.json()["field"] == "Last-Event-ID"
+    assert answer.status_code == 400 and answer.json()["field"] == "Last-Event-ID"
+    assert answer.json()["type"] == "urn:morale:problem:malformed"
+    assert answer.json()["detail"] == "Last-Event-ID: not a sequence number (ASCII digits only)"
 
 
 def test_pages_of_allowed_origins_may_call_the_api(tmp_path):

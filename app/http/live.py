@@ -364,8 +364,9 @@ async def follow_live(
         channel.followers -= 1
 
 
-def check_resume_point(store: EventStore, battle: str, after: int) -> None:
-    """A follower may resume from any event the log holds, or from the start (0)."""
+def check_resume_point(store: EventStore, battle: str, after: int, field: str = "after") -> None:
+    """A follower may resume from any event the log holds, or from the start (0). `field`: what the
+    client gave it as (`after`, or the Last-Event-ID header), for the refusal to name."""
     last = store.last_seq(battle)
     if after < 0 or after > last:
-        raise Refusal(f"the log holds events 1 to {last}; cannot resume after {after}", field="after")
+        raise Refusal(f"the log holds events 1 to {last}; cannot resume after {after}", field=field)

@@ -10,6 +10,7 @@ status it can answer with (`responses`).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from http import HTTPStatus
 from typing import Any
@@ -85,8 +86,8 @@ def _invalid_parameter(exc: ValidationException) -> Response:
     # the first invalid parameter, named and in words, is what the client needs.
     found = exc.extra[0] if isinstance(exc.extra, list) and exc.extra and isinstance(exc.extra[0], dict) else {}
     name = found.get("key")
-    message = str(found.get("message", "not valid")).replace("Expected `int`", "expected a whole number")
-    message = message.replace("Expected `bool`", "expected true or false")
+    message = re.sub(r"Expected `int(?: \| null)?`", "expected a whole number", str(found.get("message", "not valid")))
+    message = re.sub(r"Expected `bool(?: \| null)?`", "expected true or false", message)
     return problem(400, f"{name}: {message}" if name else message, field=name)
 
 

@@ -35,6 +35,7 @@ from msgspec import Meta
 
 from morale.core.replay import Replay
 from morale.core.rules import Refusal
+from morale.events.codec import MalformedEvent
 from morale.events.numbers import LAST_SEQ, whole_number
 from morale.events.store import EventStore
 from morale.events.types import AnyEvent, BattleId, BattleStarted, Slug, UnitJoined
@@ -401,8 +402,13 @@ def resume_after(last_event_id: str, after: int | None) -> int:
         return after or 0
     seq = whole_number(last_seen)
     if seq is None:
-        raise Refusal("Last-Event-ID must be a sequence number", field="Last-Event-ID")
+        raise MalformedEvent("Last-Event-ID: not a sequence number (ASCII digits only)", field="Last-Event-ID")
     return seq
+
+
+def _resumed_by(request: Request) -> str:
+    """What the client said its resume point with, for a refusal to name."""
+    return "Last-Event-ID" if request.headers.get("last-event-id", "").strip() else "after"
 
 
 _NO_BUFFERING = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
@@ -411,7 +417,7 @@ _NO_BUFFERING = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 async def _feed(request: Request, battle: str, after: int, form: live.Format, keep_following: bool) -> ASGIApp:
     """The feed's response: the items after `after`, then (if following) each new one as it lands."""
     state = request.app.state
-    await state.stores.run(lambda store: live.check_resume_point(store, battle, after))
+    await state.stores.run(lambda store: live.check_resume_point(store, battle, after, _resumed_by(request)))
 
     async def follow(send: Send) -> None:
         await live.follow_live(
