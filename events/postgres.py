@@ -41,7 +41,7 @@ def redacted(url: str) -> str:
     return _PASSWORD_PARAM.sub(r"\1***", _PASSWORD_IN_URL.sub(r"\1***@", url))
 
 
-def _one_line(exc: BaseException) -> str:
+def one_line(exc: BaseException) -> str:
     """libpq's messages run over several lines (a hint after a tab): one line, for a refusal."""
     return "; ".join(part.strip() for part in str(exc).splitlines() if part.strip()) or type(exc).__name__
 
@@ -66,7 +66,7 @@ class PostgresEventStore(SealingStore):
         try:
             given = conninfo_to_dict(url)
         except psycopg.ProgrammingError as exc:
-            raise StoreUnavailable(self.path, f"not a PostgreSQL URL: {_one_line(exc)}") from None
+            raise StoreUnavailable(self.path, f"not a PostgreSQL URL: {one_line(exc)}") from None
         defaults = {"connect_timeout": CONNECT_TIMEOUT_S, "fallback_application_name": "morale"}
         self.conninfo = make_conninfo(url, **{k: v for k, v in defaults.items() if k not in given})
         try:
@@ -75,7 +75,7 @@ class PostgresEventStore(SealingStore):
         except schema.NotAStore as exc:
             raise StoreUnavailable(self.path, str(exc)) from None
         except psycopg.Error as exc:
-            raise StoreUnavailable(self.path, _one_line(exc)) from None
+            raise StoreUnavailable(self.path, one_line(exc)) from None
         self.pool = psycopg_pool.ConnectionPool(
             self.conninfo,
             min_size=min_size,
@@ -111,7 +111,7 @@ class PostgresEventStore(SealingStore):
                 self.pool.putconn(conn)
         except (psycopg.OperationalError, psycopg_pool.PoolTimeout) as exc:
             self._answers()
-            raise StoreUnavailable(self.path, _one_line(exc)) from None
+            raise StoreUnavailable(self.path, one_line(exc)) from None
 
     def _answers(self) -> bool:
         """Whether the server answers a new connection now; if it does, the pool lets go of those
@@ -119,7 +119,7 @@ class PostgresEventStore(SealingStore):
         try:
             psycopg.connect(self.conninfo, autocommit=True, connect_timeout=PROBE_S).close()
         except psycopg.Error as exc:
-            self._down = _one_line(exc)
+            self._down = one_line(exc)
             return False
         self._down = None
         with suppress(psycopg.Error, psycopg_pool.PoolTimeout):

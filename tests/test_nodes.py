@@ -136,6 +136,9 @@ def test_a_notification_missed_while_a_node_was_not_listening_is_caught_up(nodes
                 follower.wait_for(seq + 1)  # once b listens again, it reads what it was not told
         assert follower.ids == list(range(1, 16))
         assert missed >= 1, "b listened again before every append: no notification was missed"
+        # What b's log says of each cut: one line (libpq's own message runs over several).
+        said = [line for line in b.log.read_text().splitlines() if "not listening to the store" in line]
+        assert said and all(line.endswith(" s") and "; again in " in line for line in said), said
     finally:
         admin.close()
         store.close()

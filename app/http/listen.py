@@ -18,7 +18,7 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 import psycopg
 from psycopg import sql
 
-from morale.events.postgres import Announcements
+from morale.events.postgres import Announcements, one_line
 
 from .live import Hub
 
@@ -53,7 +53,7 @@ async def listen(announcements: Announcements, hub: Hub) -> None:
         except psycopg.Error as exc:
             wait_s = RETRY_S[min(failures, len(RETRY_S) - 1)]
             failures += 1
-            logger.warning("not listening to the store (%s); again in %.1f s", exc, wait_s)
+            logger.warning("not listening to the store (%s); again in %.1f s", one_line(exc), wait_s)
             await asyncio.sleep(wait_s)
 
 
