@@ -4,6 +4,8 @@ appends it announces, and a server that may go away and come back."""
 
 from __future__ import annotations
 
+import json
+import os
 import re
 import subprocess
 import threading
@@ -266,3 +268,16 @@ def test_serve_refuses_a_database_it_cannot_reach_in_one_line_and_serves_nothing
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.startswith("refused: --db postgresql://league:***@127.0.0.1:1/league: ")
     assert done.stderr.count("\n") == 1 and "s3cret" not in done.stderr
+
+
+def test_a_store_given_by_the_environment_is_named_as_the_user_gave_it():
+    # A node's MORALE_DB is not on its command line: "--db" there would send the operator looking
+    # for an option nobody typed.
+    from support.nodes import MORALE
+
+    environment = os.environ | {"MORALE_DB": "postgresql://league:s3cret@127.0.0.1:1/league"}
+    done = subprocess.run([MORALE, "battles"], capture_output=True, text=True, timeout=60, env=environment)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.startswith("refused: $MORALE_DB postgresql://league:***@127.0.0.1:1/league: "), done.stderr
+    done = subprocess.run([MORALE, "battles", "--json"], capture_output=True, text=True, timeout=60, env=environment)
+    assert json.loads(done.stderr)["error"]["field"] == "$MORALE_DB"

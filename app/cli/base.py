@@ -6,6 +6,7 @@ The commands themselves live in battle.py, audit.py and rules.py, which register
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import sys
 from collections.abc import Iterator
@@ -35,6 +36,7 @@ from . import render
 UsageError = typer.BadParameter.__base__
 _COMMAND_ARGS = "morale.command_args"  # where RefusingGroup keeps a command's words, in ctx.meta
 _OPENED: list[EventStore] = []  # the stores the running command opened (`open_store`), closed after it
+_WORDS: list[str] = []  # the running command's words, as typed (RefusingGroup.resolve_command)
 
 
 class RefusingGroup(TyperGroup):
@@ -44,6 +46,7 @@ class RefusingGroup(TyperGroup):
 
     def resolve_command(self, ctx: typer.Context, args: list[str]) -> tuple[str | None, Any, list[str]]:
         ctx.meta[_COMMAND_ARGS] = list(args)  # the command's words: did they ask for --json?
+        _WORDS[:] = args
         return super().resolve_command(ctx, args)
 
     def parse_args(self, ctx: typer.Context, args: list[str]) -> list[str]:
@@ -147,10 +150,17 @@ def refusals(as_json: bool = False) -> Iterator[None]:
     try:
         yield
     except REFUSED as exc:
-        refuse(f"{'--db ' if isinstance(exc, StoreUnavailable) else ''}{exc}", error_fields(exc), as_json)
+        refuse(f"{db_named() + ' ' if isinstance(exc, StoreUnavailable) else ''}{exc}", error_fields(exc), as_json)
     except sqlite3.DatabaseError as exc:  # a store damaged where opening it did not look (a page of events)
-        fields = {"message": f"SQLite cannot read the store: {exc}", "rule": None, "field": "--db"}
-        refuse(f"--db: {fields['message']}", fields, as_json)
+        fields = {"message": f"SQLite cannot read the store: {exc}", "rule": None, "field": db_named()}
+        refuse(f"{db_named()}: {fields['message']}", fields, as_json)
+
+
+def db_named() -> str:
+    """How the user gave the store, for a refusal to name: `--db`, or `$MORALE_DB` when the store
+    came from the environment (a node's setting, which the command line does not show)."""
+    typed = any(word == "--db" or word.startswith("--db=") for word in _WORDS)
+    return "$MORALE_DB" if not typed and os.environ.get("MORALE_DB") else "--db"
 
 
 def refuse(line: str, fields: dict[str, str | None], as_json: bool) -> NoReturn:
@@ -167,7 +177,7 @@ def error_fields(exc: Exception) -> dict[str, str | None]:
     if isinstance(exc, Refusal):
         return {"message": exc.message, "rule": exc.rule, "field": exc.field}
     if isinstance(exc, StoreUnavailable):
-        return {"message": str(exc), "rule": None, "field": "--db"}
+        return {"message": str(exc), "rule": None, "field": db_named()}
     if isinstance(exc, UnreadableEvent):
         return {"message": str(exc).removeprefix("seq: "), "rule": None, "field": "seq"}
     if isinstance(exc, UnknownBattle | ConflictError):
