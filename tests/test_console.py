@@ -301,6 +301,67 @@ def test_a_write_cut_off_is_shown_unsent_then_sent_once_and_one_overtaken_is_hel
     assert errors == []
 
 
+@pytest.mark.parametrize("reached", [False, True], ids=["never-reached-the-server", "answer-lost"])
+def test_a_write_not_sent_survives_a_reload_and_is_sent_once_when_the_server_answers(browser, served, reached):
+    """Recorded offline, the write waits in the browser's storage. The page is reloaded before it
+    could go out (a reload while offline is no page at all, so the write's requests are cut off on
+    the way out instead, which keeps it unsent), or after it reached the server but not its answer
+    back; the reloaded page shows it waiting and sends it when the server can be reached: the log
+    holds it once, and nothing is left unsent."""
+    server, http = served
+    tokens = http.post("/battles", json=creation_body()).json()["tokens"]
+    context, page, errors = open_console(browser, server.url, BATTLE, tokens["referee"], PHONE)
+    console = Console(page, wide=False)
+    console.play({"type": "phase_started"})
+    context.set_offline(True)
+    page.wait_for_selector("#status[data-status='offline']", timeout=WAIT_MS)
+    console.casualties("kraak", 2)
+    page.wait_for_selector("#unsent:not([hidden])", timeout=WAIT_MS)
+
+    cut: list[int | None] = []  # each try cut off: the server's answer where it got there
+    cut_off = True
+
+    def out_of_reach(route) -> None:
+        if route.request.method == "POST" and cut_off:
+            cut.append(route.fetch().status if reached else None)
+            route.abort("connectionrefused")  # not the browser's own offline error: told apart below
+        else:
+            route.continue_()
+
+    page.route("**/battles/*/events", out_of_reach)
+
+    def cut_off_try(request) -> bool:
+        return request.url.endswith("/events") and "CONNECTION_REFUSED" in (request.failure or "")
+
+    with page.expect_event("requestfailed", cut_off_try, timeout=WAIT_MS):
+        context.set_offline(False)  # the page tries at once, and the write is cut off
+    with page.expect_event("requestfailed", cut_off_try, timeout=WAIT_MS):
+        page.reload()  # the reloaded page tries the write it found in storage, cut off too
+    page.wait_for_selector("body[data-ready='true'][data-logged='true']", timeout=WAIT_MS)
+    assert page.locator("#unsent").inner_text() == "1 not sent"
+    console.tab("record")
+    assert "waiting to be sent" in page.locator("#record .outbox").inner_text()
+    stored = http.get(f"/battles/{BATTLE}/board", headers=bearer(tokens["spectator"])).json()["seq"]
+    assert stored == (11 if reached else 10) and len(cut) >= 2
+
+    cut_off = False  # the server can be reached again: the page's next try gets through
+    console.recorded(11)
+    page.wait_for_selector("#unsent", state="hidden", timeout=WAIT_MS)
+    assert not page.locator("#record .outbox").count()
+    if reached:  # the first try had written it, every later one was refused as stale
+        assert cut[0] == 201 and all(status == 409 for status in cut[1:])
+        page.wait_for_selector("#notice:has-text('it had reached the log as event 11')", timeout=WAIT_MS)
+    log = http.get(f"/battles/{BATTLE}/log?after=9", headers=bearer(tokens["spectator"])).json()
+    assert [(r["type"], r["event"].get("unit"), r["event"].get("count")) for r in log] == [
+        ("phase_started", None, None),
+        ("casualties_suffered", "kraak", 2),
+    ]
+    left = page.evaluate(f"JSON.parse(localStorage.getItem('morale.outbox.{BATTLE}'))")
+    assert left == {"queue": [], "held": []}
+    context.close()
+    assert errors == []
+
+
 def test_a_write_whose_answer_was_lost_is_found_in_the_log_and_not_sent_twice(browser, served):
     server, http = served
     tokens = http.post("/battles", json=creation_body()).json()["tokens"]
