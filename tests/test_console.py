@@ -1,9 +1,10 @@
 """The referee's console in Debian's Chromium, on a phone (390x844) and a desktop (1280x800): a
 whole game turn of each shipped example played only through the page (the clock, casualties,
 charges, combat results, table facts, decisions and dice typed on its buttons or rolled by the
-engine), the state a roll changed explained, the log stepped back through, a ruling struck out,
-and a player's page offering only their own side. Each screen is photographed into screenshots/,
-fits the screen with thumb-sized controls, and has no serious accessibility violation (axe-core)."""
+engine; a free decision and a unit change on their own forms), the state a roll changed explained,
+the log stepped back through, a ruling struck out, and a player's page offering only their own side.
+Each screen is photographed into screenshots/, fits the screen with thumb-sized controls, and has no
+serious accessibility violation (axe-core)."""
 
 from __future__ import annotations
 
@@ -173,6 +174,95 @@ def test_a_whole_turn_is_played_explained_stepped_back_and_struck_out_through_th
     assert screens.problems + player_screens.problems == []
 
 
+# -- the forms the example turns do not reach ---------------------------------------------------------
+def post_events(http, battle: str, token: str, events: list[dict]) -> int:
+    """Record `events` through the API, as another device at the table would; the log's last seq."""
+    seq = http.get(f"/battles/{battle}/board", headers=bearer(token)).json()["seq"]
+    posted = http.post(f"/battles/{battle}/events", json={"expected_seq": seq, "events": events}, headers=bearer(token))
+    assert posted.status_code == 201, posted.text
+    return seq + len(events)
+
+
+def restrictions_of(http, battle: str, headers: dict, unit: str) -> list[dict]:
+    board = http.get(f"/battles/{battle}/board", headers=headers).json()
+    return next(u for u in board["units"] if u["unit"] == unit)["restrictions"]
+
+
+def test_a_free_decision_and_a_unit_change_are_recorded_on_their_forms_on_a_phone(browser, served):
+    """General de Brigade's Pratzen battle as the example plays it, but its reform (a decision no
+    test due asks for) and its square against the hussars (a unit change) tapped on the Record
+    screen's forms by the referee on a phone: the server holds exactly those events, and the page
+    shows what they did to the cards."""
+    server, http = served
+    body = roster_body("gdb")
+    battle, events = body["battle"], example_lines("gdb")
+    reform = next(i for i, e in enumerate(events) if e.get("decision") == "reform")
+    square = next(i for i, e in enumerate(events) if e["type"] == "unit_changed")
+    names = {u["unit"]: u["name"] for u in body["units"]}
+    tokens = http.post("/battles", json=body).json()["tokens"]
+    referee, spectator = bearer(tokens["referee"]), bearer(tokens["spectator"])
+    before = post_events(http, battle, tokens["referee"], events[:reform])
+    context, page, errors = open_console(browser, server.url, battle, tokens["referee"], PHONE)
+    console, screens = Console(page, wide=False), Screens(page, "gdb-referee")
+
+    # The reform: l14 wavered in turn 1; in turn 2's Movement phase its player reforms it.
+    unit = events[reform]["unit"]
+    assert console.state_of(unit) == "wavering"
+    wavering = restrictions_of(http, battle, referee, unit)
+    form = console.form("decision")
+    console.chip(form, "unit", unit)
+    assert form.locator("button.submit").is_disabled()  # no decision chosen: nothing to send yet
+    assert "Choose the decision first." in form.inner_text()
+    screens.check("record-decision-unfinished")
+    console.play(events[reform])  # the decision tapped on the same form, and Record
+    assert f"Recorded: {names[unit]}: reform" in page.locator("#notice").inner_text()
+    log = http.get(f"/battles/{battle}/log?after={before}", headers=spectator).json()
+    assert [(r["type"], r["event"]["unit"], r["event"]["decision"]) for r in log] == [
+        ("player_decided", unit, "reform")
+    ]
+    reforming = [r for r in restrictions_of(http, battle, referee, unit) if r not in wavering]
+    assert [r["rule"] for r in reforming] == ["gdb.waver.reform"]
+    console.tab("board")
+    notes = console.card(unit).locator("ul.notes").inner_text()
+    assert reforming[0]["text"] in notes and "gdb.waver.reform" in notes
+
+    # The rest of the example up to its square, recorded elsewhere: the page follows.
+    before = post_events(http, battle, tokens["referee"], events[reform + 1 : square])
+    page.wait_for_selector(f"body[data-last='{before}'][data-seq='{before}']", timeout=WAIT_MS)
+
+    # The square: Fanagoria's formation, from column to square, on the unit-change form.
+    change = events[square]
+    unit, ((field, value),) = change["unit"], change["changes"].items()
+    shown = console.card(unit).locator(f"dl.fields [data-field='{field}'] dd")
+    assert shown.inner_text() != value
+    form = console.form("unit")
+    console.chip(form, "unit", unit)
+    record = form.locator("button.submit")
+    assert record.is_disabled() and "Choose what changes first." in form.inner_text()
+    console.chip(form, "field", field)
+    assert record.is_disabled() and f"Choose the {field} first." in form.inner_text()  # no value picked yet
+    record.scroll_into_view_if_needed()
+    screens.check("record-unit-unfinished")
+    console.chip(form, "value", value)
+    assert record.is_enabled()
+    screens.check("record-unit")
+    console.play(change)  # the same form, Record
+    assert f"Recorded: {names[unit]}: {field} {value}" in page.locator("#notice").inner_text()
+    log = http.get(f"/battles/{battle}/log?after={before}", headers=spectator).json()
+    assert [(r["type"], r["event"]["unit"], r["event"]["changes"]) for r in log] == [
+        ("unit_changed", unit, {field: value})
+    ]
+    board = http.get(f"/battles/{battle}/board", headers=referee).json()
+    assert next(u for u in board["units"] if u["unit"] == unit)["fields"][field] == value
+    console.tab("board")
+    assert shown.inner_text() == value
+    shown_states = {u["unit"]: console.state_of(u["unit"]) for u in board["units"]}
+    assert shown_states == reference_states("gdb", events[: square + 1])
+    context.close()
+    assert errors == []
+    assert screens.problems == []
+
+
 # -- a tab left open at the table -------------------------------------------------------------------
 def test_a_write_cut_off_is_shown_unsent_then_sent_once_and_one_overtaken_is_held(browser, served):
     """Offline, the header says so and counts what is not sent; back online, the feed catches up
@@ -207,6 +297,67 @@ def test_a_write_cut_off_is_shown_unsent_then_sent_once_and_one_overtaken_is_hel
     assert page.locator("#unsent").is_hidden()
     log = http.get(f"/battles/{BATTLE}/log?after=10", headers=bearer(tokens["spectator"])).json()
     assert [(r["event"]["unit"], r["event"]["count"]) for r in log] == [("boyz", 1), ("kraak", 2)]
+    context.close()
+    assert errors == []
+
+
+@pytest.mark.parametrize("reached", [False, True], ids=["never-reached-the-server", "answer-lost"])
+def test_a_write_not_sent_survives_a_reload_and_is_sent_once_when_the_server_answers(browser, served, reached):
+    """Recorded offline, the write waits in the browser's storage. The page is reloaded before it
+    could go out (a reload while offline is no page at all, so the write's requests are cut off on
+    the way out instead, which keeps it unsent), or after it reached the server but not its answer
+    back; the reloaded page shows it waiting and sends it when the server can be reached: the log
+    holds it once, and nothing is left unsent."""
+    server, http = served
+    tokens = http.post("/battles", json=creation_body()).json()["tokens"]
+    context, page, errors = open_console(browser, server.url, BATTLE, tokens["referee"], PHONE)
+    console = Console(page, wide=False)
+    console.play({"type": "phase_started"})
+    context.set_offline(True)
+    page.wait_for_selector("#status[data-status='offline']", timeout=WAIT_MS)
+    console.casualties("kraak", 2)
+    page.wait_for_selector("#unsent:not([hidden])", timeout=WAIT_MS)
+
+    cut: list[int | None] = []  # each try cut off: the server's answer where it got there
+    cut_off = True
+
+    def out_of_reach(route) -> None:
+        if route.request.method == "POST" and cut_off:
+            cut.append(route.fetch().status if reached else None)
+            route.abort("connectionrefused")  # not the browser's own offline error: told apart below
+        else:
+            route.continue_()
+
+    page.route("**/battles/*/events", out_of_reach)
+
+    def cut_off_try(request) -> bool:
+        return request.url.endswith("/events") and "CONNECTION_REFUSED" in (request.failure or "")
+
+    with page.expect_event("requestfailed", cut_off_try, timeout=WAIT_MS):
+        context.set_offline(False)  # the page tries at once, and the write is cut off
+    with page.expect_event("requestfailed", cut_off_try, timeout=WAIT_MS):
+        page.reload()  # the reloaded page tries the write it found in storage, cut off too
+    page.wait_for_selector("body[data-ready='true'][data-logged='true']", timeout=WAIT_MS)
+    assert page.locator("#unsent").inner_text() == "1 not sent"
+    console.tab("record")
+    assert "waiting to be sent" in page.locator("#record .outbox").inner_text()
+    stored = http.get(f"/battles/{BATTLE}/board", headers=bearer(tokens["spectator"])).json()["seq"]
+    assert stored == (11 if reached else 10) and len(cut) >= 2
+
+    cut_off = False  # the server can be reached again: the page's next try gets through
+    console.recorded(11)
+    page.wait_for_selector("#unsent", state="hidden", timeout=WAIT_MS)
+    assert not page.locator("#record .outbox").count()
+    if reached:  # the first try had written it, every later one was refused as stale
+        assert cut[0] == 201 and all(status == 409 for status in cut[1:])
+        page.wait_for_selector("#notice:has-text('it had reached the log as event 11')", timeout=WAIT_MS)
+    log = http.get(f"/battles/{BATTLE}/log?after=9", headers=bearer(tokens["spectator"])).json()
+    assert [(r["type"], r["event"].get("unit"), r["event"].get("count")) for r in log] == [
+        ("phase_started", None, None),
+        ("casualties_suffered", "kraak", 2),
+    ]
+    left = page.evaluate(f"JSON.parse(localStorage.getItem('morale.outbox.{BATTLE}'))")
+    assert left == {"queue": [], "held": []}
     context.close()
     assert errors == []
 

@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 
 import pytest
-from support.browser import chromium
+from support.browser import PHONE, chromium, serious_violations
 from support.cli import morale
 from support.examples import ROOT, example_store
 
@@ -104,6 +104,53 @@ def test_the_report_shows_each_turn_every_rolled_test_and_the_head_in_chromium(b
     shot = SCREENSHOTS / f"report-{example}.png"
     page.screenshot(path=str(shot), full_page=True)
     assert shot.stat().st_size > 50_000
+    context.close()
+
+
+# Each table's box: the nearest element around it (or the table) that scrolls sideways, where the
+# page lets a wide table scroll in its own box; the table itself when nothing does.
+_TABLES = """
+() => [...document.querySelectorAll("table")].map((table) => {
+  let box = table;
+  for (let a = table.parentElement; a && a !== document.body; a = a.parentElement) {
+    if (/(auto|scroll)/.test(getComputedStyle(a).overflowX)) { box = a; break; }
+  }
+  const r = box.getBoundingClientRect();
+  return {
+    table: table.id || table.className, left: r.left, right: r.right,
+    scrolls: box !== table, inner: box.scrollWidth, wide: table.getBoundingClientRect().width,
+    focusable: box.tabIndex >= 0, name: box.getAttribute("aria-label") || "", role: box.getAttribute("role") || "",
+  };
+})
+"""
+
+
+def test_the_report_is_read_on_a_phone_without_the_page_scrolling_sideways(browser, written):
+    """A report shared to a phone (390x844): the page never scrolls sideways; a table too wide for
+    the screen scrolls within its own box, which lies within the screen and which a keyboard or a
+    screen reader reaches (focusable, a named region), so every column can be read."""
+    example, out, _, _ = written
+    context = browser.new_context(viewport=PHONE)
+    page = context.new_page()
+    page.route("**/*", lambda route: route.continue_() if route.request.url.startswith("file://") else route.abort())
+    page.goto(out.as_uri())
+    page.wait_for_load_state("load")
+    width = page.evaluate("window.innerWidth")
+    assert width == PHONE["width"]
+    scrolled = page.evaluate("document.scrollingElement.scrollWidth")
+    assert scrolled <= width, f"{example}: the page is {scrolled}px wide on a {width}px screen"
+    tables = page.evaluate(_TABLES)
+    assert tables
+    for table in tables:
+        assert table["left"] >= 0 and table["right"] <= width, (example, table)
+        if table["scrolls"]:  # every column within reach of the box's scrolling, by touch or by key
+            assert table["inner"] >= table["wide"] - 1, (example, table)
+            assert table["focusable"] and table["role"] == "region" and table["name"], (example, table)
+    # The story's grey event numbers (#888 on white) fall short of axe's contrast on every screen,
+    # a matter of colour, not of the phone: left to their own change.
+    assert [v for v in serious_violations(page) if not v.startswith("color-contrast")] == []
+    SCREENSHOTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / f"report-{example}-phone.png"), full_page=True)
     context.close()
 
 

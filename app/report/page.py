@@ -59,9 +59,12 @@ def _summary(data: Report) -> str:
         "<h3>Luck of the morale dice</h3>"
         "<p>Each side's rolled tests against the exact chance each had of passing. The chance of doing "
         "at least as well is the chance that as many tests or more pass, at those odds.</p>"
-        '<table id="luck"><thead><tr><th>side</th><th>tests rolled</th><th>expected passes</th><th>passes</th>'
-        f"<th>chance of doing at least as well</th><th>verdict</th></tr></thead><tbody>{rows}</tbody></table>"
-        + (f"<h3>The board at the end</h3>{_board(final, 'final-board')}" if final else "")
+        + _wide(
+            "Luck of the morale dice",
+            '<table id="luck"><thead><tr><th>side</th><th>tests rolled</th><th>expected passes</th><th>passes</th>'
+            f"<th>chance of doing at least as well</th><th>verdict</th></tr></thead><tbody>{rows}</tbody></table>",
+        )
+        + (f"<h3>The board at the end</h3>{_board(final, 'final-board', 'The board at the end')}" if final else "")
         + "</section>"
     )
 
@@ -83,7 +86,8 @@ def _turn(data: Report, turn: Turn) -> str:
         f'<section id="turn-{turn.number}" data-turn="{turn.number}"><h2>Turn {turn.number}</h2>'
         f"{_story(turn.lines)}"
         f"<h3>Tests in turn {turn.number}</h3>{_tests(data, turn)}"
-        f"<h3>The board at the end of turn {turn.number}</h3>{_board(turn.board, f'board-{turn.number}')}"
+        f"<h3>The board at the end of turn {turn.number}</h3>"
+        f"{_board(turn.board, f'board-{turn.number}', f'The board at the end of turn {turn.number}')}"
         "</section>"
     )
 
@@ -140,10 +144,11 @@ def _tests(data: Report, turn: Turn) -> str:
         "<tr><th>due at</th><th>unit</th><th>test</th><th>why</th><th>target</th><th>modifiers</th>"
         "<th>chance of passing</th><th>dice</th><th>total</th><th>result</th><th>by</th></tr>"
     )
-    return f'<table class="tests"><thead>{head}</thead><tbody>{"".join(rows)}</tbody></table>'
+    table = f'<table class="tests"><thead>{head}</thead><tbody>{"".join(rows)}</tbody></table>'
+    return _wide(f"Tests in turn {turn.number}", table)
 
 
-def _board(view: Board, ident: str) -> str:
+def _board(view: Board, ident: str, label: str) -> str:
     rows = "".join(
         f'<tr data-unit="{_e(u.unit)}"><td>{_e(u.side)}</td><td>{_e(u.name)}</td>'
         f'<td class="state" data-state="{_e(u.state)}">{_e(u.state_name)}</td>'
@@ -153,7 +158,13 @@ def _board(view: Board, ident: str) -> str:
         for u in view.units
     )
     head = "<tr><th>side</th><th>unit</th><th>state</th><th>models</th><th>restrictions</th><th>due</th></tr>"
-    return f'<table class="board" id="{ident}"><thead>{head}</thead><tbody>{rows}</tbody></table>'
+    return _wide(label, f'<table class="board" id="{ident}"><thead>{head}</thead><tbody>{rows}</tbody></table>')
+
+
+def _wide(label: str, table: str) -> str:
+    """A table in a box of its own that scrolls sideways where the screen is narrower than the table
+    (a phone), so the page never does; a named region a keyboard can reach and scroll (tabindex)."""
+    return f'<div class="wide" role="region" aria-label="{_e(label)}" tabindex="0">{table}</div>'
 
 
 def _json(text: str | None) -> list:

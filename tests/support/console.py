@@ -132,10 +132,28 @@ class Console:
         elif due.locator(f"button.decision[data-decision='{decision}']").count():
             due.locator(f"button.decision[data-decision='{decision}']").first.click()
         else:
-            form = self.form("decision")
-            self.chip(form, "unit", unit)
-            self.chip(form, "decision", decision)
-            self.submit(form)
+            self.decide_freely(unit, decision)
+
+    def decide_freely(self, unit: str, decision: str) -> None:
+        """A decision no test due asks for (General de Brigade's reform), on the Record screen's form."""
+        form = self.form("decision")
+        self.chip(form, "unit", unit)
+        self.chip(form, "decision", decision)
+        self.submit(form)
+
+    def change(self, unit: str, changes: dict) -> None:
+        """A unit's profile changed at the table (a formation, a commander...): one field at a time,
+        as the form takes them."""
+        (name, value), *more = changes.items()
+        assert not more, "the unit-change form records one field at a time"
+        form = self.form("unit")
+        self.chip(form, "unit", unit)
+        self.chip(form, "field", name)
+        if isinstance(value, int) and not isinstance(value, bool):
+            self.step(form, "value", value)
+        else:
+            self.chip(form, "value", value)
+        self.submit(form)
 
     def play(self, event: dict, *, engine: bool = False) -> None:
         """Record one event of a shipped example through the page, and wait for the board it leaves."""
@@ -160,6 +178,8 @@ class Console:
                     self.roll(event["unit"], event["test"], event["dice"])
             case "player_decided":
                 self.decide(event["unit"], event["decision"])
+            case "unit_changed":
+                self.change(event["unit"], event["changes"])
             case other:
                 raise AssertionError(f"no screen records {other} in this driver")
         self.recorded(expected)

@@ -4,7 +4,7 @@
 // retractions (in the log) are the referee's.
 import { el, words, fill } from "./dom.js";
 import { cite } from "./cite.js";
-import { inPlay, isReferee, mayActFor, mayRecord, phaseName, state, stateName, vocab } from "./state.js";
+import { inPlay, isReferee, mayActFor, mayRecord, phaseName, state, stateName, unitName, vocab } from "./state.js";
 import { chips, stepper, unitOptions, yesNo } from "./pickers.js";
 import { submit } from "./outbox.js";
 import * as outbox from "./outbox.js";
@@ -34,8 +34,10 @@ export function drawRecord(holder) {
 function form(holder) {
   if (built?.dataset.form !== open) {
     const done = () => { open = null; built = null; drawRecord(holder); };
-    built = el("form", { class: "record", dataset: { form: open }, onsubmit: (e) => e.preventDefault() },
-      FORMS.find((f) => f.name === open).build(done));
+    built = el("form", { class: "record", dataset: { form: open }, onsubmit: (e) => e.preventDefault(),
+      // A tap on a chip may complete the form (or not): each Record button looks again.
+      onclick: (e) => { for (const b of e.currentTarget.querySelectorAll("button.submit")) b.recheck?.(); } },
+    FORMS.find((f) => f.name === open).build(done));
   }
   return built;
 }
@@ -67,7 +69,21 @@ const mine = (filter = inPlay) => state.board.units.filter((u) => filter(u) && m
 const enemiesOf = (id) => state.board.units.filter((u) => inPlay(u) && u.side !== sideOf(id));
 const sideOf = (id) => state.board.units.find((u) => u.unit === id)?.side;
 const send = (label, events, done) => { submit(label, "events", { events }); done(); };
-const record = (onclick) => el("button", { type: "button", class: "submit", onclick }, "Record");
+// The form's Record button. Given `missing` (what is still to choose, in words, or ""), it stays
+// disabled and says what to choose until nothing is: a half-filled form is never sent.
+function record(onclick, missing = null) {
+  const button = el("button", { type: "button", class: "submit", onclick }, "Record");
+  if (!missing) return button;
+  const hint = el("p", { class: "hint missing", "aria-live": "polite" });
+  button.recheck = () => {
+    const still = missing();
+    button.disabled = Boolean(still);
+    hint.textContent = still ? `Choose ${still} first.` : "";
+    hint.hidden = !still;
+  };
+  button.recheck();
+  return [hint, button];
+}
 
 // Pick a unit, then the rest of the form follows from it (rebuilt when the unit changes).
 function unitFirst(legend, units, rest) {
@@ -116,8 +132,9 @@ const FORMS = [
     build: (done) => unitFirst("Whose decision?", mine(), (id) => {
       const options = [...vocab().free_decisions, ...vocab().decisions].map((d) => ({ value: d.id, label: words(d.id) }));
       const decision = chips({ legend: "Decision", name: "decision", options });
-      return [decision.node, record(() => send(`${id}: ${words(decision.value())}`,
-        [{ type: "player_decided", unit: id, decision: decision.value() }], done))];
+      return [decision.node, record(() => send(`${unitName(id)}: ${words(decision.value())}`,
+        [{ type: "player_decided", unit: id, decision: decision.value() }], done),
+      () => (decision.value() === null ? "the decision" : ""))];
     }) },
   { name: "unit", label: "Unit change", shown: () => vocab().profile.some((f) => f.changeable),
     build: (done) => unitFirst("Which unit?", mine(), (id) => {
@@ -126,8 +143,9 @@ const FORMS = [
       let read = () => null;
       const field = chips({ legend: "What changes", name: "field", options: fields.map((f) => ({ value: f.id, label: words(f.id) })),
         onChange: (chosen) => { const w = profileValue(fields.find((f) => f.id === chosen)); fill(holder, w.node); read = w.value; } });
-      return [field.node, holder, record(() => send(`${id}: ${words(field.value())} ${words(read())}`,
-        [{ type: "unit_changed", unit: id, changes: { [field.value()]: read() } }], done))];
+      return [field.node, holder, record(() => send(`${unitName(id)}: ${words(field.value())} ${fieldWords(read())}`,
+        [{ type: "unit_changed", unit: id, changes: { [field.value()]: read() } }], done),
+      () => (field.value() === null ? "what changes" : read() === null ? `the ${words(field.value())}` : ""))];
     }) },
   { name: "ruling", label: "Ruling", shown: isReferee, build: (done) => unitFirst("Which unit?", state.board.units, (id) => {
     const to = chips({ legend: "Put it in the state", name: "state", initial: "",
@@ -161,11 +179,15 @@ function factValue(fact, id) {
   }
 }
 
+// The new value of a profile field: nothing chosen beforehand (a change the referee did not pick is
+// never sent), a whole number from 0.
 function profileValue(field) {
-  if (field.kind === "bool") return yesNo({ legend: words(field.id), name: "value" });
+  if (field.kind === "bool") return yesNo({ legend: words(field.id), name: "value", initial: null });
   if (field.kind === "int") return stepper({ legend: words(field.id), min: 0, max: 99, name: "value" });
   return chips({ legend: words(field.id), name: "value", options: field.choices.map((c) => ({ value: c, label: words(c) })) });
 }
+
+const fieldWords = (value) => (value === true ? "yes" : value === false ? "no" : words(value));
 
 function combatForm(done) {
   const detail = new Set(vocab().combat_detail);
