@@ -264,6 +264,41 @@ def test_a_free_decision_and_a_unit_change_are_recorded_on_their_forms_on_a_phon
 
 
 # -- a tab left open at the table -------------------------------------------------------------------
+def test_a_half_filled_charge_or_table_fact_is_never_sent(browser, served):
+    # Record waits until the form says all a write needs: a charge's targets, a fact and its answer
+    # (a yes/no fact starts with neither chosen: a yes nobody tapped is never sent).
+    server, http = served
+    body = roster_body("wfb8")
+    battle, names = body["battle"], {u["unit"]: u["name"] for u in body["units"]}
+    tokens = http.post("/battles", json=body).json()["tokens"]
+    context, page, errors = open_console(browser, server.url, battle, tokens["referee"], PHONE)
+    console = Console(page, wide=False)
+    mine, theirs = (next(u["unit"] for u in body["units"] if u["side"] == side) for side in body["started"]["sides"])
+
+    form = console.form("charge")
+    console.chip(form, "unit", mine)
+    record = form.locator("button.submit")
+    assert record.is_disabled() and "Choose the targets first." in form.inner_text()
+    console.chip(form, "targets", theirs)
+    assert record.is_enabled()
+
+    form = console.form("fact")
+    console.chip(form, "unit", mine)
+    record = form.locator("button.submit")
+    assert record.is_disabled() and "Choose the fact first." in form.inner_text()
+    console.chip(form, "fact", "near_battle_standard")
+    assert record.is_disabled() and "Choose the answer first." in form.inner_text()
+    assert form.locator("fieldset[data-name='value'] [aria-pressed='true']").count() == 0
+    console.chip(form, "value", False)
+    assert record.is_enabled()
+    record.click()
+    page.wait_for_selector(f"#notice:has-text('{names[mine]}: near battle standard no')", timeout=WAIT_MS)
+    log = http.get(f"/battles/{battle}/log?after={len(body['units']) + 1}", headers=bearer(tokens["spectator"]))
+    assert [(r["event"]["fact"], r["event"]["value"]) for r in log.json()] == [("near_battle_standard", False)]
+    context.close()
+    assert errors == []
+
+
 def test_a_write_cut_off_is_shown_unsent_then_sent_once_and_one_overtaken_is_held(browser, served):
     """Offline, the header says so and counts what is not sent; back online, the feed catches up
     after its Last-Event-ID and the write goes out. One that another writer overtook meanwhile is

@@ -112,8 +112,8 @@ const FORMS = [
       const event = { type: "charge_declared", charger: id, targets: targets.value() };
       if (reach.value().length) event.in_range = reach.value();
       if (flank.value().length) event.flank = flank.value();
-      send(`${id} charges ${targets.value().join(", ")}`, [event], done);
-    })];
+      send(`${unitName(id)} charges ${targets.value().map(unitName).join(", ")}`, [event], done);
+    }, () => (targets.value().length ? "" : "the targets"))];
   }) },
   { name: "combat", label: "Combat result", shown: () => isReferee() && vocab().combat_reports, build: combatForm },
   { name: "fact", label: "Table fact", shown: () => vocab().facts.length > 0, build: (done) => unitFirst("About which unit?", mine(), (id) => {
@@ -125,8 +125,9 @@ const FORMS = [
         value.replaceChildren(...(widget ? [widget.node] : []));
         read = widget ? widget.value : () => true;
       } });
-    return [fact.node, value, record(() => send(`${id}: ${words(fact.value())}`,
-      [{ type: "table_fact_recorded", unit: id, fact: fact.value(), value: read() }], done))];
+    return [fact.node, value, record(() => send(`${unitName(id)}: ${words(fact.value())} ${fieldWords(read())}`,
+      [{ type: "table_fact_recorded", unit: id, fact: fact.value(), value: read() }], done),
+    () => (fact.value() === null ? "the fact" : read() === null ? "the answer" : ""))];
   }) },
   { name: "decision", label: "Decision", shown: () => vocab().free_decisions.length + vocab().decisions.length > 0,
     build: (done) => unitFirst("Whose decision?", mine(), (id) => {
@@ -168,7 +169,7 @@ function factValue(fact, id) {
   const others = state.board.units.filter((u) => u.unit !== id);
   const pick = (units, legend, extra = []) => chips({ legend, name: "value", options: [...unitOptions(units), ...extra] });
   switch (fact?.kind) {
-    case "bool": return yesNo({ legend: "As measured", name: "value" });
+    case "bool": return yesNo({ legend: "As measured", name: "value", initial: null });  // never a yes nobody chose
     case "number": return stepper({ legend: "Inches", min: 0.5, max: 48, step: 0.5, value: 3, name: "value", unit: "″" });
     case "unit": return pick(others, "Which other unit?");
     case "friend": return pick(others.filter((u) => u.side === sideOf(id)), "Which friend?");
@@ -187,7 +188,8 @@ function profileValue(field) {
   return chips({ legend: words(field.id), name: "value", options: field.choices.map((c) => ({ value: c, label: words(c) })) });
 }
 
-const fieldWords = (value) => (value === true ? "yes" : value === false ? "no" : words(value));
+// A value in words: yes or no, a unit's name (a fact naming a unit), or the slug's words.
+const fieldWords = (value) => (value === true ? "yes" : value === false ? "no" : words(unitName(value)));
 
 function combatForm(done) {
   const detail = new Set(vocab().combat_detail);
