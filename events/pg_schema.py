@@ -186,6 +186,10 @@ EVENTS = (
     "SELECT seq, schema_version, type, body FROM events WHERE battle = %s AND seq > %s AND seq <= %s "
     "ORDER BY seq LIMIT %s"
 )
+EVENTS_OF_TYPE = (
+    "SELECT seq, schema_version, type, body FROM events WHERE battle = %s AND seq > %s AND type = %s "
+    "ORDER BY seq LIMIT %s"
+)
 RAW = (
     "SELECT seq, body, prev_hash, hash, schema_version, recorded_at, type FROM events "
     "WHERE battle = %s AND seq > %s ORDER BY seq LIMIT %s"

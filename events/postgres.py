@@ -214,10 +214,13 @@ class PostgresEventStore(SealingStore):
         """(seq, event) after `after_seq` up to `up_to`: all a fold reads (see SqliteEventStore.events)."""
         return read_rows(self._chunks(schema.EVENTS, battle, after_seq, _LAST if up_to is None else up_to))
 
+    def events_of_type(self, battle: str, event_type: str) -> Iterator[LogEntry]:
+        return read_rows(self._chunks(schema.EVENTS_OF_TYPE, battle, 0, event_type))
+
     def raw_rows(self, battle: str) -> Iterator[RawRow]:
         return map(RawRow._make, self._chunks(schema.RAW, battle, 0))
 
-    def _chunks(self, query: Any, battle: str, after_seq: int, *extra: int) -> Iterator[tuple]:
+    def _chunks(self, query: Any, battle: str, after_seq: int, *extra: object) -> Iterator[tuple]:
         """The rows of a read, in log order, CHUNK at a time; each chunk on a connection of its own,
         so a reader that stops half-way holds none."""
         while True:

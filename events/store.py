@@ -178,6 +178,11 @@ class EventStore(Protocol):
         """(seq, event) after `after_seq` up to `up_to` (the end if None), in log order: what a fold reads."""
         ...
 
+    def events_of_type(self, battle: str, event_type: str) -> Iterator[LogEntry]:
+        """(seq, event) of the battle's events of one type, in log order: a few among many (where
+        each phase starts), read without decoding the rest."""
+        ...
+
     def raw_rows(self, battle: str) -> Iterator[RawRow]:
         """Each row exactly as stored, in log order, for checking the hash chain and the columns."""
         ...
@@ -493,6 +498,13 @@ class SqliteEventStore(SealingStore):
         rows = self.db.conn.execute(
             "SELECT seq, schema_version, type, body FROM events WHERE battle = ? AND seq > ? AND seq <= ? ORDER BY seq",
             (battle, after_seq, _LAST if up_to is None else up_to),
+        )
+        return read_rows(self._readable(battle, rows))
+
+    def events_of_type(self, battle: str, event_type: str) -> Iterator[LogEntry]:
+        rows = self.db.conn.execute(
+            "SELECT seq, schema_version, type, body FROM events WHERE battle = ? AND type = ? ORDER BY seq",
+            (battle, event_type),
         )
         return read_rows(self._readable(battle, rows))
 

@@ -16,7 +16,7 @@ import msgspec
 from morale.core.replay import Replay, replay
 from morale.core.rules import Refusal
 from morale.events.numbers import whole_number
-from morale.events.types import PhaseStarted, StoredEvent
+from morale.events.types import LogEntry, PhaseStarted, StoredEvent
 
 from .board import Board, UnitRow, board
 from .explain import Chronicle, Step
@@ -51,6 +51,11 @@ class Diff(msgspec.Struct, frozen=True, kw_only=True):
     units: list[UnitChange]
 
 
+def marks(entries: Iterable[LogEntry]) -> list[Mark]:
+    """Where each phase starts, from (seq, event) pairs in log order (the other events passed over)."""
+    return [Mark(seq, event.turn, event.side, event.phase) for seq, event in entries if isinstance(event, PhaseStarted)]
+
+
 class Timeline:
     """A battle's log held in memory, to be looked at from any point."""
 
@@ -60,11 +65,7 @@ class Timeline:
         if not self.events:
             raise Refusal(f"battle {battle_id!r} has no events", field="battle")
         self.last = self.events[-1].seq
-        self.marks = [
-            Mark(s.seq, s.event.turn, s.event.side, s.event.phase)
-            for s in self.events
-            if isinstance(s.event, PhaseStarted)
-        ]
+        self.marks = marks((s.seq, s.event) for s in self.events)
 
     def point(self, spec: str) -> Point:
         spec = spec.strip()

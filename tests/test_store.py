@@ -46,6 +46,19 @@ def test_a_fold_reads_seq_and_event_between_two_points_of_the_log(store):
     assert list(store.events("nope")) == []
 
 
+def test_the_events_of_one_type_are_read_alone_in_log_order_across_chunks(store, monkeypatch):
+    monkeypatch.setattr(postgres, "CHUNK", 2)  # PostgreSQL reads in chunks: make these span several
+    phases = [PhaseStarted(turn=t, side=side, phase="movement") for t in (1, 2, 3) for side in ("imperium", "orks")]
+    events = [START]
+    for phase in phases:
+        events += [phase, CasualtiesSuffered(unit="a", count=1)]
+    store.append("b1", events, expected_seq=0)
+    store.append("b2", [START, PhaseStarted(turn=1, side="orks", phase="shooting")], expected_seq=0)
+    assert list(store.events_of_type("b1", "phase_started")) == [(2 * n, phase) for n, phase in enumerate(phases, 1)]
+    assert list(store.events_of_type("b1", "battle_started")) == [(1, START)]
+    assert list(store.events_of_type("b1", "dice_rolled")) == list(store.events_of_type("nope", "phase_started")) == []
+
+
 def test_many_battles_share_one_file(store):
     store.append("b1", [START], expected_seq=0)
     store.append("b2", [START, START], expected_seq=0)
