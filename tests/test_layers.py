@@ -174,7 +174,8 @@ STORE_WRITES = frozenset(
     | {"replace_tokens", "replace_token"}
 )
 STORE_READS = frozenset(
-    {"read", "events", "raw_rows", "hash_at", "last_seq", "battles", "snapshot_before", "snapshot_units"}
+    {"read", "events", "events_of_type", "raw_rows", "hash_at", "last_seq", "battles", "snapshot_before"}
+    | {"snapshot_units"}
     | {"dice_secret", "token_grant", "tokens", "token_battles"}
     | {"close"}  # close lets go of the store, and writes nothing
 )
