@@ -23,6 +23,7 @@ import pytest
 import typer
 from rich.console import Console
 from support.cli import morale
+from support.nodes import free_port
 from typer.testing import CliRunner
 
 from morale.app.cli import app
@@ -234,7 +235,7 @@ def serve_once(path: Path, *args: str) -> subprocess.CompletedProcess:
 @pytest.mark.parametrize("kind", ["missing folder", "folder", "text file"])
 def test_serve_refuses_a_db_that_cannot_be_a_store(tmp_path, kind):
     path = not_a_store(tmp_path, kind)
-    done = serve_once(path)
+    done = serve_once(path, "--port", str(free_port()))  # not the default: a server there would be refused first
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.startswith(f"refused: --db {path}: ") and done.stderr.count("\n") == 1
 
