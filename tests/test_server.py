@@ -422,6 +422,12 @@ def test_resuming_after_a_point_the_log_does_not_hold_is_refused_naming_what_the
     assert answer.json()["detail"].startswith("Last-Event-ID: the log holds events 1 to ")
 
 
+def test_a_resume_point_in_words_is_malformed_and_said_in_words(client, played):
+    answer = client.get(f"/battles/{BATTLE}/feed.ndjson?follow=false&after=abc", headers=bearer(played["spectator"]))
+    assert answer.status_code == 400 and answer.json()["field"] == "after"
+    assert answer.json()["detail"] == "after: expected a whole number"  # not Python's "got `str`"
+
+
 def test_a_last_event_id_that_is_not_a_sequence_number_is_malformed(client, played):
     answer = client.get(
         f"/battles/{BATTLE}/feed.ndjson?follow=false",

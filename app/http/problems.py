@@ -88,6 +88,7 @@ def _invalid_parameter(exc: ValidationException) -> Response:
     name = found.get("key")
     message = re.sub(r"Expected `int(?: \| null)?`", "expected a whole number", str(found.get("message", "not valid")))
     message = re.sub(r"Expected `bool(?: \| null)?`", "expected true or false", message)
+    message = re.sub(r", got `\w+`$", "", message)  # the Python type of what was sent says nothing to a client
     return problem(400, f"{name}: {message}" if name else message, field=name)
 
 
