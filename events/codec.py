@@ -8,7 +8,7 @@ from typing import Any
 
 import msgspec
 
-from .types import EVENT_TYPES, AnyEvent, BattleId, LogEntry
+from .types import EVENT_TYPES, AnyEvent, BattleId, LogEntry, StoredEvent
 from .wording import syntax_words, validation_words
 
 GENESIS_HASH = "0" * 64
@@ -160,6 +160,21 @@ def read_rows(rows: Iterable[tuple[int, int, str, str]]) -> Iterator[LogEntry]:
             yield seq, decode(body).event
         else:
             yield seq, decode_stored(body, schema_version, event_type)
+
+
+def stored_events(battle: str, rows: Iterable[tuple[int, int, str, str, str, str, str]]) -> Iterator[StoredEvent]:
+    """Stored events, with their timestamps and hash links, from (seq, schema_version, recorded_at,
+    type, body, prev_hash, hash) rows in log order: what `read` gives, from either store."""
+    for seq, schema_version, recorded_at, event_type, body, prev_hash, digest in rows:
+        yield StoredEvent(
+            battle=battle,
+            seq=seq,
+            schema_version=schema_version,
+            recorded_at=recorded_at,
+            event=decode_stored(body, schema_version, event_type),
+            prev_hash=prev_hash,
+            hash=digest,
+        )
 
 
 def decode_stored(body: str | bytes, schema_version: int, event_type: str) -> AnyEvent:

@@ -22,7 +22,7 @@ from psycopg import errors
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
 from . import pg_schema as schema
-from .codec import GENESIS_HASH, decode_stored, read_rows
+from .codec import GENESIS_HASH, read_rows, stored_events
 from .store import BattleExists, ConflictError, RawRow, SealingStore, StoreUnavailable
 from .types import LogEntry, StoredEvent
 
@@ -197,18 +197,7 @@ class PostgresEventStore(SealingStore):
             raise ConflictError(battle, expected_seq, actual)
 
     def read(self, battle: str, after_seq: int = 0) -> Iterator[StoredEvent]:
-        for seq, schema_version, recorded_at, event_type, body, prev_hash, digest in self._chunks(
-            schema.READ, battle, after_seq
-        ):
-            yield StoredEvent(
-                battle=battle,
-                seq=seq,
-                schema_version=schema_version,
-                recorded_at=recorded_at,
-                event=decode_stored(body, schema_version, event_type),
-                prev_hash=prev_hash,
-                hash=digest,
-            )
+        return stored_events(battle, self._chunks(schema.READ, battle, after_seq))
 
     def events(self, battle: str, after_seq: int = 0, up_to: int | None = None) -> Iterator[LogEntry]:
         """(seq, event) after `after_seq` up to `up_to`: all a fold reads (see SqliteEventStore.events)."""

@@ -17,7 +17,7 @@ from typing import NamedTuple, Protocol, runtime_checkable
 
 import sqlite_utils
 
-from .codec import GENESIS_HASH, body_bytes, chain_hash, decode_stored, read_rows
+from .codec import GENESIS_HASH, body_bytes, chain_hash, read_rows, stored_events
 from .types import AnyEvent, LogEntry, StoredEvent
 
 _LAST = 2**63 - 1  # the largest sequence number SQLite can hold: "up to the end of the log"
@@ -480,16 +480,7 @@ class SqliteEventStore(SealingStore):
             "WHERE battle = ? AND seq > ? ORDER BY seq",
             (battle, after_seq),
         )
-        for seq, schema_version, recorded_at, event_type, body, prev_hash, digest in self._readable(battle, rows):
-            yield StoredEvent(
-                battle=battle,
-                seq=seq,
-                schema_version=schema_version,
-                recorded_at=recorded_at,
-                event=decode_stored(body, schema_version, event_type),
-                prev_hash=prev_hash,
-                hash=digest,
-            )
+        return stored_events(battle, self._readable(battle, rows))
 
     def events(self, battle: str, after_seq: int = 0, up_to: int | None = None) -> Iterator[LogEntry]:
         """(seq, event) for events after `after_seq` up to `up_to`, in log order: all a fold reads.
