@@ -299,10 +299,9 @@ def test_a_half_filled_charge_or_table_fact_is_never_sent(browser, served):
     assert errors == []
 
 
-def test_a_write_cut_off_is_shown_unsent_then_sent_once_and_one_overtaken_is_held(browser, served):
-    """Offline, the header says so and counts what is not sent; back online, the feed catches up
-    after its Last-Event-ID and the write goes out. One that another writer overtook meanwhile is
-    not sent blindly: the page says what changed and the referee sends it again."""
+def recorded_offline(browser, served):
+    """The example battle's referee on a phone, its first phase started, then offline: a casualty
+    (Kraak loses 2) recorded and waiting to be sent."""
     server, http = served
     tokens = http.post("/battles", json=creation_body()).json()["tokens"]
     context, page, errors = open_console(browser, server.url, BATTLE, tokens["referee"], PHONE)
@@ -312,6 +311,14 @@ def test_a_write_cut_off_is_shown_unsent_then_sent_once_and_one_overtaken_is_hel
     page.wait_for_selector("#status[data-status='offline']", timeout=WAIT_MS)
     console.casualties("kraak", 2)
     page.wait_for_selector("#unsent:not([hidden])", timeout=WAIT_MS)
+    return http, tokens, context, page, console, errors
+
+
+def test_a_write_cut_off_is_shown_unsent_then_sent_once_and_one_overtaken_is_held(browser, served):
+    """Offline, the header says so and counts what is not sent; back online, the feed catches up
+    after its Last-Event-ID and the write goes out. One that another writer overtook meanwhile is
+    not sent blindly: the page says what changed and the referee sends it again."""
+    http, tokens, context, page, console, errors = recorded_offline(browser, served)
     assert page.locator("#unsent").inner_text() == "1 not sent"
     assert "waiting to be sent" in page.locator("#record .outbox").inner_text()
     elsewhere = {"type": "casualties_suffered", "unit": "boyz", "count": 1}
@@ -343,15 +350,7 @@ def test_a_write_not_sent_survives_a_reload_and_is_sent_once_when_the_server_ans
     the way out instead, which keeps it unsent), or after it reached the server but not its answer
     back; the reloaded page shows it waiting and sends it when the server can be reached: the log
     holds it once, and nothing is left unsent."""
-    server, http = served
-    tokens = http.post("/battles", json=creation_body()).json()["tokens"]
-    context, page, errors = open_console(browser, server.url, BATTLE, tokens["referee"], PHONE)
-    console = Console(page, wide=False)
-    console.play({"type": "phase_started"})
-    context.set_offline(True)
-    page.wait_for_selector("#status[data-status='offline']", timeout=WAIT_MS)
-    console.casualties("kraak", 2)
-    page.wait_for_selector("#unsent:not([hidden])", timeout=WAIT_MS)
+    http, tokens, context, page, console, errors = recorded_offline(browser, served)
 
     cut: list[int | None] = []  # each try cut off: the server's answer where it got there
     cut_off = True
