@@ -95,3 +95,12 @@ def store(request: pytest.FixtureRequest, store_location: str) -> Iterator[Event
         opened = open_store(store_location)
     yield opened
     opened.close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Debian's Chromium under Playwright, one per test module (support/browser.py)."""
+    from support.browser import chromium  # only the browser tests need Playwright
+
+    with chromium() as launched:
+        yield launched

@@ -12,7 +12,7 @@ import json
 
 import httpx
 import pytest
-from support.browser import DESKTOP, PHONE, WAIT_MS, chromium, layout_problems, screenshot, serious_violations
+from support.browser import DESKTOP, PHONE, WAIT_MS, layout_problems, screenshot, serious_violations
 from support.console import Console
 from support.served import BATTLE, ROOT, WAIT_S, LiveServer, bearer, creation_body, example_lines, roster_body
 
@@ -24,12 +24,6 @@ from morale.events.codec import decode_event
 
 EXAMPLES = ("wh40k6", "wh40k3", "wfb8", "gdb")
 SIZES = {"phone": PHONE, "desktop": DESKTOP}
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with chromium() as launched:
-        yield launched
 
 
 @pytest.fixture

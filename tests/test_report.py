@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 
 import pytest
-from support.browser import PHONE, chromium, serious_violations
+from support.browser import PHONE, serious_violations
 from support.cli import morale
 from support.examples import ROOT, example_store
 
@@ -18,12 +18,6 @@ from morale.projections.luck import luck
 
 EXAMPLES = ["wh40k6", "wh40k3", "wfb8", "gdb"]
 SCREENSHOTS = ROOT / "screenshots"
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with chromium() as launched:
-        yield launched
 
 
 @pytest.fixture(params=EXAMPLES)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import httpx
 import pytest
-from support.browser import WAIT_MS, chromium
+from support.browser import WAIT_MS
 from support.console import Console
 from support.served import BATTLE, WAIT_S, LiveServer, bearer, creation_body, example_events, example_lines, roster_body
 
@@ -14,12 +14,6 @@ from morale.app.http.server import Settings, create_app
 from morale.core import catalogue
 
 EXAMPLE_LAST = len(example_events()) + 9
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with chromium() as launched:
-        yield launched
 
 
 @pytest.fixture
