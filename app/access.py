@@ -38,6 +38,14 @@ Role = Literal["referee", "player", "spectator"]
 class Grant:
     role: Role
     side: str = ""  # the player's side; empty for the other roles
+    token_id: str = ""  # the credential's public id (`token_id_of`), never its secret
+    label: str = ""  # the credential's label ("Anna's phone")
+
+
+def token_id_of(token_hash: str) -> str:
+    """A credential's public id: the first 8 hex digits of its sha256. It names the token in lists,
+    revocations and the log's authors, and says nothing of the secret."""
+    return token_hash[:8]
 
 
 class Forbidden(Exception):

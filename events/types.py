@@ -305,6 +305,26 @@ EVENT_TYPES: dict[str, type[Event]] = {
 }
 
 
+# -- who appended an event -------------------------------------------------------------------------
+AuthorRole = Literal["referee", "player"]  # a spectator records nothing
+# The way an event came in: a command typed at the machine that holds the store, a call to the API,
+# the console's page (an API call that says it is the console), a file of events (`append --file`)
+# or a notation file. A copy or an exported log keeps the authors its events were sealed with.
+Via = Literal["cli", "http", "console", "import", "notation"]
+
+
+class Author(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, forbid_unknown_fields=True):
+    """Who appended an event, sealed with it in the hashed bytes (never the token's secret): the
+    role, a player's side, the credential's public id and label, and the way in. An event written
+    before authors were recorded has none, and its bytes are unchanged."""
+
+    role: AuthorRole
+    via: Via
+    side: Annotated[str, Meta(max_length=64)] = ""  # a player's side
+    token: Annotated[str, Meta(max_length=64)] = ""  # the credential's public id (`morale tokens`)
+    label: Title = ""  # the credential's label, or the name of who typed the command
+
+
 class StoredEvent(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     """An event as the log holds it: its place in the battle, when it was written, and its hash link.
 
@@ -319,6 +339,7 @@ class StoredEvent(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     event: AnyEvent
     prev_hash: str
     hash: str
+    author: Author | None = None  # None: written before authors were recorded
 
 
 # What a fold reads of each stored event: its place in the log, and the event.
