@@ -165,6 +165,15 @@ def test_a_refused_roster_file_is_said_in_the_servers_words_and_writes_nothing(b
     assert "broken.toml: not valid TOML" in said and "line 17, column 10" in said
     checked(phone, "refused")
     assert battles_in(db) == []
+    # A file that is not text is refused as the CLI refuses it, before anything is sent.
+    broken.write_bytes(b"\xff\xfe\x00[battle]")
+    upload(phone, broken)
+    phone.wait_for_function(
+        "() => document.querySelector('#create .problem').innerText.includes('broken.toml: not UTF-8 text')",
+        timeout=WAIT_MS,
+    )
+    assert phone.locator("#create input[type=file]").get_attribute("aria-invalid") == "true"
+    assert battles_in(db) == []
     # Mended, the same file starts the battle.
     broken.write_text(ROSTER.read_text(encoding="utf-8"))
     upload(phone, broken)

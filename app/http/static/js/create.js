@@ -96,7 +96,7 @@ export function openCreate(holder, { land, cancel }) {
       button.setAttribute("aria-pressed", String(button.dataset.mode === mode));
     }
     problemBox.hidden = true;
-    fill(body, mode === "upload" ? uploadForm(send) : rosterForm(send, refused));
+    fill(body, mode === "upload" ? uploadForm(send, refused) : rosterForm(send, refused));
   };
 
   fill(holder,
@@ -115,14 +115,23 @@ export function openCreate(holder, { land, cancel }) {
 }
 
 // -- a roster file ----------------------------------------------------------------------------------
-function uploadForm(send) {
-  const input = el("input", { type: "file", name: "roster-file", accept: ".toml,text/plain,application/toml" });
+function uploadForm(send, refused) {
+  const input = el("input", { type: "file", name: "roster-file", accept: ".toml,text/plain,application/toml",
+    dataset: { field: "file" } });
   const go = el("button", { type: "submit", class: "submit", disabled: true }, "Start the battle");
   input.addEventListener("change", () => { go.disabled = !input.files.length; });
   return el("form", { class: "upload", onsubmit: async (event) => {
     event.preventDefault();
     const file = input.files[0];
-    if (file) await send(await file.text(), file.name);
+    if (!file) return;
+    let text;
+    try {  // as the CLI reads a roster: UTF-8 or refused, never read with replacement characters
+      text = new TextDecoder("utf-8", { fatal: true }).decode(await file.arrayBuffer());
+    } catch {
+      refused(new ApiError(0, { detail: `${file.name}: not UTF-8 text: a roster is a TOML file, written in UTF-8.`, field: "file" }));
+      return;
+    }
+    await send(text, file.name);
   } },
   labelled("Roster file (TOML)", input),
   el("p", { class: "hint" }, "The roster names its rules, its sides and its units in its [battle] and [[unit]] tables, as for morale new."),
