@@ -7,11 +7,13 @@ creation token asks for it. Each screen fits the phone and has no serious axe-co
 
 from __future__ import annotations
 
+import json
 import tomllib
 
 import httpx
 import pytest
 from support.browser import PHONE, WAIT_MS, layout_problems, screenshot, serious_violations
+from support.cli import morale
 from support.served import ROOT, ROSTER, WAIT_S, LiveServer, bearer
 
 from morale.app.http.server import Settings, create_app
@@ -23,6 +25,16 @@ ROSTER_UNITS = tomllib.loads(ROSTER.read_text(encoding="utf-8"))["unit"]
 def serve(tmp_path, **settings):
     app = create_app(tmp_path / "created.db", Settings(poll_s=0.05, heartbeat_s=1, **settings))
     return LiveServer(app), tmp_path / "created.db"
+
+
+def events_of(db, battle: str) -> list[dict]:
+    """A battle's events as stored, but for the commitment to its own fresh dice secret."""
+    store = SqliteEventStore(db)
+    try:
+        started, *joined = (json.loads(row.body)["event"] for row in store.raw_rows(battle))
+        return [started | {"dice_commitment": ""}, *joined]
+    finally:
+        store.close()
 
 
 def battles_in(db) -> list[str]:
@@ -115,8 +127,8 @@ def test_an_uploaded_roster_file_starts_the_battle_and_lands_on_its_board(browse
     assert not phone.locator("#created").count()
 
 
-def test_the_short_form_starts_a_battle_of_the_chosen_rules_with_its_units(browser, served, phone):
-    server, _ = served
+def test_the_short_form_starts_a_battle_of_the_chosen_rules_with_its_units(browser, served, phone, tmp_path):
+    server, db = served
     start_new(phone, server.url, "form")
     phone.get_by_role("button", name="General de Brigade").click()
     form = phone.locator("#create form.battle-form[data-ruleset='gdb']")
@@ -144,8 +156,16 @@ def test_the_short_form_starts_a_battle_of_the_chosen_rules_with_its_units(brows
             row.get_by_label("formation", exact=True).select_option(formation)
             row.get_by_label("quality", exact=True).select_option("guard")
     checked(phone, "form")
+    # The form kept as the roster file it sends: `morale new` starts the same battle from it.
+    with phone.expect_download() as saving:
+        form.get_by_role("button", name="Save it as a roster file").click()
+    assert saving.value.suggested_filename == "ligny.toml"
+    saved = tmp_path / "ligny.toml"
+    saving.value.save_as(saved)
     form.get_by_role("button", name="Start the battle").click()
     landed(phone, "ligny")
+    assert morale(tmp_path / "cli.db", "new", str(saved)).exit_code == 0
+    assert events_of(tmp_path / "cli.db", "ligny") == events_of(db, "ligny")
     assert phone.locator("#title").inner_text() == "Ligny, the mill"
     assert sorted(board_names(phone)) == ["1st Pomeranian", "Old Guard grenadiers"]
     guard = phone.locator("#board .team[data-side='french'] .unit[data-unit='guard']")

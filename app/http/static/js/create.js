@@ -211,7 +211,20 @@ function battleForm(vocabulary, send) {
   el("h3", {}, "Units"),
   units,
   el("button", { type: "button", class: "add-unit", onclick: add }, "Add a unit"),
-  el("button", { type: "submit", class: "submit" }, "Start the battle"));
+  el("button", { type: "submit", class: "submit" }, "Start the battle"),
+  el("button", { type: "button", class: "save", onclick: (event) => save(event.currentTarget.form, vocabulary, dice.value()) },
+    "Save it as a roster file"));
+}
+
+// The form as the roster file it sends, to keep: the next game starts from it, here or with morale new.
+function save(form, vocabulary, dice) {
+  const url = URL.createObjectURL(new Blob([rosterToml(form, vocabulary, dice)], { type: "application/toml" }));
+  const id = form.querySelector('[data-field="battle.id"]').value.trim();
+  const link = el("a", { href: url, download: `${/^[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(id) ? id : "roster"}.toml` });
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 0);
 }
 
 function sideOptions(select, names) {
