@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
 import msgspec
 
+from morale.core.replay import Replay
 from morale.core.rules import Refusal
 from morale.core.rulesets import latest, lookup
 from morale.events.codec import MalformedEvent, battle_id, event_from_dict
@@ -16,6 +18,7 @@ from .tables import pinned_tables, read_toml
 
 # Roster keys that are spelled for people and differ from the event field names.
 _UNIT_KEYS = {"id": "unit", "type": "unit_type", "rules": "special_rules"}
+_ROSTER_KEYS = {event: roster for roster, event in _UNIT_KEYS.items()} | {"dice_policy": "dice"}
 
 
 @dataclass(frozen=True)
@@ -26,22 +29,33 @@ class Roster:
 
 
 def load_roster(path: Path, given_id: str | None = None) -> Roster:
+    """The roster in a file (`morale new`, a notation's [Roster] tag): the tables it names are files
+    beside it."""
     try:
-        data = read_toml(path.read_text(encoding="utf-8"), str(path))
+        text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise MalformedEvent(f"{path}: {exc.strerror}") from None
     except UnicodeDecodeError as exc:  # TOML is UTF-8; a binary file or another encoding is not a roster
         raise MalformedEvent(f"{path}: not UTF-8 text (byte {exc.start})") from None
+    return roster_from_text(text, str(path), given_id, tables_beside=path.parent)
+
+
+def roster_from_text(text: str, where: str, given_id: str | None = None, tables_beside: Path | None = None) -> Roster:
+    """A roster's TOML text as the battle's first events; `where` names it in every refusal (a path,
+    an uploaded file's name). `tables_beside`: the folder the tables it names are read from; None (a
+    roster sent over HTTP) refuses a roster that names table files, since a file on the server is
+    no sender's to read."""
+    data = read_toml(text, where)
     battle = data.get("battle")
     if not isinstance(battle, dict):
-        raise MalformedEvent(f"{path}: a roster needs a [battle] table")
+        raise MalformedEvent(f"{where}: a roster needs a [battle] table", field="battle")
     ruleset_id = battle.get("ruleset", "")
     try:
         version = str(battle.get("ruleset_version") or latest(str(ruleset_id)).version)
     except Refusal as refusal:
-        raise MalformedEvent(f"{path}: battle.ruleset: {refusal.message}") from None
+        raise MalformedEvent(f"{where}: battle.ruleset: {refusal.message}", field="battle.ruleset") from None
     started = _event(
-        path,
+        where,
         "battle",
         {
             "type": "battle_started",
@@ -51,41 +65,76 @@ def load_roster(path: Path, given_id: str | None = None) -> Roster:
             "name": battle.get("name", ""),
             "dice_policy": battle.get("dice", "either"),
             "house_rules": data.get("house_rules", {}),
-            "tables": _tables(path, str(ruleset_id), version, battle.get("tables", {})),
+            "tables": _tables(where, str(ruleset_id), version, battle.get("tables", {}), tables_beside),
         },
     )
     units = data.get("unit", [])
     if not isinstance(units, list) or not all(isinstance(unit, dict) for unit in units):
-        raise MalformedEvent(f"{path}: units are written as [[unit]] tables")
+        raise MalformedEvent(f"{where}: units are written as [[unit]] tables", field="unit")
     joined = [
-        _event(path, f"unit[{i}]", {"type": "unit_joined", **{_UNIT_KEYS.get(k, k): v for k, v in unit.items()}})
+        _event(where, f"unit[{i}]", {"type": "unit_joined", **{_UNIT_KEYS.get(k, k): v for k, v in unit.items()}})
         for i, unit in enumerate(units)
     ]
     named = given_id or battle.get("id")
     if not named:
-        raise MalformedEvent(f"{path}: give the battle an id (battle.id in the roster, or --battle)")
+        raise MalformedEvent(
+            f"{where}: give the battle an id (battle.id in the roster, or --battle)", field="battle.id"
+        )
     try:
         checked = battle_id(str(named))
     except MalformedEvent as exc:
-        raise exc if given_id else exc.within(str(path)) from None
+        raise exc if given_id else MalformedEvent(f"{where}: {exc}", field="battle.id") from None
     return Roster(battle=checked, started=started, units=joined)  # type: ignore[arg-type]
 
 
-def _tables(path: Path, ruleset_id: str, version: str, named: object) -> dict:
+def _tables(where: str, ruleset_id: str, version: str, named: object, beside: Path | None) -> dict:
     """The ruleset's data tables, pinned: files the roster names (relative to the roster), else the
     shipped defaults."""
     if not isinstance(named, dict) or not all(isinstance(v, str) for v in named.values()):
-        raise MalformedEvent(f'{path}: battle.tables maps a table to a file: tables = {{results = "my.toml"}}')
+        raise MalformedEvent(
+            f'{where}: battle.tables maps a table to a file: tables = {{results = "my.toml"}}', field="battle.tables"
+        )
     try:
         ruleset = lookup(ruleset_id, version)
     except Refusal as refusal:
-        raise MalformedEvent(f"{path}: battle.ruleset: {refusal.message}") from None
-    pinned = pinned_tables(ruleset, {name: path.parent / file for name, file in named.items()})
+        raise MalformedEvent(f"{where}: battle.ruleset: {refusal.message}", field="battle.ruleset") from None
+    if named and beside is None:
+        raise MalformedEvent(
+            f"{where}: battle.tables: a roster sent to the server cannot name table files; "
+            "leave battle.tables out to play with the shipped tables, or start the battle with `morale new`",
+            field="battle.tables",
+        )
+    pinned = pinned_tables(ruleset, {name: (beside or Path()) / file for name, file in named.items()})
     return {name: msgspec.to_builtins(table) for name, table in pinned.items()}
 
 
-def _event(path: Path, where: str, fields: dict) -> BattleStarted | UnitJoined:
+def _event(source: str, where: str, fields: dict) -> BattleStarted | UnitJoined:
+    """An event of the roster; a refusal names the roster, the table ("unit[2]") and the field in it
+    ("unit[2].models"), as the roster spells it."""
     try:
         return event_from_dict(fields)  # type: ignore[return-value]
     except MalformedEvent as exc:
-        raise exc.within(f"{path}: {where}") from None
+        field = f"{where}.{_as_spelled(exc.field)}" if exc.field else where
+        raise MalformedEvent(f"{source}: {where}: {exc}", field=field) from None
+
+
+def _as_spelled(field: str) -> str:
+    """An event's field path in the roster's spelling: special_rules[1] -> rules[1]."""
+    head = re.match(r"[^.\[]*", field).group()  # type: ignore[union-attr]
+    return _ROSTER_KEYS.get(head, head) + field[len(head) :]
+
+
+def refusal_in_roster(roster: Roster, refusal: Refusal) -> Refusal:
+    """The rules' refusal of a roster's events (`start_battle` says "event 3 of 9") said of the
+    table and field the roster spells (`unit[1].initiative`), found by folding the events again in
+    memory (nothing is written), the referee deciding as it did."""
+    fold = Replay(roster.battle)
+    tables = ["battle", *(f"unit[{i}]" for i in range(len(roster.units)))]
+    for seq, (where, event) in enumerate(zip(tables, [roster.started, *roster.units], strict=True), start=1):
+        try:
+            fold.check(event)
+        except Refusal as found:
+            field = f"{where}.{_as_spelled(found.field)}" if found.field else where
+            return Refusal(found.message, rule=found.rule, field=field)
+        fold.apply(seq, event)
+    return refusal

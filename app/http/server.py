@@ -38,7 +38,7 @@ from morale.core.rules import Refusal
 from morale.events.codec import MalformedEvent
 from morale.events.numbers import LAST_SEQ, whole_number
 from morale.events.store import EventStore
-from morale.events.types import AnyEvent, BattleId, BattleStarted, Slug, UnitJoined
+from morale.events.types import AnyEvent, BattleId, BattleStarted, Name, Slug, UnitJoined
 from morale.projections.board import Board, board
 from morale.projections.due import DueView, due_tests
 from morale.projections.explain import Explanation, explain
@@ -57,6 +57,7 @@ from ..access import (
     issue_tokens,
     visible_battles,
 )
+from ..roster import refusal_in_roster, roster_from_text
 from ..service import Recorded, clock_event, record_on, roll_for, start_battle
 from ..snapshot_cache import battle_at
 from . import live, streaming
@@ -79,10 +80,21 @@ class Settings:
 
 
 # -- request bodies ---------------------------------------------------------------------------
+MAX_UNITS = 1000  # the most units a battle created over HTTP may have, by either route
+
+
 class CreateBattle(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     battle: BattleId
     started: BattleStarted
-    units: Annotated[list[UnitJoined], Meta(max_length=1000)] = []
+    units: Annotated[list[UnitJoined], Meta(max_length=MAX_UNITS)] = []
+
+
+class CreateFromRoster(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """A roster file's TOML text, read as `morale new` reads the file (`app/roster.py`)."""
+
+    roster: str  # the TOML text; the server's --max-body bounds it
+    file: Name = "roster"  # its name (an uploaded file's), for refusals to say
+    battle: BattleId | None = None  # the battle's id, instead of the roster's battle.id (as --battle)
 
 
 class BattleCreated(msgspec.Struct, frozen=True, kw_only=True):
@@ -192,14 +204,41 @@ def _fed(recorded: list[Recorded], fold: Replay) -> list[FeedItem]:
 async def create_battle(data: JSONBody[CreateBattle], state: State) -> BattleCreated:
     """Create a battle: its first event and its units. The answer holds the battle's tokens, once."""
 
-    def work(store: EventStore) -> BattleCreated:
-        recorded = start_battle(store, data.battle, data.started, data.units)
-        tokens = issue_tokens(store, data.battle, data.started.sides)
-        return BattleCreated(battle=data.battle, seq=recorded[-1].stored.seq, tokens=tokens)
+    return await _started(state, data.battle, data.started, data.units)
 
-    with state.hub.writing(data.battle):
+
+@post(
+    "/battles/roster",
+    guards=[creator_token],
+    status_code=201,
+    tags=["battles"],
+    security=CREATOR,
+    responses=problem_responses(400, 401, 403, 409, 413, 422, 503),
+)
+async def create_from_roster(data: JSONBody[CreateFromRoster], state: State) -> BattleCreated:
+    """Create a battle from a roster's TOML text, exactly as `morale new ROSTER.toml` does. A refusal
+    names the line (TOML that does not read) or the field (`unit[2].models`, `battle.ruleset`); a
+    roster sent here may not name table files (the server's files are not the sender's)."""
+    roster = roster_from_text(data.roster, data.file, data.battle)
+    if len(roster.units) > MAX_UNITS:
+        raise MalformedEvent(f"{data.file}: at most {MAX_UNITS} units a battle, not {len(roster.units)}", field="unit")
+    try:
+        return await _started(state, roster.battle, roster.started, roster.units)
+    except Refusal as refusal:
+        raise refusal_in_roster(roster, refusal) from None
+
+
+async def _started(state: State, battle: str, started: BattleStarted, units: list[UnitJoined]) -> BattleCreated:
+    """Start the battle and issue its tokens (the answer is the only time they are shown)."""
+
+    def work(store: EventStore) -> BattleCreated:
+        recorded = start_battle(store, battle, started, units)
+        tokens = issue_tokens(store, battle, started.sides)
+        return BattleCreated(battle=battle, seq=recorded[-1].stored.seq, tokens=tokens)
+
+    with state.hub.writing(battle):
         created = await state.stores.run(work)
-    return created  # type: ignore[return-value]
+    return created  # type: ignore[no-any-return]
 
 
 # A write to a battle's log: a token that may write to it, 201 with what the log now holds, and the
@@ -596,6 +635,7 @@ def create_app(db: str | Path, settings: Settings | None = None) -> Litestar:
     return Litestar(
         route_handlers=[
             create_battle,
+            create_from_roster,
             list_battles,
             append_events,
             roll_dice,

@@ -11,6 +11,7 @@ import { drawRecord } from "./record.js";
 import { drawWhy } from "./why.js";
 import { follow } from "./feed.js";
 import * as outbox from "./outbox.js";
+import { createdNotice, openCreate } from "./create.js";
 
 const PAGE = 100;  // log entries fetched at a time
 
@@ -187,6 +188,19 @@ function outcome(caused) {
 
 const failed = (error) => notice(el("p", {}, error.message), { alert: true });
 
+// -- starting a new battle (create.js) --------------------------------------------------------------
+function startNew() {
+  $("#connect").hidden = true;
+  $("#problem").hidden = true;
+  openCreate($("#create"), { land, cancel: () => { $("#create").hidden = true; $("#connect").hidden = false; } });
+}
+
+// The new battle, opened as its referee on the Share screen (the board where there is none).
+function land(created) {
+  location.hash = new URLSearchParams({ battle: created.battle, token: created.tokens.referee, tab: "share" }).toString();
+  location.reload();
+}
+
 // -- start ---------------------------------------------------------------------------------------
 function wire() {
   for (const button of $$("#tabs button")) button.addEventListener("click", () => show(button.dataset.tab));
@@ -200,6 +214,7 @@ function wire() {
     location.hash = new URLSearchParams({ battle: form.get("battle"), token: form.get("token") }).toString();
     location.reload();
   });
+  $("#start-new").addEventListener("click", startNew);
   document.addEventListener("visibilitychange", () => { if (!document.hidden && state.board) refresh().catch(failed); });
 }
 
@@ -223,6 +238,10 @@ async function start() {
     return;
   }
   $("#console").hidden = false;
+  const tab = params.get("tab");  // a screen the link names (tab=share after a battle is created here)
+  if (tab && tab !== "why" && document.getElementById(`tab-${tab}`)) state.tab = tab;
+  const created = document.getElementById("tab-share") ? null : createdNotice(state.battle);
+  if (created) $("#notice").before(created);  // until a Share screen shows them: the other roles' tokens
   draw();
   document.body.dataset.ready = "true";
   outbox.onChange(answered);

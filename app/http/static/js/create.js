@@ -1,0 +1,340 @@
+// "Start a new battle": for whoever may create battles on this server. A roster file (the TOML
+// `morale new` takes) is read here as text and sent to the server as it is; the short form builds
+// the same roster from the ruleset's vocabulary (`GET /rulesets/{id}/{version}`: its unit types,
+// special rules and profile fields) and sends it the same way, so the server reads every battle
+// with the one roster reader (`POST /battles/roster`) and says what is wrong in its own words.
+import { el, fill, words } from "./dom.js";
+import { ApiError, problem } from "./api.js";
+import { chips } from "./pickers.js";
+
+const KEPT = "morale.created.";  // + battle id: the creation answer's tokens, kept in this tab until noted
+
+let creationToken = "";  // the server's creation token, once the server has asked for it
+let asked = false;  // the server said it needs one: the field stays shown
+
+async function call(path, body) {
+  let response;
+  try {
+    response = await fetch(path, {
+      method: body ? "POST" : "GET",
+      headers: {
+        ...(body ? { "Content-Type": "application/json" } : {}),
+        ...(creationToken ? { Authorization: `Bearer ${creationToken}` } : {}),
+      },
+      body: body ? JSON.stringify(body) : undefined,
+      cache: "no-store",
+    });
+  } catch {
+    throw new ApiError(0, { detail: "the server cannot be reached" }, true);
+  }
+  const text = await response.text();
+  let parsed = null;
+  try { parsed = text ? JSON.parse(text) : null; } catch { parsed = { detail: text }; }
+  if (!response.ok) throw new ApiError(response.status, problem(parsed));
+  return parsed;
+}
+
+// The screen, in `holder`. `land(created)` is called with the server's answer ({battle, seq, tokens})
+// once the battle exists; `cancel()` goes back to "Open a battle".
+export function openCreate(holder, { land, cancel }) {
+  let mode = null;  // "upload" or "form"
+  const problemBox = el("div", { class: "problem", role: "alert", hidden: true });
+  const tokenBox = labelled("This server's creation token", el("input", { name: "creation-token", autocomplete: "off",
+    value: creationToken, oninput: (e) => { creationToken = e.target.value.trim(); } }));
+  tokenBox.hidden = !asked;
+  const body = el("div", { class: "create-body" });
+  // The last refusal goes at once, not when the file has been read.
+  body.addEventListener("submit", () => { problemBox.hidden = true; }, true);
+
+  // The server's words, beside what they are about: the token field, the field named, or the end.
+  function refused(error) {
+    const { detail, field } = error.problem;
+    const token = error.status === 401 || error.status === 403;
+    if (token) {
+      asked = true;
+      tokenBox.hidden = false;
+    }
+    fill(problemBox, el("p", {}, el("strong", {}, "Not started: "), detail),
+      token ? el("p", {}, "Type the creation token this server was started with, then start the battle again.")
+        : field ? el("p", {}, `field: ${field}`) : null);
+    problemBox.hidden = false;
+    for (const marked of holder.querySelectorAll("[aria-invalid]")) marked.removeAttribute("aria-invalid");
+    const named = field ? [...holder.querySelectorAll("[data-field]")].find((input) => field === input.dataset.field
+      || field.startsWith(`${input.dataset.field}[`) || field.startsWith(`${input.dataset.field}.`)) : null;
+    if (token) {
+      tokenBox.after(problemBox);
+      tokenBox.querySelector("input").focus();
+    } else if (named) {
+      named.setAttribute("aria-invalid", "true");
+      named.closest(".labelled, fieldset, details")?.after(problemBox);
+      named.focus();
+      problemBox.scrollIntoView({ block: "nearest" });
+    } else {
+      body.after(problemBox);
+      problemBox.scrollIntoView({ block: "nearest" });
+    }
+  }
+
+  async function send(roster, file) {
+    problemBox.hidden = true;
+    const buttons = [...holder.querySelectorAll("button.submit")];
+    for (const button of buttons) button.disabled = true;  // one battle per tap, however slow the answer
+    try {
+      const created = await call("/battles/roster", { roster, file });
+      sessionStorage.setItem(KEPT + created.battle, JSON.stringify(created.tokens));
+      land(created);
+    } catch (error) {
+      refused(error);
+    } finally {
+      for (const button of buttons) button.disabled = false;
+    }
+  }
+
+  const choose = (next) => {
+    mode = next;
+    for (const button of holder.querySelectorAll(".modes button")) {
+      button.setAttribute("aria-pressed", String(button.dataset.mode === mode));
+    }
+    problemBox.hidden = true;
+    fill(body, mode === "upload" ? uploadForm(send, refused) : rosterForm(send, refused));
+  };
+
+  fill(holder,
+    el("h2", {}, "Start a new battle"),
+    el("p", {}, "Send a roster file (the TOML file that morale new takes) or fill in a short form. You land on the new battle as its referee."),
+    el("div", { class: "row modes", role: "group", "aria-label": "how to give the roster" },
+      el("button", { type: "button", dataset: { mode: "upload" }, "aria-pressed": "false", onclick: () => choose("upload") },
+        "Upload a roster file"),
+      el("button", { type: "button", dataset: { mode: "form" }, "aria-pressed": "false", onclick: () => choose("form") },
+        "Fill in a form")),
+    tokenBox,
+    body,
+    problemBox,
+    el("button", { type: "button", class: "cancel", onclick: cancel }, "Back to opening a battle"));
+  holder.hidden = false;
+}
+
+// -- a roster file ----------------------------------------------------------------------------------
+function uploadForm(send, refused) {
+  const input = el("input", { type: "file", name: "roster-file", accept: ".toml,text/plain,application/toml",
+    dataset: { field: "file" } });
+  const go = el("button", { type: "submit", class: "submit", disabled: true }, "Start the battle");
+  input.addEventListener("change", () => { go.disabled = !input.files.length; });
+  return el("form", { class: "upload", onsubmit: async (event) => {
+    event.preventDefault();
+    const file = input.files[0];
+    if (!file) return;
+    let text;
+    try {  // as the CLI reads a roster: UTF-8 or refused, never read with replacement characters
+      text = new TextDecoder("utf-8", { fatal: true }).decode(await file.arrayBuffer());
+    } catch {
+      refused(new ApiError(0, { detail: `${file.name}: not UTF-8 text: a roster is a TOML file, written in UTF-8.`, field: "file" }));
+      return;
+    }
+    await send(text, file.name);
+  } },
+  labelled("Roster file (TOML)", input),
+  el("p", { class: "hint" }, "The roster names its rules, its sides and its units in its [battle] and [[unit]] tables, as for morale new."),
+  go);
+}
+
+// -- the short form -------------------------------------------------------------------------------
+function rosterForm(send, refused) {
+  const holder = el("div", { class: "roster-form" });
+  (async () => {
+    let rulesets;
+    try {
+      rulesets = await call("/rulesets");
+    } catch (error) {
+      refused(error);
+      return;
+    }
+    const picked = chips({
+      legend: "Rules", name: "ruleset",
+      options: rulesets.map((r) => ({ value: `${r.ruleset}/${r.version}`, label: r.title })),
+      onChange: async (value) => {
+        try {
+          const vocabulary = await call(`/rulesets/${value}`);
+          fill(holder, picked.node, battleForm(vocabulary, send));
+        } catch (error) {
+          refused(error);
+        }
+      },
+    });
+    fill(holder, picked.node);
+  })();
+  return holder;
+}
+
+// A control under its label (joined by id, so its name is the label's words alone, not its value).
+let ids = 0;
+function labelled(label, control) {
+  control.id ||= `create-${++ids}`;
+  return el("div", { class: "labelled" }, el("label", { for: control.id }, label), control);
+}
+
+const text = (label, field, attrs = {}) => labelled(label, el("input", { autocomplete: "off", dataset: { field }, ...attrs }));
+
+function battleForm(vocabulary, send) {
+  const sides = [text("First side (takes the first turn)", "battle.sides[0]", { class: "side" }),
+    text("Second side", "battle.sides[1]", { class: "side" })];
+  const dice = chips({ legend: "Dice", name: "dice", initial: "either", options: [
+    { value: "table", label: "rolled at the table and typed in" },
+    { value: "engine", label: "rolled by morale" },
+    { value: "either", label: "either" }] });
+  dice.node.dataset.field = "battle.dice";
+  const units = el("ol", { class: "units" });
+  const sideNames = () => sides.map((s) => s.querySelector("input").value.trim());
+  const refreshSides = () => { for (const select of units.querySelectorAll("select.unit-side")) sideOptions(select, sideNames()); };
+  for (const side of sides) side.querySelector("input").addEventListener("input", refreshSides);
+  const renumber = () => [...units.children].forEach((row, i) => {
+    row.querySelector("h3").textContent = `Unit ${i + 1}`;
+    for (const input of row.querySelectorAll("[data-field]")) {
+      input.dataset.field = input.dataset.field.replace(/^unit\[\d+\]/, `unit[${i}]`);
+    }
+  });
+  const add = () => {
+    units.append(unitRow(vocabulary, units.children.length, sideNames(), () => renumber()));
+    renumber();
+  };
+  add();
+  return el("form", { class: "battle-form", dataset: { ruleset: vocabulary.ruleset }, onsubmit: async (event) => {
+    event.preventDefault();
+    const form = event.currentTarget;
+    await send(rosterToml(form, vocabulary, dice.value()), "the form");
+  } },
+  text("Battle id", "battle.id", { name: "battle-id", autocapitalize: "none" }),
+  el("p", { class: "hint" }, "Letters, digits, '_', '.' or '-': it names the battle in every link."),
+  text("Title", "battle.name", { name: "battle-name" }),
+  sides,
+  dice.node,
+  el("h3", {}, "Units"),
+  units,
+  el("button", { type: "button", class: "add-unit", onclick: add }, "Add a unit"),
+  el("button", { type: "submit", class: "submit" }, "Start the battle"),
+  el("button", { type: "button", class: "save", onclick: (event) => save(event.currentTarget.form, vocabulary, dice.value()) },
+    "Save it as a roster file"));
+}
+
+// The form as the roster file it sends, to keep: the next game starts from it, here or with morale new.
+function save(form, vocabulary, dice) {
+  const url = URL.createObjectURL(new Blob([rosterToml(form, vocabulary, dice)], { type: "application/toml" }));
+  const id = form.querySelector('[data-field="battle.id"]').value.trim();
+  const link = el("a", { href: url, download: `${/^[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(id) ? id : "roster"}.toml` });
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 0);
+}
+
+function sideOptions(select, names) {
+  const chosen = select.value;
+  select.replaceChildren(...names.map((name, i) => el("option", { value: name }, name || `side ${i + 1}`)));
+  select.value = names.includes(chosen) ? chosen : names[0];
+}
+
+function unitRow(vocabulary, index, sideNames, renumber) {
+  const at = `unit[${index}]`;
+  const side = el("select", { class: "unit-side", dataset: { field: `${at}.side` } });
+  sideOptions(side, sideNames);
+  const kind = el("select", { dataset: { field: `${at}.type` } },
+    vocabulary.unit_types.map((type) => el("option", { value: type }, words(type))));
+  const number = (label, field, attrs = {}) => text(label, `${at}.${field}`, { inputmode: "numeric", class: "number", ...attrs });
+  const profile = vocabulary.profile.map((f) => profileField(f, at));
+  const rules = vocabulary.special_rules.length ? chips({ legend: "Special rules", name: "rules", multiple: true,
+    options: vocabulary.special_rules.map((r) => ({ value: r.id, label: words(r.id) })) }) : null;
+  if (rules) rules.node.dataset.field = `${at}.rules`;
+  const row = el("li", { class: "unit-row" },
+    el("h3", {}, `Unit ${index + 1}`),
+    text("Id", `${at}.id`, { class: "unit-id", autocapitalize: "none" }),
+    text("Name", `${at}.name`, { class: "unit-name" }),
+    labelled("Side", side),
+    labelled("Type", kind),
+    el("div", { class: "numbers" }, number("Models", "models"), number("Leadership", "ld"),
+      number("Initiative", "initiative")),
+    profile,
+    rules ? el("details", {}, el("summary", {}, "Special rules"), rules.node) : null,
+    el("button", { type: "button", class: "remove-unit", onclick: () => { row.remove(); renumber(); } }, "Remove this unit"));
+  row.rules = rules;
+  return row;
+}
+
+function profileField(field, at) {
+  const path = `${at}.profile.${field.id}`;
+  if (field.kind === "int") return text(words(field.id), path, { inputmode: "numeric", class: "number profile", dataset: { field: path, profile: field.id } });
+  if (field.kind === "text") return text(words(field.id), path, { class: "profile", dataset: { field: path, profile: field.id } });
+  const choices = field.kind === "bool" ? [["true", "yes"], ["false", "no"]] : field.choices.map((c) => [c, words(c)]);
+  return labelled(words(field.id), el("select", { class: "profile", dataset: { field: path, profile: field.id, kind: field.kind } },
+    el("option", { value: "" }, "not given"), choices.map(([value, label]) => el("option", { value }, label))));
+}
+
+// -- the form as a roster ---------------------------------------------------------------------------
+// A TOML basic string: JSON's escapes are TOML's, except that TOML also wants DEL escaped.
+const quoted = (value) => JSON.stringify(value).replaceAll("\u007f", "\\u007F");
+// What a person typed in a number field: a whole number as one, anything else as text, which the
+// server refuses naming the field ("unit[0].models: ...").
+const numeric = (value) => (/^\d{1,15}$/.test(value) ? String(Number(value)) : quoted(value));
+
+export function rosterToml(form, vocabulary, dice) {
+  const value = (field) => form.querySelector(`[data-field="${field}"]`)?.value.trim() ?? "";
+  const lines = ["[battle]"];
+  const given = (key, text) => { if (text) lines.push(`${key} = ${quoted(text)}`); };
+  given("id", value("battle.id"));
+  given("name", value("battle.name"));
+  lines.push(`ruleset = ${quoted(vocabulary.ruleset)}`, `ruleset_version = ${quoted(vocabulary.version)}`);
+  lines.push(`sides = [${[0, 1].map((i) => quoted(value(`battle.sides[${i}]`))).join(", ")}]`);
+  lines.push(`dice = ${quoted(dice)}`);
+  for (const [index, row] of [...form.querySelectorAll(".unit-row")].entries()) {
+    const at = `unit[${index}]`;
+    lines.push("", "[[unit]]");
+    for (const key of ["id", "side", "name", "type"]) given(key, value(`${at}.${key}`));
+    for (const key of ["models", "ld", "initiative"]) {
+      if (value(`${at}.${key}`)) lines.push(`${key} = ${numeric(value(`${at}.${key}`))}`);
+    }
+    const rules = row.rules?.value() ?? [];
+    if (rules.length) lines.push(`rules = [${rules.map(quoted).join(", ")}]`);
+    const profile = [...row.querySelectorAll("[data-profile]")].filter((input) => input.value.trim());
+    if (profile.length) {
+      lines.push(`[unit.profile]`);
+      for (const input of profile) {
+        const raw = input.value.trim();
+        const shown = input.dataset.kind === "bool" ? raw : input.inputMode === "numeric" ? numeric(raw) : quoted(raw);
+        lines.push(`${input.dataset.profile} = ${shown}`);
+      }
+    }
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+// -- landing --------------------------------------------------------------------------------------
+// The tokens of the battle just created here (referee, players by side, spectator), or null: the
+// creation answer is the only time the server shows them. A Share screen may read them from here.
+export function createdTokens(battle) {
+  try {
+    return JSON.parse(sessionStorage.getItem(KEPT + battle) || "null");
+  } catch {
+    return null;
+  }
+}
+
+export function forgetCreated(battle) {
+  sessionStorage.removeItem(KEPT + battle);
+}
+
+// Shown once on landing, until the referee says they are noted: the other roles' tokens, each with
+// the link that opens the battle with it.
+export function createdNotice(battle) {
+  const tokens = createdTokens(battle);
+  if (!tokens) return null;
+  const link = (token) => `${location.origin}/view#${new URLSearchParams({ battle, token })}`;
+  const entry = (label, token, role) => el("li", { dataset: { role } }, el("strong", {}, label), " ",
+    el("code", {}, token), " ", el("a", { href: link(token), target: "_blank", rel: "noopener" }, "its link"));
+  const box = el("section", { id: "created", "aria-label": "the new battle's tokens" },
+    el("h2", {}, "The battle is started"),
+    el("p", {}, "These tokens are shown only now: give each player theirs, and keep the spectator's for onlookers."),
+    el("ul", {},
+      Object.entries(tokens.players || {}).map(([side, token]) => entry(`The ${words(side)} player's token:`, token, `player:${side}`)),
+      tokens.spectator ? entry("The spectator's token:", tokens.spectator, "spectator") : null),
+    el("button", { type: "button", onclick: () => { forgetCreated(battle); box.remove(); } }, "I have noted them"));
+  return box;
+}
