@@ -38,7 +38,7 @@ from morale.core.rules import Refusal
 from morale.events.codec import MalformedEvent
 from morale.events.numbers import LAST_SEQ, whole_number
 from morale.events.store import EventStore
-from morale.events.types import AnyEvent, BattleId, BattleStarted, Slug, UnitJoined
+from morale.events.types import AnyEvent, Author, BattleId, BattleStarted, Slug, UnitJoined, Via
 from morale.projections.board import Board, board
 from morale.projections.due import DueView, due_tests
 from morale.projections.explain import Explanation, explain
@@ -57,6 +57,7 @@ from ..access import (
     issue_tokens,
     visible_battles,
 )
+from ..authors import CONSOLE_HEADER, grant_author, via_of
 from ..service import Recorded, clock_event, record_on, roll_for, start_battle
 from ..snapshot_cache import battle_at
 from . import live, streaming
@@ -189,17 +190,29 @@ def _fed(recorded: list[Recorded], fold: Replay) -> list[FeedItem]:
     security=CREATOR,
     responses=problem_responses(400, 401, 403, 409, 413, 422, 503),
 )
-async def create_battle(data: JSONBody[CreateBattle], state: State) -> BattleCreated:
+async def create_battle(data: JSONBody[CreateBattle], request: Request, state: State) -> BattleCreated:
     """Create a battle: its first event and its units. The answer holds the battle's tokens, once."""
+    # Whoever may create a battle sets it up as its referee: the events are sealed as the referee's.
+    author = grant_author(Grant(role="referee"), _via(request))
 
     def work(store: EventStore) -> BattleCreated:
-        recorded = start_battle(store, data.battle, data.started, data.units)
+        recorded = start_battle(store, data.battle, data.started, data.units, author=author)
         tokens = issue_tokens(store, data.battle, data.started.sides)
         return BattleCreated(battle=data.battle, seq=recorded[-1].stored.seq, tokens=tokens)
 
     with state.hub.writing(data.battle):
         created = await state.stores.run(work)
     return created  # type: ignore[return-value]
+
+
+def _via(request: Request) -> Via:
+    """How a write came in: the console's page names itself in a header; any other caller is the API."""
+    return via_of(request.headers.get(CONSOLE_HEADER))
+
+
+def _author(request: Request) -> Author:
+    """Who is writing: the request's token (its role, side, id and label), and the way in."""
+    return grant_author(request.state.grant, _via(request))
 
 
 # A write to a battle's log: a token that may write to it, 201 with what the log now holds, and the
@@ -230,11 +243,12 @@ async def append_events(
 ) -> list[FeedItem]:
     """Append events, all or none, if the log still ends at `expected_seq` (409 if not)."""
     grant: Grant = request.state.grant
+    author = _author(request)
 
     def work(store: EventStore) -> list[FeedItem]:
         with state.folds.current(store, battle) as fold:
             check_may_append(grant, fold.state(), data.events)
-            return _fed(record_on(store, fold, data.events, expected_seq=data.expected_seq), fold)
+            return _fed(record_on(store, fold, data.events, expected_seq=data.expected_seq, author=author), fold)
 
     return await _written(state, battle, work)
 
@@ -243,11 +257,13 @@ async def append_events(
 async def roll_dice(battle: BattlePath, data: JSONBody[RollDice], request: Request, state: State) -> list[FeedItem]:
     """The engine rolls a due test's dice and records them (dice policy `engine` or `either`)."""
     grant: Grant = request.state.grant
+    author = _author(request)
 
     def work(store: EventStore) -> list[FeedItem]:
         with state.folds.current(store, battle) as fold:
             check_own_unit(grant, fold.state(), data.unit)
-            return _fed(roll_for(store, fold, data.unit, data.test, expected_seq=data.expected_seq), fold)
+            rolled = roll_for(store, fold, data.unit, data.test, expected_seq=data.expected_seq, author=author)
+            return _fed(rolled, fold)
 
     return await _written(state, battle, work)
 
@@ -256,12 +272,13 @@ async def roll_dice(battle: BattlePath, data: JSONBody[RollDice], request: Reque
 async def next_phase(battle: BattlePath, data: JSONBody[NextPhase], request: Request, state: State) -> list[FeedItem]:
     """End the phase in progress or start the next one, in the ruleset's order (the referee's)."""
     grant: Grant = request.state.grant
+    author = _author(request)
 
     def work(store: EventStore) -> list[FeedItem]:
         with state.folds.current(store, battle) as fold:
             event = clock_event(fold)
             check_may_append(grant, fold.state(), [event])
-            return _fed(record_on(store, fold, [event], expected_seq=data.expected_seq), fold)
+            return _fed(record_on(store, fold, [event], expected_seq=data.expected_seq, author=author), fold)
 
     return await _written(state, battle, work)
 
