@@ -235,3 +235,53 @@ def test_a_credentials_id_and_label_are_sealed_and_shown(client, monkeypatch):
         "label": "Anna's phone",
     }
     assert last["by"] == "imperium player (console, Anna's phone)"
+
+
+def test_explain_says_who_entered_the_event_behind_each_line_and_the_dice(tmp_path):
+    db = tmp_path / "battles.db"
+    assert morale(db, "new", str(ROSTER)).exit_code == 0
+    played = tmp_path / "played.ndjson"
+    played.write_text("".join((ROOT / "examples" / "wh40k6" / "battle.ndjson").read_text().splitlines(True)[:60]))
+    assert morale(db, "append", BATTLE, "--file", str(played)).exit_code == 0
+    said = morale(db, "explain", BATTLE, "kraak")
+    assert said.exit_code == 0, said.output
+    lines = said.stdout.splitlines()
+    joined = next(i for i, line in enumerate(lines) if "joins imperium" in line)
+    assert lines[joined + 1].strip() == "entered by: referee (command line, anna)"
+    assert "rolled at #49 by referee (file import, anna): 4 + 3 = 7" in said.stdout
+    steps = json.loads(morale(db, "explain", BATTLE, "kraak", "--json").stdout)["steps"]
+    assert steps[0]["author"] == {"role": "referee", "via": "cli", "label": "anna"}
+    assert {step["by"] for step in steps[1:]} == {"referee (file import, anna)"}
+
+
+def test_explain_of_an_old_log_says_not_recorded(tmp_path):
+    db = tmp_path / "old.db"
+    assert morale(db, "import", str(V1_FIXTURE)).exit_code == 0
+    steps = json.loads(morale(db, "explain", BATTLE, "kraak", "--json").stdout)["steps"]
+    assert {(step["author"], step["by"]) for step in steps} == {(None, "not recorded")}
+    said = morale(db, "explain", BATTLE, "kraak").stdout
+    assert "entered by: not recorded" in said and "rolled at #49: 4 + 3 = 7" in said
+
+
+def test_the_explain_answer_over_http_names_who_entered_each_step(client, monkeypatch):
+    tokens = client.post("/battles", json=creation_body(), headers=CONSOLE).json()["tokens"]
+    named = Grant(role="player", side="imperium", token_id="1a2b3c4d", label="Anna's phone")
+    real = server.grant_for
+    monkeypatch.setattr(
+        server, "grant_for", lambda store, b, token: named if token == "annas" else real(store, b, token)
+    )
+    referee = bearer(tokens["referee"])
+    assert (
+        client.post(
+            f"/battles/{BATTLE}/events", json={"expected_seq": 9, "events": example_events(5)}, headers=referee
+        ).status_code
+        == 201
+    )
+    lost = {"type": "casualties_suffered", "unit": "kraak", "count": 1}
+    body = {"expected_seq": 14, "events": [lost]}
+    assert client.post(f"/battles/{BATTLE}/events", json=body, headers=bearer("annas") | CONSOLE).status_code == 201
+    steps = client.get(f"/battles/{BATTLE}/explain/kraak", headers=referee).json()["steps"]
+    assert [(step["seq"], step["by"]) for step in steps] == [
+        (3, "referee (console)"),
+        (15, "imperium player (console, Anna's phone)"),
+    ]
