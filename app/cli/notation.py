@@ -48,7 +48,8 @@ def export_command(
     with refusals():
         store = open_store(db)
         load(store, battle)
-        text = write(battle, (stored.event for stored in store.read(battle)))
+        stored = list(store.read(battle))
+        text = write(battle, [s.event for s in stored], [s.author for s in stored])
         if output is None:
             sys.stdout.write(text)
             return
