@@ -68,7 +68,7 @@ def with_dice_secret(notation: Notation) -> tuple[Notation, str | None]:
     if started.dice_policy == "table" or started.dice_commitment:
         return notation, None
     secret = new_secret()
-    committed = Located(first.line, first.column, replace(started, dice_commitment=commitment(secret)))
+    committed = Located(first.line, first.column, replace(started, dice_commitment=commitment(secret)), first.author)
     return Notation(battle=notation.battle, events=[committed, *notation.events[1:]]), secret
 
 
