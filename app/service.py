@@ -22,7 +22,16 @@ from morale.core.rules import Refusal
 from morale.core.state import Battle, digest
 from morale.events.codec import battle_id
 from morale.events.store import BattleExists, ConflictError, EventStore, UnknownBattle
-from morale.events.types import AnyEvent, BattleStarted, DiceRevealed, DiceRolled, PhaseEnded, PhaseStarted, StoredEvent
+from morale.events.types import (
+    AnyEvent,
+    Author,
+    BattleStarted,
+    DiceRevealed,
+    DiceRolled,
+    PhaseEnded,
+    PhaseStarted,
+    StoredEvent,
+)
 from morale.projections.board import next_clock
 
 # Puts an event in words against the battle as it stands (projections.narrative.describe_event).
@@ -50,10 +59,16 @@ def load(store: EventStore, battle: str) -> Replay:
 
 
 def record(
-    store: EventStore, battle: str, events: Sequence[AnyEvent], expected_seq: int | None = None
+    store: EventStore,
+    battle: str,
+    events: Sequence[AnyEvent],
+    expected_seq: int | None = None,
+    *,
+    author: Author | None = None,
 ) -> list[Recorded]:
-    """Check every event against the log and the ones before it, then append them all or none."""
-    return record_on(store, fold_of(store, battle), events, expected_seq)
+    """Check every event against the log and the ones before it, then append them all or none,
+    each sealed with its `author` (who is appending them, and how they came in)."""
+    return record_on(store, fold_of(store, battle), events, expected_seq, author=author)
 
 
 # How many times an append with no precondition is decided afresh after other writers got there
@@ -76,6 +91,8 @@ def record_anew(
     events: Sequence[AnyEvent],
     attempts: int = ATTEMPTS,
     describe: Describe | None = None,
+    *,
+    author: Author | None = None,
 ) -> tuple[Replay, list[Recorded]]:
     """Record events whose writer set no precondition (no expected seq): it asked only that they be
     valid where they land. Another writer getting there first is then no reason to refuse: read the
@@ -84,14 +101,15 @@ def record_anew(
     for attempt in range(1, attempts):
         fold = fold_to_append_to(store, battle, events)
         try:
-            return fold, record_on(store, fold, events, describe=describe)
+            return fold, record_on(store, fold, events, describe=describe, author=author)
         except BattleExists:
             raise  # another writer's battle: deciding again would only refuse its battle_started
         except ConflictError:
             # A short random pause, so writers that collided do not collide again in step.
             time.sleep(random.uniform(0, 0.005 * attempt))
     fold = fold_to_append_to(store, battle, events)
-    return fold, record_on(store, fold, events, describe=describe)  # the last attempt: a conflict now is the answer
+    # The last attempt: a conflict now is the answer.
+    return fold, record_on(store, fold, events, describe=describe, author=author)
 
 
 def record_on(
@@ -101,12 +119,14 @@ def record_on(
     expected_seq: int | None = None,
     dice_secret: str | None = None,
     describe: Describe | None = None,
+    *,
+    author: Author | None = None,
 ) -> list[Recorded]:
     """`record` on a fold of the whole log that the caller holds (and that this advances): a
     writer that already has the battle replays nothing. The store still refuses the append if the
     log has moved past the fold. `dice_secret`: kept with the events that start the battle.
     `describe`: puts each event in words as the battle stands just after it, not after the batch (a
-    casualty's "3 left" is the count then)."""
+    casualty's "3 left" is the count then). `author`: who appends them, sealed with each."""
     if expected_seq is not None and expected_seq != fold.seq:
         raise ConflictError(fold.battle_id, expected_seq, fold.seq)
     if fold.battle is None:  # these events create the battle
@@ -127,7 +147,7 @@ def record_on(
         caused.append(fold.apply(base + offset, event))
         sealed.append(event)
         said.append(describe(event, fold.state()) if describe else "")
-    stored = store.append(fold.battle_id, sealed, expected_seq=base, dice_secret=dice_secret)
+    stored = store.append(fold.battle_id, sealed, expected_seq=base, dice_secret=dice_secret, author=author)
     return [Recorded(s, c, w) for s, c, w in zip(stored, caused, said, strict=True)]
 
 
@@ -147,7 +167,14 @@ def with_state_digest(fold: Replay, event: AnyEvent) -> AnyEvent:
     return replace(event, state_digest=current)
 
 
-def start_battle(store: EventStore, battle: str, started: BattleStarted, units: Sequence[AnyEvent]) -> list[Recorded]:
+def start_battle(
+    store: EventStore,
+    battle: str,
+    started: BattleStarted,
+    units: Sequence[AnyEvent],
+    *,
+    author: Author | None = None,
+) -> list[Recorded]:
     """Create a battle. When the engine may roll, keep a fresh dice secret and commit to it: the
     secret is stored in the transaction that writes `battle_started`, so of several writers starting
     the same battle at once, the one whose events are kept is the one whose secret is kept; the
@@ -160,15 +187,15 @@ def start_battle(store: EventStore, battle: str, started: BattleStarted, units: 
         secret = new_secret()
         started = replace(started, dice_commitment=commitment(secret))
     # Checked against no log at all: the store refuses the append if the battle has begun since.
-    return record_on(store, Replay(battle), [started, *units], dice_secret=secret)
+    return record_on(store, Replay(battle), [started, *units], dice_secret=secret, author=author)
 
 
-def reveal(store: EventStore, fold: Replay) -> list[Recorded]:
+def reveal(store: EventStore, fold: Replay, *, author: Author | None = None) -> list[Recorded]:
     """Publish the battle's dice secret in its log, so every engine roll can be recomputed."""
     secret = store.dice_secret(fold.battle_id)
     if secret is None:
         raise Refusal(f"this store keeps no dice secret for battle {fold.battle_id!r}", field="secret")
-    return record_on(store, fold, [DiceRevealed(secret=secret)])
+    return record_on(store, fold, [DiceRevealed(secret=secret)], author=author)
 
 
 def clock_event(fold: Replay) -> PhaseEnded | PhaseStarted:
@@ -178,7 +205,15 @@ def clock_event(fold: Replay) -> PhaseEnded | PhaseStarted:
     return kind(turn=step.turn, side=step.side, phase=step.phase)
 
 
-def roll_for(store: EventStore, fold: Replay, unit: str, test: str, expected_seq: int | None = None) -> list[Recorded]:
+def roll_for(
+    store: EventStore,
+    fold: Replay,
+    unit: str,
+    test: str,
+    expected_seq: int | None = None,
+    *,
+    author: Author | None = None,
+) -> list[Recorded]:
     """The engine rolls the dice a due test needs and records them like any other roll."""
     if expected_seq is not None and expected_seq != fold.seq:
         raise ConflictError(fold.battle_id, expected_seq, fold.seq)
@@ -189,4 +224,4 @@ def roll_for(store: EventStore, fold: Replay, unit: str, test: str, expected_seq
         raise Refusal("this battle's dice are rolled at the table: type them in", field="dice")
     dice = engine_dice(secret, fold.battle_id, fold.seq + 1, due.dice)
     event = DiceRolled(unit=unit, test=test, dice=tuple(dice), source="engine", reroll=bool(due.reroll))
-    return record_on(store, fold, [event])
+    return record_on(store, fold, [event], author=author)

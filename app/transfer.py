@@ -1,8 +1,9 @@
 """A battle in and out of the store as NDJSON: one stored event per line, hash link included.
 
 A line is the stored event as the log holds it (battle, seq, schema_version, recorded_at, event,
-prev_hash, hash), the same shape the feed sends. Export writes the stored bytes unchanged (an old
-event stays in its old version), so importing the file into another store gives the same hashes.
+its author where one was recorded, prev_hash, hash), the same shape the feed sends. Export writes
+the stored bytes unchanged (an old event stays in its old version, an event written before authors
+were recorded has none), so importing the file into another store gives the same hashes.
 Import checks the whole file before it writes anything: the hash chain, then every event through the
 referee as `record` does, the board each phase end recorded and, once the secret is revealed in the
 file, every engine roll.
@@ -87,7 +88,7 @@ def check_lines(lines: Iterable[str | bytes], source: str = "input") -> Checked:
         if problem:
             raise Refusal(f"{where}: {problem[1]}", field=problem[0])
         try:
-            event = raw.read_event()
+            event, author = raw.read_event(), raw.read_author()
             findings = auditor.step(raw.seq, event)[1]
         except MalformedEvent as exc:
             raise exc.within(where) from None
@@ -103,6 +104,7 @@ def check_lines(lines: Iterable[str | bytes], source: str = "input") -> Checked:
             event=event,
             prev_hash=raw.prev_hash,
             hash=raw.hash,
+            author=author,
         )
         sealed.append((stored, body))
         line_of[raw.seq] = number

@@ -8,7 +8,7 @@ from typing import Any
 
 import msgspec
 
-from .types import EVENT_TYPES, AnyEvent, BattleId, LogEntry, StoredEvent
+from .types import EVENT_TYPES, AnyEvent, Author, BattleId, LogEntry, StoredEvent
 from .wording import syntax_words, validation_words
 
 GENESIS_HASH = "0" * 64
@@ -17,9 +17,10 @@ _event_decoder = msgspec.json.Decoder(AnyEvent)
 
 
 class _Body(msgspec.Struct):
-    """The hashed part of a stored row; only the event inside is needed when reading."""
+    """The hashed part of a stored row; a fold needs only the event inside, a reader its author too."""
 
     event: AnyEvent
+    author: Author | None = None
 
 
 _body_decoder = msgspec.json.Decoder(_Body)
@@ -96,17 +97,27 @@ def to_builtins(value: Any) -> Any:
     return msgspec.to_builtins(value, order="sorted")
 
 
-def body_bytes(battle: str, seq: int, schema_version: int, recorded_at: str, event: AnyEvent | dict[str, Any]) -> bytes:
-    """The canonical bytes that a stored event's hash covers: everything but the hashes."""
-    return _canonical.encode(
-        {
-            "battle": battle,
-            "seq": seq,
-            "schema_version": schema_version,
-            "recorded_at": recorded_at,
-            "event": event,
-        }
-    )
+def body_bytes(
+    battle: str,
+    seq: int,
+    schema_version: int,
+    recorded_at: str,
+    event: AnyEvent | dict[str, Any],
+    author: Author | dict[str, Any] | None = None,
+) -> bytes:
+    """The canonical bytes that a stored event's hash covers: everything but the hashes. The
+    `author` key is there only when an author is given, so an event written before authors were
+    recorded keeps its bytes, and its hash."""
+    body: dict[str, Any] = {
+        "battle": battle,
+        "seq": seq,
+        "schema_version": schema_version,
+        "recorded_at": recorded_at,
+        "event": event,
+    }
+    if author is not None:
+        body["author"] = author
+    return _canonical.encode(body)
 
 
 def table_sha256(values: Any) -> str:
@@ -135,12 +146,31 @@ class RawStored(msgspec.Struct, forbid_unknown_fields=True):
     event: dict[str, Any]
     prev_hash: str = ""
     hash: str = ""
+    # Who appended it, as written (like the event). UNSET, not None, for an event written before
+    # authors were recorded: an unset field is left out of what is encoded, so an exported old log
+    # reads as it always did.
+    author: dict[str, Any] | msgspec.UnsetType = msgspec.UNSET
 
     def body(self) -> bytes:
-        return body_bytes(self.battle, self.seq, self.schema_version, self.recorded_at, self.event)
+        return body_bytes(self.battle, self.seq, self.schema_version, self.recorded_at, self.event, self.written_author)
+
+    @property
+    def written_author(self) -> dict[str, Any] | None:
+        return None if self.author is msgspec.UNSET else self.author  # type: ignore[return-value]
 
     def read_event(self) -> AnyEvent:
         return upcast(self.event, self.schema_version)
+
+    def read_author(self) -> Author | None:
+        """Who appended the event, held to `Author`'s fields and limits (a refusal names the field)."""
+        if self.written_author is None:
+            return None
+        try:
+            return msgspec.convert(self.author, Author)
+        except msgspec.ValidationError as exc:
+            words, field = validation_words(exc, Author, self.author)
+            where = f"author.{field}" if field else "author"
+            raise MalformedEvent(f"{where}: {words}", where) from None
 
 
 _raw_decoder = msgspec.json.Decoder(RawStored)
@@ -166,15 +196,31 @@ def stored_events(battle: str, rows: Iterable[tuple[int, int, str, str, str, str
     """Stored events, with their timestamps and hash links, from (seq, schema_version, recorded_at,
     type, body, prev_hash, hash) rows in log order: what `read` gives, from either store."""
     for seq, schema_version, recorded_at, event_type, body, prev_hash, digest in rows:
+        event, author = decode_stored_with_author(body, schema_version, event_type)
         yield StoredEvent(
             battle=battle,
             seq=seq,
             schema_version=schema_version,
             recorded_at=recorded_at,
-            event=decode_stored(body, schema_version, event_type),
+            event=event,
             prev_hash=prev_hash,
             hash=digest,
+            author=author,
         )
+
+
+def decode_stored_with_author(
+    body: str | bytes, schema_version: int, event_type: str
+) -> tuple[AnyEvent, Author | None]:
+    """A stored event and who appended it (None for an event written before authors were recorded)."""
+    cls = EVENT_TYPES.get(event_type)
+    if cls is None:
+        raise MalformedEvent(f"type: unknown event type {event_type!r}")
+    if schema_version == cls.version:
+        decoded = _body_decoder.decode(body)
+        return decoded.event, decoded.author
+    raw = decode_raw(body)
+    return upcast(raw.event, schema_version), raw.read_author()
 
 
 def decode_stored(body: str | bytes, schema_version: int, event_type: str) -> AnyEvent:

@@ -18,7 +18,7 @@ from typing import NamedTuple, Protocol, runtime_checkable
 import sqlite_utils
 
 from .codec import GENESIS_HASH, body_bytes, chain_hash, read_rows, stored_events
-from .types import AnyEvent, LogEntry, StoredEvent
+from .types import AnyEvent, Author, LogEntry, StoredEvent
 
 _LAST = 2**63 - 1  # the largest sequence number SQLite can hold: "up to the end of the log"
 
@@ -157,10 +157,12 @@ class EventStore(Protocol):
         expected_seq: int,
         recorded_at: str | None = None,
         dice_secret: str | None = None,
+        author: Author | None = None,
     ) -> list[StoredEvent]:
         """Seal and write `events` after `expected_seq`, all or none; `ConflictError` if the log is not
         there (`BattleExists` if `expected_seq` is 0). `dice_secret`: a new battle's secret, kept in
-        the same transaction as the events that commit to it."""
+        the same transaction as the events that commit to it. `author`: who appends them, sealed
+        into each event's hashed bytes."""
         ...
 
     def append_sealed(
@@ -275,14 +277,20 @@ def _utc_second(seconds: int) -> str:
 
 
 def seal(
-    battle: str, events: Sequence[AnyEvent], after_seq: int, prev_hash: str, recorded_at: str
+    battle: str,
+    events: Sequence[AnyEvent],
+    after_seq: int,
+    prev_hash: str,
+    recorded_at: str,
+    author: Author | None = None,
 ) -> list[tuple[StoredEvent, bytes]]:
-    """Number and hash-chain events that are to follow `after_seq`; each with the bytes it hashes."""
+    """Number and hash-chain events that are to follow `after_seq`; each with the bytes it hashes,
+    which hold its author when one is given."""
     sealed = []
     for offset, event in enumerate(events, start=1):
         seq = after_seq + offset
         version = type(event).version
-        body = body_bytes(battle, seq, version, recorded_at, event)
+        body = body_bytes(battle, seq, version, recorded_at, event, author)
         digest = chain_hash(prev_hash, body)
         sealed.append(
             (
@@ -294,6 +302,7 @@ def seal(
                     event=event,
                     prev_hash=prev_hash,
                     hash=digest,
+                    author=author,
                 ),
                 body,
             )
@@ -313,6 +322,7 @@ class SealingStore:
         expected_seq: int,
         recorded_at: str | None = None,
         dice_secret: str | None = None,
+        author: Author | None = None,
     ) -> list[StoredEvent]:
         if not events:
             return []
@@ -320,7 +330,7 @@ class SealingStore:
             raise ValueError("dice_secret: only the append that starts a battle keeps its dice secret")
         stamp = recorded_at or now_utc()
         return self._write(
-            battle, expected_seq, lambda after, prev: seal(battle, events, after, prev, stamp), dice_secret
+            battle, expected_seq, lambda after, prev: seal(battle, events, after, prev, stamp, author), dice_secret
         )
 
     def append_sealed(

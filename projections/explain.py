@@ -35,6 +35,7 @@ from morale.core.rules import Refusal
 from morale.core.state import Battle
 from morale.events.types import (
     AnyEvent,
+    Author,
     CasualtiesSuffered,
     PlayerDecided,
     RefereeRuled,
@@ -43,6 +44,7 @@ from morale.events.types import (
     UnitJoined,
 )
 
+from .authorship import author_words
 from .narrative import describe_event, describe_outcome
 
 
@@ -58,6 +60,7 @@ class Roll(msgspec.Struct, frozen=True, kw_only=True):
     target: int | None
     modifiers: tuple[Modifier, ...]
     detail: str = ""
+    by: str = ""  # who entered the dice, in words (`authorship.author_words`); "" where not recorded
 
 
 class Step(msgspec.Struct, kw_only=True):
@@ -66,6 +69,8 @@ class Step(msgspec.Struct, kw_only=True):
     seq: int
     kind: str  # "event", "test" or "consequence"
     text: str
+    author: Author | None = None  # who entered the event behind it (None: not recorded)
+    by: str = ""  # that author in words: "orks player (console, Anna's phone)", "not recorded"
     rule: str = ""  # what decided it (for a test: the clause that gave the result)
     words: str = ""  # that clause in the rule catalogue's words
     caused_by: list[Cited] = []
@@ -108,11 +113,13 @@ class Chronicle:
     def __init__(self, battle_id: str) -> None:
         self.fold = Replay(battle_id)
         self.said: dict[int, str] = {}
+        self.authors: dict[int, Author | None] = {}  # who entered each event, by seq
         self.steps: dict[str, list[Step]] = {}
         self._open: dict[str, list[Step]] = {}
 
-    def add(self, seq: int, event: AnyEvent) -> Caused:
+    def add(self, seq: int, event: AnyEvent, author: Author | None = None) -> Caused:
         caused = self.fold.apply(seq, event)
+        self.authors[seq] = author
         battle = self.fold.state()
         self.said[seq] = describe_event(event, battle)
         unit_id = _about(event)
@@ -123,6 +130,15 @@ class Chronicle:
             _fold_outcome(battle, seq, outcome, self.said, steps, open_tests)
         return caused
 
+    def attributed(self, step: Step) -> Step:
+        """The step with who entered the event behind it, and who entered its dice."""
+        step.author = self.authors.get(step.seq)
+        step.by = author_words(step.author)
+        if step.roll is not None:
+            rolled_by = self.authors.get(step.roll.seq)
+            step.roll = msgspec.structs.replace(step.roll, by=author_words(rolled_by) if rolled_by else "")
+        return step
+
 
 def explain(battle_id: str, events: Iterable[StoredEvent], unit_id: str, at: int | None = None) -> Explanation:
     if at is not None and at < 1:
@@ -131,7 +147,7 @@ def explain(battle_id: str, events: Iterable[StoredEvent], unit_id: str, at: int
     for stored in events:
         if at is not None and stored.seq > at:
             break
-        chronicle.add(stored.seq, stored.event)
+        chronicle.add(stored.seq, stored.event, stored.author)
     fold = chronicle.fold
     if fold.battle is None:
         raise Refusal(f"battle {battle_id!r} has not started", field="battle")
@@ -152,7 +168,7 @@ def explain(battle_id: str, events: Iterable[StoredEvent], unit_id: str, at: int
         models=unit.models,
         starting_models=unit.starting_models,
         ld=unit.ld,
-        steps=chronicle.steps.get(unit_id, []),
+        steps=[chronicle.attributed(step) for step in chronicle.steps.get(unit_id, [])],
     )
 
 

@@ -9,8 +9,9 @@ import msgspec
 from morale.core.replay import Replay
 from morale.core.rules import Refusal
 from morale.core.state import Battle
-from morale.events.types import EventRetracted, StoredEvent
+from morale.events.types import Author, EventRetracted, StoredEvent
 
+from .authorship import author_words
 from .narrative import describe_event
 
 
@@ -21,6 +22,8 @@ class LogRow(msgspec.Struct, frozen=True, kw_only=True):
     summary: str
     hash: str
     event: dict
+    author: Author | None  # who appended it; None: written before authors were recorded
+    by: str  # the author in words: "referee (command line, anna)", "not recorded"
 
 
 def log_rows(
@@ -43,6 +46,8 @@ def log_rows(
                 summary=describe_event(stored.event, fold.state()),
                 hash=stored.hash,
                 event=msgspec.to_builtins(stored.event),
+                author=stored.author,
+                by=author_words(stored.author),
             )
         )
     return rows

@@ -42,6 +42,8 @@ from morale.events.types import (
     UnitJoined,
 )
 
+from .authorship import author_words
+
 
 class Line(msgspec.Struct, frozen=True, kw_only=True):
     seq: int
@@ -53,6 +55,7 @@ class Line(msgspec.Struct, frozen=True, kw_only=True):
     rules: list[str] = []
     words: list[str] = []  # each rule's clause in the catalogue's words, in the order of `rules`
     caused_by: tuple[int, ...] = ()
+    by: str = ""  # a heading's or an event's: who entered the event, in words ("not recorded" for an old log)
 
 
 def narrate(battle_id: str, events: Iterable[StoredEvent]) -> list[Line]:
@@ -64,9 +67,10 @@ def narrate(battle_id: str, events: Iterable[StoredEvent]) -> list[Line]:
         where = {"seq": stored.seq, "turn": battle.turn, "side": battle.active_side, "phase": battle.phase}
         if isinstance(stored.event, PhaseStarted):
             heading = f"Turn {stored.event.turn} · {stored.event.side} · {stored.event.phase.replace('_', ' ')}"
-            lines.append(Line(**where, kind="heading", text=heading))
+            lines.append(Line(**where, kind="heading", text=heading, by=author_words(stored.author)))
         else:
-            lines.append(Line(**where, kind="event", text=describe_event(stored.event, battle)))
+            said = describe_event(stored.event, battle)
+            lines.append(Line(**where, kind="event", text=said, by=author_words(stored.author)))
         for outcome in caused:
             rules = [outcome.rule]
             trigger = getattr(outcome, "trigger", "")

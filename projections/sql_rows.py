@@ -15,6 +15,7 @@ from typing import Any
 from morale.core.outcomes import StateChanged
 from morale.events.types import PhaseStarted, StoredEvent, UnitJoined
 
+from .authorship import author_words
 from .board import Board, board
 from .explain import Chronicle, Step
 from .luck import luck
@@ -84,6 +85,23 @@ SCHEMA: dict[str, tuple[dict[str, type], tuple[str, ...]]] = {
         },
         ("battle", "seq", "unit", "to_state"),
     ),
+    # Every stored event and who entered it: the author sealed with it (empty where not recorded).
+    "entries": (
+        {
+            "battle": str,
+            "seq": int,
+            "recorded_at": str,
+            "type": str,
+            "summary": str,  # the event in words, as the log says it
+            "author_role": str,  # referee or player; empty: written before authors were recorded
+            "author_side": str,  # a player's side
+            "author_via": str,  # cli, http, console, import or notation
+            "author_token": str,  # the credential's public id, never its secret
+            "author_label": str,  # the credential's label, or the login name of who typed the command
+            "entered_by": str,  # all of it in words: "orks player (console, Anna's phone)", "not recorded"
+        },
+        ("battle", "seq"),
+    ),
     "boards": (
         {
             "battle": str,
@@ -127,8 +145,9 @@ def battle_rows(battle_id: str, events: Iterable[StoredEvent]) -> Rows:
         fold = chronicle.fold
         if isinstance(stored.event, PhaseStarted) and phase_open:
             _board_rows(rows, board(fold.state()))
-        caused = chronicle.add(stored.seq, stored.event)
+        caused = chronicle.add(stored.seq, stored.event, stored.author)
         state = chronicle.fold.state()
+        rows.tables["entries"].append(_entry_row(battle_id, stored, chronicle.said[stored.seq]))
         last_seq = stored.seq
         phase_open = phase_open or isinstance(stored.event, PhaseStarted)
         where[stored.seq] = (state.turn, state.active_side or "", state.phase or "")
@@ -163,6 +182,23 @@ def battle_rows(battle_id: str, events: Iterable[StoredEvent]) -> Rows:
     rolled = {(roll.unit, roll.seq): roll.chance for roll in luck(battle_id, events).rolls}
     _test_rows(rows, final, chronicle.steps, where, rolled)
     return rows
+
+
+def _entry_row(battle_id: str, stored: StoredEvent, summary: str) -> dict[str, Any]:
+    author = stored.author
+    return {
+        "battle": battle_id,
+        "seq": stored.seq,
+        "recorded_at": stored.recorded_at,
+        "type": stored.event.__struct_config__.tag,
+        "summary": summary,
+        "author_role": author.role if author else "",
+        "author_side": author.side if author else "",
+        "author_via": author.via if author else "",
+        "author_token": author.token if author else "",
+        "author_label": author.label if author else "",
+        "entered_by": author_words(author),
+    }
 
 
 def _board_rows(rows: Rows, view: Board) -> None:

@@ -179,6 +179,7 @@ def verify(battle_id: str, rows: Iterable[RawRow], secret: str | None = None) ->
                     raise raw
                 if (raw.battle, raw.seq) != (battle_id, row.seq):
                     raise MalformedEvent(f"the stored bytes say battle {raw.battle!r}, event {raw.seq}")
+                raw.read_author()  # an author beyond its fields' limits is refused like an event
                 findings += auditor.step(row.seq, raw.read_event())[1]
             except (Refusal, MalformedEvent) as exc:
                 findings.append(Finding(check="replay", seq=row.seq, message=f"the referee refuses it: {exc}"))

@@ -108,6 +108,13 @@ def test_a_new_event_reaches_a_follower_with_what_it_caused(http, tokens):
     assert int(arrived.id) == EXAMPLE_LAST + 1
     assert arrived.data["event"] == retraction
     assert arrived.data["caused"] == posted.json()[0]["caused"]
+    assert arrived.data["author"]["role"] == "referee" and arrived.data["author"]["via"] == "http"
+
+
+def test_each_item_of_the_feed_says_who_entered_its_event(http, tokens):
+    messages = first_events(http, tokens, EXAMPLE_LAST)
+    assert {(m.data["author"]["role"], m.data["author"]["via"]) for m in messages} == {("referee", "http")}
+    assert all(tokens["referee"] not in json.dumps(m.data) for m in messages)  # a token's id, never its secret
 
 
 def test_events_another_process_appends_reach_followers(http, tokens, db):

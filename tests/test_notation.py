@@ -13,6 +13,7 @@ from support.cli import morale, runner
 from support.examples import ROOT, example_store
 
 from morale.app.cli import app
+from morale.app.notation.reader import read
 from morale.app.notation.syntax import grammar
 from morale.events.store import SqliteEventStore
 from morale.projections.verify import verify
@@ -239,3 +240,64 @@ end
     refused = morale(tmp_path / "forged.db", "notation", "import", "-", input=forged)
     assert refused.exit_code == 2 and "but the dice secret gives" in refused.stderr
     assert not (tmp_path / "forged.db").exists()
+
+
+def authored(tmp_path: Path, monkeypatch) -> Path:
+    """The 40K 6th example entered as at a table: created by the referee at the command line, the
+    turn loaded from a file, then a loss typed in."""
+    monkeypatch.setenv("LOGNAME", "anna")
+    db = tmp_path / "authored.db"
+    assert morale(db, "new", str(ROOT / "examples" / "wh40k6" / "roster.toml")).exit_code == 0
+    turn = tmp_path / "turn.ndjson"
+    turn.write_text("".join((ROOT / "examples" / "wh40k6" / "battle.ndjson").read_text().splitlines(True)[:8]))
+    assert morale(db, "append", "hive-tarsis", "--file", str(turn)).exit_code == 0
+    assert morale(db, "append", "hive-tarsis", "casualties_suffered", "unit=boyz", "count=1").exit_code == 0
+    return db
+
+
+def test_the_notation_says_who_entered_the_events_and_reads_them_back(tmp_path, monkeypatch):
+    db = authored(tmp_path, monkeypatch)
+    text = morale(db, "notation", "export", "hive-tarsis").stdout
+    lines = text.splitlines()
+    assert lines[0] == 'by referee via cli "anna"'
+    assert lines[lines.index("== Turn 1 ==") + 1] == 'by referee via import "anna"'
+    assert lines[-3:] == ["lootas loses 2 to shooting", 'by referee via cli "anna"', "boyz loses 1"]
+    store = SqliteEventStore(db, create=False)
+    assert [located.author for located in read(text).events] == [stored.author for stored in store.read("hive-tarsis")]
+
+
+def test_a_notation_importer_seals_the_events_as_their_own_via_notation(tmp_path, monkeypatch):
+    db = authored(tmp_path, monkeypatch)
+    assert morale(db, "notation", "export", "hive-tarsis", "-o", str(tmp_path / "battle.txt")).exit_code == 0
+    monkeypatch.setenv("LOGNAME", "boris")
+    copy = tmp_path / "copy.db"
+    assert morale(copy, "notation", "import", str(tmp_path / "battle.txt")).exit_code == 0
+    rows = json.loads(morale(copy, "log", "hive-tarsis", "--json").stdout)
+    assert {row["by"] for row in rows} == {"referee (notation, boris)"}
+
+
+def test_the_notation_of_a_log_without_authors_has_no_by_line(played):
+    _, db, battle = played
+    assert not [line for line in morale(db, "notation", "export", battle).stdout.splitlines() if line.startswith("by ")]
+
+
+@pytest.mark.parametrize(
+    ("line", "says"),
+    [
+        ("by orks via console", "write who entered the events as `by referee via cli`"),
+        ("by referee", "write who entered the events as `by referee via cli`"),
+        ("by orks player via phone", "column 20: via: one of cli, console, http, import, notation, not 'phone'"),
+        ('by referee via cli "an\\u0007na"', "label: a name of at most"),
+    ],
+)
+def test_a_by_line_that_names_no_author_is_refused_naming_line_and_column(tmp_path, line, says):
+    text = (ROOT / "examples" / "wh40k6" / "battle.notation").read_text(encoding="utf-8")
+    bad = text.replace("-- imperium shooting --", f"{line}\n-- imperium shooting --", 1)
+    number = bad.splitlines().index(line) + 1
+    (tmp_path / "bad.txt").write_text(bad)
+    db = tmp_path / "never.db"
+    refused = morale(db, "notation", "import", str(tmp_path / "bad.txt"))
+    assert refused.exit_code == 2
+    (printed,) = refused.stderr.strip().splitlines()
+    assert f"bad.txt line {number}, " in printed and says in printed, printed
+    assert not db.exists()

@@ -187,3 +187,29 @@ def test_a_report_that_cannot_be_made_is_refused_in_one_line_and_nothing_is_writ
     assert refused.exit_code == 2 and says in refused.stderr and len(refused.stderr.strip().splitlines()) == 1
     assert not list(tmp_path.rglob("*.html"))
     assert SqliteEventStore(db, create=False).last_seq("hive-tarsis") > 0
+
+
+def test_the_story_says_who_entered_each_event(browser, tmp_path, monkeypatch):
+    monkeypatch.setenv("LOGNAME", "anna")  # who typed the commands
+    db = tmp_path / "battles.db"
+    assert morale(db, "new", str(ROOT / "examples" / "wh40k6" / "roster.toml")).exit_code == 0
+    played = ROOT / "examples" / "wh40k6" / "battle.ndjson"
+    assert morale(db, "append", "hive-tarsis", "--file", str(played)).exit_code == 0
+    out = tmp_path / "report.html"
+    assert morale(db, "report", "hive-tarsis", "-o", str(out)).exit_code == 0
+    context = browser.new_context(viewport=PHONE)
+    page = context.new_page()
+    page.goto(out.as_uri())
+    by = page.locator("section[data-turn] [data-seq] .by")
+    assert by.count() == SqliteEventStore(db, create=False).last_seq("hive-tarsis")
+    seqs = by.evaluate_all("s => s.map(b => b.closest('[data-seq]').dataset.seq)")
+    said = dict(zip(seqs, by.all_inner_texts(), strict=True))
+    assert said["3"] == "referee (command line, anna)" and said["10"] == "referee (file import, anna)"
+    assert page.locator("li.event[data-seq='15']").inner_text().endswith("(3 left) referee (file import, anna)")
+    context.close()
+
+
+def test_the_story_of_an_old_log_says_its_authors_were_not_recorded(written):
+    _, out, events, _ = written
+    html = out.read_text(encoding="utf-8")
+    assert html.count('<span class="by">not recorded</span>') == len(events)

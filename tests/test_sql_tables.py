@@ -115,8 +115,8 @@ def test_bad_input_is_refused_in_one_line_and_writes_no_table(tmp_path, args, sa
     assert "tables_built" not in {r["name"] for r in rows(db, "SELECT name FROM sqlite_master")}
 
 
-def test_the_readme_shows_two_queries():
-    assert len(QUERIES) == 2
+def test_the_readme_shows_three_queries():
+    assert len(QUERIES) == 3
 
 
 def test_the_first_readme_query_lists_exactly_the_tests_failed_against_the_odds(played):
@@ -140,3 +140,27 @@ def test_the_second_readme_query_counts_the_phase_ends_each_unit_spent_falling_b
             if unit.state == "falling_back":
                 expected[(battle, unit.unit)] = expected.get((battle, unit.unit), 0) + 1
     assert found == expected and found  # every example has a unit falling back
+
+
+def test_the_third_readme_query_says_who_entered_each_loss_of_models(tmp_path, monkeypatch):
+    monkeypatch.setenv("LOGNAME", "anna")  # who typed the commands
+    db = tmp_path / "battles.db"
+    assert morale(db, "new", str(ROOT / "examples" / "wh40k6" / "roster.toml")).exit_code == 0
+    played = ROOT / "examples" / "wh40k6" / "battle.ndjson"
+    assert morale(db, "append", "hive-tarsis", "--file", str(played)).exit_code == 0
+    assert morale(db, "tables", "hive-tarsis").exit_code == 0
+    found = rows(db, QUERIES[2])
+    losses = [s for s in stored_events(db, "hive-tarsis") if s.event.__struct_config__.tag == "casualties_suffered"]
+    assert [r["seq"] for r in found] == [s.seq for s in losses] and losses
+    assert {(r["entered_by"], r["author_role"], r["author_via"]) for r in found} == {
+        ("referee (file import, anna)", "referee", "import")
+    }
+    assert all(" loses " in r["summary"] for r in found)
+
+
+def test_an_event_written_before_authors_were_recorded_is_entered_by_not_recorded(played):
+    db, battle = played
+    assert morale(db, "tables", battle).exit_code == 0
+    entries = rows(db, "SELECT * FROM entries WHERE battle = ? ORDER BY seq", battle)
+    assert [r["seq"] for r in entries] == [s.seq for s in stored_events(db, battle)]
+    assert {(r["entered_by"], r["author_role"]) for r in entries} == {("not recorded", "")}

@@ -18,11 +18,11 @@ import pytest
 
 from morale.events import postgres
 from morale.events import store as store_module
-from morale.events.codec import GENESIS_HASH, chain_hash
+from morale.events.codec import GENESIS_HASH, body_bytes, chain_hash, decode_raw
 from morale.events.locate import open_store
 from morale.events.postgres import PostgresEventStore
 from morale.events.store import BattleExists, ConflictError, EventStore, SqliteEventStore
-from morale.events.types import BattleStarted, CasualtiesSuffered, PhaseStarted
+from morale.events.types import Author, BattleStarted, CasualtiesSuffered, PhaseStarted
 
 START = BattleStarted(ruleset="wh40k6", ruleset_version="1", sides=("imperium", "orks"))
 
@@ -296,3 +296,33 @@ def test_a_battle_sealed_elsewhere_is_written_as_given_with_its_dice_secret(stor
     with pytest.raises(BattleExists):
         store.append_sealed("copy", sealed, dice_secret="d" * 64)
     assert store.dice_secret("copy") == "c" * 64
+
+
+ORKS_PHONE = Author(role="player", side="orks", via="console", token="1a2b3c4d", label="Anna's phone")
+
+
+def test_an_author_is_sealed_in_the_hashed_bytes_and_read_back_with_each_event(store):
+    store.append("b1", [START], expected_seq=0, author=Author(role="referee", via="cli", label="anna"))
+    store.append("b1", [CasualtiesSuffered(unit="a", count=1)], expected_seq=1, author=ORKS_PHONE)
+    read = list(store.read("b1"))
+    assert [s.author for s in read] == [Author(role="referee", via="cli", label="anna"), ORKS_PHONE]
+    rows = list(store.raw_rows("b1"))
+    assert decode_raw(rows[1].body).author == {
+        "role": "player",
+        "side": "orks",
+        "via": "console",
+        "token": "1a2b3c4d",
+        "label": "Anna's phone",
+    }
+    # The hash covers the author: the same event by another author is another hash.
+    unsigned = body_bytes("b1", 2, 1, rows[1].recorded_at, read[1].event)
+    sealed = chain_hash(rows[1].prev_hash, rows[1].body.encode())
+    assert rows[1].hash == sealed != chain_hash(rows[1].prev_hash, unsigned)
+
+
+def test_an_event_appended_without_an_author_keeps_the_bytes_it_always_had(store):
+    store.append("b1", [START], expected_seq=0, recorded_at="2026-01-01T00:00:00.000000Z")
+    (row,) = store.raw_rows("b1")
+    assert "author" not in row.body
+    assert row.body.encode() == body_bytes("b1", 1, START.version, "2026-01-01T00:00:00.000000Z", START)
+    assert next(store.read("b1")).author is None

@@ -26,6 +26,7 @@ from morale.projections.timeline import Timeline
 from morale.projections.verify import verify
 from morale.projections.whatif import Amendment, what_if
 
+from ..authors import cli_author
 from ..service import load, reveal
 from ..transfer import check_lines, export_lines, write_checked
 from . import render, render_audit
@@ -163,7 +164,7 @@ def reveal_command(battle: BattleArg, db: Db = DEFAULT_DB, as_json: Json = False
     with refusals(as_json):
         store = open_store(db)
         fold = load(store, battle)
-        recorded = reveal(store, fold)
+        recorded = reveal(store, fold, author=cli_author())
         if not as_json:
             out.print(f"dice secret of {battle}: {store.dice_secret(battle)}")
         report(fold, recorded, as_json)

@@ -29,6 +29,7 @@ from morale.projections.narrative import Line, describe_event, narrate
 from morale.projections.timeline import turn_span
 
 from ..access import issue_tokens, revoke_token
+from ..authors import cli_author
 from ..roster import load_roster
 from ..service import clock_event, fold_to_append_to, load, record_anew, record_on, roll_for, start_battle
 from . import render
@@ -47,7 +48,7 @@ def new(
     with refusals(as_json):
         parsed = load_roster(roster, battle)
         store = open_store(db, create=True)
-        recorded = start_battle(store, parsed.battle, parsed.started, parsed.units)
+        recorded = start_battle(store, parsed.battle, parsed.started, parsed.units, author=cli_author())
         issued = issue_tokens(store, parsed.battle, parsed.started.sides) if tokens else None
         if as_json:
             created = {"battle": parsed.battle, "seq": recorded[-1].stored.seq}
@@ -78,11 +79,12 @@ def append(
     with refusals(as_json):
         events = _events_from(event_type, fields or [], json_text, file)
         store = open_store(db)
+        author = cli_author("import" if file is not None else "cli")  # a file of events is an import
         if expect is None:  # no precondition: another writer getting there first is no refusal
-            fold, recorded = record_anew(store, battle, events, describe=describe_event)
+            fold, recorded = record_anew(store, battle, events, describe=describe_event, author=author)
         else:
             fold = fold_to_append_to(store, battle, events)
-            recorded = record_on(store, fold, events, expected_seq=expect, describe=describe_event)
+            recorded = record_on(store, fold, events, expected_seq=expect, describe=describe_event, author=author)
         report(fold, recorded, as_json)
 
 
@@ -112,9 +114,9 @@ def roll(
             if reroll:
                 fields["reroll"] = True
             event = event_from_dict(fields)
-            recorded = record_on(store, fold, [event], expected_seq=expect)
+            recorded = record_on(store, fold, [event], expected_seq=expect, author=cli_author())
         else:
-            recorded = roll_for(store, fold, unit, test, expected_seq=expect)
+            recorded = roll_for(store, fold, unit, test, expected_seq=expect, author=cli_author())
         report(fold, recorded, as_json)
 
 
@@ -125,7 +127,7 @@ def next_phase_command(battle: BattleArg, db: Db = DEFAULT_DB, as_json: Json = F
         store = open_store(db)
         fold = load(store, battle)
         event = clock_event(fold)
-        report(fold, record_on(store, fold, [event]), as_json)
+        report(fold, record_on(store, fold, [event], author=cli_author()), as_json)
 
 
 @app.command("board")

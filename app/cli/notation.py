@@ -15,6 +15,7 @@ from morale.events.codec import MalformedEvent, battle_id, encode
 from morale.events.locate import is_database_url, shown
 from morale.events.store import StoreUnavailable, UnknownBattle, check_not_foreign
 
+from ..authors import cli_author
 from ..notation.check import Comparison, check, compare, with_dice_secret, write_checked
 from ..notation.reader import read
 from ..notation.syntax import grammar
@@ -47,7 +48,8 @@ def export_command(
     with refusals():
         store = open_store(db)
         load(store, battle)
-        text = write(battle, (stored.event for stored in store.read(battle)))
+        stored = list(store.read(battle))
+        text = write(battle, [s.event for s in stored], [s.author for s in stored])
         if output is None:
             sys.stdout.write(text)
             return
@@ -91,7 +93,7 @@ def import_command(
                 raise UnknownBattle(checked.battle)
             comparison = compare(checked, list(store.read(checked.battle)))
         else:
-            done = write_checked(open_store(db, create=True), checked, secret)
+            done = write_checked(open_store(db, create=True), checked, secret, author=cli_author("notation"))
     if verify_against is not None:
         _print_comparison(comparison, verify_against, as_json)
         if not comparison.ok:

@@ -106,10 +106,10 @@ def _due_details(view: DueView) -> list[Text]:
 
 def print_log(console: Console, rows: list[LogRow]) -> None:
     table = Table(title="Log", title_justify="left")
-    for column in ("#", "recorded", "type", "what happened", "hash"):
+    for column in ("#", "recorded", "type", "what happened", "by", "hash"):
         table.add_column(column)
     for row in rows:
-        table.add_row(str(row.seq), row.recorded_at[:19], row.type, Text(row.summary), row.hash[:12])
+        table.add_row(str(row.seq), row.recorded_at[:19], row.type, Text(row.summary), Text(row.by), row.hash[:12])
     console.print(table)
 
 

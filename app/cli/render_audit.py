@@ -24,6 +24,8 @@ def _rule(rule: str) -> Text:
 def _step_lines(console: Console, step: Step, indent: str = "") -> None:
     console.print(Text(f"{indent}{step.seq:>4}  ", style=DIM) + Text(step.text) + _rule(step.rule))
     pad = indent + "      "
+    if step.by:
+        console.print(Text(f"{pad}entered by: {step.by}", style=DIM))
     if step.kind == "test":
         kind = " move due" if step.status == "moved" else " test due"
         test = Text(step.test.replace("_", " ")) + Text(kind)
@@ -42,7 +44,9 @@ def _step_lines(console: Console, step: Step, indent: str = "") -> None:
         if step.roll is not None:
             dice = " + ".join(map(str, step.roll.dice))
             total = f" = {step.roll.total}" if step.roll.total is not None else ""
-            console.print(Text(f"{pad}rolled at #{step.roll.seq}: {dice}{total}"))
+            seq, by = step.roll.seq, step.roll.by
+            rolled = f"rolled at #{seq} by {by}: {dice}{total}" if by else f"rolled at #{seq}: {dice}{total}"
+            console.print(Text(f"{pad}{rolled}"))
         status = step.status + (" automatically" if step.automatic else "")
         console.print(Text(f"{pad}result: ", style="bold") + Text(status) + _rule(step.rule))
         if step.words:

@@ -38,7 +38,7 @@ from morale.core.rules import Refusal
 from morale.events.codec import MalformedEvent
 from morale.events.numbers import LAST_SEQ, whole_number
 from morale.events.store import EventStore
-from morale.events.types import AnyEvent, BattleId, BattleStarted, Name, Slug, UnitJoined
+from morale.events.types import AnyEvent, Author, BattleId, BattleStarted, Name, Slug, UnitJoined, Via
 from morale.projections.board import Board, board
 from morale.projections.due import DueView, due_tests
 from morale.projections.explain import Explanation, explain
@@ -57,6 +57,7 @@ from ..access import (
     issue_tokens,
     visible_battles,
 )
+from ..authors import CONSOLE_HEADER, grant_author, via_of
 from ..roster import refusal_in_roster, roster_from_text
 from ..service import Recorded, clock_event, record_on, roll_for, start_battle
 from ..snapshot_cache import battle_at
@@ -201,10 +202,9 @@ def _fed(recorded: list[Recorded], fold: Replay) -> list[FeedItem]:
     security=CREATOR,
     responses=problem_responses(400, 401, 403, 409, 413, 422, 503),
 )
-async def create_battle(data: JSONBody[CreateBattle], state: State) -> BattleCreated:
+async def create_battle(data: JSONBody[CreateBattle], request: Request, state: State) -> BattleCreated:
     """Create a battle: its first event and its units. The answer holds the battle's tokens, once."""
-
-    return await _started(state, data.battle, data.started, data.units)
+    return await _started(state, data.battle, data.started, data.units, _creator(request))
 
 
 @post(
@@ -215,7 +215,7 @@ async def create_battle(data: JSONBody[CreateBattle], state: State) -> BattleCre
     security=CREATOR,
     responses=problem_responses(400, 401, 403, 409, 413, 422, 503),
 )
-async def create_from_roster(data: JSONBody[CreateFromRoster], state: State) -> BattleCreated:
+async def create_from_roster(data: JSONBody[CreateFromRoster], request: Request, state: State) -> BattleCreated:
     """Create a battle from a roster's TOML text, exactly as `morale new ROSTER.toml` does. A refusal
     names the line (TOML that does not read) or the field (`unit[2].models`, `battle.ruleset`); a
     roster sent here may not name table files (the server's files are not the sender's)."""
@@ -223,22 +223,39 @@ async def create_from_roster(data: JSONBody[CreateFromRoster], state: State) -> 
     if len(roster.units) > MAX_UNITS:
         raise MalformedEvent(f"{data.file}: at most {MAX_UNITS} units a battle, not {len(roster.units)}", field="unit")
     try:
-        return await _started(state, roster.battle, roster.started, roster.units)
+        return await _started(state, roster.battle, roster.started, roster.units, _creator(request))
     except Refusal as refusal:
         raise refusal_in_roster(roster, refusal) from None
 
 
-async def _started(state: State, battle: str, started: BattleStarted, units: list[UnitJoined]) -> BattleCreated:
+async def _started(
+    state: State, battle: str, started: BattleStarted, units: list[UnitJoined], author: Author
+) -> BattleCreated:
     """Start the battle and issue its tokens (the answer is the only time they are shown)."""
 
     def work(store: EventStore) -> BattleCreated:
-        recorded = start_battle(store, battle, started, units)
+        recorded = start_battle(store, battle, started, units, author=author)
         tokens = issue_tokens(store, battle, started.sides)
         return BattleCreated(battle=battle, seq=recorded[-1].stored.seq, tokens=tokens)
 
     with state.hub.writing(battle):
         created = await state.stores.run(work)
     return created  # type: ignore[no-any-return]
+
+
+def _via(request: Request) -> Via:
+    """How a write came in: the console's page names itself in a header; any other caller is the API."""
+    return via_of(request.headers.get(CONSOLE_HEADER))
+
+
+def _creator(request: Request) -> Author:
+    """Whoever may create a battle sets it up as its referee: its first events are the referee's."""
+    return grant_author(Grant(role="referee"), _via(request))
+
+
+def _author(request: Request) -> Author:
+    """Who is writing: the request's token (its role, side, id and label), and the way in."""
+    return grant_author(request.state.grant, _via(request))
 
 
 # A write to a battle's log: a token that may write to it, 201 with what the log now holds, and the
@@ -269,11 +286,12 @@ async def append_events(
 ) -> list[FeedItem]:
     """Append events, all or none, if the log still ends at `expected_seq` (409 if not)."""
     grant: Grant = request.state.grant
+    author = _author(request)
 
     def work(store: EventStore) -> list[FeedItem]:
         with state.folds.current(store, battle) as fold:
             check_may_append(grant, fold.state(), data.events)
-            return _fed(record_on(store, fold, data.events, expected_seq=data.expected_seq), fold)
+            return _fed(record_on(store, fold, data.events, expected_seq=data.expected_seq, author=author), fold)
 
     return await _written(state, battle, work)
 
@@ -282,11 +300,13 @@ async def append_events(
 async def roll_dice(battle: BattlePath, data: JSONBody[RollDice], request: Request, state: State) -> list[FeedItem]:
     """The engine rolls a due test's dice and records them (dice policy `engine` or `either`)."""
     grant: Grant = request.state.grant
+    author = _author(request)
 
     def work(store: EventStore) -> list[FeedItem]:
         with state.folds.current(store, battle) as fold:
             check_own_unit(grant, fold.state(), data.unit)
-            return _fed(roll_for(store, fold, data.unit, data.test, expected_seq=data.expected_seq), fold)
+            rolled = roll_for(store, fold, data.unit, data.test, expected_seq=data.expected_seq, author=author)
+            return _fed(rolled, fold)
 
     return await _written(state, battle, work)
 
@@ -295,12 +315,13 @@ async def roll_dice(battle: BattlePath, data: JSONBody[RollDice], request: Reque
 async def next_phase(battle: BattlePath, data: JSONBody[NextPhase], request: Request, state: State) -> list[FeedItem]:
     """End the phase in progress or start the next one, in the ruleset's order (the referee's)."""
     grant: Grant = request.state.grant
+    author = _author(request)
 
     def work(store: EventStore) -> list[FeedItem]:
         with state.folds.current(store, battle) as fold:
             event = clock_event(fold)
             check_may_append(grant, fold.state(), [event])
-            return _fed(record_on(store, fold, [event], expected_seq=data.expected_seq), fold)
+            return _fed(record_on(store, fold, [event], expected_seq=data.expected_seq, author=author), fold)
 
     return await _written(state, battle, work)
 

@@ -14,7 +14,7 @@ from morale.core.dice import commitment, new_secret
 from morale.core.rules import Refusal
 from morale.events.codec import battle_id, to_builtins
 from morale.events.store import BattleExists, EventStore
-from morale.events.types import AnyEvent, BattleStarted, PhaseEnded, StoredEvent
+from morale.events.types import AnyEvent, Author, BattleStarted, PhaseEnded, StoredEvent
 from morale.projections.verify import Auditor
 
 from ..service import with_state_digest
@@ -68,20 +68,22 @@ def with_dice_secret(notation: Notation) -> tuple[Notation, str | None]:
     if started.dice_policy == "table" or started.dice_commitment:
         return notation, None
     secret = new_secret()
-    committed = Located(first.line, first.column, replace(started, dice_commitment=commitment(secret)))
+    committed = Located(first.line, first.column, replace(started, dice_commitment=commitment(secret)), first.author)
     return Notation(battle=notation.battle, events=[committed, *notation.events[1:]]), secret
 
 
-def write_checked(store: EventStore, checked: Checked, secret: str | None = None) -> Imported:
+def write_checked(
+    store: EventStore, checked: Checked, secret: str | None = None, author: Author | None = None
+) -> Imported:
     """A new battle in one append (and the dice secret it commits to, if given), unless the store
     already has a battle of that id. The id, from --battle or the [Battle] tag, is held to the limits
-    every way in keeps (never a path, SQL or a NUL)."""
+    every way in keeps (never a path, SQL or a NUL). `author`: who loads it, sealed with each event."""
     battle_id(checked.battle)
     if existing := store.last_seq(checked.battle):
         raise BattleExists(checked.battle, existing)
     # The secret is kept in the append's own transaction: a rival import of the same id cannot leave
     # a secret that does not match the commitment the kept events hold.
-    stored = store.append(checked.battle, checked.events, expected_seq=0, dice_secret=secret)
+    stored = store.append(checked.battle, checked.events, expected_seq=0, dice_secret=secret, author=author)
     return Imported(battle=checked.battle, events=len(stored), head=stored[-1].hash)
 
 

@@ -8,11 +8,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import msgspec
 from lark import Token, Tree
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
 from morale.events.codec import MalformedEvent, event_from_dict
-from morale.events.types import AnyEvent, PhaseEnded
+from morale.events.types import AnyEvent, Author, PhaseEnded
+from morale.events.wording import validation_words
 
 from .header import Tag, battle_events
 from .syntax import parser, read_text, read_value
@@ -31,6 +33,7 @@ class Located:
     line: int
     column: int
     event: AnyEvent
+    author: Author | None = None  # who entered it in the log the notation was written from (a `by` line)
 
 
 @dataclass(frozen=True)
@@ -50,6 +53,7 @@ _TERMINALS = {
     "_NL": "the end of the line",
     "$END": "the end of the file",
 }
+_AUTHOR_FORMS = "write who entered the events as `by referee via cli`, `by SIDE player via console` or `by nobody`"
 # A refused field's path ("dice[1]", "sides[0]"): the field, and the index within it if any.
 _PATH = re.compile(r"([A-Za-z_]*)(\[[0-9]+\])?")
 
@@ -95,6 +99,7 @@ class _Builder:
         self.source, self.base = source, base
         self.turn = 0
         self.open: tuple[int, str, str] | None = None
+        self.author: Author | None = None  # the last `by` line's
 
     def fail(self, at: Tree | Token, message: str) -> NotationError:
         line, column = (at.line, at.column) if isinstance(at, Token) else (at.meta.line, at.meta.column)
@@ -102,6 +107,8 @@ class _Builder:
 
     def build(self, tree: Tree, battle: str | None) -> Notation:
         lines: list[Tree] = list(tree.children)  # type: ignore[arg-type]
+        while lines and lines[0].data == "author":  # who entered the header's events
+            self.author = self._author(lines.pop(0))
         tags = []
         while lines and lines[0].data == "tag":
             node = lines.pop(0)
@@ -115,11 +122,14 @@ class _Builder:
             line, column = (at.meta.line, at.meta.column) if at is not None else (1, 1)
             raise NotationError(self.source, line, column, "the notation starts with its header: [Ruleset ...]...")
         header = battle_events(tags, self.source, self.base, battle)
-        events = [Located(line, column, event) for line, column, event in header.events]
+        events = [Located(line, column, event, self.author) for line, column, event in header.events]
         for node in lines:
+            if node.data == "author":
+                self.author = self._author(node)
+                continue
             event = self.event(node)
             if event is not None:
-                events.append(Located(node.meta.line, node.meta.column, event))
+                events.append(Located(node.meta.line, node.meta.column, event, self.author))
         return Notation(battle=header.battle, events=events)
 
     def event(self, node: Tree) -> AnyEvent | None:
@@ -152,6 +162,28 @@ class _Builder:
             return PhaseEnded(turn=turn, side=side, phase=phase)
         fields, columns = getattr(self, f"_{kind}")(node)
         return self._decoded(node, fields, columns)
+
+    def _author(self, node: Tree) -> Author | None:
+        """`by referee via cli "anna"`, `by orks player via console token 1a2b3c4d "..."`, `by nobody`."""
+        who, kind, via, token, label = node.children
+        if (read_text(who), kind, via, token, label) == ("nobody", None, None, None, None):
+            return None
+        as_player, as_referee = kind is not None and str(kind) == "player", kind is None and read_text(who) == "referee"
+        if via is None or not (as_player or as_referee):
+            raise self.fail(node, _AUTHOR_FORMS)
+        fields: dict[str, Any] = {"role": "player" if kind is not None else "referee", "via": read_text(via)}
+        if kind is not None:
+            fields["side"] = read_text(who)
+        if token is not None:
+            fields["token"] = read_text(token)
+        if label is not None:
+            fields["label"] = read_text(label)
+        try:
+            return msgspec.convert(fields, Author)
+        except msgspec.ValidationError as exc:
+            words, field = validation_words(exc, Author, fields)
+            at = {"via": via, "side": who, "token": token, "label": label}.get(field or "", node)
+            raise self.fail(at if at is not None else node, f"{field}: {words}" if field else words) from None
 
     def _decoded(self, node: Tree, fields: dict[str, Any], columns: dict[str, int]) -> AnyEvent:
         try:

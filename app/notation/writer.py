@@ -3,7 +3,7 @@ a heading for each turn and each phase (`morale notation export`)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 import msgspec
 
@@ -11,6 +11,7 @@ from morale.core.rules import Refusal
 from morale.core.rulesets import lookup
 from morale.events.types import (
     AnyEvent,
+    Author,
     BattleStarted,
     CasualtiesSuffered,
     ChargeDeclared,
@@ -33,12 +34,22 @@ from ..tables import default_table
 from .syntax import ident, text, value
 
 
-def write(battle: str, events: Iterable[AnyEvent]) -> str:
-    """The notation of a battle's events, in log order; the first must be `battle_started`."""
+def write(battle: str, events: Iterable[AnyEvent], authors: Sequence[Author | None] = ()) -> str:
+    """The notation of a battle's events, in log order; the first must be `battle_started`.
+    `authors`: who entered each event (in the same order), written as a `by` line wherever it
+    changes; none for a log written before authors were recorded, whose notation is unchanged."""
     lines: list[str] = []
     turn = 0
     open_phase: tuple[int, str, str] | None = None
-    for event in events:
+    written: Author | None = None
+    for index, event in enumerate(events):
+        author = authors[index] if index < len(authors) else None
+        if author != written:
+            if isinstance(event, PhaseStarted) and event.turn != turn:
+                turn = event.turn  # the turn's heading first, then who entered its first phase
+                lines += ["", f"== Turn {turn} =="]
+            lines.append(author_line(author))
+            written = author
         match event:
             case BattleStarted():
                 lines += header(battle, event)
@@ -58,6 +69,19 @@ def write(battle: str, events: Iterable[AnyEvent]) -> str:
             case _:
                 lines.append(event_line(event))
     return "\n".join(lines).strip("\n") + "\n"
+
+
+def author_line(author: Author | None) -> str:
+    """`by referee via cli "anna"`, `by orks player via console token 1a2b3c4d "Anna's phone"`, `by nobody`."""
+    if author is None:
+        return "by nobody"
+    words = ["by", "referee"] if author.role == "referee" else ["by", ident(author.side), "player"]
+    words += ["via", ident(author.via)]
+    if author.token:
+        words += ["token", ident(author.token)]
+    if author.label:
+        words.append(text(author.label))
+    return " ".join(words)
 
 
 def header(battle: str, started: BattleStarted) -> list[str]:

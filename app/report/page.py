@@ -98,12 +98,14 @@ def _story(lines: list[Line]) -> str:
         if line.kind == "heading":
             if items:
                 items.append("</ol>")
-            items.append(f'<h3 data-seq="{line.seq}">{_e(line.text)}</h3><ol class="story">')
+            by = f' <span class="by">{_e(line.by)}</span>' if line.by else ""
+            items.append(f'<h3 data-seq="{line.seq}">{_e(line.text)}{by}</h3><ol class="story">')
         elif line.kind == "event":
             if not items:
                 items.append('<ol class="story">')
+            by = f' <span class="by">{_e(line.by)}</span>' if line.by else ""
             items.append(
-                f'<li class="event" data-seq="{line.seq}"><span class="seq">{line.seq}</span>{_e(line.text)}</li>'
+                f'<li class="event" data-seq="{line.seq}"><span class="seq">{line.seq}</span>{_e(line.text)}{by}</li>'
             )
         else:
             if not items:

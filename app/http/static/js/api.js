@@ -29,7 +29,12 @@ export function connection(battle, token) {
     try {
       response = await fetch(`${base}/${path}`, {
         method,
-        headers: { Authorization: `Bearer ${token}`, ...(body ? { "Content-Type": "application/json" } : {}) },
+        // X-Morale-Via: the log seals each write as the console's, not a script's call to the API.
+        headers: {
+          Authorization: `Bearer ${token}`,
+          "X-Morale-Via": "console",
+          ...(body ? { "Content-Type": "application/json" } : {}),
+        },
         body: body ? JSON.stringify(body) : undefined,
         cache: "no-store",
       });

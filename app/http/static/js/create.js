@@ -18,6 +18,7 @@ async function call(path, body) {
     response = await fetch(path, {
       method: body ? "POST" : "GET",
       headers: {
+        "X-Morale-Via": "console",  // the new battle's first events are sealed as entered in the console
         ...(body ? { "Content-Type": "application/json" } : {}),
         ...(creationToken ? { Authorization: `Bearer ${creationToken}` } : {}),
       },

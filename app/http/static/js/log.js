@@ -1,6 +1,6 @@
-// The log as a list to step through, newest first: tap an entry to see the board as it stood right
-// after it; the phases of each turn to jump to; and, for the referee, striking an entry out
-// (a retraction, with its reason: nothing is ever deleted from the log).
+// The log as a list to step through, newest first, each entry with who entered it: tap an entry
+// to see the board as it stood right after it; the phases of each turn to jump to; and, for the
+// referee, striking an entry out (a retraction, with its reason: nothing is ever deleted from the log).
 import { el, words, fill } from "./dom.js";
 import { isReferee, phaseName, state } from "./state.js";
 import { submit } from "./outbox.js";
@@ -24,12 +24,18 @@ function entry(row, struck, goTo) {
   const item = el("li", { value: row.seq, class: `${struck ? "struck" : ""}${current ? " current" : ""}`,
     dataset: { seq: row.seq, type: row.type } },
   el("button", { type: "button", class: "go", "aria-current": current ? "step" : null, onclick: () => goTo(row.seq) },
-    el("span", { class: "seq" }, String(row.seq)), ` ${row.summary}`, struck ? el("span", { class: "visually-hidden" }, " (struck out)") : null));
+    el("span", { class: "seq" }, String(row.seq)), ` ${row.summary}`, struck ? el("span", { class: "visually-hidden" }, " (struck out)") : null,
+    author(row)));
   if (isReferee() && state.live && !struck && row.type !== "event_retracted" && row.seq > 1) {
     item.append(el("button", { type: "button", class: "strike", "aria-label": `Strike out event ${row.seq}`,
       onclick: () => confirmStrike(item, row) }, "Strike"));
   }
   return item;
+}
+
+// Who entered the event, in the server's words ("orks player (console, Anna's phone)", "not recorded").
+function author(row) {
+  return row.by ? el("span", { class: "by" }, row.by) : null;
 }
 
 function confirmStrike(item, row) {

@@ -16,6 +16,7 @@ export function drawWhy(holder, why, { goTo, back }) {
         el("button", { type: "button", class: "where", onclick: () => goTo(step.seq) },
           `event ${step.seq}${step.status ? ` · ${step.status}` : ""}`),
         el("p", { class: "text" }, step.text),
+        enteredBy(step),
         step.kind === "test" ? test(step) : step.rule ? el("p", { class: "rule" }, cite(step.rule)) : null,
         step.caused_by.length
           ? el("ul", { class: "causes" }, step.caused_by.map((cause) => el("li", {},
@@ -43,4 +44,11 @@ function test(step) {
     step.status && step.status !== "due" ? ["Result", el("span", {}, `${step.status} `, cite(step.rule))] : null,
   ].filter(Boolean);
   return el("dl", { class: "test-detail" }, rows.map(([term, value]) => el("div", {}, el("dt", {}, term), el("dd", {}, value))));
+}
+
+// Who entered the event behind a step, and its dice where another entered them, in the server's words.
+function enteredBy(step) {
+  if (!step.by) return null;
+  const dice = step.roll?.by && step.roll.by !== step.by ? step.roll.by : "";
+  return el("p", { class: "by" }, `entered by: ${step.by}`, dice ? el("span", { class: "dice-by" }, ` · dice entered by: ${dice}`) : null);
 }

@@ -1,0 +1,55 @@
+"""Who is appending: the `Author` sealed with each event, built at the edge where the write came in.
+
+A command typed at the machine that holds the store writes as the referee, labelled with the login
+name of who typed it; a call over HTTP writes as its token's role, side, id and label. Every author
+is held to `Author`'s limits before it is sealed: a login name or a label beyond them is left out
+rather than sealed into bytes that a reader would then refuse.
+"""
+
+from __future__ import annotations
+
+import getpass
+
+import msgspec
+
+from morale.events.types import Author, Via
+
+from .access import Grant
+
+CONSOLE_HEADER = "X-Morale-Via"  # the console's page says so on every call: `X-Morale-Via: console`
+
+
+def _held_to_limits(role: str, via: Via, side: str = "", token: str = "", label: str = "") -> Author:
+    fields = {"role": role, "via": via, "side": side, "token": token, "label": label}
+    try:
+        return msgspec.convert(fields, Author)
+    except msgspec.ValidationError:
+        # Only a label comes from outside what morale itself names (a login name, a credential's
+        # label): the rest are the grant's and the store's own.
+        return msgspec.convert({**fields, "label": ""}, Author)
+
+
+def login_name() -> str:
+    """The name of who is logged in at this machine, or "" where the system cannot say."""
+    try:
+        return getpass.getuser()
+    except (OSError, KeyError, ImportError):  # no LOGNAME and no passwd entry (a bare container)
+        return ""
+
+
+def cli_author(via: Via = "cli") -> Author:
+    """A command typed at the machine that holds the store: the referee, by their login name."""
+    return _held_to_limits("referee", via, label=login_name())
+
+
+def grant_author(grant: Grant, via: Via) -> Author:
+    """A write over HTTP, as its token's grant: a spectator records nothing, so it is never one."""
+    if grant.role == "spectator":
+        raise ValueError("role: a spectator records nothing")
+    side = grant.side if grant.role == "player" else ""
+    return _held_to_limits(grant.role, via, side=side, token=grant.token_id, label=grant.label)
+
+
+def via_of(header: str | None) -> Via:
+    """The way in of an HTTP write: the console's page says it is the console; anything else is the API."""
+    return "console" if header == "console" else "http"
