@@ -27,6 +27,8 @@ from morale.events.types import (
     ChargeDeclared,
     DiceRolled,
     PlayerDecided,
+    SeedCommitted,
+    SeedRevealed,
     TableFactRecorded,
     UnitChanged,
 )
@@ -145,6 +147,10 @@ def check_may_append(grant: Grant, battle: Battle, events: Sequence[AnyEvent]) -
         return
     for offset, event in enumerate(events, start=1):
         where = f"event {offset} of {len(events)}: " if len(events) > 1 else ""
+        if isinstance(event, SeedCommitted | SeedRevealed):  # a player's seed is their own side's alone
+            if event.side != grant.side:
+                raise Forbidden(f"{where}a player commits and reveals only {grant.side}'s own seed", field="side")
+            continue
         named = _unit_named(event)
         if named is None:
             raise Forbidden(f"{where}{event.__struct_config__.tag} is for the referee, not a player", field="type")
