@@ -149,7 +149,9 @@ def check_may_append(grant: Grant, battle: Battle, events: Sequence[AnyEvent]) -
         where = f"event {offset} of {len(events)}: " if len(events) > 1 else ""
         if isinstance(event, SeedCommitted | SeedRevealed):  # a player's seed is their own side's alone
             if event.side != grant.side:
-                raise Forbidden(f"{where}a player commits and reveals only {grant.side}'s own seed", field="side")
+                raise Forbidden(
+                    f"{where}a player commits and reveals only the seed of their own side, {grant.side}", field="side"
+                )
             continue
         named = _unit_named(event)
         if named is None:

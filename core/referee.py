@@ -207,7 +207,7 @@ def _seed_revealed(battle: Battle, event: SeedRevealed) -> None:
     if committed is None:
         raise Refusal(f"{event.side} has committed to no seed for this dice secret", rule=rules.SEED_REVEAL)
     if event.side in battle.seeds:
-        raise Refusal(f"{event.side}'s seed is already revealed", rule=rules.SEED_REVEAL)
+        raise Refusal(f"the seed of {event.side} is already revealed", rule=rules.SEED_REVEAL)
     waiting = [side for side in battle.sides if side not in battle.seed_commitments]
     if waiting:
         raise Refusal(
@@ -215,7 +215,7 @@ def _seed_revealed(battle: Battle, event: SeedRevealed) -> None:
             rule=rules.SEED_REVEAL,
         )
     if commitment(event.seed) != committed:
-        raise Refusal(f"this seed does not hash to {event.side}'s commitment", rule=rules.SEED_REVEAL)
+        raise Refusal(f"this seed does not hash to the commitment of {event.side}", rule=rules.SEED_REVEAL)
 
 
 def _player_decided(battle: Battle, event: PlayerDecided) -> None:

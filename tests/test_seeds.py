@@ -117,7 +117,7 @@ def test_a_seed_is_revealed_once_both_sides_committed_and_must_match_engine_dice
     assert early.rule == rules.SEED_REVEAL and "not yet committed: imperium" in early.message
     record(store, "hive-tarsis", [SeedCommitted(side="imperium", commitment=commitment(IMPERIUM))])
     wrong = refused(store, SeedRevealed(side="orks", seed=IMPERIUM))
-    assert wrong.rule == rules.SEED_REVEAL and "does not hash to orks's commitment" in wrong.message
+    assert wrong.rule == rules.SEED_REVEAL and "does not hash to the commitment of orks" in wrong.message
     record(store, "hive-tarsis", [SeedRevealed(side="orks", seed=ORKS)])
     assert refused(store, SeedRevealed(side="orks", seed=ORKS)).rule == rules.SEED_REVEAL  # twice
 
@@ -245,7 +245,7 @@ def test_a_player_commits_and_reveals_only_their_own_sides_seed(tmp_path):
         theirs = {"type": "seed_committed", "side": "imperium", "commitment": commitment(IMPERIUM)}
         answer = client.post(path, json={"expected_seq": 9, "events": [theirs]}, headers=orks)
         assert answer.status_code == 403 and answer.json()["field"] == "side"
-        assert "only orks's own seed" in answer.json()["detail"]
+        assert "only the seed of their own side, orks" in answer.json()["detail"]
         own = {"type": "seed_committed", "side": "orks", "commitment": commitment(ORKS)}
         assert client.post(path, json={"expected_seq": 9, "events": [own]}, headers=orks).status_code == 201
         early = {"type": "seed_revealed", "side": "orks", "seed": ORKS}

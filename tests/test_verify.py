@@ -238,6 +238,16 @@ def test_a_battle_revealed_while_tests_are_due_is_finished_and_every_roll_verifi
     assert checked(engine_store, first).findings[0].check == "dice"  # the spent secret is not the one in force
 
 
+def test_revealed_while_a_fall_back_roll_is_due_the_engine_rolls_it_engine_dice_reveal(engine_store):
+    # The trap of issue 26: the reveal used to leave a due Fall Back with no dice anyone could roll.
+    record(engine_store, "hive-tarsis", [DiceRolled(unit="boyz", test="morale", dice=(6, 6))])  # fails
+    assert ("boyz", "fall_back") in {(d.unit, d.test) for d in load(engine_store, "hive-tarsis").state().due}
+    reveal(engine_store, load(engine_store, "hive-tarsis"))
+    rolled = roll_for(engine_store, load(engine_store, "hive-tarsis"), "boyz", "fall_back")
+    assert rolled[0].stored.event.source == "engine"
+    assert ("boyz", "fall_back") not in {(d.unit, d.test) for d in load(engine_store, "hive-tarsis").state().due}
+
+
 def _first_due(store: EventStore) -> tuple[str, str]:
     due = load(store, "hive-tarsis").state().due[0]
     return due.unit, due.test
