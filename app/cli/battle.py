@@ -28,11 +28,19 @@ from morale.projections.log import log_rows
 from morale.projections.narrative import Line, describe_event, narrate
 from morale.projections.timeline import turn_span
 
-from ..access import issue_tokens, revoke_token
+from ..access import (
+    credentials,
+    issue_token,
+    issue_tokens,
+    replace_all_tokens,
+    revoke_tokens,
+    role_of,
+    utc_now,
+)
 from ..roster import load_roster
 from ..service import clock_event, fold_to_append_to, load, record_anew, record_on, roll_for, start_battle
 from . import render
-from .base import DEFAULT_DB, BattleArg, Db, Expect, Json, app, emit_json, open_store, out, refusals, report
+from .base import DEFAULT_DB, BattleArg, Db, Expect, Json, app, emit_json, err, open_store, out, refusals, report
 
 
 @app.command()
@@ -195,49 +203,78 @@ def battles_command(db: Db = DEFAULT_DB, as_json: Json = False) -> None:
 @app.command("tokens")
 def tokens_command(
     battle: BattleArg,
-    role: Annotated[
+    issue: Annotated[
         str | None,
-        typer.Option(help="Print only this role's token, for a script: referee, spectator or a side's name."),
+        typer.Option(
+            metavar="ROLE",
+            help="Issue one more token for this role (referee, spectator or a side's name); the others keep working.",
+        ),
     ] = None,
+    label: Annotated[str | None, typer.Option(help="The new token's label, e.g. \"Anna's phone\".")] = None,
+    replace_all: Annotated[
+        bool,
+        typer.Option("--replace-all", help="Issue a fresh set and revoke every earlier token (logs everyone out)."),
+    ] = False,
     db: Db = DEFAULT_DB,
     as_json: Json = False,
 ) -> None:
-    """Issue a battle's tokens for `morale serve` (referee, one per side, spectator); earlier ones stop working."""
+    """List a battle's tokens (never their secrets); --issue one more for a role, or --replace-all."""
     with refusals(as_json):
+        if issue is not None and replace_all:
+            raise Refusal("--issue adds one token and --replace-all replaces them all: give one of them", field="issue")
+        if label is not None and issue is None and not replace_all:
+            raise Refusal("--label names a token being issued: give it with --issue ROLE", field="label")
         store = open_store(db)
         sides = load(store, battle).state().sides
-        roles = ["referee", "spectator", *sides]
-        if role is not None and role not in roles:
-            raise Refusal(f"no role {role!r} in {battle} (roles: {', '.join(roles)})", field="role")
-        issued = issue_tokens(store, battle, sides)
-        if role is not None:
-            token = {"referee": issued.referee, "spectator": issued.spectator, **issued.players}[role]
-            emit_json(token) if as_json else out.print(token, markup=False)
+        if issue is not None:
+            role, side = role_of(issue, sides)
+            issued = issue_token(store, battle, role, side, label or "")
+        elif replace_all:
+            fresh, logged_out = replace_all_tokens(store, battle, sides, label or f"replaced all {utc_now()}")
         else:
-            emit_json(issued) if as_json else render.print_tokens(out, issued)
+            listed = credentials(store, battle)
+    if issue is not None:
+        if as_json:
+            emit_json(issued)
+        else:
+            # The secret alone on stdout, for `TOKEN=$(morale tokens ... --issue ...)`; the words on stderr.
+            said = f"Token {issued.id} for the {issue} of {battle}, labelled {issued.label!r}; shown once."
+            err.print(said, markup=False)
+            out.print(issued.token, markup=False)
+    elif replace_all:
+        if as_json:
+            emit_json({"battle": battle, "tokens": fresh, "logged_out": logged_out})
+        else:
+            render.print_logged_out(out, battle, logged_out)
+            render.print_tokens(out, fresh)
+    else:
+        emit_json(listed) if as_json else render.print_credentials(out, battle, listed)
 
 
 @app.command("revoke")
 def revoke_command(
     battle: BattleArg,
-    role: Annotated[str, typer.Argument(help="Whose token: referee, spectator or a side's name.")],
-    reissue: Annotated[
-        bool, typer.Option("--reissue", help="Issue a fresh token for that role in its place (shown once).")
-    ] = False,
+    which: Annotated[
+        str, typer.Argument(metavar="ID|ROLE", help="A token's id (`morale tokens` lists them), or a whole role.")
+    ],
+    reissue: Annotated[bool, typer.Option("--reissue", help="Issue a fresh token in its place (shown once).")] = False,
     db: Db = DEFAULT_DB,
     as_json: Json = False,
 ) -> None:
-    """Revoke one role's token for `morale serve`; every other token of the battle keeps working."""
+    """Revoke one token by its id, or every token of a role; every other token of the battle keeps working."""
     with refusals(as_json):
         store = open_store(db)
         sides = load(store, battle).state().sides
-        fresh = revoke_token(store, battle, role, sides, reissue=reissue)
+        done = revoke_tokens(store, battle, which, sides, reissue=reissue)
     if as_json:
-        emit_json({"battle": battle, "revoked": role, "token": fresh})
-    elif fresh is None:
-        out.print(f"The {role} token of {battle} no longer works; the other tokens still do.", markup=False)
+        emit_json({"battle": battle, "revoked": done.revoked, "token": done.token})
+        return
+    for gone in done.revoked:
+        err.print(f"Token {gone.id} ({render.holder(gone)}) of {battle} no longer works.", markup=False)
+    if done.token is None:
+        out.print(f"The other tokens of {battle} still work.", markup=False)
     else:
-        out.print(fresh, markup=False)
+        out.print(done.token, markup=False)
 
 
 @app.command("serve")
