@@ -17,7 +17,7 @@ import secrets
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple
 
 import msgspec
 
@@ -276,16 +276,37 @@ def visible_battles(store: EventStore, token: str) -> list[Visible]:
 
 
 def grant_for(store: EventStore, battle: str, token: str) -> Grant | None:
-    """What the token may do in the battle, or None if it opens it not. Notes the use, at most once
-    a minute per token (LAST_USED_EVERY_S): a read that would otherwise write on every request."""
-    digest = token_hash(token)
-    found = store.token_grant(battle, digest)
+    """What the token may do in the battle, or None if it does not open it. Only reads."""
+    found = store.token_grant(battle, token_hash(token))
+    return None if found is None else _grant(found)
+
+
+def _grant(found: StoredToken) -> Grant:
+    token_id = token_id_of(found.token_hash)
+    return Grant(role=found.role, side=found.side, token_id=token_id, label=found.label)  # type: ignore[arg-type]
+
+
+class Opened(NamedTuple):
+    """A token that opens a battle: what it may do, and whether its use is to be noted."""
+
+    grant: Grant
+    token_hash: str
+    note_use: bool  # its "last used" is older than LAST_USED_EVERY_S
+
+
+def opened_with(store: EventStore, battle: str, token: str) -> Opened | None:
+    """The grant, and whether `note_use` is due once the request has been answered. Only reads: a
+    refused request writes nothing, and a burst of requests notes one use."""
+    found = store.token_grant(battle, token_hash(token))
     if found is None:
         return None
-    stale_before = utc_now(-LAST_USED_EVERY_S)
-    if found.last_used < stale_before:
-        store.touch_token(battle, digest, utc_now(), stale_before)
-    return Grant(role=found.role, side=found.side, token_id=token_id_of(digest), label=found.label)  # type: ignore[arg-type]
+    return Opened(_grant(found), found.token_hash, found.last_used < utc_now(-LAST_USED_EVERY_S))
+
+
+def note_use(store: EventStore, battle: str, digest: str) -> None:
+    """Say the token was used now: at most once a minute per token (LAST_USED_EVERY_S), so the
+    console's polling and following all game long cost a write a minute, not one a request."""
+    store.touch_token(battle, digest, utc_now(), utc_now(-LAST_USED_EVERY_S))
 
 
 def _unit_named(event: AnyEvent) -> tuple[str, str] | None:

@@ -37,9 +37,10 @@ from ..access import (
     role_of,
     utc_now,
 )
+from ..join import check_public_url
 from ..roster import load_roster
 from ..service import clock_event, fold_to_append_to, load, record_anew, record_on, roll_for, start_battle
-from . import render
+from . import join_links, render
 from .base import DEFAULT_DB, BattleArg, Db, Expect, Json, app, emit_json, err, open_store, out, refusals, report
 
 
@@ -280,7 +281,10 @@ def revoke_command(
 @app.command("serve")
 def serve_command(
     db: Db = DEFAULT_DB,
-    host: Annotated[str, typer.Option(help="Address to listen on (loopback unless you mean otherwise).")] = "127.0.0.1",
+    host: Annotated[
+        str | None,
+        typer.Option(help="Address to listen on (default: loopback; every interface with --table)."),
+    ] = None,
     port: Annotated[int, typer.Option(min=0, max=65535, help="Port to listen on.")] = 8000,
     heartbeat: Annotated[float, typer.Option(help="Seconds between heartbeats on an idle feed.")] = 15.0,
     poll: Annotated[
@@ -297,11 +301,29 @@ def serve_command(
     pool_size: Annotated[
         int, typer.Option(min=1, help="PostgreSQL: the most connections this node opens to the database.")
     ] = 10,
+    table: Annotated[
+        str | None,
+        typer.Option(
+            metavar="BATTLE",
+            help="Serve a table: listen on the network and print a join link and QR code per role of BATTLE.",
+        ),
+    ] = None,
+    public_url: Annotated[
+        str | None, typer.Option(help="Where join links point, e.g. https://club.example (a proxy, TLS).")
+    ] = None,
+    ssl_certfile: Annotated[Path | None, typer.Option(help="Serve over TLS with this certificate (PEM).")] = None,
+    ssl_keyfile: Annotated[Path | None, typer.Option(help="The certificate's private key (PEM).")] = None,
 ) -> None:
     """Serve the store over HTTP: the API (OpenAPI at /schema), the live feed and the viewer (/view)."""
     from ..http.node import serve as serve_node
     from ..http.server import Settings, create_app
 
+    host = host or (join_links.ANY_ADDRESS[0] if table else "127.0.0.1")
+    with refusals():
+        tls = join_links.check_tls(ssl_certfile, ssl_keyfile)
+        public_url = check_public_url(public_url) if public_url else None
+        if table is not None and port == 0:
+            raise Refusal("--table needs a port of its own for the links to name (not 0)", field="port")
     settings = Settings(
         poll_s=poll,
         heartbeat_s=heartbeat,
@@ -309,21 +331,29 @@ def serve_command(
         create_token=create_token,
         allow_origins=tuple(allow_origin or ()),
         pool_size=pool_size,
+        public_url=public_url,
     )
     with refusals():
         _check_port(host, port)  # first: a busy port must not leave a new store behind
         # Clients create battles over the API, so serving may create the store; the line below says
         # when it did, for a mistyped --db to show at once.
         fresh = not is_database_url(db) and not Path(db).exists()
+        if table is not None:
+            store = open_store(db)
+            tokens = join_links.table_tokens(store, table, load(store, table).state().sides)
         served = create_app(db, settings)
     kind = "a new store" if fresh else "the store"
-    out.print(f"Serving {kind} {shown(db)} on http://{host}:{port}/ (viewer: /view, API: /schema)", markup=False)
+    scheme = "https" if tls else "http"
+    out.print(f"Serving {kind} {shown(db)} on {scheme}://{host}:{port}/ (viewer: /view, API: /schema)", markup=False)
+    if table is not None:
+        base = public_url or f"{scheme}://{join_links.link_host(host, out)}:{port}"
+        join_links.print_join_links(out, base, table, tokens)
     # The code and the app live as long as the process: out of the cyclic collector's full passes,
     # which otherwise walk them again and again, and whose pauses were the live feed's slowest
     # deliveries (bench/feed.py; the figures are in bench/README.md).
     gc.collect()
     gc.freeze()
-    serve_node(served, host, port)
+    serve_node(served, host, port, ssl_certfile=ssl_certfile, ssl_keyfile=ssl_keyfile)
 
 
 def _check_port(host: str, port: int) -> None:
