@@ -510,6 +510,7 @@ async def schema_of_feed() -> dict[str, Any]:
 class Caller(msgspec.Struct, frozen=True, kw_only=True):
     role: str  # referee, player or spectator
     side: str = ""  # a player's side
+    token_id: str = ""  # the id of the token used (the console's Share screen never offers to revoke it)
 
 
 class BattleVocabulary(msgspec.Struct, frozen=True, kw_only=True):
@@ -551,7 +552,7 @@ async def battle_vocabulary(battle: BattlePath, request: Request, state: State) 
             sides=started.sides,
             dice_policy=started.dice_policy,
             engine_rolls=engine,
-            caller=Caller(role=grant.role, side=grant.side),
+            caller=Caller(role=grant.role, side=grant.side, token_id=grant.token_id),
             vocabulary=vocabulary_of(started.ruleset, started.ruleset_version),
         )
 
