@@ -59,7 +59,7 @@ from ..access import (
     visible_battles,
 )
 from ..service import Recorded, clock_event, record_on, roll_for, start_battle
-from ..snapshot_cache import battle_at
+from ..snapshot_cache import battle_at, fold_lock
 from . import live, streaming
 from .bodies import read_body
 from .folds import Folds
@@ -185,7 +185,7 @@ def noting_token_use(app: ASGIApp) -> ASGIApp:
                 if opened is not None and opened.note_use:
                     battle = scope["path_params"]["battle"]
                     stores: live.Stores = scope["litestar_app"].state.stores
-                    await stores.run(lambda store: note_use(store, battle, opened.token_hash))
+                    await stores.run(lambda store: _note_use(store, battle, opened.token_hash))
 
         await app(scope, receive, sending)
 
@@ -193,6 +193,11 @@ def noting_token_use(app: ASGIApp) -> ASGIApp:
 
 
 HTTP_400 = 400
+
+
+def _note_use(store: EventStore, battle: str, digest: str) -> None:
+    with fold_lock(battle):  # never while a fold of the battle reads and writes its snapshots
+        note_use(store, battle, digest)
 
 
 # -- what the OpenAPI document says of who may call and what may go wrong --------------------------
