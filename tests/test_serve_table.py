@@ -18,7 +18,7 @@ import httpx
 import pytest
 from support.browser import PHONE, WAIT_MS
 from support.cli import morale
-from support.nodes import WAIT_S, Node
+from support.nodes import WAIT_S, Node, TableNode
 from support.qr import decode_terminal_qr_codes
 from support.served import BATTLE, ROSTER, bearer
 
@@ -29,15 +29,9 @@ END = "Ctrl-C stops the server."  # the line after the last code
 SIDE_OF = {unit.unit: unit.side for unit in load_roster(ROSTER).units}
 
 
-def started_table(tmp_path: Path, *args: str) -> tuple[Node, str, dict]:
-    """The example battle with its first set of tokens, served as a table; what the server printed."""
-    db = tmp_path / "table.db"
-    first = json.loads(morale(db, "new", str(ROSTER), "--tokens", "--json").stdout)["tokens"]
-    node = Node(str(db), tmp_path / "node.log", "--table", BATTLE, *args)
-    node.__enter__()
-    printed = node.log.read_text()
-    assert END in printed, printed  # printed before the server answers
-    return node, printed, first
+def first_set(db: Path) -> dict:
+    """The example battle, and the tokens `morale new --tokens` issued it."""
+    return json.loads(morale(db, "new", str(ROSTER), "--tokens", "--json").stdout)["tokens"]
 
 
 def roles_opened(browser, urls: list[str], **context_options) -> list[str]:
@@ -67,9 +61,11 @@ def roles_opened(browser, urls: list[str], **context_options) -> list[str]:
 
 
 def test_the_table_joins_by_scanning_each_roles_code_and_nobody_is_logged_out(browser, tmp_path):
-    node, printed, first = started_table(tmp_path)
-    with node:
-        urls = decode_terminal_qr_codes(printed)
+    db = tmp_path / "table.db"
+    first = first_set(db)
+    with TableNode(str(db), tmp_path / "node.log", BATTLE) as node:
+        assert END in node.printed
+        urls = node.join_urls
         assert len(urls) == 4
         host = lan_address() or "127.0.0.1"
         for url in urls:
@@ -88,9 +84,10 @@ def test_the_table_joins_by_scanning_each_roles_code_and_nobody_is_logged_out(br
 
 
 def test_a_public_url_is_the_base_of_every_link(tmp_path):
-    node, printed, _ = started_table(tmp_path, "--public-url", "https://club.example/morale/")
-    with node:
-        urls = decode_terminal_qr_codes(printed)
+    db = tmp_path / "table.db"
+    first_set(db)
+    with TableNode(str(db), tmp_path / "node.log", BATTLE, "--public-url", "https://club.example/morale/") as node:
+        urls = node.join_urls
     assert [url.split("#")[0] for url in urls] == ["https://club.example/morale/view"] * 4
 
 
