@@ -78,7 +78,7 @@ def test_one_more_token_for_a_role_prints_its_secret_alone_and_the_others_keep_w
     tokens = first_set(db)
     printed = morale(db, "tokens", BATTLE, "--issue", "spectator", "--label", "the feed for the stream")
     assert printed.exit_code == 0 and len(printed.stdout.split()) == 1
-    assert "labelled 'the feed for the stream'; shown once" in printed.stderr
+    assert "(spectator) of hive-tarsis, labelled 'the feed for the stream': shown once" in printed.stderr
     fresh = printed.stdout.strip()
     assert statuses(db, {**tokens, "fresh": fresh}) == dict.fromkeys([*tokens, "fresh"], 200)
     spectators = [row for row in listed(db) if row["role"] == "spectator"]

@@ -239,7 +239,8 @@ def tokens_command(
             emit_json(issued)
         else:
             # The secret alone on stdout, for `TOKEN=$(morale tokens ... --issue ...)`; the words on stderr.
-            said = f"Token {issued.id} for the {issue} of {battle}, labelled {issued.label!r}; shown once."
+            holder = render.holder(issued)
+            said = f"Token {issued.id} ({holder}) of {battle}, labelled {issued.label!r}: shown once."
             err.print(said, markup=False)
             out.print(issued.token, markup=False)
     elif replace_all:

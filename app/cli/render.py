@@ -8,7 +8,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from morale.app.access import Credential, IssuedTokens
+from morale.app.access import Credential, Issued, IssuedTokens
 from morale.core import catalogue
 from morale.core.outcomes import Outcome
 from morale.core.state import Battle
@@ -151,7 +151,7 @@ def print_tokens(console: Console, tokens: IssuedTokens) -> None:
     console.print(table)
 
 
-def holder(token: Credential) -> str:
+def holder(token: Credential | Issued) -> str:
     """Whose token it is, in words: "referee", "player: orks", "spectator"."""
     return f"player: {token.side}" if token.role == "player" else token.role
 

@@ -7,8 +7,14 @@ import { state } from "./state.js";
 
 let made = null;  // the last link made: shown until the screen is left and made again
 
+// Whose a token or a link is, each a whole phrase with its placeholder (for a translation).
 const holderWords = ({ role, side }) =>
   role === "player" ? `the ${words(side)} player` : role === "referee" ? "the referee" : "a spectator";
+const linkFor = ({ role, side }) =>
+  role === "player" ? `Link for the ${words(side)} player` : role === "referee" ? "Link for the referee" : "Link for a spectator";
+const madeFor = ({ role, side, label }) =>
+  role === "player" ? `Link for the ${words(side)} player: ${label}`
+    : role === "referee" ? `Link for the referee: ${label}` : `Link for a spectator: ${label}`;
 const when = (stamp) => (stamp ? stamp.replace("T", " ").replace(/:\d\dZ$/, " UTC") : "");
 
 function roles() {
@@ -38,7 +44,7 @@ export async function drawShare(holder, { failed }) {
     el("label", { class: "label" }, "Whose link (a label) ", label),
     el("div", { class: "menu roles" }, roles().map((who) =>
       el("button", { type: "button", dataset: { role: who.role, side: who.side ?? "" }, onclick: () => make(who) },
-        `Link for ${holderWords(who)}`))),
+        linkFor(who)))),
     made ? madeLink(made) : null,
     el("h3", {}, "Tokens of this battle"),
     list);
@@ -46,7 +52,7 @@ export async function drawShare(holder, { failed }) {
 }
 
 function madeLink(link) {
-  const code = el("div", { class: "qr", role: "img", "aria-label": `QR code of the link for ${holderWords(link)}` });
+  const code = el("div", { class: "qr", role: "img", "aria-label": `The QR code of the link: ${link.label}` });
   code.innerHTML = link.qr_svg;  // the server's own SVG (segno), nothing from the page's input
   const url = el("input", { readonly: true, value: link.join_url, "aria-label": "the join link", class: "join-url" });
   const copied = el("span", { role: "status" });
@@ -60,7 +66,7 @@ function madeLink(link) {
     }
   };
   return el("div", { class: "made", dataset: { role: link.role, side: link.side } },
-    el("h3", { tabindex: "-1" }, `Link for ${holderWords(link)}: ${link.label}`),
+    el("h3", { tabindex: "-1" }, madeFor(link)),
     code,
     url,
     el("div", { class: "row" }, el("button", { type: "button", onclick: copy }, "Copy the link"), copied),
