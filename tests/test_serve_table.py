@@ -179,3 +179,15 @@ def test_a_certificate_without_its_key_or_a_table_that_does_not_exist_is_refused
     assert nowhere.exit_code == 2 and "no battle 'no-such-battle'" in nowhere.stderr
     bad_url = morale(db, "serve", "--public-url", "club.example")
     assert bad_url.exit_code == 2 and "public-url" in bad_url.stderr
+
+
+def test_without_a_network_the_links_name_loopback_and_say_so(monkeypatch):
+    from rich.console import Console
+
+    from morale.app.cli import join_links
+
+    said = Console(record=True, width=200)
+    monkeypatch.setattr(join_links, "lan_address", lambda: None)
+    assert join_links.link_host("0.0.0.0", said) == "127.0.0.1"
+    assert "No network found: the links use 127.0.0.1, which only this machine can open." in said.export_text()
+    assert join_links.link_host("192.168.1.20", said) == "192.168.1.20"  # one address listened on: that one
