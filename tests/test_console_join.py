@@ -10,6 +10,7 @@ import httpx
 import pytest
 from support.browser import PHONE, WAIT_MS, layout_problems, screenshot, serious_violations
 from support.console import Console
+from support.qr import decode_page_qr_code
 from support.served import BATTLE, WAIT_S, LiveServer, bearer, creation_body, example_events
 
 from morale.app.http.server import Settings, create_app
@@ -170,8 +171,9 @@ def test_the_share_screen_makes_a_link_per_role_and_revokes_tokens_and_nobody_is
     made.wait_for(timeout=WAIT_MS)
     assert made.locator(".qr svg").count() == 1
     assert "Link for a spectator: the stream overlay" in made.inner_text()
-    url = made.locator("input.join-url").input_value()
+    url = decode_page_qr_code(made.locator(".qr svg"))  # the code, as a phone's camera reads it
     assert url.startswith(f"{server.url}/view#battle={BATTLE}&token=")
+    assert made.locator("input.join-url").input_value() == url
     referee.wait_for_selector("#share ul.tokens li:nth-child(5)", timeout=WAIT_MS)
     problems = layout_problems(referee) + serious_violations(referee)
     screenshot(referee, "join-share")

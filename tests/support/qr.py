@@ -1,7 +1,11 @@
-"""Reading QR codes back out of a terminal, as a phone's camera would read them off the screen:
-the characters segno draws (`terminal(compact=True)`: each character two modules tall, light ones
-drawn as blocks) become a pixel matrix, and zxing-cpp decodes it. Never the text printed beside a
-code: a test that read that would pass with a code that opens nothing."""
+"""Reading QR codes back as a phone's camera reads them off a screen, never from the text printed
+beside them (a test that read that would pass with a code that opens nothing).
+
+- `decode_terminal_qr_codes`: the codes a terminal shows. The characters segno draws
+  (`terminal(compact=True)`: each character two modules tall, light ones drawn as blocks) become a
+  pixel matrix, and zxing-cpp decodes it.
+- `decode_page_qr_code`: a code a page shows as inline SVG (the Share screen), drawn on a canvas
+  and decoded the same way."""
 
 from __future__ import annotations
 
@@ -54,3 +58,38 @@ def decode_terminal_qr_codes(text: str) -> list[str]:
         assert len(read) == 1, f"code {number} of the text does not decode as one QR code"
         found.append(read[0].text)
     return found
+
+
+# Draws the page's QR code (an inline <svg>) onto a canvas and hands back its grey levels, row by
+# row: what a camera pointed at the screen would see, without the text beside it.
+_SVG_PIXELS = """
+async (svg) => {
+  const drawn = svg.cloneNode(true);
+  drawn.setAttribute("xmlns", "http://www.w3.org/2000/svg");
+  const image = new Image();
+  image.src = "data:image/svg+xml," + encodeURIComponent(drawn.outerHTML);
+  await image.decode();
+  const size = 400;
+  const canvas = Object.assign(document.createElement("canvas"), { width: size, height: size });
+  const context = canvas.getContext("2d");
+  context.fillStyle = "#fff";
+  context.fillRect(0, 0, size, size);
+  context.drawImage(image, 20, 20, size - 40, size - 40);
+  const { data } = context.getImageData(0, 0, size, size);
+  const rows = [];
+  for (let y = 0; y < size; y++) {
+    const row = [];
+    for (let x = 0; x < size; x++) row.push(data[(y * size + x) * 4]);
+    rows.push(row);
+  }
+  return rows;
+}
+"""
+
+
+def decode_page_qr_code(locator) -> str:
+    """The text of the QR code drawn by the <svg> element `locator` finds in a page."""
+    rows = locator.evaluate(_SVG_PIXELS)
+    read = zxingcpp.read_barcodes(np.array(rows, dtype=np.uint8), formats=zxingcpp.BarcodeFormat.QRCode)
+    assert len(read) == 1, "the page's code does not decode as one QR code"
+    return read[0].text
