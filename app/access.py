@@ -125,8 +125,11 @@ def credential(stored: StoredToken) -> Credential:
 
 
 def credentials(store: EventStore, battle: str) -> list[Credential]:
-    """The battle's tokens, oldest first (those kept before labels first, by id), never a secret."""
-    return sorted((credential(stored) for stored in store.tokens(battle)), key=lambda c: (c.created, c.id))
+    """The battle's tokens, oldest first (those kept before labels first), each set in the order of
+    its roles (referee, players, spectator); never a secret."""
+    order = {"referee": 0, "player": 1, "spectator": 2}
+    listed = (credential(stored) for stored in store.tokens(battle))
+    return sorted(listed, key=lambda c: (c.created, order.get(c.role, 3), c.side, c.id))
 
 
 def check_label(label: str) -> str:
