@@ -5,22 +5,25 @@
   profile changes) and engine rolls for their own units' tests; nothing battle-level;
 - spectator: read and follow only.
 
-A token is a random secret handed out once; the store keeps only its sha256, per battle.
+A token is a random secret handed out once; the store keeps only its sha256, per battle, with its
+role, a label, when it was issued and when it was last used. Tokens are named credentials: one more
+is issued, or one revoked, without touching the others; only `replace_all_tokens` logs anyone out.
 """
 
 from __future__ import annotations
 
 import hashlib
 import secrets
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple
 
 import msgspec
 
 from morale.core.rules import Refusal
 from morale.core.state import Battle
-from morale.events.store import EventStore
+from morale.events.store import EventStore, StoredToken
 from morale.events.types import (
     AnyEvent,
     CasualtiesSuffered,
@@ -66,21 +69,159 @@ class IssuedTokens(msgspec.Struct, frozen=True, kw_only=True):
     players: dict[str, str]  # side -> token
 
 
+class Credential(msgspec.Struct, frozen=True, kw_only=True):
+    """One of a battle's tokens as it is listed: everything but the secret."""
+
+    id: str  # `token_id_of` its hash
+    role: Role
+    side: str = ""  # the player's side
+    label: str = ""
+    created: str = ""  # when it was issued (UTC); empty for a token kept before labels were
+    last_used: str = ""  # when it last opened the battle, to about a minute; empty if never
+
+
+class Issued(msgspec.Struct, frozen=True, kw_only=True):
+    """One token just issued: its credential, and its secret (shown once)."""
+
+    id: str
+    role: Role
+    side: str = ""
+    label: str
+    created: str
+    token: str
+
+
+class Revoked(msgspec.Struct, frozen=True, kw_only=True):
+    """What a revocation did: the credentials that stopped working, and a fresh token if asked for."""
+
+    revoked: list[Credential]
+    token: str | None = None  # `--reissue`: the fresh token in their place (shown once)
+
+
+LABEL_MAX = 100  # characters: a name for a person to read in a list, not a document
+
+# "Last used" is written when a token opens a battle and the time kept is older than this: about
+# once a minute per token, not a write on every request (a console polls and follows all game long).
+LAST_USED_EVERY_S = 60
+
+
 def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
-def issue_tokens(store: EventStore, battle: str, sides: Sequence[str]) -> IssuedTokens:
-    """A fresh token per role (one per side for players); the battle's earlier tokens stop working."""
-    issued = IssuedTokens(
-        referee=secrets.token_urlsafe(24),
-        spectator=secrets.token_urlsafe(24),
-        players={side: secrets.token_urlsafe(24) for side in sides},
+def utc_now(offset_s: float = 0) -> str:
+    """Now (plus `offset_s`) in UTC, to the second: "2026-12-01T15:40:12Z". The same width always,
+    so two of them compare as text."""
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() + offset_s))
+
+
+def credential(stored: StoredToken) -> Credential:
+    return Credential(
+        id=token_id_of(stored.token_hash),
+        role=stored.role,  # type: ignore[arg-type]
+        side=stored.side,
+        label=stored.label,
+        created=stored.created,
+        last_used=stored.last_used,
     )
-    grants = [(token_hash(issued.referee), "referee", ""), (token_hash(issued.spectator), "spectator", "")]
-    grants += [(token_hash(token), "player", side) for side, token in issued.players.items()]
-    store.replace_tokens(battle, grants)
+
+
+def credentials(store: EventStore, battle: str) -> list[Credential]:
+    """The battle's tokens, oldest first (those kept before labels first), each set in the order of
+    its roles (referee, players, spectator); never a secret."""
+    order = {"referee": 0, "player": 1, "spectator": 2}
+    listed = (credential(stored) for stored in store.tokens(battle))
+    return sorted(listed, key=lambda c: (c.created, order.get(c.role, 3), c.side, c.id))
+
+
+def check_label(label: str) -> str:
+    label = label.strip()
+    if not label:
+        raise Refusal("a label is needed, to tell this token from the others (e.g. Anna's phone)", field="label")
+    if len(label) > LABEL_MAX:
+        raise Refusal(f"a label is at most {LABEL_MAX} characters, not {len(label)}", field="label")
+    return label
+
+
+def _fresh(role: str, side: str, label: str, created: str) -> tuple[str, StoredToken]:
+    secret = secrets.token_urlsafe(24)
+    return secret, StoredToken(token_hash(secret), role, side, label, created)
+
+
+def issue_token(store: EventStore, battle: str, role: str, side: str, label: str) -> Issued:
+    """One more token for (role, side), labelled; every other token of the battle keeps working."""
+    secret, stored = _fresh(role, side, check_label(label), utc_now())
+    store.change_tokens(battle, add=[stored])
+    return Issued(
+        id=token_id_of(stored.token_hash),
+        role=role,  # type: ignore[arg-type]
+        side=side,
+        label=stored.label,
+        created=stored.created,
+        token=secret,
+    )
+
+
+def _token_set(sides: Sequence[str], label: str) -> tuple[IssuedTokens, list[StoredToken]]:
+    created, roles = utc_now(), [("referee", ""), ("spectator", ""), *(("player", side) for side in sides)]
+    made = {(role, side): _fresh(role, side, label, created) for role, side in roles}
+    issued = IssuedTokens(
+        referee=made["referee", ""][0],
+        spectator=made["spectator", ""][0],
+        players={side: made["player", side][0] for side in sides},
+    )
+    return issued, [stored for _, stored in made.values()]
+
+
+def issue_tokens(
+    store: EventStore, battle: str, sides: Sequence[str], label: str = "issued with the battle"
+) -> IssuedTokens:
+    """A token per role (one per side for players), all labelled `label`, beside the battle's others:
+    nobody is logged out."""
+    issued, stored = _token_set(sides, check_label(label))
+    store.change_tokens(battle, add=stored)
     return issued
+
+
+def replace_all_tokens(
+    store: EventStore, battle: str, sides: Sequence[str], label: str
+) -> tuple[IssuedTokens, list[Credential]]:
+    """A fresh set, and every earlier token of the battle stops working: the set, and whom it logged out."""
+    issued, stored = _token_set(sides, check_label(label))
+    before = credentials(store, battle)
+    store.replace_tokens(battle, stored)
+    return issued, before
+
+
+def _looks_like_id(text: str) -> bool:
+    return len(text) == 8 and all(c in "0123456789abcdef" for c in text)
+
+
+def check_role(role: str, side: str, sides: Sequence[str]) -> None:
+    """A role and side as the HTTP API names them: a player's side is one of the battle's, and
+    only a player has one."""
+    if role not in ("referee", "player", "spectator"):
+        raise Refusal(f"no role {role!r}: referee, player or spectator", field="role")
+    if role == "player" and side not in sides:
+        raise Refusal(f"a player's side is one of this battle's ({', '.join(sides)}), not {side!r}", field="side")
+    if role != "player" and side:
+        raise Refusal(f"only a player's token has a side; a {role}'s has none", field="side")
+
+
+def revoke_token_id(store: EventStore, battle: str, token_id: str) -> Credential:
+    """Revoke the one token with this id; every other keeps working."""
+    found = [t for t in store.tokens(battle) if token_id_of(t.token_hash) == token_id]
+    if not found:
+        raise UnknownToken(battle, token_id)
+    store.change_tokens(battle, drop=[t.token_hash for t in found])
+    return credential(found[0])
+
+
+class UnknownToken(LookupError):
+    """No token of the battle has this id."""
+
+    def __init__(self, battle: str, token_id: str) -> None:
+        super().__init__(f"battle {battle!r} has no token with id {token_id!r}")
 
 
 def role_of(name: str, sides: Sequence[str]) -> tuple[str, str]:
@@ -94,16 +235,32 @@ def role_of(name: str, sides: Sequence[str]) -> tuple[str, str]:
     raise Refusal(f"no role {name!r} in this battle (roles: {roles})", field="role")
 
 
-def revoke_token(
-    store: EventStore, battle: str, name: str, sides: Sequence[str], *, reissue: bool = False
-) -> str | None:
-    """The token of one role stops working; every other token of the battle keeps working. With
-    `reissue`, a fresh token for that role takes its place and is returned (shown once)."""
-    role, side = role_of(name, sides)
-    fresh = secrets.token_urlsafe(24) if reissue else None
-    if not store.replace_token(battle, role, side, token_hash(fresh) if fresh else None):
-        raise Refusal(f"battle {battle!r} has no {name} token to revoke (`morale tokens` issues a set)", field="role")
-    return fresh
+def revoke_tokens(
+    store: EventStore, battle: str, which: str, sides: Sequence[str], *, reissue: bool = False
+) -> Revoked:
+    """Revoke one token by its id, or every token of a role (referee, spectator or a side's name; a
+    role's name wins over an id that happens to be spelled the same). Every other token of the
+    battle keeps working. With `reissue`, one fresh token takes their place, labelled as the first."""
+    kept = sorted(store.tokens(battle), key=lambda t: (t.created, t.token_hash))
+    if which in ("referee", "spectator", *sides) or not _looks_like_id(which):
+        role, side = role_of(which, sides)  # a name that is no role is refused here, the roles named
+        chosen = [t for t in kept if (t.role, t.side) == (role, side)]
+        if not chosen:
+            raise Refusal(f"battle {battle!r} has no {which} token to revoke", field="role")
+    else:
+        chosen = [t for t in kept if token_id_of(t.token_hash) == which]
+        if not chosen:
+            raise Refusal(
+                f"battle {battle!r} has no token with id {which!r} (`morale tokens {battle}` lists the ids)",
+                field="token",
+            )
+    fresh, add = None, []
+    if reissue:
+        first = chosen[0]
+        fresh, stored = _fresh(first.role, first.side, first.label or "reissued", utc_now())
+        add = [stored]
+    store.change_tokens(battle, drop=[t.token_hash for t in chosen], add=add)
+    return Revoked(revoked=[credential(t) for t in chosen], token=fresh)
 
 
 class Visible(msgspec.Struct, frozen=True, kw_only=True):
@@ -124,11 +281,37 @@ def visible_battles(store: EventStore, token: str) -> list[Visible]:
 
 
 def grant_for(store: EventStore, battle: str, token: str) -> Grant | None:
+    """What the token may do in the battle, or None if it does not open it. Only reads."""
+    found = store.token_grant(battle, token_hash(token))
+    return None if found is None else _grant(found)
+
+
+def _grant(found: StoredToken) -> Grant:
+    token_id = token_id_of(found.token_hash)
+    return Grant(role=found.role, side=found.side, token_id=token_id, label=found.label)  # type: ignore[arg-type]
+
+
+class Opened(NamedTuple):
+    """A token that opens a battle: what it may do, and whether its use is to be noted."""
+
+    grant: Grant
+    token_hash: str
+    note_use: bool  # its "last used" is older than LAST_USED_EVERY_S
+
+
+def opened_with(store: EventStore, battle: str, token: str) -> Opened | None:
+    """The grant, and whether `note_use` is due once the request has been answered. Only reads: a
+    refused request writes nothing, and a burst of requests notes one use."""
     found = store.token_grant(battle, token_hash(token))
     if found is None:
         return None
-    role, side = found
-    return Grant(role=role, side=side)  # type: ignore[arg-type]
+    return Opened(_grant(found), found.token_hash, found.last_used < utc_now(-LAST_USED_EVERY_S))
+
+
+def note_use(store: EventStore, battle: str, digest: str) -> None:
+    """Say the token was used now: at most once a minute per token (LAST_USED_EVERY_S), so the
+    console's polling and following all game long cost a write a minute, not one a request."""
+    store.touch_token(battle, digest, utc_now(), utc_now(-LAST_USED_EVERY_S))
 
 
 def _unit_named(event: AnyEvent) -> tuple[str, str] | None:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from morale.core.dice import commitment
 from morale.core.rules import Refusal
-from morale.events.store import BattleExists, EventStore, UnknownBattle
+from morale.events.store import BattleExists, EventStore, StoredToken, UnknownBattle
 from morale.events.types import BattleStarted, DiceRevealed
 
 from .transfer import Checked, check_lines, export_lines
@@ -38,7 +38,7 @@ class Copied:
 class _Planned:
     checked: Checked
     secret: str | None
-    tokens: list[tuple[str, str, str]]
+    tokens: list[StoredToken]
     already_there: bool
 
 

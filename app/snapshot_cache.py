@@ -41,10 +41,16 @@ def battle_at(store: EventStore, battle_id: str, seq: int) -> Battle:
     One at a time per battle in a process: a fold writes its snapshots while it still reads the log,
     and two folds of one battle writing at once (a page asking for its board and its due list
     together, on a server with no snapshots yet) left one with "database is locked"."""
-    with _guard:
-        lock = _locks.setdefault(battle_id, threading.Lock())
-    with lock:
+    with fold_lock(battle_id):
         return snapshots.battle_at(store, battle_id, seq, keep=StoreKeeper(store))
+
+
+def fold_lock(battle_id: str) -> threading.Lock:
+    """The lock a fold that writes snapshots holds. Another small write to the same file while a
+    fold reads (noting a token's use) takes it too: on SQLite a write that lands while a fold's read
+    is open makes the fold's own snapshot write fail at once with "database is locked"."""
+    with _guard:
+        return _locks.setdefault(battle_id, threading.Lock())
 
 
 def rebuild(store: EventStore, battle_id: str) -> int:

@@ -93,6 +93,18 @@ MIGRATIONS: tuple[Migration, ...] = (
         ),
     ),
 )
+MIGRATIONS += (
+    Migration(
+        4,
+        "each token's label, when it was issued and when it was last used",
+        # Empty for the tokens kept before: they keep working, listed as unlabelled and never used.
+        (
+            "ALTER TABLE access_tokens ADD COLUMN label text NOT NULL DEFAULT ''",
+            "ALTER TABLE access_tokens ADD COLUMN created text NOT NULL DEFAULT ''",
+            "ALTER TABLE access_tokens ADD COLUMN last_used text NOT NULL DEFAULT ''",
+        ),
+    ),
+)
 LATEST = MIGRATIONS[-1].version
 
 VERSION_TABLE = """CREATE TABLE IF NOT EXISTS morale_schema_version (
@@ -224,13 +236,15 @@ SNAPSHOT_UNIT_IDS = "SELECT digest, id FROM snapshot_units WHERE battle = %s AND
 SNAPSHOT_UNITS = "SELECT id, digest, body FROM snapshot_units WHERE battle = %s AND id = ANY(%s) ORDER BY id"
 
 DICE_SECRET = "SELECT secret FROM dice_secrets WHERE battle = %s"
+_TOKEN_FIELDS = "token_hash, role, side, label, created, last_used"
 DROP_TOKENS = "DELETE FROM access_tokens WHERE battle = %s"
+DROP_SOME_TOKENS = "DELETE FROM access_tokens WHERE battle = %s AND token_hash = ANY(%s)"
 SAVE_TOKENS = (
-    "INSERT INTO access_tokens (battle, token_hash, role, side) "
-    "SELECT %s, t.* FROM unnest(%s::text[], %s::text[], %s::text[]) AS t"
+    f"INSERT INTO access_tokens (battle, {_TOKEN_FIELDS}) "
+    "SELECT %s, t.* FROM unnest(%s::text[], %s::text[], %s::text[], %s::text[], %s::text[], %s::text[]) AS t"
 )
-TOKEN_GRANT = "SELECT role, side FROM access_tokens WHERE battle = %s AND token_hash = %s"
-TOKENS = "SELECT token_hash, role, side FROM access_tokens WHERE battle = %s ORDER BY token_hash"
+TOKEN_GRANT = f"SELECT {_TOKEN_FIELDS} FROM access_tokens WHERE battle = %s AND token_hash = %s"
+TOKENS = f"SELECT {_TOKEN_FIELDS} FROM access_tokens WHERE battle = %s ORDER BY token_hash"
 TOKEN_BATTLES = "SELECT battle, role, side FROM access_tokens WHERE token_hash = %s ORDER BY battle"
-DROP_TOKEN = "DELETE FROM access_tokens WHERE battle = %s AND role = %s AND side = %s"
-SAVE_TOKEN = "INSERT INTO access_tokens (battle, token_hash, role, side) VALUES (%s, %s, %s, %s)"
+# The condition in the statement itself: of several requests racing past the caller's check, one writes.
+TOUCH_TOKEN = "UPDATE access_tokens SET last_used = %s WHERE battle = %s AND token_hash = %s AND last_used < %s"

@@ -23,7 +23,7 @@ from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
 from . import pg_schema as schema
 from .codec import GENESIS_HASH, read_rows, stored_events
-from .store import BattleExists, ConflictError, RawRow, SealingStore, StoreUnavailable
+from .store import BattleExists, ConflictError, RawRow, SealingStore, StoredToken, StoreUnavailable, stored_token
 from .types import LogEntry, StoredEvent
 
 _LAST = 2**63 - 1  # the largest bigint: "up to the end of the log"
@@ -272,35 +272,41 @@ class PostgresEventStore(SealingStore):
         rows = self._fetch(schema.DICE_SECRET, (battle,))
         return rows[0][0] if rows else None
 
-    def replace_tokens(self, battle: str, grants: Sequence[tuple[str, str, str]]) -> None:
-        """Store (token_hash, role, side) rows as the battle's only tokens: earlier ones stop working."""
+    def replace_tokens(self, battle: str, grants: Sequence[StoredToken]) -> None:
+        """Store these as the battle's only tokens: earlier ones stop working."""
+        self._tokens_changed(battle, None, grants)
+
+    def change_tokens(self, battle: str, *, drop: Sequence[str] = (), add: Sequence[StoredToken] = ()) -> int:
+        """Drop the tokens with these hashes and keep `add`, the others untouched; how many were dropped."""
+        return self._tokens_changed(battle, drop, add)
+
+    def _tokens_changed(self, battle: str, drop: Sequence[str] | None, add: Sequence[StoredToken]) -> int:
         with self._connection() as conn, conn.transaction():
-            conn.execute(schema.DROP_TOKENS, (battle,))
-            if grants:
-                hashes, roles, sides = (list(column) for column in zip(*grants, strict=True))
-                conn.execute(schema.SAVE_TOKENS, (battle, hashes, roles, sides))
+            if drop is None:
+                dropped = conn.execute(schema.DROP_TOKENS, (battle,)).rowcount
+            else:
+                dropped = conn.execute(schema.DROP_SOME_TOKENS, (battle, list(drop))).rowcount
+            if add:
+                columns = [list(column) for column in zip(*add, strict=True)]
+                conn.execute(schema.SAVE_TOKENS, (battle, *columns))
+        return dropped
 
-    def token_grant(self, battle: str, token_hash: str) -> tuple[str, str] | None:
-        """(role, side) of the token with this hash, for this battle only."""
+    def token_grant(self, battle: str, token_hash: str) -> StoredToken | None:
+        """The token with this hash, for this battle only."""
         rows = self._fetch(schema.TOKEN_GRANT, (battle, token_hash))
-        return (rows[0][0], rows[0][1]) if rows else None
+        return stored_token(rows[0]) if rows else None
 
-    def tokens(self, battle: str) -> list[tuple[str, str, str]]:
-        """The battle's (token_hash, role, side) rows, as `replace_tokens` keeps them."""
-        return self._fetch(schema.TOKENS, (battle,))
+    def tokens(self, battle: str) -> list[StoredToken]:
+        """The battle's tokens, sorted by hash."""
+        return [stored_token(row) for row in self._fetch(schema.TOKENS, (battle,))]
 
     def token_battles(self, token_hash: str) -> list[tuple[str, str, str]]:
         """(battle, role, side) of every battle a token with this hash opens, sorted by battle."""
         return self._fetch(schema.TOKEN_BATTLES, (token_hash,))
 
-    def replace_token(self, battle: str, role: str, side: str, token_hash: str | None) -> bool:
-        """Drop the battle's token for (role, side), the others untouched, and keep `token_hash` in
-        its place if given, in one transaction. False if the battle had no such token."""
-        with self._connection() as conn, conn.transaction():
-            dropped = conn.execute(schema.DROP_TOKEN, (battle, role, side)).rowcount
-            if dropped and token_hash is not None:
-                conn.execute(schema.SAVE_TOKEN, (battle, token_hash, role, side))
-        return bool(dropped)
+    def touch_token(self, battle: str, token_hash: str, used_at: str, unless_since: str) -> None:
+        with self._connection() as conn:
+            conn.execute(schema.TOUCH_TOKEN, (used_at, battle, token_hash, unless_since))
 
 
 def _rows(conn: psycopg.Connection, query: Any, params: Sequence[Any]) -> list[tuple]:

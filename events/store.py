@@ -73,6 +73,17 @@ class RawRow(NamedTuple):
     type: str
 
 
+class StoredToken(NamedTuple):
+    """A battle's credential as the store keeps it: never the secret, only its sha256."""
+
+    token_hash: str
+    role: str  # referee, player or spectator
+    side: str  # the player's side; empty for the other roles
+    label: str = ""  # what the person who issued it called it ("Anna's phone", "table link ...")
+    created: str = ""  # when it was issued (UTC, ISO 8601); empty for a token kept before labels were
+    last_used: str = ""  # when it last opened the battle, to about a minute; empty if never
+
+
 class UnknownBattle(LookupError):
     def __init__(self, battle: str) -> None:
         super().__init__(f"battle: no battle {battle!r} in this store")
@@ -123,6 +134,7 @@ def check_store_path(path: Path, create: bool) -> None:
 
 
 _SQLITE_MAGIC = b"SQLite format 3\x00"
+_TOKEN_COLUMNS = {"label", "created", "last_used"}  # added after the first files were written
 _EVENT_COLUMNS = {"battle", "seq", "schema_version", "recorded_at", "type", "body", "prev_hash", "hash"}
 
 
@@ -232,25 +244,30 @@ class EventStore(Protocol):
         """The battle's dice secret, or None if none is kept."""
         ...
 
-    def replace_tokens(self, battle: str, grants: Sequence[tuple[str, str, str]]) -> None:
-        """Make these (token_hash, role, side) the battle's only tokens: earlier ones stop working."""
+    def replace_tokens(self, battle: str, grants: Sequence[StoredToken]) -> None:
+        """Make these the battle's only tokens: earlier ones stop working (a copy, `--replace-all`)."""
         ...
 
-    def token_grant(self, battle: str, token_hash: str) -> tuple[str, str] | None:
-        """(role, side) of the battle's token with this hash, or None."""
+    def change_tokens(self, battle: str, *, drop: Sequence[str] = (), add: Sequence[StoredToken] = ()) -> int:
+        """In one transaction, drop the battle's tokens with these hashes and keep `add` beside the
+        others, which are untouched; how many were dropped."""
         ...
 
-    def tokens(self, battle: str) -> list[tuple[str, str, str]]:
-        """The battle's (token_hash, role, side) rows, as `replace_tokens` keeps them (for a copy)."""
+    def token_grant(self, battle: str, token_hash: str) -> StoredToken | None:
+        """The battle's token with this hash, or None."""
+        ...
+
+    def tokens(self, battle: str) -> list[StoredToken]:
+        """The battle's tokens, sorted by hash."""
         ...
 
     def token_battles(self, token_hash: str) -> list[tuple[str, str, str]]:
         """(battle, role, side) of every battle a token with this hash opens, sorted by battle."""
         ...
 
-    def replace_token(self, battle: str, role: str, side: str, token_hash: str | None) -> bool:
-        """Drop the battle's token for (role, side), the others untouched, and keep `token_hash` in its
-        place if given. False if the battle had no such token (nothing is changed then)."""
+    def touch_token(self, battle: str, token_hash: str, used_at: str, unless_since: str) -> None:
+        """Say the token was used at `used_at`, unless it was already said to be at or after
+        `unless_since` (so a burst of requests writes once)."""
         ...
 
 
@@ -386,6 +403,7 @@ class SqliteEventStore(SealingStore):
         self.db.execute(f"PRAGMA synchronous={synchronous}")
         if not {"events", "dice_secrets", "access_tokens"} <= set(tables):
             self._create_tables()
+        self._add_token_columns()
 
     def _enable_wal(self, busy_timeout_s: float) -> None:
         """Switch a new file to WAL. SQLite answers "database is locked" at once, without waiting,
@@ -418,8 +436,26 @@ class SqliteEventStore(SealingStore):
             # Only a token's sha256 is kept: a copy of the file grants nothing.
             conn.execute(
                 'CREATE TABLE IF NOT EXISTS "access_tokens" ("battle" TEXT, "token_hash" TEXT, "role" TEXT, '
-                '"side" TEXT, PRIMARY KEY ("battle", "token_hash"))'
+                '"side" TEXT, "label" TEXT, "created" TEXT, "last_used" TEXT, PRIMARY KEY ("battle", "token_hash"))'
             )
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+
+    def _add_token_columns(self) -> None:
+        """A file written before tokens had labels gets the columns in place, empty for the tokens it
+        holds: they keep working, listed as unlabelled and never used."""
+        conn = self.db.conn
+        have = {row[1] for row in conn.execute('PRAGMA table_info("access_tokens")')}
+        if have >= _TOKEN_COLUMNS:
+            return
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            have = {row[1] for row in conn.execute('PRAGMA table_info("access_tokens")')}  # another may have
+            for column in sorted(_TOKEN_COLUMNS - have):
+                conn.execute(f'ALTER TABLE "access_tokens" ADD COLUMN "{column}" TEXT')
             conn.execute("COMMIT")
         except BaseException:
             if conn.in_transaction:
@@ -636,34 +672,54 @@ class SqliteEventStore(SealingStore):
         row = self.db.conn.execute("SELECT secret FROM dice_secrets WHERE battle = ?", (battle,)).fetchone()
         return row[0] if row else None
 
-    def replace_tokens(self, battle: str, grants: Sequence[tuple[str, str, str]]) -> None:
-        """Store (token_hash, role, side) rows as the battle's only tokens: earlier ones stop working."""
+    def replace_tokens(self, battle: str, grants: Sequence[StoredToken]) -> None:
+        """Store these as the battle's only tokens: earlier ones stop working."""
+        self._tokens_changed(battle, None, grants)
+
+    def change_tokens(self, battle: str, *, drop: Sequence[str] = (), add: Sequence[StoredToken] = ()) -> int:
+        """Drop the tokens with these hashes and keep `add`, the others untouched; how many were dropped."""
+        return self._tokens_changed(battle, drop, add)
+
+    def _tokens_changed(self, battle: str, drop: Sequence[str] | None, add: Sequence[StoredToken]) -> int:
+        """One transaction: drop every token of the battle (`drop` None) or those with these hashes,
+        then keep `add`."""
         conn = self.db.conn
         conn.execute("BEGIN IMMEDIATE")
         try:
-            conn.execute("DELETE FROM access_tokens WHERE battle = ?", (battle,))
+            if drop is None:
+                dropped = conn.execute("DELETE FROM access_tokens WHERE battle = ?", (battle,)).rowcount
+            else:
+                dropped = sum(
+                    conn.execute(
+                        "DELETE FROM access_tokens WHERE battle = ? AND token_hash = ?", (battle, digest)
+                    ).rowcount
+                    for digest in drop
+                )
             conn.executemany(
-                "INSERT INTO access_tokens (battle, token_hash, role, side) VALUES (?, ?, ?, ?)",
-                [(battle, digest, role, side) for digest, role, side in grants],
+                "INSERT INTO access_tokens (battle, token_hash, role, side, label, created, last_used) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [(battle, *token) for token in add],
             )
             conn.execute("COMMIT")
         except BaseException:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
             raise
+        return dropped
 
-    def token_grant(self, battle: str, token_hash: str) -> tuple[str, str] | None:
-        """(role, side) of the token with this hash, for this battle only."""
+    def token_grant(self, battle: str, token_hash: str) -> StoredToken | None:
+        """The token with this hash, for this battle only."""
         row = self.db.conn.execute(
-            "SELECT role, side FROM access_tokens WHERE battle = ? AND token_hash = ?", (battle, token_hash)
+            f"SELECT {_TOKEN_FIELDS} FROM access_tokens WHERE battle = ? AND token_hash = ?", (battle, token_hash)
         ).fetchone()
-        return (row[0], row[1]) if row else None
+        return stored_token(row) if row else None
 
-    def tokens(self, battle: str) -> list[tuple[str, str, str]]:
-        """The battle's (token_hash, role, side) rows, as `replace_tokens` keeps them."""
-        return self.db.conn.execute(
-            "SELECT token_hash, role, side FROM access_tokens WHERE battle = ? ORDER BY token_hash", (battle,)
-        ).fetchall()
+    def tokens(self, battle: str) -> list[StoredToken]:
+        """The battle's tokens, sorted by hash."""
+        rows = self.db.conn.execute(
+            f"SELECT {_TOKEN_FIELDS} FROM access_tokens WHERE battle = ? ORDER BY token_hash", (battle,)
+        )
+        return [stored_token(row) for row in rows]
 
     def token_battles(self, token_hash: str) -> list[tuple[str, str, str]]:
         rows = self.db.conn.execute(
@@ -671,21 +727,19 @@ class SqliteEventStore(SealingStore):
         )
         return [(row[0], row[1], row[2]) for row in rows]
 
-    def replace_token(self, battle: str, role: str, side: str, token_hash: str | None) -> bool:
-        conn = self.db.conn
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            dropped = conn.execute(
-                "DELETE FROM access_tokens WHERE battle = ? AND role = ? AND side = ?", (battle, role, side)
-            ).rowcount
-            if dropped and token_hash is not None:
-                conn.execute(
-                    "INSERT INTO access_tokens (battle, token_hash, role, side) VALUES (?, ?, ?, ?)",
-                    (battle, token_hash, role, side),
-                )
-            conn.execute("COMMIT")
-        except BaseException:
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
-            raise
-        return bool(dropped)
+    def touch_token(self, battle: str, token_hash: str, used_at: str, unless_since: str) -> None:
+        # The condition in the UPDATE itself: of several requests racing past the caller's check,
+        # one writes; the others match no row.
+        self.db.conn.execute(
+            "UPDATE access_tokens SET last_used = ? WHERE battle = ? AND token_hash = ? "
+            "AND (last_used IS NULL OR last_used = '' OR last_used < ?)",
+            (used_at, battle, token_hash, unless_since),
+        )
+
+
+_TOKEN_FIELDS = "token_hash, role, side, label, created, last_used"
+
+
+def stored_token(row: Sequence[str | None]) -> StoredToken:
+    """A row of access_tokens; the columns an old file added in place hold NULL."""
+    return StoredToken(*(value or "" for value in row))

@@ -12,9 +12,8 @@ from support.cli import morale, morale_command
 from support.examples import V1_FIXTURE
 from support.served import bearer, creation_body, example_events
 
-from morale.app.access import Grant, token_hash, token_id_of
+from morale.app.access import token_hash, token_id_of
 from morale.app.cli.base import out as cli_output
-from morale.app.http import server
 from morale.app.http.server import Settings, create_app
 from morale.events.codec import GENESIS_HASH, body_bytes, chain_hash, encode
 from morale.events.store import SqliteEventStore
@@ -194,8 +193,8 @@ def test_each_write_over_http_is_sealed_with_its_tokens_role_side_and_way_in(cli
     assert seen == [("referee", "", "console")] * 9 + [("referee", "", "http")] * 5 + [
         ("player", "imperium", "console")
     ]
-    # The token's public id (once credentials are named, `token_id_of` of its hash), never the secret.
-    assert rows[-1]["author"].get("token", "") in ("", token_id_of(token_hash(imperium)))
+    # The token's public id (`token_id_of` of its hash), never the secret.
+    assert rows[-1]["author"]["token"] == token_id_of(token_hash(imperium))
     assert all(imperium not in json.dumps(row) and referee not in json.dumps(row) for row in rows)
     assert rows[-1]["by"].startswith("imperium player (console")
 
@@ -205,13 +204,13 @@ def test_a_header_other_than_the_consoles_is_a_call_to_the_api(client):
     assert {row["author"]["via"] for row in served_log(client, tokens["referee"])} == {"http"}
 
 
-def test_a_credentials_id_and_label_are_sealed_and_shown(client, monkeypatch):
+def test_a_credentials_id_and_label_are_sealed_and_shown(client):
     tokens = client.post("/battles", json=creation_body()).json()["tokens"]
-    named = Grant(role="player", side="imperium", token_id="1a2b3c4d", label="Anna's phone")
-    real = server.grant_for
-    monkeypatch.setattr(
-        server, "grant_for", lambda store, battle, token: named if token == "annas" else real(store, battle, token)
-    )
+    issued = client.post(
+        f"/battles/{BATTLE}/tokens",
+        json={"role": "player", "side": "imperium", "label": "Anna's phone"},
+        headers=bearer(tokens["referee"]),
+    ).json()
     assert (
         client.post(
             f"/battles/{BATTLE}/events",
@@ -223,7 +222,7 @@ def test_a_credentials_id_and_label_are_sealed_and_shown(client, monkeypatch):
     lost = client.post(
         f"/battles/{BATTLE}/events",
         json={"expected_seq": 14, "events": [{"type": "casualties_suffered", "unit": "kraak", "count": 1}]},
-        headers=bearer("annas") | CONSOLE,
+        headers=bearer(issued["token"]) | CONSOLE,
     )
     assert lost.status_code == 201, lost.text
     last = served_log(client, tokens["referee"])[-1]
@@ -231,9 +230,10 @@ def test_a_credentials_id_and_label_are_sealed_and_shown(client, monkeypatch):
         "role": "player",
         "side": "imperium",
         "via": "console",
-        "token": "1a2b3c4d",
+        "token": issued["id"],
         "label": "Anna's phone",
     }
+    assert issued["id"] == token_id_of(token_hash(issued["token"]))
     assert last["by"] == "imperium player (console, Anna's phone)"
 
 
@@ -263,14 +263,14 @@ def test_explain_of_an_old_log_says_not_recorded(tmp_path):
     assert "entered by: not recorded" in said and "rolled at #49: 4 + 3 = 7" in said
 
 
-def test_the_explain_answer_over_http_names_who_entered_each_step(client, monkeypatch):
+def test_the_explain_answer_over_http_names_who_entered_each_step(client):
     tokens = client.post("/battles", json=creation_body(), headers=CONSOLE).json()["tokens"]
-    named = Grant(role="player", side="imperium", token_id="1a2b3c4d", label="Anna's phone")
-    real = server.grant_for
-    monkeypatch.setattr(
-        server, "grant_for", lambda store, b, token: named if token == "annas" else real(store, b, token)
-    )
     referee = bearer(tokens["referee"])
+    annas = client.post(
+        f"/battles/{BATTLE}/tokens",
+        json={"role": "player", "side": "imperium", "label": "Anna's phone"},
+        headers=referee,
+    ).json()["token"]
     assert (
         client.post(
             f"/battles/{BATTLE}/events", json={"expected_seq": 9, "events": example_events(5)}, headers=referee
@@ -279,7 +279,7 @@ def test_the_explain_answer_over_http_names_who_entered_each_step(client, monkey
     )
     lost = {"type": "casualties_suffered", "unit": "kraak", "count": 1}
     body = {"expected_seq": 14, "events": [lost]}
-    assert client.post(f"/battles/{BATTLE}/events", json=body, headers=bearer("annas") | CONSOLE).status_code == 201
+    assert client.post(f"/battles/{BATTLE}/events", json=body, headers=bearer(annas) | CONSOLE).status_code == 201
     steps = client.get(f"/battles/{BATTLE}/explain/kraak", headers=referee).json()["steps"]
     assert [(step["seq"], step["by"]) for step in steps] == [
         (3, "referee (console)"),

@@ -1,5 +1,6 @@
-"""Tokens from the command line, for battles `morale serve` is to open: issued once, shown once,
-and replaced (the old ones stop working) when issued again."""
+"""Tokens from the command line, for battles `morale serve` is to open: named credentials, listed
+without their secrets, one more issued for a role without touching the others, and every token
+replaced only behind `--replace-all`, which says whom it logs out."""
 
 from __future__ import annotations
 
@@ -17,6 +18,21 @@ def board_status(db, token: str) -> int:
         return client.get(f"/battles/{BATTLE}/board", headers=bearer(token)).status_code
 
 
+def statuses(db, tokens: dict[str, str]) -> dict[str, int]:
+    return {role: board_status(db, token) for role, token in tokens.items()}
+
+
+def first_set(db) -> dict[str, str]:
+    created = json.loads(morale(db, "new", str(ROSTER), "--tokens", "--json").stdout)["tokens"]
+    return {"referee": created["referee"], "spectator": created["spectator"], **created["players"]}
+
+
+def listed(db) -> list[dict]:
+    shown = morale(db, "tokens", BATTLE, "--json")
+    assert shown.exit_code == 0
+    return json.loads(shown.stdout)
+
+
 def test_new_with_tokens_issues_one_per_role_that_open_the_battle(tmp_path):
     db = tmp_path / "cli.db"
     created = morale(db, "new", str(ROSTER), "--tokens", "--json")
@@ -31,12 +47,80 @@ def test_new_without_tokens_issues_none(tmp_path):
     assert "tokens" not in json.loads(morale(db, "new", str(ROSTER), "--json").stdout)
 
 
-def test_tokens_issued_again_replace_the_old_ones(tmp_path):
+def test_tokens_lists_each_credential_without_its_secret_and_logs_nobody_out(tmp_path):
     db = tmp_path / "cli.db"
-    old = json.loads(morale(db, "new", str(ROSTER), "--tokens", "--json").stdout)["tokens"]
-    fresh = morale(db, "tokens", BATTLE)
-    assert fresh.exit_code == 0 and "referee" in fresh.stdout and "spectator" in fresh.stdout
-    assert board_status(db, old["referee"]) == 401
+    tokens = first_set(db)
+    shown = morale(db, "tokens", BATTLE)
+    assert shown.exit_code == 0
+    assert "player: orks" in shown.stdout and "issued with the battle" in shown.stdout and "never" in shown.stdout
+    assert not any(secret in shown.stdout for secret in tokens.values())
+    rows = listed(db)
+    assert sorted((row["role"], row["side"]) for row in rows) == [
+        ("player", "imperium"),
+        ("player", "orks"),
+        ("referee", ""),
+        ("spectator", ""),
+    ]
+    assert all(len(row["id"]) == 8 and row["created"] and row["last_used"] == "" for row in rows)
+    assert statuses(db, tokens) == dict.fromkeys(tokens, 200)
+
+
+def test_a_token_used_says_when_it_was_last_used_and_the_others_stay_never(tmp_path):
+    db = tmp_path / "cli.db"
+    tokens = first_set(db)
+    assert board_status(db, tokens["orks"]) == 200
+    used = {row["side"] or row["role"]: row["last_used"] for row in listed(db)}
+    assert used["orks"].startswith("20") and used["referee"] == used["imperium"] == ""
+
+
+def test_one_more_token_for_a_role_prints_its_secret_alone_and_the_others_keep_working(tmp_path):
+    db = tmp_path / "cli.db"
+    tokens = first_set(db)
+    printed = morale(db, "tokens", BATTLE, "--issue", "spectator", "--label", "the feed for the stream")
+    assert printed.exit_code == 0 and len(printed.stdout.split()) == 1
+    assert "(spectator) of hive-tarsis, labelled 'the feed for the stream': shown once" in printed.stderr
+    fresh = printed.stdout.strip()
+    assert statuses(db, {**tokens, "fresh": fresh}) == dict.fromkeys([*tokens, "fresh"], 200)
+    spectators = [row for row in listed(db) if row["role"] == "spectator"]
+    assert sorted(row["label"] for row in spectators) == ["issued with the battle", "the feed for the stream"]
+
+
+def test_one_more_token_as_json_names_its_id_and_role_and_its_secret_once(tmp_path):
+    db = tmp_path / "cli.db"
+    morale(db, "new", str(ROSTER))
+    printed = morale(db, "tokens", BATTLE, "--issue", "orks", "--label", "Anna's phone", "--json")
+    issued = json.loads(printed.stdout)
+    assert (issued["role"], issued["side"], issued["label"]) == ("player", "orks", "Anna's phone")
+    assert [row["id"] for row in listed(db)] == [issued["id"]]
+    assert board_status(db, issued["token"]) == 200
+
+
+def test_a_token_without_a_label_or_for_a_role_the_battle_lacks_is_refused_and_nothing_is_issued(tmp_path):
+    db = tmp_path / "cli.db"
+    first_set(db)
+    unlabelled = morale(db, "tokens", BATTLE, "--issue", "orks", "--json")
+    assert unlabelled.exit_code == 2 and json.loads(unlabelled.stderr)["error"]["field"] == "label"
+    blank = morale(db, "tokens", BATTLE, "--issue", "orks", "--label", "  ")
+    assert blank.exit_code == 2 and "a label is needed" in blank.stderr
+    unknown = morale(db, "tokens", BATTLE, "--issue", "eldar", "--label", "x")
+    assert unknown.exit_code == 2 and "no role 'eldar'" in unknown.stderr and "imperium, orks" in unknown.stderr
+    both = morale(db, "tokens", BATTLE, "--issue", "orks", "--label", "x", "--replace-all")
+    assert both.exit_code == 2 and "give one of them" in both.stderr
+    assert len(listed(db)) == 4
+
+
+def test_replacing_every_token_says_whom_it_logs_out_and_only_the_fresh_set_works(tmp_path):
+    db = tmp_path / "cli.db"
+    old = first_set(db)
+    before = listed(db)
+    replaced = morale(db, "tokens", BATTLE, "--replace-all")
+    assert replaced.exit_code == 0 and "whoever holds one of these is logged out" in replaced.stdout
+    for row in before:
+        assert row["id"] in replaced.stdout
+    assert "player: orks  (issued with the battle)" in replaced.stdout
+    assert statuses(db, old) == dict.fromkeys(old, 401)
+    as_json = json.loads(morale(db, "tokens", BATTLE, "--replace-all", "--json").stdout)
+    assert len(as_json["logged_out"]) == 4 and board_status(db, as_json["tokens"]["referee"]) == 200
 
 
 def test_tokens_for_an_unknown_battle_are_refused(tmp_path):
@@ -44,19 +128,3 @@ def test_tokens_for_an_unknown_battle_are_refused(tmp_path):
     assert morale(db, "new", str(ROSTER)).exit_code == 0  # a store, without that battle
     refused = morale(db, "tokens", "nowhere")
     assert refused.exit_code == 2 and "no battle 'nowhere'" in refused.stderr
-
-
-def test_one_roles_token_alone_for_a_script_and_it_opens_the_battle(tmp_path):
-    db = tmp_path / "cli.db"
-    morale(db, "new", str(ROSTER))
-    printed = morale(db, "tokens", BATTLE, "--role", "orks")
-    assert printed.exit_code == 0 and len(printed.stdout.split()) == 1
-    assert board_status(db, printed.stdout.strip()) == 200
-
-
-def test_a_role_the_battle_does_not_have_is_refused_and_the_old_tokens_still_work(tmp_path):
-    db = tmp_path / "cli.db"
-    old = json.loads(morale(db, "new", str(ROSTER), "--tokens", "--json").stdout)["tokens"]
-    refused = morale(db, "tokens", BATTLE, "--role", "eldar")
-    assert refused.exit_code == 2 and "no role 'eldar'" in refused.stderr and "imperium, orks" in refused.stderr
-    assert board_status(db, old["referee"]) == 200

@@ -11,6 +11,7 @@ import pytest
 from litestar.testing import TestClient
 from support.served import BATTLE, bearer, creation_body, example_events, example_lines, refusal, roster_body
 
+from morale.app.access import token_hash, token_id_of
 from morale.app.http.server import Settings, create_app
 from morale.core import catalogue
 from morale.core.rulesets import lookup, rulesets
@@ -51,7 +52,8 @@ def test_a_battles_vocabulary_gives_its_rulesets_words_and_what_the_token_may_do
         *[(t, "player", s) for s, t in tokens["players"].items()],
     ]:
         answer = client.get(f"/battles/{battle}/vocabulary", headers=bearer(token)).json()
-        assert answer["caller"] == {"role": role, "side": side}
+        # token_id: the credential's public id (the Share screen offers no revoking of the page's own).
+        assert answer["caller"] == {"role": role, "side": side, "token_id": token_id_of(token_hash(token))}
     words = answer["vocabulary"]
     ruleset = lookup(example, "1")
     assert [p["id"] for p in words["phases"]] == list(ruleset.phases)

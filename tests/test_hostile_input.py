@@ -320,7 +320,9 @@ CLI_CASES = [
     ),
     Cli("an unknown unit", ["append", BATTLE, "casualties_suffered", "unit=eldar", "count=1"], "unit"),
     Cli("an unknown battle", ["board", "no-such-battle"], "battle: no battle 'no-such-battle' in this store"),
-    Cli("an unknown role", ["tokens", BATTLE, "--role", "umpire"], "role: no role 'umpire'"),
+    Cli("an unknown role", ["tokens", BATTLE, "--issue", "umpire", "--label", "x"], "role: no role 'umpire'"),
+    Cli("a token without a label", ["tokens", BATTLE, "--issue", "orks"], "label: a label is needed"),
+    Cli("a token id no token has", ["revoke", BATTLE, "0000beef"], "token: battle 'hive-tarsis' has no token with id"),
     Cli("a turn never played", ["replay", BATTLE, "--turn", "9"], "has no turn 9"),
     # -- the clock, the dice, stale preconditions
     Cli(

@@ -171,7 +171,7 @@ def test_no_import_cycle_among_the_cores_modules():
 # the protocol fails the test below until it is named in one or the other.
 STORE_WRITES = frozenset(
     {"append", "append_sealed", "save_snapshot", "drop_snapshots", "save_snapshot_units"}
-    | {"replace_tokens", "replace_token"}
+    | {"replace_tokens", "change_tokens", "touch_token"}
 )
 STORE_READS = frozenset(
     {"read", "events", "events_of_type", "raw_rows", "hash_at", "last_seq", "battles", "snapshot_before"}

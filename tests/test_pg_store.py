@@ -19,7 +19,7 @@ from morale.app.cli import app
 from morale.events import pg_schema
 from morale.events.locate import open_store
 from morale.events.postgres import PostgresEventStore, redacted
-from morale.events.store import ConflictError, StoreUnavailable
+from morale.events.store import ConflictError, StoredToken, StoreUnavailable
 from morale.events.types import BattleStarted, CasualtiesSuffered
 
 START = BattleStarted(ruleset="wh40k6", ruleset_version="1", sides=("imperium", "orks"))
@@ -87,7 +87,7 @@ def test_a_store_a_newer_morale_upgraded_is_refused(pg_url):
     with psycopg.connect(pg_url, autocommit=True) as conn:
         conn.execute("INSERT INTO morale_schema_version (version, what) VALUES (99, 'from the future')")
     with pytest.raises(
-        StoreUnavailable, match=r"schema version 99, newer than this morale knows \(3\): upgrade morale"
+        StoreUnavailable, match=r"schema version 99, newer than this morale knows \(4\): upgrade morale"
     ):
         PostgresEventStore(pg_url)
 
@@ -102,6 +102,7 @@ def test_an_older_store_is_upgraded_as_it_is_opened_and_its_events_stay_byte_for
             "VALUES ('hive-tarsis', %s, %s, %s, %s, %s, %s, %s)",
             old_rows,
         )
+        conn.execute("INSERT INTO access_tokens VALUES ('hive-tarsis', 'h1', 'player', 'orks')")
     store = open_store(pg_url, create=False)
     try:
         assert list(store.raw_rows("hive-tarsis")) == old_rows
@@ -110,7 +111,10 @@ def test_an_older_store_is_upgraded_as_it_is_opened_and_its_events_stay_byte_for
                 1,
                 2,
                 3,
+                4,
             ]
+        # What version 4 added: the token kept before has no label and was never used, and still opens.
+        assert store.tokens("hive-tarsis") == [StoredToken("h1", "player", "orks", "", "", "")]
         store.save_snapshot("hive-tarsis", 100, "e", b"kept")  # what version 2 added
         assert store.snapshot_before("hive-tarsis", 104, "e") == (100, b"kept")
         verified = morale(pg_url, "verify", "hive-tarsis")  # type: ignore[arg-type]
@@ -147,7 +151,7 @@ def test_nodes_setting_up_a_new_store_at_once_set_it_up_once(pg_url):
     assert failed == [] and len(opened) == 6
     for store in opened:
         store.close()
-    assert versions(pg_url) == [1, 2, 3]
+    assert versions(pg_url) == [1, 2, 3, 4]
 
 
 def test_a_committed_append_is_announced_with_its_last_seq_and_a_refused_one_is_not(pg_url):
@@ -242,7 +246,9 @@ def test_a_node_whose_database_connections_were_cut_answers_as_if_nothing_happen
 def test_revoke_tables_report_and_notation_work_on_a_postgresql_store(pg_url, tmp_path):
     # The commands that came with the notation, the report and the SQL tables take a URL as any other.
     example_store(pg_url).close()
-    assert morale(pg_url, "tokens", "hive-tarsis").exit_code == 0  # type: ignore[arg-type]
+    issued = morale(pg_url, "tokens", "hive-tarsis", "--issue", "orks", "--label", "Anna's phone")  # type: ignore[arg-type]
+    assert issued.exit_code == 0
+    assert "Anna's phone" in morale(pg_url, "tokens", "hive-tarsis").stdout  # type: ignore[arg-type]
     assert morale(pg_url, "revoke", "hive-tarsis", "orks").exit_code == 0  # type: ignore[arg-type]
     again = morale(pg_url, "revoke", "hive-tarsis", "orks")  # type: ignore[arg-type]
     assert again.exit_code == 2 and "has no orks token" in again.stderr

@@ -1,4 +1,4 @@
-"""One token revoked, the others untouched: `morale revoke BATTLE ROLE` (and `--reissue` for a
+"""One token revoked, the others untouched: `morale revoke BATTLE ID|ROLE` (and `--reissue` for a
 fresh one in its place), checked against the server the tokens are for."""
 
 from __future__ import annotations
@@ -30,7 +30,8 @@ def test_revoking_one_players_token_leaves_every_other_token_working(tmp_path):
     db = tmp_path / "cli.db"
     tokens = issued(db)
     revoked = morale(db, "revoke", BATTLE, "orks")
-    assert revoked.exit_code == 0 and "orks token of hive-tarsis no longer works" in revoked.stdout
+    assert revoked.exit_code == 0 and "(player: orks) of hive-tarsis no longer works" in revoked.stderr
+    assert "The other tokens of hive-tarsis still work" in revoked.stdout
     assert statuses(db, tokens) == {"referee": 200, "spectator": 200, "imperium": 200, "orks": 401}
 
 
@@ -70,3 +71,40 @@ def test_revoking_in_one_battle_leaves_another_battles_tokens_alone(tmp_path):
     assert statuses(db, tokens)["orks"] == 200
     with TestClient(create_app(db)) as client:
         assert client.get("/battles/rematch/board", headers=bearer(rematch["players"]["orks"])).status_code == 401
+
+
+def test_revoking_one_token_by_its_id_leaves_the_others_of_its_role_working(tmp_path):
+    db = tmp_path / "cli.db"
+    tokens = issued(db)
+    second = morale(db, "tokens", BATTLE, "--issue", "orks", "--label", "Bob's tablet").stdout.strip()
+    rows = json.loads(morale(db, "tokens", BATTLE, "--json").stdout)
+    anna = next(row["id"] for row in rows if row["side"] == "orks" and row["label"] == "issued with the battle")
+    revoked = morale(db, "revoke", BATTLE, anna)
+    assert revoked.exit_code == 0 and f"Token {anna} (player: orks)" in revoked.stderr
+    assert statuses(db, {**tokens, "second": second}) == {
+        "referee": 200,
+        "spectator": 200,
+        "imperium": 200,
+        "orks": 401,
+        "second": 200,
+    }
+
+
+def test_revoking_a_whole_role_revokes_each_of_its_tokens(tmp_path):
+    db = tmp_path / "cli.db"
+    tokens = issued(db)
+    second = morale(db, "tokens", BATTLE, "--issue", "spectator", "--label", "stream").stdout.strip()
+    revoked = json.loads(morale(db, "revoke", BATTLE, "spectator", "--json").stdout)
+    assert sorted(row["label"] for row in revoked["revoked"]) == ["issued with the battle", "stream"]
+    assert statuses(db, {**tokens, "second": second})["second"] == 401
+    assert statuses(db, tokens)["referee"] == 200
+
+
+def test_an_id_no_token_has_is_refused_naming_where_to_find_the_ids(tmp_path):
+    db = tmp_path / "cli.db"
+    tokens = issued(db)
+    refused = morale(db, "revoke", BATTLE, "0000beef", "--json")
+    assert refused.exit_code == 2
+    error = json.loads(refused.stderr)["error"]
+    assert error["field"] == "token" and "morale tokens hive-tarsis" in error["message"]
+    assert statuses(db, tokens) == dict.fromkeys(tokens, 200)

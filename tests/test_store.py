@@ -21,7 +21,7 @@ from morale.events import store as store_module
 from morale.events.codec import GENESIS_HASH, body_bytes, chain_hash, decode_raw
 from morale.events.locate import open_store
 from morale.events.postgres import PostgresEventStore
-from morale.events.store import BattleExists, ConflictError, EventStore, SqliteEventStore
+from morale.events.store import BattleExists, ConflictError, EventStore, SqliteEventStore, StoredToken
 from morale.events.types import Author, BattleStarted, CasualtiesSuffered, DiceRevealed, PhaseStarted
 
 START = BattleStarted(ruleset="wh40k6", ruleset_version="1", sides=("imperium", "orks"))
@@ -266,35 +266,48 @@ def test_shared_units_are_kept_once_each_and_their_ids_are_never_given_again(sto
     assert again[0] > max(ids)
 
 
+def token(digest: str, role: str, side: str = "", label: str = "") -> StoredToken:
+    return StoredToken(digest, role, side, label, "2026-12-01T15:40:00Z")
+
+
 def test_tokens_are_replaced_as_a_whole_and_open_their_own_battle_only(store):
-    store.replace_tokens("b1", [("h1", "referee", ""), ("h2", "player", "orks")])
-    store.replace_tokens("b2", [("h3", "spectator", "")])
-    assert store.token_grant("b1", "h2") == ("player", "orks") and store.token_grant("b2", "h2") is None
-    assert store.tokens("b1") == [("h1", "referee", ""), ("h2", "player", "orks")]
-    store.replace_tokens("b1", [("h4", "referee", "")])
-    assert store.token_grant("b1", "h1") is None and store.tokens("b1") == [("h4", "referee", "")]
+    store.replace_tokens("b1", [token("h1", "referee"), token("h2", "player", "orks", "Anna's phone")])
+    store.replace_tokens("b2", [token("h3", "spectator")])
+    assert store.token_grant("b1", "h2") == token("h2", "player", "orks", "Anna's phone")
+    assert store.token_grant("b2", "h2") is None
+    assert store.tokens("b1") == [token("h1", "referee"), token("h2", "player", "orks", "Anna's phone")]
+    store.replace_tokens("b1", [token("h4", "referee")])
+    assert store.token_grant("b1", "h1") is None and store.tokens("b1") == [token("h4", "referee")]
 
 
 def test_the_battles_a_token_opens_are_listed_by_battle_with_its_role_in_each(store):
-    store.replace_tokens("zulu", [("shared", "referee", ""), ("z2", "spectator", "")])
-    store.replace_tokens("alpha", [("shared", "player", "orks")])
-    store.replace_tokens("mid", [("other", "referee", "")])
+    store.replace_tokens("zulu", [token("shared", "referee"), token("z2", "spectator")])
+    store.replace_tokens("alpha", [token("shared", "player", "orks")])
+    store.replace_tokens("mid", [token("other", "referee")])
     assert store.token_battles("shared") == [("alpha", "player", "orks"), ("zulu", "referee", "")]
     assert store.token_battles("nobody") == []
 
 
-def test_one_roles_token_is_replaced_or_dropped_and_the_others_are_untouched(store):
-    store.replace_tokens("b1", [("h1", "referee", ""), ("h2", "player", "orks"), ("h3", "player", "imperium")])
-    store.replace_tokens("b2", [("h4", "player", "orks")])
-    assert store.replace_token("b1", "player", "orks", "fresh") is True
-    assert store.tokens("b1") == [("fresh", "player", "orks"), ("h1", "referee", ""), ("h3", "player", "imperium")]
-    assert store.replace_token("b1", "player", "imperium", None) is True
-    assert store.tokens("b1") == [("fresh", "player", "orks"), ("h1", "referee", "")]
-    # A role the battle has no token for: False, and nothing kept in its place.
-    assert store.replace_token("b1", "player", "imperium", "again") is False
-    assert store.replace_token("b1", "spectator", "", "again") is False
-    assert store.tokens("b1") == [("fresh", "player", "orks"), ("h1", "referee", "")]
-    assert store.tokens("b2") == [("h4", "player", "orks")]
+def test_tokens_are_added_and_dropped_by_hash_and_the_others_are_untouched(store):
+    store.replace_tokens("b1", [token("h1", "referee"), token("h2", "player", "orks")])
+    store.replace_tokens("b2", [token("h2", "player", "orks")])
+    assert store.change_tokens("b1", add=[token("h3", "spectator", label="feed")]) == 0
+    assert [t.token_hash for t in store.tokens("b1")] == ["h1", "h2", "h3"]
+    assert store.change_tokens("b1", drop=["h2", "nowhere"], add=[token("h5", "player", "orks")]) == 1
+    assert [t.token_hash for t in store.tokens("b1")] == ["h1", "h3", "h5"]
+    assert store.tokens("b2") == [token("h2", "player", "orks")]  # the same hash in another battle stays
+
+
+def test_a_tokens_last_use_is_written_only_when_the_one_kept_is_older_than_asked(store):
+    store.replace_tokens("b1", [token("h1", "referee"), token("h2", "spectator")])
+    assert store.token_grant("b1", "h1").last_used == ""  # never used
+    store.touch_token("b1", "h1", "2026-12-01T15:41:00Z", "2026-12-01T15:40:00Z")
+    assert store.token_grant("b1", "h1").last_used == "2026-12-01T15:41:00Z"
+    store.touch_token("b1", "h1", "2026-12-01T15:41:30Z", "2026-12-01T15:40:30Z")  # kept one is newer
+    assert store.token_grant("b1", "h1").last_used == "2026-12-01T15:41:00Z"
+    store.touch_token("b1", "h1", "2026-12-01T15:42:30Z", "2026-12-01T15:41:30Z")
+    assert store.token_grant("b1", "h1").last_used == "2026-12-01T15:42:30Z"
+    assert store.token_grant("b1", "h2").last_used == ""  # the other token untouched
 
 
 def test_a_battle_sealed_elsewhere_is_written_as_given_with_its_dice_secret(store):
@@ -338,3 +351,28 @@ def test_an_event_appended_without_an_author_keeps_the_bytes_it_always_had(store
     assert "author" not in row.body
     assert row.body.encode() == body_bytes("b1", 1, START.version, "2026-01-01T00:00:00.000000Z", START)
     assert next(store.read("b1")).author is None
+
+
+def test_a_file_written_before_tokens_had_labels_opens_and_its_tokens_keep_working(tmp_path):
+    path = tmp_path / "old.db"
+    conn = sqlite3.connect(path)
+    conn.execute(
+        'CREATE TABLE "events" ("battle" TEXT, "seq" INTEGER, "schema_version" INTEGER, "recorded_at" TEXT, '
+        '"type" TEXT, "body" TEXT, "prev_hash" TEXT, "hash" TEXT, PRIMARY KEY ("battle", "seq"))'
+    )
+    conn.execute('CREATE TABLE "dice_secrets" ("battle" TEXT PRIMARY KEY, "secret" TEXT)')
+    conn.execute(
+        'CREATE TABLE "access_tokens" ("battle" TEXT, "token_hash" TEXT, "role" TEXT, "side" TEXT, '
+        'PRIMARY KEY ("battle", "token_hash"))'
+    )
+    conn.execute("INSERT INTO access_tokens VALUES ('b1', 'h1', 'player', 'orks')")
+    conn.commit()
+    conn.close()
+    store = SqliteEventStore(path)
+    assert store.tokens("b1") == [StoredToken("h1", "player", "orks", "", "", "")]
+    store.touch_token("b1", "h1", "2026-12-01T15:41:00Z", "2026-12-01T15:40:00Z")
+    store.change_tokens("b1", add=[token("h2", "spectator", label="feed")])
+    assert [(t.token_hash, t.label, t.last_used) for t in store.tokens("b1")] == [
+        ("h1", "", "2026-12-01T15:41:00Z"),
+        ("h2", "feed", ""),
+    ]

@@ -28,12 +28,21 @@ from morale.projections.log import log_rows
 from morale.projections.narrative import Line, describe_event, narrate
 from morale.projections.timeline import turn_span
 
-from ..access import issue_tokens, revoke_token
+from ..access import (
+    credentials,
+    issue_token,
+    issue_tokens,
+    replace_all_tokens,
+    revoke_tokens,
+    role_of,
+    utc_now,
+)
 from ..authors import cli_author
+from ..join import check_public_url
 from ..roster import load_roster
 from ..service import clock_event, fold_to_append_to, load, record_anew, record_on, roll_for, start_battle
-from . import render
-from .base import DEFAULT_DB, BattleArg, Db, Expect, Json, app, emit_json, open_store, out, refusals, report
+from . import join_links, render
+from .base import DEFAULT_DB, BattleArg, Db, Expect, Json, app, emit_json, err, open_store, out, refusals, report
 
 
 @app.command()
@@ -197,55 +206,88 @@ def battles_command(db: Db = DEFAULT_DB, as_json: Json = False) -> None:
 @app.command("tokens")
 def tokens_command(
     battle: BattleArg,
-    role: Annotated[
+    issue: Annotated[
         str | None,
-        typer.Option(help="Print only this role's token, for a script: referee, spectator or a side's name."),
+        typer.Option(
+            metavar="ROLE",
+            help="Issue one more token for this role (referee, spectator or a side's name); the others keep working.",
+        ),
     ] = None,
+    label: Annotated[str | None, typer.Option(help="The new token's label, e.g. \"Anna's phone\".")] = None,
+    replace_all: Annotated[
+        bool,
+        typer.Option("--replace-all", help="Issue a fresh set and revoke every earlier token (logs everyone out)."),
+    ] = False,
     db: Db = DEFAULT_DB,
     as_json: Json = False,
 ) -> None:
-    """Issue a battle's tokens for `morale serve` (referee, one per side, spectator); earlier ones stop working."""
+    """List a battle's tokens (never their secrets); --issue one more for a role, or --replace-all."""
     with refusals(as_json):
+        if issue is not None and replace_all:
+            raise Refusal("--issue adds one token and --replace-all replaces them all: give one of them", field="issue")
+        if label is not None and issue is None and not replace_all:
+            raise Refusal("--label names a token being issued: give it with --issue ROLE", field="label")
         store = open_store(db)
         sides = load(store, battle).state().sides
-        roles = ["referee", "spectator", *sides]
-        if role is not None and role not in roles:
-            raise Refusal(f"no role {role!r} in {battle} (roles: {', '.join(roles)})", field="role")
-        issued = issue_tokens(store, battle, sides)
-        if role is not None:
-            token = {"referee": issued.referee, "spectator": issued.spectator, **issued.players}[role]
-            emit_json(token) if as_json else out.print(token, markup=False)
+        if issue is not None:
+            role, side = role_of(issue, sides)
+            issued = issue_token(store, battle, role, side, label or "")
+        elif replace_all:
+            fresh, logged_out = replace_all_tokens(store, battle, sides, label or f"replaced all {utc_now()}")
         else:
-            emit_json(issued) if as_json else render.print_tokens(out, issued)
+            listed = credentials(store, battle)
+    if issue is not None:
+        if as_json:
+            emit_json(issued)
+        else:
+            # The secret alone on stdout, for `TOKEN=$(morale tokens ... --issue ...)`; the words on stderr.
+            holder = render.holder(issued)
+            said = f"Token {issued.id} ({holder}) of {battle}, labelled {issued.label!r}: shown once."
+            err.print(said, markup=False)
+            out.print(issued.token, markup=False)
+    elif replace_all:
+        if as_json:
+            emit_json({"battle": battle, "tokens": fresh, "logged_out": logged_out})
+        else:
+            render.print_logged_out(out, battle, logged_out)
+            render.print_tokens(out, fresh)
+    else:
+        emit_json(listed) if as_json else render.print_credentials(out, battle, listed)
 
 
 @app.command("revoke")
 def revoke_command(
     battle: BattleArg,
-    role: Annotated[str, typer.Argument(help="Whose token: referee, spectator or a side's name.")],
-    reissue: Annotated[
-        bool, typer.Option("--reissue", help="Issue a fresh token for that role in its place (shown once).")
-    ] = False,
+    which: Annotated[
+        str, typer.Argument(metavar="ID|ROLE", help="A token's id (`morale tokens` lists them), or a whole role.")
+    ],
+    reissue: Annotated[bool, typer.Option("--reissue", help="Issue a fresh token in its place (shown once).")] = False,
     db: Db = DEFAULT_DB,
     as_json: Json = False,
 ) -> None:
-    """Revoke one role's token for `morale serve`; every other token of the battle keeps working."""
+    """Revoke one token by its id, or every token of a role; every other token of the battle keeps working."""
     with refusals(as_json):
         store = open_store(db)
         sides = load(store, battle).state().sides
-        fresh = revoke_token(store, battle, role, sides, reissue=reissue)
+        done = revoke_tokens(store, battle, which, sides, reissue=reissue)
     if as_json:
-        emit_json({"battle": battle, "revoked": role, "token": fresh})
-    elif fresh is None:
-        out.print(f"The {role} token of {battle} no longer works; the other tokens still do.", markup=False)
+        emit_json({"battle": battle, "revoked": done.revoked, "token": done.token})
+        return
+    for gone in done.revoked:
+        err.print(f"Token {gone.id} ({render.holder(gone)}) of {battle} no longer works.", markup=False)
+    if done.token is None:
+        out.print(f"The other tokens of {battle} still work.", markup=False)
     else:
-        out.print(fresh, markup=False)
+        out.print(done.token, markup=False)
 
 
 @app.command("serve")
 def serve_command(
     db: Db = DEFAULT_DB,
-    host: Annotated[str, typer.Option(help="Address to listen on (loopback unless you mean otherwise).")] = "127.0.0.1",
+    host: Annotated[
+        str | None,
+        typer.Option(help="Address to listen on (default: loopback; every interface with --table)."),
+    ] = None,
     port: Annotated[int, typer.Option(min=0, max=65535, help="Port to listen on.")] = 8000,
     heartbeat: Annotated[float, typer.Option(help="Seconds between heartbeats on an idle feed.")] = 15.0,
     poll: Annotated[
@@ -262,11 +304,29 @@ def serve_command(
     pool_size: Annotated[
         int, typer.Option(min=1, help="PostgreSQL: the most connections this node opens to the database.")
     ] = 10,
+    table: Annotated[
+        str | None,
+        typer.Option(
+            metavar="BATTLE",
+            help="Serve a table: listen on the network and print a join link and QR code per role of BATTLE.",
+        ),
+    ] = None,
+    public_url: Annotated[
+        str | None, typer.Option(help="Where join links point, e.g. https://club.example (a proxy, TLS).")
+    ] = None,
+    ssl_certfile: Annotated[Path | None, typer.Option(help="Serve over TLS with this certificate (PEM).")] = None,
+    ssl_keyfile: Annotated[Path | None, typer.Option(help="The certificate's private key (PEM).")] = None,
 ) -> None:
     """Serve the store over HTTP: the API (OpenAPI at /schema), the live feed and the viewer (/view)."""
     from ..http.node import serve as serve_node
     from ..http.server import Settings, create_app
 
+    host = host or (join_links.ANY_ADDRESS[0] if table else "127.0.0.1")
+    with refusals():
+        tls = join_links.check_tls(ssl_certfile, ssl_keyfile)
+        public_url = check_public_url(public_url) if public_url else None
+        if table is not None and port == 0:
+            raise Refusal("--table needs a port of its own for the links to name (not 0)", field="port")
     settings = Settings(
         poll_s=poll,
         heartbeat_s=heartbeat,
@@ -274,21 +334,29 @@ def serve_command(
         create_token=create_token,
         allow_origins=tuple(allow_origin or ()),
         pool_size=pool_size,
+        public_url=public_url,
     )
     with refusals():
         _check_port(host, port)  # first: a busy port must not leave a new store behind
         # Clients create battles over the API, so serving may create the store; the line below says
         # when it did, for a mistyped --db to show at once.
         fresh = not is_database_url(db) and not Path(db).exists()
+        if table is not None:
+            store = open_store(db)
+            tokens = join_links.table_tokens(store, table, load(store, table).state().sides)
         served = create_app(db, settings)
     kind = "a new store" if fresh else "the store"
-    out.print(f"Serving {kind} {shown(db)} on http://{host}:{port}/ (viewer: /view, API: /schema)", markup=False)
+    scheme = "https" if tls else "http"
+    out.print(f"Serving {kind} {shown(db)} on {scheme}://{host}:{port}/ (viewer: /view, API: /schema)", markup=False)
+    if table is not None:
+        base = public_url or f"{scheme}://{join_links.link_host(host, out)}:{port}"
+        join_links.print_join_links(out, base, table, tokens)
     # The code and the app live as long as the process: out of the cyclic collector's full passes,
     # which otherwise walk them again and again, and whose pauses were the live feed's slowest
     # deliveries (bench/feed.py; the figures are in bench/README.md).
     gc.collect()
     gc.freeze()
-    serve_node(served, host, port)
+    serve_node(served, host, port, ssl_certfile=ssl_certfile, ssl_keyfile=ssl_keyfile)
 
 
 def _check_port(host: str, port: int) -> None:

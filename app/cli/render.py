@@ -8,7 +8,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from morale.app.access import IssuedTokens
+from morale.app.access import Credential, Issued, IssuedTokens
 from morale.core import catalogue
 from morale.core.outcomes import Outcome
 from morale.core.state import Battle
@@ -141,7 +141,7 @@ __all__ = ["describe_event", "print_board", "print_due", "print_log", "print_nar
 
 def print_tokens(console: Console, tokens: IssuedTokens) -> None:
     """Shown once: the store keeps only their hashes."""
-    table = Table(title="Tokens (shown once; `morale tokens` issues new ones)", title_justify="left")
+    table = Table(title="Tokens (shown once: the store keeps only their hashes)", title_justify="left")
     table.add_column("role")
     table.add_column("token")
     table.add_row("referee", tokens.referee)
@@ -149,3 +149,34 @@ def print_tokens(console: Console, tokens: IssuedTokens) -> None:
         table.add_row(f"player: {side}", token)
     table.add_row("spectator", tokens.spectator)
     console.print(table)
+
+
+def holder(token: Credential | Issued) -> str:
+    """Whose token it is, in words: "referee", "player: orks", "spectator"."""
+    return f"player: {token.side}" if token.role == "player" else token.role
+
+
+def print_credentials(console: Console, battle: str, tokens: Sequence[Credential]) -> None:
+    """A battle's tokens as named credentials: never a secret."""
+    if not tokens:
+        console.print(f"Battle {battle} has no tokens; `morale tokens {battle} --issue ROLE --label TEXT` issues one.")
+        return
+    # One line each, not a table: a table squeezed to a terminal's width wraps the labels mid-word.
+    console.print(f"Tokens of {battle} (their secrets are never shown again):", markup=False)
+    width = max(len(holder(token)) for token in tokens)
+    for token in tokens:
+        used = token.last_used or "never"
+        line = f"  {token.id}  {holder(token):<{width}}  created {token.created or 'before labels'}  last used {used}"
+        console.print(f"{line}  {token.label or '(no label)'}", markup=False)
+
+
+def print_logged_out(console: Console, battle: str, tokens: Sequence[Credential]) -> None:
+    """Whom replacing every token logged out, by name: nobody finds out by surprise."""
+    if not tokens:
+        console.print(f"Battle {battle} had no tokens: nobody was logged out.", markup=False)
+        return
+    said = f"Every earlier token of {battle} stopped working; whoever holds one of these is logged out:"
+    console.print(said, markup=False)
+    for token in tokens:
+        label = token.label or "no label"
+        console.print(f"  {token.id}  {holder(token)}  ({label})", markup=False)

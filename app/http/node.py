@@ -12,6 +12,7 @@ through the proxy to another node).
 from __future__ import annotations
 
 import socket
+from pathlib import Path
 
 import uvicorn
 from litestar import Litestar
@@ -20,10 +21,12 @@ GRACE_S = 2  # what a request other than a feed has, once a stop begins, to fini
 
 
 class Node(uvicorn.Server):
-    def __init__(self, app: Litestar, host: str, port: int) -> None:
-        super().__init__(
-            uvicorn.Config(app, host=host, port=port, timeout_graceful_shutdown=GRACE_S, log_level="warning")
+    def __init__(self, app: Litestar, host: str, port: int, **tls: Path | None) -> None:
+        # `tls`: uvicorn's own ssl_certfile and ssl_keyfile, to serve HTTPS without a proxy.
+        config = uvicorn.Config(
+            app, host=host, port=port, timeout_graceful_shutdown=GRACE_S, log_level="warning", **tls
         )
+        super().__init__(config)
         self.hub = app.state.hub
 
     async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
@@ -31,6 +34,8 @@ class Node(uvicorn.Server):
         await super().shutdown(sockets)
 
 
-def serve(app: Litestar, host: str, port: int) -> None:
-    """Serve until stopped (SIGINT or SIGTERM)."""
-    Node(app, host, port).run()
+def serve(
+    app: Litestar, host: str, port: int, *, ssl_certfile: Path | None = None, ssl_keyfile: Path | None = None
+) -> None:
+    """Serve until stopped (SIGINT or SIGTERM), over TLS if given a certificate and its key."""
+    Node(app, host, port, ssl_certfile=ssl_certfile, ssl_keyfile=ssl_keyfile).run()

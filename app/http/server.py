@@ -30,7 +30,7 @@ from litestar.openapi.spec import Components, SecurityScheme
 from litestar.params import FromPath, FromQuery, JSONBody, QueryParameter
 from litestar.response import File, Redirect
 from litestar.static_files import create_static_files_router
-from litestar.types import AnyCallable, ASGIApp, Send
+from litestar.types import AnyCallable, ASGIApp, Message, Receive, Scope, Send
 from msgspec import Meta
 
 from morale.core.replay import Replay
@@ -53,19 +53,21 @@ from ..access import (
     Visible,
     check_may_append,
     check_own_unit,
-    grant_for,
     issue_tokens,
+    note_use,
+    opened_with,
     visible_battles,
 )
 from ..authors import CONSOLE_HEADER, grant_author, via_of
 from ..roster import refusal_in_roster, roster_from_text
 from ..service import Recorded, clock_event, record_on, roll_for, start_battle
-from ..snapshot_cache import battle_at
+from ..snapshot_cache import battle_at, fold_lock
 from . import live, streaming
 from .bodies import read_body
 from .folds import Folds
 from .listen import listener
 from .problems import EXCEPTION_HANDLERS, problem_responses
+from .tokens import token_routes
 
 STATIC = Path(__file__).parent / "static"
 
@@ -78,6 +80,7 @@ class Settings:
     create_token: str | None = None  # when set, creating a battle needs it as a Bearer token
     allow_origins: tuple[str, ...] = ()  # other web pages allowed to call (CORS), e.g. an overlay
     pool_size: int = 10  # PostgreSQL: the most connections this node opens to the database
+    public_url: str | None = None  # where join links point (a proxy, TLS); else the request's own scheme and Host
 
 
 # -- request bodies ---------------------------------------------------------------------------
@@ -160,9 +163,11 @@ async def battle_token(connection: ASGIConnection, handler: BaseRouteHandler) ->
     token = _bearer(connection)
     if token is None:
         raise NotAuthorizedException("a token is needed: Authorization: Bearer TOKEN (or ?token=TOKEN)", headers=ASK)
-    grant = await _stores(connection).run(lambda store: grant_for(store, battle, token))
-    if grant is None:
+    opened = await _stores(connection).run(lambda store: opened_with(store, battle, token))
+    if opened is None:
         raise NotAuthorizedException(f"this token does not open battle {battle!r}", headers=ASK)
+    grant = opened.grant
+    connection.state.opened = opened  # its use is noted once answered (note_token_use)
     if handler.opt.get("writes") and grant.role == "spectator":  # type: ignore[attr-defined]
         raise PermissionDeniedException("a spectator's token reads and follows the battle; it records nothing")
     connection.state.grant = grant
@@ -178,6 +183,34 @@ def creator_token(connection: ASGIConnection, handler: BaseRouteHandler) -> None
         raise NotAuthorizedException("this server needs its creation token to create a battle", headers=ASK)
     if not hmac.compare_digest(given.encode(), required.encode()):
         raise PermissionDeniedException("this is not the server's creation token")
+
+
+def noting_token_use(app: ASGIApp) -> ASGIApp:
+    """Middleware: once a request a token opened is answered well (a status below 400), note the
+    token's use if due, about once a minute per token (access.LAST_USED_EVERY_S). A refused
+    request writes nothing. Noted as the answer starts, not when it ends: a feed runs for hours."""
+
+    async def noting(scope: Scope, receive: Receive, send: Send) -> None:
+        async def sending(message: Message) -> None:
+            await send(message)
+            if message["type"] == "http.response.start" and message["status"] < HTTP_400:
+                opened = (scope.get("state") or {}).get("opened")
+                if opened is not None and opened.note_use:
+                    battle = scope["path_params"]["battle"]
+                    stores: live.Stores = scope["litestar_app"].state.stores
+                    await stores.run(lambda store: _note_use(store, battle, opened.token_hash))
+
+        await app(scope, receive, sending)
+
+    return noting
+
+
+HTTP_400 = 400
+
+
+def _note_use(store: EventStore, battle: str, digest: str) -> None:
+    with fold_lock(battle):  # never while a fold of the battle reads and writes its snapshots
+        note_use(store, battle, digest)
 
 
 # -- what the OpenAPI document says of who may call and what may go wrong --------------------------
@@ -542,6 +575,7 @@ async def schema_of_feed() -> dict[str, Any]:
 class Caller(msgspec.Struct, frozen=True, kw_only=True):
     role: str  # referee, player or spectator
     side: str = ""  # a player's side
+    token_id: str = ""  # the id of the token used (the console's Share screen never offers to revoke it)
 
 
 class BattleVocabulary(msgspec.Struct, frozen=True, kw_only=True):
@@ -583,7 +617,7 @@ async def battle_vocabulary(battle: BattlePath, request: Request, state: State) 
             sides=started.sides,
             dice_policy=started.dice_policy,
             engine_rolls=engine,
-            caller=Caller(role=grant.role, side=grant.side),
+            caller=Caller(role=grant.role, side=grant.side, token_id=grant.token_id),
             vocabulary=vocabulary_of(started.ruleset, started.ruleset_version),
         )
 
@@ -676,12 +710,14 @@ def create_app(db: str | Path, settings: Settings | None = None) -> Litestar:
             home,
             viewer,
             health,
+            *token_routes(battle_token, TOKEN),
             create_static_files_router(path="/static", directories=[STATIC], include_in_schema=False),
         ],
         state=State({"stores": stores, "hub": hub, "folds": Folds(), "settings": settings}),
         exception_handlers=EXCEPTION_HANDLERS,  # type: ignore[arg-type]
         request_max_body_size=settings.max_body_bytes,
         before_request=read_body,
+        middleware=[noting_token_use],
         cors_config=CORSConfig(allow_origins=list(settings.allow_origins)) if settings.allow_origins else None,
         lifespan=[listener(stores.announcements(), hub)],
         on_shutdown=[hub.close, stores.close],

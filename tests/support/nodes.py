@@ -69,6 +69,23 @@ class Node:
                 self.process.wait(WAIT_S)
 
 
+class TableNode(Node):
+    """`morale serve --table BATTLE ARGS...`: once it answers, `printed` holds what it printed and
+    `join_urls` the links its QR codes hold (read as a camera would: support/qr.py), in the order
+    printed: the referee, each side's player in the battle's order, a spectator."""
+
+    def __init__(self, db: str, log: Path, battle: str, *args: str) -> None:
+        super().__init__(db, log, "--table", battle, *args)
+
+    def __enter__(self) -> TableNode:
+        super().__enter__()
+        from .qr import decode_terminal_qr_codes  # only the table's tests need zxing-cpp
+
+        self.printed = self.log.read_text()  # the codes are printed before the server answers
+        self.join_urls = decode_terminal_qr_codes(self.printed)
+        return self
+
+
 class Follower:
     """An SSE client following a battle in a thread of its own, on one node and then (when its node
     goes away) on the next, resuming with Last-Event-ID as a browser does. Keeps each message's id."""

@@ -50,6 +50,7 @@ export function connection(battle, token) {
   return {
     get: (path) => call(path),
     post: (path, body) => call(path, { method: "POST", body }),
+    del: (path) => call(path, { method: "DELETE" }),
     feedUrl: (after) => `${base}/feed?after=${after}&token=${encodeURIComponent(token)}`,
   };
 }

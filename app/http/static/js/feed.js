@@ -4,10 +4,13 @@
 // last event seen.
 import { state } from "./state.js";
 
+// Returns a function that stops following (another battle, or another token, is opened).
 export function follow(after, { onItem, onStatus }) {
   let lastSeen = after;
   let source = null;
+  let stopped = false;
   const open = () => {
+    if (stopped) return;
     source = new EventSource(state.api.feedUrl(lastSeen));
     source.onopen = () => onStatus("live");
     source.onerror = () => {
@@ -25,7 +28,8 @@ export function follow(after, { onItem, onStatus }) {
       onItem(item);
     };
   };
-  addEventListener("offline", () => onStatus("offline"));
-  addEventListener("online", () => { if (source.readyState !== EventSource.OPEN) onStatus("reconnecting"); });
+  addEventListener("offline", () => { if (!stopped) onStatus("offline"); });
+  addEventListener("online", () => { if (!stopped && source.readyState !== EventSource.OPEN) onStatus("reconnecting"); });
   open();
+  return () => { stopped = true; source?.close(); };
 }

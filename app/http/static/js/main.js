@@ -3,7 +3,7 @@
 import { $, $$, el, words } from "./dom.js";
 import { connection } from "./api.js";
 import { cite, need } from "./cite.js";
-import { mayRecord, phaseName, state, stateName, testName, unitName } from "./state.js";
+import { isReferee, mayRecord, phaseName, state, stateName, testName, unitName } from "./state.js";
 import { drawBoard } from "./board.js";
 import { drawDue } from "./due.js";
 import { drawLog } from "./log.js";
@@ -12,6 +12,8 @@ import { drawWhy } from "./why.js";
 import { follow } from "./feed.js";
 import * as outbox from "./outbox.js";
 import { createdNotice, openCreate } from "./create.js";
+import { asked, forget, keep, momentLink, scrub } from "./join.js";
+import { drawShare } from "./share.js";
 
 const PAGE = 100;  // log entries fetched at a time
 
@@ -30,6 +32,7 @@ function draw() {
   $("#tab-due").textContent = state.due.length ? `Tests due (${state.due.length})` : "Tests due";
   $("#tab-record").hidden = !mayRecord();
   $("#tab-why").hidden = !state.unit;
+  $("#tab-share").hidden = !isReferee();
   drawBanner();
   drawPast();
   drawBoard($("#board"), { onWhy: why, onDue: () => show("due") });
@@ -56,6 +59,23 @@ function drawPast() {
   if (state.live) return;
   const row = state.log.find((r) => r.seq === state.at);
   $("#past-text").textContent = `As it stood after event ${state.at} of ${state.last}${row ? `: ${row.summary}` : ""}`;
+  const link = $("#moment-link");
+  if (link.dataset.seq !== String(state.at)) link.hidden = true;  // a link to another moment
+}
+
+// "Link to this moment": the battle at this event, without a token, for a judge to open with theirs.
+async function shareMoment() {
+  const link = momentLink(state.battle, state.at);
+  let copied = false;
+  try {
+    await navigator.clipboard.writeText(link);
+    copied = true;
+  } catch { /* no clipboard here (plain HTTP, or refused): the link is shown to copy by hand */ }
+  const shown = $("#moment-link");
+  shown.replaceChildren(el("span", {}, copied ? "The link is on the clipboard: " : "The link to this moment: "),
+    el("a", { href: link }, link));
+  shown.dataset.seq = String(state.at);
+  shown.hidden = false;
 }
 
 function drawOutbox() {
@@ -145,6 +165,7 @@ function show(tab) {
   state.tab = tab;
   draw();
   window.scrollTo({ top: 0 });
+  if (tab === "share") drawShare($("#share"), { failed }).catch(failed);
 }
 
 // -- what the server said to a write --------------------------------------------------------------
@@ -195,10 +216,9 @@ function startNew() {
   openCreate($("#create"), { land, cancel: () => { $("#create").hidden = true; $("#connect").hidden = false; } });
 }
 
-// The new battle, opened as its referee on the Share screen (the board where there is none).
+// The new battle, opened as its referee on the Share screen (the new fragment is taken up on hashchange).
 function land(created) {
   location.hash = new URLSearchParams({ battle: created.battle, token: created.tokens.referee, tab: "share" }).toString();
-  location.reload();
 }
 
 // -- start ---------------------------------------------------------------------------------------
@@ -208,45 +228,70 @@ function wire() {
   $("#back").addEventListener("click", () => goTo(state.at - 1).catch(failed));
   $("#forward").addEventListener("click", () => goTo(state.at + 1).catch(failed));
   $("#now").addEventListener("click", () => goTo(state.last).catch(failed));
+  $("#moment").addEventListener("click", () => shareMoment().catch(failed));
   $("#connect").addEventListener("submit", (event) => {
     event.preventDefault();
     const form = new FormData(event.target);
-    location.hash = new URLSearchParams({ battle: form.get("battle"), token: form.get("token") }).toString();
-    location.reload();
+    takeUp({ ...waiting, battle: form.get("battle"), token: form.get("token") }).catch(failed);
   });
   $("#start-new").addEventListener("click", startNew);
+  // A join link opened in a page already open (pasted, or tapped in a chat): taken up at once.
+  addEventListener("hashchange", () => takeUp(asked()).catch(failed));
   document.addEventListener("visibilitychange", () => { if (!document.hidden && state.board) refresh().catch(failed); });
 }
 
-async function start() {
-  wire();
-  const params = new URLSearchParams(location.hash.slice(1));
-  state.battle = params.get("battle") || "";
-  const token = params.get("token") || "";
-  $("#connect [name=battle]").value = state.battle;
-  if (!state.battle || !token) {
-    $("#connect").hidden = false;
-    return;
+// -- opening a battle: from a join link, the token kept, or the form (join.js) --------------------
+let opened = { battle: "", token: "" };
+let stopFollowing = () => {};
+let waiting = { at: null, tab: null };  // where a link asked to open, while the form asks for a token
+
+async function takeUp(wanted) {
+  if (wanted.battle && wanted.battle === opened.battle && (!wanted.token || wanted.token === opened.token)) {
+    scrub(wanted.battle);
+    return moveTo(wanted);
   }
-  state.api = connection(state.battle, token);
+  return openBattle(wanted);
+}
+
+function askForToken(battle, reason) {
+  $("#connect [name=battle]").value = battle;
+  $("#connect").hidden = false;
+  $("#console").hidden = true;
+  if (reason) notice(reason, { alert: true });
+}
+
+async function openBattle({ battle, token, at, tab }) {
+  scrub(battle);  // the token leaves the address bar and the history before anything else
+  waiting = { at, tab };
+  if (!battle || !token) return askForToken(battle);
+  const api = connection(battle, token);
+  let info, board, due;
   try {
-    const [info, board, due] = await Promise.all([state.api.get("vocabulary"), state.api.get("board"), state.api.get("due")]);
-    Object.assign(state, { info, board, due, last: board.seq, at: board.seq });
+    [info, board, due] = await Promise.all([api.get("vocabulary"), api.get("board"), api.get("due")]);
   } catch (error) {
-    failed(error);
-    $("#connect").hidden = false;
-    return;
+    if (error.status !== 401) return askForToken(battle, el("p", {}, error.message));
+    forget(battle);
+    return askForToken(battle, el("div", {}, el("p", {}, error.message),
+      el("p", {}, "The referee may have revoked this token: ask them for a new link.")));
   }
+  keep(battle, token);
+  stopFollowing();
+  opened = { battle, token };
+  Object.assign(state, { battle, api, info, board, due, last: board.seq, at: board.seq, live: true });
+  Object.assign(state, { log: [], marks: [], unit: null, tab: "board" });
+  $("#connect").hidden = true;
   $("#console").hidden = false;
-  const tab = params.get("tab");  // a screen the link names (tab=share after a battle is created here)
-  if (tab && tab !== "why" && document.getElementById(`tab-${tab}`)) state.tab = tab;
-  const created = document.getElementById("tab-share") ? null : createdNotice(state.battle);
-  if (created) $("#notice").before(created);  // until a Share screen shows them: the other roles' tokens
+  $("#create").hidden = true;
+  notice(null);
+  document.getElementById("created")?.remove();
+  const created = createdNotice(battle);  // a battle just started here: the other roles' tokens, once
+  if (created) $("#notice").before(created);
   draw();
-  document.body.dataset.ready = "true";
+  Object.assign(document.body.dataset, { ready: "true", battle });
   outbox.onChange(answered);
   outbox.load();
-  follow(state.last, { onItem: (item) => { if (item.seq > state.last) refresh().catch(failed); document.body.dataset.lastFeedSeq = String(item.seq); },
+  stopFollowing = follow(state.last, {
+    onItem: (item) => { if (item.seq > state.last) refresh().catch(failed); document.body.dataset.lastFeedSeq = String(item.seq); },
     onStatus: setStatus });
   const [rows, timeline] = await Promise.all([
     state.api.get(`log?after=${Math.max(0, state.last - PAGE)}`), state.api.get("timeline")]).catch((e) => { failed(e); return [[], { marks: [] }]; });
@@ -254,6 +299,19 @@ async function start() {
   state.marks = timeline.marks;
   draw();
   document.body.dataset.logged = "true";
+  await moveTo({ at, tab });
+}
+
+// `at=N`: the battle as it stood after event N (as the Log screen steps back); `tab=NAME`: that screen.
+async function moveTo({ at, tab }) {
+  if (at) await goTo(at);
+  const button = tab ? $(`#tab-${CSS.escape(tab)}`) : null;
+  if (button && !button.hidden) show(tab);
+}
+
+async function start() {
+  wire();
+  await takeUp(asked());
 }
 
 start();
