@@ -30,6 +30,8 @@ from morale.events.types import (
     ChargeDeclared,
     DiceRolled,
     PlayerDecided,
+    SeedCommitted,
+    SeedRevealed,
     TableFactRecorded,
     UnitChanged,
 )
@@ -328,6 +330,12 @@ def check_may_append(grant: Grant, battle: Battle, events: Sequence[AnyEvent]) -
         return
     for offset, event in enumerate(events, start=1):
         where = f"event {offset} of {len(events)}: " if len(events) > 1 else ""
+        if isinstance(event, SeedCommitted | SeedRevealed):  # a player's seed is their own side's alone
+            if event.side != grant.side:
+                raise Forbidden(
+                    f"{where}a player commits and reveals only the seed of their own side, {grant.side}", field="side"
+                )
+            continue
         named = _unit_named(event)
         if named is None:
             raise Forbidden(f"{where}{event.__struct_config__.tag} is for the referee, not a player", field="type")

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from morale.core.dice import commitment
 from morale.core.rules import Refusal
 from morale.events.store import BattleExists, EventStore, StoredToken, UnknownBattle
-from morale.events.types import BattleStarted
+from morale.events.types import BattleStarted, DiceRevealed
 
 from .transfer import Checked, check_lines, export_lines
 
@@ -71,9 +71,14 @@ def _plan(source: EventStore, target: EventStore, battle: str) -> _Planned:
 
 
 def _check_secret(checked: Checked, secret: str) -> None:
-    """A dice secret goes across only if it is the one the battle's log committed to."""
+    """A dice secret goes across only if it is the one the battle's log commits to now: the start's,
+    or the fresh one its last reveal committed to."""
     started = checked.sealed[0][0].event
-    if not isinstance(started, BattleStarted) or commitment(secret) != started.dice_commitment:
+    committed = started.dice_commitment if isinstance(started, BattleStarted) else ""
+    for stored, _ in checked.sealed:
+        if isinstance(stored.event, DiceRevealed):
+            committed = stored.event.commitment
+    if not committed or commitment(secret) != committed:
         raise Refusal(
             f"battle {checked.battle!r}: the store's dice secret does not hash to the commitment in its log",
             field="dice_secret",

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from msgspec.structs import replace
 
-from morale.core.dice import commitment, engine_dice, new_secret
+from morale.core.dice import commitment, engine_dice, new_secret, seeds_in_force
 from morale.core.outcomes import Caused
 from morale.core.referee import due_test
 from morale.core.replay import Replay, replay_log
@@ -124,7 +124,7 @@ def record_on(
 ) -> list[Recorded]:
     """`record` on a fold of the whole log that the caller holds (and that this advances): a
     writer that already has the battle replays nothing. The store still refuses the append if the
-    log has moved past the fold. `dice_secret`: kept with the events that start the battle.
+    log has moved past the fold. `dice_secret`: kept with the events that commit to it (the start, a reveal).
     `describe`: puts each event in words as the battle stands just after it, not after the batch (a
     casualty's "3 left" is the count then). `author`: who appends them, sealed with each."""
     if expected_seq is not None and expected_seq != fold.seq:
@@ -191,11 +191,15 @@ def start_battle(
 
 
 def reveal(store: EventStore, fold: Replay, *, author: Author | None = None) -> list[Recorded]:
-    """Publish the battle's dice secret in its log, so every engine roll can be recomputed."""
+    """Publish the battle's dice secret in its log, so every engine roll made with it can be
+    recomputed, and commit to a fresh secret, kept in the same transaction, for the rolls that follow
+    (`engine.dice.reveal`): a battle revealed mid-game goes on."""
     secret = store.dice_secret(fold.battle_id)
     if secret is None:
         raise Refusal(f"this store keeps no dice secret for battle {fold.battle_id!r}", field="secret")
-    return record_on(store, fold, [DiceRevealed(secret=secret)], author=author)
+    fresh = new_secret()
+    event = DiceRevealed(secret=secret, commitment=commitment(fresh))
+    return record_on(store, fold, [event], dice_secret=fresh, author=author)
 
 
 def clock_event(fold: Replay) -> PhaseEnded | PhaseStarted:
@@ -222,6 +226,6 @@ def roll_for(
     secret = store.dice_secret(fold.battle_id)
     if secret is None or state.dice_policy == "table":
         raise Refusal("this battle's dice are rolled at the table: type them in", field="dice")
-    dice = engine_dice(secret, fold.battle_id, fold.seq + 1, due.dice)
+    dice = engine_dice(secret, fold.battle_id, fold.seq + 1, due.dice, seeds_in_force(state))
     event = DiceRolled(unit=unit, test=test, dice=tuple(dice), source="engine", reroll=bool(due.reroll))
     return record_on(store, fold, [event], author=author)

@@ -111,6 +111,6 @@ def check_lines(lines: Iterable[str | bytes], source: str = "input") -> Checked:
         head = raw.hash
     if auditor is None:
         raise MalformedEvent(f"{source}: no events in the file")
-    for finding in auditor.dice_findings(auditor.revealed_secret) if auditor.revealed_secret else []:
+    for finding in auditor.dice_findings(auditor.secrets):  # each revealed secret's rolls
         raise Refusal(f"{source} line {line_of[finding.seq]} (seq {finding.seq}): {finding.message}", field="dice")
     return Checked(battle=battle, sealed=sealed, head=head)

@@ -25,6 +25,8 @@ from morale.events.types import (
     PhaseStarted,
     PlayerDecided,
     RefereeRuled,
+    SeedCommitted,
+    SeedRevealed,
     TableFactRecorded,
     UnitChanged,
     UnitJoined,
@@ -162,6 +164,20 @@ def _dice_rolled(battle: Battle, event: DiceRolled, seq: int) -> Decided:
 
 def _dice_revealed(battle: Battle, event: DiceRevealed, seq: int) -> Decided:
     battle.dice_secret = event.secret
+    # The fresh secret's commitment is in force from here ("": none, and the engine rolls no more).
+    # The players' seeds are spent with the secret they were mixed with (`engine.dice.seed.commit`).
+    battle.dice_commitment = event.commitment
+    battle.seed_commitments, battle.seeds = {}, {}
+    return ()
+
+
+def _seed_committed(battle: Battle, event: SeedCommitted, seq: int) -> Decided:
+    battle.seed_commitments[event.side] = event.commitment
+    return ()
+
+
+def _seed_revealed(battle: Battle, event: SeedRevealed, seq: int) -> Decided:
+    battle.seeds[event.side] = event.seed
     return ()
 
 

@@ -24,13 +24,15 @@ from morale.events.types import (
     PhaseStarted,
     PlayerDecided,
     RefereeRuled,
+    SeedCommitted,
+    SeedRevealed,
     TableFactRecorded,
     UnitChanged,
     UnitJoined,
 )
 
 from . import order, rules
-from .dice import commitment
+from .dice import commitment, seeds_awaited
 from .rules import Refusal, by_event_type
 from .rulesets import lookup
 from .state import Battle, DueTest, Unit
@@ -158,17 +160,62 @@ def _dice_rolled(battle: Battle, event: DiceRolled) -> None:
             f"this battle's dice are rolled by the {battle.dice_policy}, not the {event.source}",
             field="source",
         )
-    if event.source == "engine" and battle.dice_secret:
-        raise Refusal("the dice secret is public: the engine rolls no more", rule=rules.DICE_REVEAL)
+    if event.source == "engine":
+        if battle.dice_secret and not battle.dice_commitment:
+            raise Refusal(
+                "the dice secret is public and no fresh one was committed: the engine rolls no more",
+                rule=rules.DICE_REVEAL,
+            )
+        awaited = seeds_awaited(battle)
+        if awaited:
+            raise Refusal(
+                f"the engine rolls no dice until the players' seeds are revealed (awaited: {', '.join(awaited)})",
+                rule=rules.SEED_WAIT,
+            )
 
 
 def _dice_revealed(battle: Battle, event: DiceRevealed) -> None:
+    if battle.dice_secret and not battle.dice_commitment:
+        raise Refusal("the dice secret is already revealed and no fresh one was committed", rule=rules.DICE_REVEAL)
     if not battle.dice_commitment:
         raise Refusal("this battle committed to no dice secret: the engine never rolled", field="secret")
-    if battle.dice_secret:
-        raise Refusal("the dice secret is already revealed", rule=rules.DICE_REVEAL)
     if commitment(event.secret) != battle.dice_commitment:
         raise Refusal("this secret does not hash to the battle's dice commitment", field="secret")
+    if event.commitment == battle.dice_commitment:
+        raise Refusal("the fresh commitment must be to a new secret, not to the one revealed", field="commitment")
+
+
+def _seed_committed(battle: Battle, event: SeedCommitted) -> None:
+    _check_side(battle, event.side)
+    if not battle.dice_commitment:
+        raise Refusal(
+            "the engine holds no committed dice secret in this battle: there is nothing to mix a seed into",
+            rule=rules.SEED_COMMIT,
+        )
+    if event.side in battle.seed_commitments:
+        raise Refusal(f"{event.side} has already committed to a seed for this dice secret", rule=rules.SEED_COMMIT)
+    if battle.seeds:
+        raise Refusal(
+            "a seed has already been revealed: a commitment made now could be chosen after seeing it",
+            rule=rules.SEED_COMMIT,
+        )
+
+
+def _seed_revealed(battle: Battle, event: SeedRevealed) -> None:
+    _check_side(battle, event.side)
+    committed = battle.seed_commitments.get(event.side)
+    if committed is None:
+        raise Refusal(f"{event.side} has committed to no seed for this dice secret", rule=rules.SEED_REVEAL)
+    if event.side in battle.seeds:
+        raise Refusal(f"the seed of {event.side} is already revealed", rule=rules.SEED_REVEAL)
+    waiting = [side for side in battle.sides if side not in battle.seed_commitments]
+    if waiting:
+        raise Refusal(
+            f"a seed is revealed only once both sides have committed (not yet committed: {', '.join(waiting)})",
+            rule=rules.SEED_REVEAL,
+        )
+    if commitment(event.seed) != committed:
+        raise Refusal(f"this seed does not hash to the commitment of {event.side}", rule=rules.SEED_REVEAL)
 
 
 def _player_decided(battle: Battle, event: PlayerDecided) -> None:

@@ -122,6 +122,9 @@ RETRACTION = declare("engine.retraction").id
 DECISION = declare("engine.decision").id
 REROLL = declare("engine.reroll").id
 DICE_REVEAL = declare("engine.dice.reveal").id
+SEED_COMMIT = declare("engine.dice.seed.commit").id
+SEED_REVEAL = declare("engine.dice.seed.reveal").id
+SEED_WAIT = declare("engine.dice.seed.wait").id
 
 
 def filed_under(table: dict[type, F], event_type: type) -> Callable[[F], F]:

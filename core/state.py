@@ -120,7 +120,12 @@ class Battle:
     sides: tuple[str, ...]
     dice_policy: str = "either"
     dice_commitment: str = ""
-    dice_secret: str = ""  # public once a dice_revealed event is in the log
+    dice_secret: str = ""  # the last secret a dice_revealed event made public
+    # The players' seeds for the secret in force (`engine.dice.seed.*`), by side: the commitments,
+    # then the seeds as revealed. A reveal of the secret spends them (its fresh secret was chosen
+    # after they were public), and the sides may commit anew.
+    seed_commitments: dict[str, str] = field(default_factory=dict)
+    seeds: dict[str, str] = field(default_factory=dict)
     house_rules: dict[str, object] = field(default_factory=dict)
     seq: int = 0
     turn: int = 0  # 0 until the first phase starts

@@ -172,8 +172,9 @@ class EventStore(Protocol):
         author: Author | None = None,
     ) -> list[StoredEvent]:
         """Seal and write `events` after `expected_seq`, all or none; `ConflictError` if the log is not
-        there (`BattleExists` if `expected_seq` is 0). `dice_secret`: a new battle's secret, kept in
-        the same transaction as the events that commit to it. `author`: who appends them, sealed
+        there (`BattleExists` if `expected_seq` is 0). `dice_secret`: the secret the events commit to
+        (a new battle's, or the fresh one a reveal commits to), kept in the same transaction, in place
+        of the one before. `author`: who appends them, sealed
         into each event's hashed bytes."""
         ...
 
@@ -343,8 +344,6 @@ class SealingStore:
     ) -> list[StoredEvent]:
         if not events:
             return []
-        if dice_secret is not None and expected_seq != 0:
-            raise ValueError("dice_secret: only the append that starts a battle keeps its dice secret")
         stamp = recorded_at or now_utc()
         return self._write(
             battle, expected_seq, lambda after, prev: seal(battle, events, after, prev, stamp, author), dice_secret

@@ -255,10 +255,29 @@ class DiceRolled(Event, tag="dice_rolled"):
 
 
 class DiceRevealed(Event, tag="dice_revealed"):
-    """The battle's dice secret made public (after the battle), so anyone can recompute every engine
-    roll; it must hash to the battle's `dice_commitment`. The engine rolls no more after it."""
+    """The battle's dice secret made public, so anyone can recompute every engine roll made with it;
+    it must hash to the commitment in force. `commitment`: sha256 of a fresh secret the engine rolls
+    with from here on, so the battle goes on (`engine.dice.reveal`); without one (a log written
+    before fresh commitments, or one revealed for good) the engine rolls no more."""
 
     secret: Hex64
+    commitment: Annotated[str, Meta(pattern=r"^([0-9a-f]{64})?$", extra={"words": "64 lowercase hex digits"})] = ""
+
+
+class SeedCommitted(Event, tag="seed_committed"):
+    """A side commits to a seed of its own for the engine's dice: the sha256 of the seed, recorded
+    before any seed is revealed (`engine.dice.seed.commit`)."""
+
+    side: Slug
+    commitment: Hex64
+
+
+class SeedRevealed(Event, tag="seed_revealed"):
+    """A side's seed, once both sides have committed; it must hash to the side's commitment
+    (`engine.dice.seed.reveal`). Every engine roll after both seeds are out mixes them in."""
+
+    side: Slug
+    seed: Hex64
 
 
 class PlayerDecided(Event, tag="player_decided"):
@@ -295,6 +314,8 @@ AnyEvent = (
     | TableFactRecorded
     | DiceRolled
     | DiceRevealed
+    | SeedCommitted
+    | SeedRevealed
     | PlayerDecided
     | RefereeRuled
     | EventRetracted

@@ -36,6 +36,8 @@ from morale.events.types import (
     PhaseStarted,
     PlayerDecided,
     RefereeRuled,
+    SeedCommitted,
+    SeedRevealed,
     StoredEvent,
     TableFactRecorded,
     UnitChanged,
@@ -151,8 +153,17 @@ def describe_event(event: AnyEvent, battle: Battle) -> str:
             dice = " + ".join(str(d) for d in event.dice)
             rolls = "re-rolls" if event.reroll else "rolls"
             return f"{_name(battle, event.unit)} {rolls} for {_words(event.test)}: {dice} ({event.source})"
+        case DiceRevealed() if event.commitment:
+            return (
+                "The dice secret is revealed: every engine roll made with it can now be recomputed, "
+                "and the engine rolls on with a fresh secret it has committed to"
+            )
         case DiceRevealed():
             return "The dice secret is revealed: every engine roll can now be recomputed"
+        case SeedCommitted():
+            return f"{event.side} commits to a seed for the engine's dice"
+        case SeedRevealed():
+            return f"{event.side} reveals its seed for the engine's dice"
         case PlayerDecided():
             note = f" ({event.note})" if event.note else ""
             return f"{_name(battle, event.unit)}: the player chooses to {_words(event.decision)}{note}"

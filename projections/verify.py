@@ -8,7 +8,9 @@ Three independent checks, each reporting the first sequence number where it fail
 - the replay: every event must still be accepted by the referee, and each phase end's
   `state_digest` (the board as the writer saw it when the phase closed) must be the board this
   engine derives at that point: a changed log or changed rules show up at the exact phase;
-- the dice: once the secret is revealed, every engine roll is recomputed from it.
+- the dice: once a secret is revealed, every engine roll made with it is recomputed from it and the
+  players' seeds in force at that roll. A reveal commits to a fresh secret (`engine.dice.reveal`),
+  so a log may hold several: each roll is checked against the secret it was rolled with.
 """
 
 from __future__ import annotations
@@ -18,14 +20,14 @@ from dataclasses import dataclass, field
 
 import msgspec
 
-from morale.core.dice import commitment, engine_dice
+from morale.core.dice import commitment, engine_dice, seeds_in_force
 from morale.core.outcomes import Caused
 from morale.core.replay import Replay
 from morale.core.rules import Refusal
 from morale.core.state import digest
 from morale.events.codec import GENESIS_HASH, MalformedEvent, RawStored, chain_hash, decode_raw
 from morale.events.store import RawRow
-from morale.events.types import AnyEvent, DiceRolled, PhaseEnded
+from morale.events.types import AnyEvent, DiceRevealed, DiceRolled, PhaseEnded
 
 
 class Finding(msgspec.Struct, frozen=True, kw_only=True):
@@ -54,6 +56,8 @@ class EngineRoll:
     unit: str
     test: str
     dice: tuple[int, ...]
+    epoch: int = 0  # which secret it was rolled with: the start's (0), then each reveal's fresh one
+    seeds: tuple[str, ...] = ()  # the players' seeds mixed in
 
 
 @dataclass
@@ -66,6 +70,7 @@ class Auditor:
     table_rolls: int = 0
     digests_checked: int = 0
     digests_unrecorded: int = 0
+    secrets: list[str] = field(default_factory=list)  # each revealed secret, in log order
 
     def __post_init__(self) -> None:
         self.fold = Replay(self.battle_id)
@@ -90,21 +95,29 @@ class Auditor:
                         )
                     )
         if isinstance(event, DiceRolled):
-            if event.source == "engine":
-                self.engine_rolls.append(EngineRoll(seq, event.unit, event.test, tuple(event.dice)))
+            if event.source == "engine" and self.fold.battle is not None:
+                seeds = seeds_in_force(self.fold.battle)
+                roll = EngineRoll(seq, event.unit, event.test, tuple(event.dice), len(self.secrets), seeds)
+                self.engine_rolls.append(roll)
             else:
                 self.table_rolls += 1
         self.fold.check(event)
+        if isinstance(event, DiceRevealed):
+            self.secrets.append(event.secret)
         return self.fold.apply(seq, event), findings
 
     @property
-    def revealed_secret(self) -> str:
-        return self.fold.battle.dice_secret if self.fold.battle else ""
+    def awaiting_secret(self) -> bool:
+        """Whether the secret in force is still unrevealed (the engine may yet roll with it)."""
+        return bool(self.fold.battle and self.fold.battle.dice_commitment)
 
-    def dice_findings(self, secret: str) -> list[Finding]:
-        """Every engine roll recomputed from the secret; the first that differs."""
-        for roll in self.engine_rolls:
-            expected = engine_dice(secret, self.battle_id, roll.seq, len(roll.dice))
+    def checkable(self, secrets: list[str]) -> list[EngineRoll]:
+        return [roll for roll in self.engine_rolls if roll.epoch < len(secrets)]
+
+    def dice_findings(self, secrets: list[str]) -> list[Finding]:
+        """Every engine roll whose secret is known recomputed from it and its seeds; the first that differs."""
+        for roll in self.checkable(secrets):
+            expected = engine_dice(secrets[roll.epoch], self.battle_id, roll.seq, len(roll.dice), roll.seeds)
             if expected != roll.dice:
                 shown, derived = ", ".join(map(str, roll.dice)), ", ".join(map(str, expected))
                 return [
@@ -184,19 +197,18 @@ def verify(battle_id: str, rows: Iterable[RawRow], secret: str | None = None) ->
             except (Refusal, MalformedEvent) as exc:
                 findings.append(Finding(check="replay", seq=row.seq, message=f"the referee refuses it: {exc}"))
                 replay_ok = False
-    source = "not revealed"
-    if auditor.revealed_secret:
-        secret, source = auditor.revealed_secret, "revealed"
-    elif secret:
-        source = "given"
+    secrets = list(auditor.secrets)
+    source = "revealed" if secrets else "not revealed"
+    if secret and (auditor.awaiting_secret or not secrets):  # the secret in force, published elsewhere
         committed = auditor.fold.battle.dice_commitment if auditor.fold.battle else ""
         if not committed or commitment(secret) != committed:
             findings.append(
                 Finding(check="dice", seq=1, message="the given secret does not hash to the battle's dice commitment")
             )
-            secret = None
-    if secret:
-        findings += auditor.dice_findings(secret)
+        else:
+            secrets.append(secret)
+            source = "given"
+    findings += auditor.dice_findings(secrets)
     digest_findings = [f for f in findings if f.check == "digest"][:1]
     findings = sorted([f for f in findings if f.check != "digest"] + digest_findings, key=lambda f: f.seq)
     return Verification(
@@ -209,6 +221,6 @@ def verify(battle_id: str, rows: Iterable[RawRow], secret: str | None = None) ->
         digests_unrecorded=auditor.digests_unrecorded,
         table_rolls=auditor.table_rolls,
         engine_rolls=len(auditor.engine_rolls),
-        engine_rolls_checked=len(auditor.engine_rolls) if secret else 0,
+        engine_rolls_checked=len(auditor.checkable(secrets)),
         dice_secret=source,
     )

@@ -157,6 +157,7 @@ ARGS = {
     "diff": [BATTLE, "1"],
     "battles": [],
     "revoke": [BATTLE, "orks"],
+    "seed": [BATTLE, "orks"],
 }
 
 

@@ -6,7 +6,8 @@ breaks every battle already written, and must fail here rather than agree with i
 Each literal was checked when it was written by a separate script using only hmac, hashlib and json
 from the standard library, following the documented algorithms:
 - dice: HMAC-SHA256(key=secret as ASCII, message=f"{battle}:{seq}:{block}"), block 0, 1, ...; each
-  byte under 252 gives byte % 6 + 1, a byte of 252 or more is skipped;
+  byte under 252 gives byte % 6 + 1, a byte of 252 or more is skipped; with the players' seeds in
+  force, the message is f"{battle}:{seq}:{block}:{seed1}:{seed2}" (the seeds in the order of the sides);
 - chain: sha256(prev_hash as ASCII + the body as compact JSON with sorted keys);
 - digest: sha256 of the compact JSON document `VIEW` below.
 """
@@ -49,6 +50,18 @@ def test_engine_dice_reveal_more_dice_than_one_block_gives_continue_into_the_nex
     dice = engine_dice(SECRET, BATTLE, 5, 40)
     assert dice[:30] == (3, 1, 4, 5, 4, 6, 5, 4, 4, 1, 6, 4, 3, 3, 2, 4, 2, 2, 5, 5, 6, 4, 6, 4, 2, 3, 5, 1, 2, 4)
     assert dice[30:] == (6, 5, 5, 3, 2, 1, 2, 4, 6, 6)
+
+
+def test_engine_dice_seed_wait_two_players_seeds_are_mixed_into_the_message_in_the_order_of_the_sides():
+    imperium, orks = "a" * 64, "b" * 64
+    # The stream of "hive-tarsis:21:0:aaaa...:bbbb..." begins 3c 0b: 60 gives a 1, 11 a 6.
+    message = f"hive-tarsis:21:0:{imperium}:{orks}".encode()
+    assert hmac.new(SECRET.encode("ascii"), message, hashlib.sha256).digest()[:2].hex() == "3c0b"
+    assert engine_dice(SECRET, BATTLE, 21, 2, (imperium, orks)) == (1, 6)
+    assert engine_dice(SECRET, BATTLE, 21, 2, (orks, imperium)) == (2, 3)  # the order is part of it
+    assert engine_dice(SECRET, BATTLE, 21, 2) == (5, 2)  # and without seeds: the secret alone
+    assert engine_dice(SECRET, BATTLE, 9, 3, (imperium, orks)) == (2, 6, 2)
+    assert commitment(imperium) == "ffe054fe7ae0cb6dc65c3af9b61d5209f439851db43d0ba5997337df154668eb"
 
 
 def test_engine_dice_reveal_the_commitment_is_the_sha256_of_the_secret():

@@ -23,6 +23,8 @@ from morale.events.types import (
     PhaseStarted,
     PlayerDecided,
     RefereeRuled,
+    SeedCommitted,
+    SeedRevealed,
     TableFactRecorded,
     UnitChanged,
     UnitJoined,
@@ -41,6 +43,7 @@ values = (
     | slugs
 )
 few_slugs = st.lists(slugs, min_size=1, max_size=3, unique=True).map(tuple)
+hex64 = st.from_regex(r"[0-9a-f]{64}", fullmatch=True)
 counts = st.dictionaries(slugs, st.integers(0, 20), max_size=2)
 
 events = st.one_of(
@@ -94,7 +97,9 @@ events = st.one_of(
         source=st.sampled_from(["table", "engine"]),
         reroll=st.booleans(),
     ),
-    st.builds(DiceRevealed, secret=st.from_regex(r"[0-9a-f]{64}", fullmatch=True)),
+    st.builds(DiceRevealed, secret=hex64, commitment=hex64 | st.just("")),
+    st.builds(SeedCommitted, side=slugs, commitment=hex64),
+    st.builds(SeedRevealed, side=slugs, seed=hex64),
     st.builds(PlayerDecided, unit=slugs, decision=slugs, note=texts),
     st.builds(
         RefereeRuled,

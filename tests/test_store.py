@@ -22,7 +22,7 @@ from morale.events.codec import GENESIS_HASH, body_bytes, chain_hash, decode_raw
 from morale.events.locate import open_store
 from morale.events.postgres import PostgresEventStore
 from morale.events.store import BattleExists, ConflictError, EventStore, SqliteEventStore, StoredToken
-from morale.events.types import Author, BattleStarted, CasualtiesSuffered, PhaseStarted
+from morale.events.types import Author, BattleStarted, CasualtiesSuffered, DiceRevealed, PhaseStarted
 
 START = BattleStarted(ruleset="wh40k6", ruleset_version="1", sides=("imperium", "orks"))
 
@@ -89,6 +89,18 @@ def test_starting_a_battle_that_exists_is_refused_and_keeps_its_dice_secret(stor
     with pytest.raises(BattleExists, match="battle: battle 'b1' already exists in this store"):
         store.append("b1", [START], expected_seq=0, dice_secret="b" * 64)
     assert store.last_seq("b1") == 1 and store.dice_secret("b1") == "a" * 64
+
+
+def test_a_reveal_keeps_the_fresh_dice_secret_with_its_event_or_not_at_all(store):
+    # A reveal commits to a fresh secret: the store keeps it in place of the old one, in the
+    # transaction that writes the reveal, and a writer that lost the race leaves the old one.
+    store.append("b1", [START], expected_seq=0, dice_secret="a" * 64)
+    revealed = DiceRevealed(secret="a" * 64, commitment="0" * 64)
+    store.append("b1", [revealed], expected_seq=1, dice_secret="b" * 64)
+    assert store.dice_secret("b1") == "b" * 64
+    with pytest.raises(ConflictError):
+        store.append("b1", [revealed], expected_seq=1, dice_secret="c" * 64)
+    assert store.last_seq("b1") == 2 and store.dice_secret("b1") == "b" * 64
 
 
 def test_an_append_is_all_or_nothing(store, monkeypatch):

@@ -11,7 +11,7 @@ from support.stores import raw_sql
 from morale.app.roster import load_roster
 from morale.app.service import load, record, reveal, roll_for, start_battle
 from morale.core import rules
-from morale.core.dice import engine_dice
+from morale.core.dice import commitment, engine_dice
 from morale.core.rules import Refusal
 from morale.core.rulesets.wh40k import WH40K6
 from morale.events.codec import GENESIS_HASH, chain_hash, decode_raw, encode
@@ -196,18 +196,61 @@ def test_a_secret_that_does_not_match_the_commitment_is_refused_engine_dice_reve
     with pytest.raises(Refusal) as refused:
         record(engine_store, "hive-tarsis", [DiceRevealed(secret="0" * 64)])
     assert refused.value.field == "secret"
+    first = engine_store.dice_secret("hive-tarsis")
     reveal(engine_store, load(engine_store, "hive-tarsis"))
-    with pytest.raises(Refusal) as twice:
-        reveal(engine_store, load(engine_store, "hive-tarsis"))
-    assert twice.value.rule == rules.DICE_REVEAL
+    with pytest.raises(Refusal) as twice:  # the secret is spent: the fresh commitment is to another one
+        record(engine_store, "hive-tarsis", [DiceRevealed(secret=first)])
+    assert twice.value.field == "secret"
+    fresh = engine_store.dice_secret("hive-tarsis")
+    assert fresh != first
+    with pytest.raises(Refusal) as reused:  # a "fresh" commitment to the secret just published
+        record(engine_store, "hive-tarsis", [DiceRevealed(secret=fresh, commitment=commitment(fresh))])
+    assert reused.value.field == "commitment"
 
 
-def test_the_engine_rolls_no_more_once_the_secret_is_public_engine_dice_reveal(engine_store):
-    reveal(engine_store, load(engine_store, "hive-tarsis"))
+def test_a_reveal_that_commits_to_no_fresh_secret_ends_the_engines_rolling_engine_dice_reveal(engine_store):
+    # As a log written before reveals carried a fresh commitment reads: the engine rolls no more.
+    record(engine_store, "hive-tarsis", [DiceRevealed(secret=engine_store.dice_secret("hive-tarsis"))])
     length = engine_store.last_seq("hive-tarsis")
     with pytest.raises(Refusal) as refused:
         roll_for(engine_store, load(engine_store, "hive-tarsis"), "boyz", "morale")
     assert refused.value.rule == rules.DICE_REVEAL and engine_store.last_seq("hive-tarsis") == length
+    assert "no fresh one was committed" in refused.value.message
+    with pytest.raises(Refusal) as again:
+        reveal(engine_store, load(engine_store, "hive-tarsis"))
+    assert again.value.rule == rules.DICE_REVEAL and engine_store.last_seq("hive-tarsis") == length
+
+
+def test_a_battle_revealed_while_tests_are_due_is_finished_and_every_roll_verifies_engine_dice_reveal(engine_store):
+    first = engine_store.dice_secret("hive-tarsis")
+    roll_for(engine_store, load(engine_store, "hive-tarsis"), *_first_due(engine_store))
+    assert load(engine_store, "hive-tarsis").state().due  # tests still wait for their dice
+    reveal(engine_store, load(engine_store, "hive-tarsis"))
+    fresh = engine_store.dice_secret("hive-tarsis")
+    roll_everything(engine_store)  # the engine rolls on, with the fresh secret
+    record(engine_store, "hive-tarsis", [PhaseStarted(turn=1, side="imperium", phase="assault")])
+    assert not load(engine_store, "hive-tarsis").state().due
+    partly = checked(engine_store)
+    assert partly.ok and partly.dice_secret == "revealed"
+    assert 0 < partly.engine_rolls_checked < partly.engine_rolls  # the fresh secret's rolls wait for it
+    whole = checked(engine_store, fresh)
+    assert whole.ok and whole.dice_secret == "given" and whole.engine_rolls_checked == whole.engine_rolls
+    assert checked(engine_store, first).findings[0].check == "dice"  # the spent secret is not the one in force
+
+
+def test_revealed_while_a_fall_back_roll_is_due_the_engine_rolls_it_engine_dice_reveal(engine_store):
+    # The trap of issue 26: the reveal used to leave a due Fall Back with no dice anyone could roll.
+    record(engine_store, "hive-tarsis", [DiceRolled(unit="boyz", test="morale", dice=(6, 6))])  # fails
+    assert ("boyz", "fall_back") in {(d.unit, d.test) for d in load(engine_store, "hive-tarsis").state().due}
+    reveal(engine_store, load(engine_store, "hive-tarsis"))
+    rolled = roll_for(engine_store, load(engine_store, "hive-tarsis"), "boyz", "fall_back")
+    assert rolled[0].stored.event.source == "engine"
+    assert ("boyz", "fall_back") not in {(d.unit, d.test) for d in load(engine_store, "hive-tarsis").state().due}
+
+
+def _first_due(store: EventStore) -> tuple[str, str]:
+    due = load(store, "hive-tarsis").state().due[0]
+    return due.unit, due.test
 
 
 def test_a_battle_with_table_dice_has_no_secret_to_reveal(store):

@@ -159,14 +159,14 @@ def verify_command(
 
 @app.command("reveal")
 def reveal_command(battle: BattleArg, db: Db = DEFAULT_DB, as_json: Json = False) -> None:
-    """Publish the battle's dice secret in its log (after the battle): every engine roll can then be
-    recomputed by anyone, and the engine rolls no more in this battle."""
+    """Publish the battle's dice secret in its log: every engine roll made with it can then be
+    recomputed by anyone. The reveal commits to a fresh secret, so the battle goes on."""
     with refusals(as_json):
         store = open_store(db)
         fold = load(store, battle)
         recorded = reveal(store, fold, author=cli_author())
         if not as_json:
-            out.print(f"dice secret of {battle}: {store.dice_secret(battle)}")
+            out.print(f"dice secret of {battle}: {recorded[0].stored.event.secret}")  # type: ignore[union-attr]
         report(fold, recorded, as_json)
 
 

@@ -130,9 +130,16 @@ def print_verification(console: Console, view: Verification) -> None:
         digests += f", {view.digests_unrecorded} not recorded (written before version 2)"
     console.print(digests)
     dice = f"  dice: {view.table_rolls} typed in from the table, {view.engine_rolls} rolled by the engine"
-    if view.engine_rolls:
-        checked = f", all {view.engine_rolls_checked} recomputed from the {view.dice_secret} secret"
-        dice += checked if view.engine_rolls_checked else " (not checkable until the secret is revealed)"
+    unchecked = view.engine_rolls - view.engine_rolls_checked
+    if view.engine_rolls and not unchecked:
+        dice += f", all {view.engine_rolls_checked} recomputed from the {view.dice_secret} secret"
+    elif view.engine_rolls_checked:
+        dice += (
+            f", {view.engine_rolls_checked} recomputed from the {view.dice_secret} secret and {unchecked} rolled "
+            "with the secret in force (not checkable until it is revealed)"
+        )
+    elif view.engine_rolls:
+        dice += " (not checkable until the secret is revealed)"
     console.print(dice)
 
 

@@ -39,7 +39,7 @@ class Imported:
 
 def check(notation: Notation, source: str) -> Checked:
     """Every event as `record` checks it, in order, each phase end with the digest of the board it
-    closes; the engine's dice too once the secret is revealed. A refusal names the line and column."""
+    closes; the engine's dice too, those of each secret revealed. A refusal names the line and column."""
     auditor = Auditor(notation.battle)
     events: list[AnyEvent] = []
     for seq, located in enumerate(notation.events, start=1):
@@ -50,8 +50,7 @@ def check(notation: Notation, source: str) -> Checked:
             where = f"{source} line {located.line}, column {located.column}"
             raise Refusal(f"{where}: {refusal.message}", rule=refusal.rule, field=refusal.field) from None
         events.append(event)
-    secret = auditor.revealed_secret
-    for finding in auditor.dice_findings(secret) if secret else []:
+    for finding in auditor.dice_findings(auditor.secrets):  # each revealed secret's rolls
         located = notation.events[finding.seq - 1]
         raise Refusal(f"{source} line {located.line}, column {located.column}: {finding.message}", field="dice")
     return Checked(battle=notation.battle, events=events, located=notation.events)

@@ -307,8 +307,17 @@ class _Builder:
         return fields, {"seq": seq.column, "reason": reason.column}
 
     def _reveal(self, node: Tree) -> tuple[dict[str, Any], dict[str, int]]:
-        (secret,) = node.children
-        return {"type": "dice_revealed", "secret": read_text(secret)}, {"secret": secret.column}
+        secret, fresh = node.children
+        fields, columns = {"type": "dice_revealed", "secret": read_text(secret)}, {"secret": secret.column}
+        if fresh is not None:
+            fields["commitment"], columns["commitment"] = read_text(fresh), fresh.column
+        return fields, columns
+
+    def _seed(self, node: Tree) -> tuple[dict[str, Any], dict[str, int]]:
+        side, verb, given = node.children
+        kind, name = ("seed_committed", "commitment") if verb.type == "COMMITS" else ("seed_revealed", "seed")
+        fields = {"type": kind, "side": read_text(side), name: read_text(given)}
+        return fields, {"side": side.column, name: given.column}
 
     def _pairs(self, node: Tree) -> dict[str, Any]:
         found: dict[str, Any] = {}

@@ -25,6 +25,8 @@ from morale.events.types import (
     PinnedTable,
     PlayerDecided,
     RefereeRuled,
+    SeedCommitted,
+    SeedRevealed,
     TableFactRecorded,
     UnitChanged,
     UnitJoined,
@@ -196,5 +198,9 @@ def event_line(event: AnyEvent) -> str:
         case EventRetracted():
             return f"retract {event.seq} {text(event.reason)}"
         case DiceRevealed():
-            return f"reveal {event.secret}"
+            return f"reveal {event.secret}" + (f" then {event.commitment}" if event.commitment else "")
+        case SeedCommitted():
+            return f"{ident(event.side)} commits seed {event.commitment}"
+        case SeedRevealed():
+            return f"{ident(event.side)} reveals seed {event.seed}"
     raise ValueError(f"{type(event).__name__} has no line of its own in the notation")
