@@ -92,6 +92,21 @@ MIGRATIONS: tuple[Migration, ...] = (
             REFERENCING NEW TABLE AS appended FOR EACH STATEMENT EXECUTE FUNCTION morale_announce_appends()""",
         ),
     ),
+    Migration(
+        4,
+        "the heads each append signed, and the public keys they verify against (events/signing.py)",
+        (
+            """CREATE TABLE signed_heads (
+                battle text COLLATE "C" NOT NULL,
+                seq bigint NOT NULL,
+                hash text NOT NULL,
+                key text NOT NULL,
+                signature text NOT NULL,
+                PRIMARY KEY (battle, seq, key)
+            )""",
+            "CREATE TABLE signing_keys (key text PRIMARY KEY, public_key text NOT NULL)",
+        ),
+    ),
 )
 LATEST = MIGRATIONS[-1].version
 
@@ -169,6 +184,25 @@ _ROWS = (
     "%(types)s::text[], %(bodies)s::text[], %(prev_hashes)s::text[], %(hashes)s::text[]) AS r "
 )
 APPEND_MANY = _COLUMNS + _ROWS + _GUARD
+# A signed append: its signed heads and their keys go in with the events, or not at all.
+_SIGNED = """, signed AS (
+    INSERT INTO signed_heads (battle, seq, hash, key, signature)
+    SELECT %(battle)s, h.* FROM unnest(%(head_seqs)s::bigint[], %(head_hashes)s::text[], %(head_keys)s::text[],
+        %(head_signatures)s::text[]) AS h
+    WHERE EXISTS (SELECT FROM written)
+), listed AS (
+    INSERT INTO signing_keys (key, public_key)
+    SELECT k.* FROM unnest(%(keys)s::text[], %(public_keys)s::text[]) AS k WHERE EXISTS (SELECT FROM written)
+    ON CONFLICT (key) DO NOTHING
+)"""
+_KEPT_SECRET = """, kept AS (
+    INSERT INTO dice_secrets (battle, secret) SELECT %(battle)s, %(secret)s WHERE EXISTS (SELECT FROM written)
+    ON CONFLICT (battle) DO UPDATE SET secret = EXCLUDED.secret
+)"""
+APPEND_SIGNED = f"WITH written AS ({APPEND_MANY} RETURNING 1){_SIGNED} SELECT count(*) FROM written"
+APPEND_SIGNED_WITH_SECRET = (
+    f"WITH written AS ({APPEND_MANY} RETURNING 1){_SIGNED}{_KEPT_SECRET} SELECT count(*) FROM written"
+)
 APPEND_WITH_SECRET = f"""
 WITH written AS ({APPEND_MANY} RETURNING 1), kept AS (
     INSERT INTO dice_secrets (battle, secret) SELECT %(battle)s, %(secret)s WHERE EXISTS (SELECT FROM written)
@@ -224,6 +258,8 @@ SNAPSHOT_UNIT_IDS = "SELECT digest, id FROM snapshot_units WHERE battle = %s AND
 SNAPSHOT_UNITS = "SELECT id, digest, body FROM snapshot_units WHERE battle = %s AND id = ANY(%s) ORDER BY id"
 
 DICE_SECRET = "SELECT secret FROM dice_secrets WHERE battle = %s"
+SIGNED_HEADS = "SELECT battle, seq, hash, key, signature FROM signed_heads WHERE battle = %s ORDER BY seq, key"
+PUBLIC_KEYS = "SELECT key, public_key FROM signing_keys ORDER BY key"
 DROP_TOKENS = "DELETE FROM access_tokens WHERE battle = %s"
 SAVE_TOKENS = (
     "INSERT INTO access_tokens (battle, token_hash, role, side) "

@@ -326,3 +326,51 @@ def test_an_event_appended_without_an_author_keeps_the_bytes_it_always_had(store
     assert "author" not in row.body
     assert row.body.encode() == body_bytes("b1", 1, START.version, "2026-01-01T00:00:00.000000Z", START)
     assert next(store.read("b1")).author is None
+
+
+# -- signed heads (events/signing.py): kept beside the log, in the same transaction ------------------
+@pytest.fixture
+def signing(monkeypatch):
+    """The store's key given by the environment, as PostgreSQL nodes share one."""
+    from morale.events.signing import KEY_VARIABLE, generate
+
+    key = generate()
+    monkeypatch.setenv(KEY_VARIABLE, key.private_pem().decode())
+    return key
+
+
+def test_each_append_signs_its_last_event_and_every_phase_end_in_it(store, signing):
+    from morale.events.signing import signature_matches
+    from morale.events.types import PhaseEnded
+
+    ended = PhaseEnded(turn=1, side="imperium", phase="movement")
+    store.append("b1", [START, PhaseStarted(turn=1, side="imperium", phase="movement"), ended], expected_seq=0)
+    store.append("b1", [PhaseStarted(turn=1, side="imperium", phase="shooting"), ended, START], expected_seq=3)
+    heads = store.signed_heads("b1")
+    assert [head.seq for head in heads] == [3, 5, 6]
+    assert [head.hash for head in heads] == [store.hash_at("b1", seq) for seq in (3, 5, 6)]
+    assert store.public_keys() == {signing.fingerprint: signing.public_pem}
+    assert all(head.key == signing.fingerprint and signature_matches(signing.public, head) for head in heads)
+    assert store.signed_heads("nope") == []
+
+
+def test_a_refused_append_signs_nothing(store, signing):
+    store.append("b1", [START], expected_seq=0)
+    with pytest.raises(ConflictError):
+        store.append("b1", [START], expected_seq=0)
+    with pytest.raises(ConflictError):
+        store.append("b1", [START, START], expected_seq=5)
+    assert [head.seq for head in store.signed_heads("b1")] == [1]
+
+
+def test_a_battle_sealed_elsewhere_keeps_the_heads_its_store_signed_and_is_signed_here_too(store, signing):
+    from morale.events.signing import generate
+
+    elsewhere = generate()
+    sealed = store_module.seal("copy", [START, START], 0, GENESIS_HASH, "2026-01-01T00:00:00Z")
+    theirs = elsewhere.sign("copy", 2, sealed[-1][0].hash)
+    store.append_sealed("copy", sealed, signed=[theirs], public_keys={elsewhere.fingerprint: elsewhere.public_pem})
+    heads = store.signed_heads("copy")
+    assert {(head.seq, head.key) for head in heads} == {(2, elsewhere.fingerprint), (2, signing.fingerprint)}
+    assert theirs in heads
+    assert set(store.public_keys()) == {elsewhere.fingerprint, signing.fingerprint}
