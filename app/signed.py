@@ -77,6 +77,10 @@ def public_key_given(given: str) -> tuple[str, Ed25519PublicKey]:
     try:
         return text, public_key_from_text(text, given)
     except ValueError as exc:
+        if text is given and "BEGIN" not in given:
+            raise Refusal(
+                f"{given}: no such file, nor an Ed25519 public key's text (PEM, or 32 bytes in base64)", field="--key"
+            ) from None
         raise Refusal(str(exc), field="--key") from None
 
 

@@ -173,8 +173,11 @@ def test_a_file_without_signatures_is_refused_by_verify_but_imported_as_ever(tmp
 
 
 def test_a_bad_public_key_is_refused_naming_the_option(tmp_path, exported):
-    result = verify_file(tmp_path, exported, "not a key")
-    assert result.exit_code == 2 and "--key" in result.output and "not an Ed25519 public key" in result.output
+    result = verify_file(tmp_path, exported, "demo.pub")
+    assert result.exit_code == 2 and "--key" in result.output
+    assert "demo.pub: no such file, nor an Ed25519 public key's text" in result.output
+    broken = verify_file(tmp_path, exported, "-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----\n")
+    assert broken.exit_code == 2 and "not an Ed25519 public key (PEM, or 32 bytes in base64)" in broken.output
 
 
 def test_an_imported_battle_keeps_its_signatures_and_still_verifies_against_its_first_key(
@@ -298,3 +301,36 @@ def test_the_notation_carries_the_signed_head_and_its_key_and_import_checks_them
         f"forged.txt line {line}, column 1: [SignedHead]: the signature of the head at seq {last['seq']}"
         in refused.output
     )
+
+
+def test_an_append_over_http_is_signed_and_an_unusable_key_refuses_it_with_503(tmp_path):
+    from litestar.testing import TestClient
+    from support.served import bearer, creation_body
+
+    from morale.app.http.server import Settings, create_app
+    from morale.events.store import SqliteEventStore
+
+    db = tmp_path / "served.db"
+    with TestClient(create_app(db, Settings())) as client:
+        created = client.post("/battles", json=creation_body())
+        assert created.status_code == 201, created.text
+        referee = created.json()["tokens"]["referee"]
+        phase = {"type": "phase_started", "turn": 1, "side": "imperium", "phase": "movement"}
+        posted = client.post(
+            f"/battles/{BATTLE}/events", json={"expected_seq": 9, "events": [phase]}, headers=bearer(referee)
+        )
+        assert posted.status_code == 201, posted.text
+        store = SqliteEventStore(db)
+        assert [head.seq for head in store.signed_heads(BATTLE)][-2:] == [9, 10]
+        store.close()
+    (tmp_path / "served.db.key").chmod(0o640)
+    with TestClient(create_app(db, Settings())) as client:
+        ended = {"type": "phase_ended", "turn": 1, "side": "imperium", "phase": "movement"}
+        refused = client.post(
+            f"/battles/{BATTLE}/events", json={"expected_seq": 10, "events": [ended]}, headers=bearer(referee)
+        )
+        assert refused.status_code == 503 and "the server cannot sign" in refused.json()["detail"]
+        assert "served.db.key" not in refused.text  # the server's paths stay on the server
+    store = SqliteEventStore(db)
+    assert store.last_seq(BATTLE) == 10
+    store.close()
