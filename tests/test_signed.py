@@ -334,3 +334,9 @@ def test_an_append_over_http_is_signed_and_an_unusable_key_refuses_it_with_503(t
     store = SqliteEventStore(db)
     assert store.last_seq(BATTLE) == 10
     store.close()
+
+
+def test_a_dice_secret_given_with_a_file_is_refused_naming_the_option(tmp_path, exported, public_key):
+    (tmp_path / "b.ndjson").write_text("\n".join(exported) + "\n")
+    result = morale_command("verify", str(tmp_path / "b.ndjson"), "--key", public_key, "--secret", "a" * 64)
+    assert result.exit_code == 2 and "--secret: " in result.output and "is for a store's battle" in result.output

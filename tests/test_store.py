@@ -374,3 +374,28 @@ def test_a_battle_sealed_elsewhere_keeps_the_heads_its_store_signed_and_is_signe
     assert {(head.seq, head.key) for head in heads} == {(2, elsewhere.fingerprint), (2, signing.fingerprint)}
     assert theirs in heads
     assert set(store.public_keys()) == {elsewhere.fingerprint, signing.fingerprint}
+
+
+def test_a_new_key_signs_from_then_on_and_every_key_that_signed_stays_listed(store_location, monkeypatch):
+    from morale.events.signing import KEY_VARIABLE, generate
+    from morale.projections.signed import listed_heads
+
+    old, new = generate(), generate()
+    monkeypatch.setenv(KEY_VARIABLE, old.private_pem().decode())
+    first = open_store(store_location)
+    first.append("b1", [START], expected_seq=0)
+    first.close()
+    monkeypatch.setenv(KEY_VARIABLE, new.private_pem().decode())  # rotated: the nodes restart with it
+    second = open_store(store_location)
+    try:
+        second.append("b1", [START], expected_seq=1)
+        assert [(head.seq, head.key) for head in second.signed_heads("b1")] == [
+            (1, old.fingerprint),
+            (2, new.fingerprint),
+        ]
+        assert second.public_keys() == {old.fingerprint: old.public_pem, new.fingerprint: new.public_pem}
+        hashes = {row.seq: row.hash for row in second.raw_rows("b1")}
+        checks = listed_heads("b1", hashes, second.signed_heads("b1"), second.public_keys())
+        assert [check.ok for check in checks] == [True, True]
+    finally:
+        second.close()

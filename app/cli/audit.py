@@ -155,7 +155,7 @@ def verify_command(
     once the dice secret is revealed, and check the signed heads. Exit code 1 names the first bad
     event. With --key, the argument is an exported file, checked with no store: a failure is exit 2."""
     if key is not None:
-        signed.verify_file_command(battle, key, as_json)
+        signed.verify_file_command(battle, key, as_json, secret_given=secret is not None)
         return
     with refusals(as_json):
         if secret is not None:

@@ -12,6 +12,7 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
+from morale.core.rules import Refusal
 from morale.events.codec import MalformedEvent
 
 from ..signed import StoreHeads, key_of, rotate, verify_file
@@ -80,9 +81,14 @@ def print_store_heads(console: Console, heads: StoreHeads) -> None:
             console.print(Text(f"  signed heads: {check.problem}", style="red"))
 
 
-def verify_file_command(file: str, key_given: str, as_json: bool) -> None:
+def verify_file_command(file: str, key_given: str, as_json: bool, *, secret_given: bool = False) -> None:
     """`morale verify FILE --key PUBLIC`: refused (exit 2) naming what failed, or OK and how far signed."""
     with refusals(as_json):
+        if secret_given:
+            raise Refusal(
+                "a file is checked with the dice secret its log reveals, if it does: --secret is for a store's battle",
+                field="--secret",
+            )
         if file == "-":
             data = sys.stdin.buffer.read()
         else:
