@@ -340,3 +340,14 @@ def test_a_dice_secret_given_with_a_file_is_refused_naming_the_option(tmp_path, 
     (tmp_path / "b.ndjson").write_text("\n".join(exported) + "\n")
     result = morale_command("verify", str(tmp_path / "b.ndjson"), "--key", public_key, "--secret", "a" * 64)
     assert result.exit_code == 2 and "--secret: " in result.output and "is for a store's battle" in result.output
+
+
+def test_a_key_in_the_environment_that_is_no_key_is_refused_naming_the_variable(tmp_path, monkeypatch):
+    from support.examples import EXAMPLE
+
+    monkeypatch.setenv(KEY_VARIABLE, "not a key")
+    result = morale(tmp_path / "k.db", "new", str(EXAMPLE / "roster.toml"))
+    assert result.exit_code == 2
+    assert "$MORALE_SIGNING_KEY: not an Ed25519 private key (PEM, or 32 bytes in base64)" in result.output
+    monkeypatch.delenv(KEY_VARIABLE)
+    assert morale(tmp_path / "k.db", "battles").stdout.count(BATTLE) == 0
