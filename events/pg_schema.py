@@ -190,6 +190,7 @@ _SIGNED = """, signed AS (
     SELECT %(battle)s, h.* FROM unnest(%(head_seqs)s::bigint[], %(head_hashes)s::text[], %(head_keys)s::text[],
         %(head_signatures)s::text[]) AS h
     WHERE EXISTS (SELECT FROM written)
+    ON CONFLICT (battle, seq, key) DO UPDATE SET hash = EXCLUDED.hash, signature = EXCLUDED.signature
 ), listed AS (
     INSERT INTO signing_keys (key, public_key)
     SELECT k.* FROM unnest(%(keys)s::text[], %(public_keys)s::text[]) AS k WHERE EXISTS (SELECT FROM written)

@@ -412,9 +412,10 @@ class SealingStore:
         keys = dict(carried.public_keys) if carried else {}
         if own and (key := self.signing_key()) is not None and key.fingerprint not in self._listed:
             keys[key.fingerprint] = key.public_pem
-        mine = {head.key for head in own}
-        brought = [head for head in carried.heads if head.key not in mine] if carried else []
-        return Carried(brought + own, keys)
+        # One head a (seq, key): this store's own signature over one it was brought, and a head
+        # repeated in a file kept once.
+        heads = {(head.seq, head.key): head for head in [*(carried.heads if carried else ()), *own]}
+        return Carried(list(heads.values()), keys)
 
 
 class Carried(NamedTuple):
@@ -568,8 +569,10 @@ class SqliteEventStore(SealingStore):
                 conn.executemany(
                     "INSERT OR IGNORE INTO signing_keys (key, public_key) VALUES (?, ?)", signed.public_keys.items()
                 )
+            # REPLACE: a head left from a log removed behind the store's back (a file restored over
+            # it) gives way to the one signed now.
             conn.executemany(
-                "INSERT INTO signed_heads (battle, seq, hash, key, signature) VALUES (?, ?, ?, ?, ?)",
+                "INSERT OR REPLACE INTO signed_heads (battle, seq, hash, key, signature) VALUES (?, ?, ?, ?, ?)",
                 [(head.battle, head.seq, head.hash, head.key, head.signature) for head in signed.heads],
             )
             conn.execute("COMMIT")
