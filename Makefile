@@ -135,4 +135,4 @@ mutate: $(VENV)/.installed-mutation
 	$(BIN)/python mutation/run.py $(if $(SAMPLE),--sample $(SAMPLE)) $(MODULES)
 
 clean:
-	rm -rf $(VENV) $(LOWEST_VENV) $(TOOLS) $(DB) $(DB)-wal $(DB)-shm .pytest_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) $(LOWEST_VENV) $(TOOLS) $(DB) $(DB)-wal $(DB)-shm $(DB).key .pytest_cache .ruff_cache .hypothesis

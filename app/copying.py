@@ -48,7 +48,14 @@ def copy_battles(source: EventStore, target: EventStore, battles: Sequence[str] 
     plans = [_plan(source, target, name) for name in names]  # every check first: a refusal writes nothing
     for plan in plans:
         if not plan.already_there:
-            target.append_sealed(plan.checked.battle, plan.checked.sealed, dice_secret=plan.secret)
+            checked = plan.checked
+            target.append_sealed(
+                checked.battle,
+                checked.sealed,
+                dice_secret=plan.secret,
+                signed=checked.signed,
+                public_keys=checked.public_keys,
+            )
             if plan.tokens:
                 target.replace_tokens(plan.checked.battle, plan.tokens)
     return [

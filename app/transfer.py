@@ -7,20 +7,35 @@ were recorded has none), so importing the file into another store gives the same
 Import checks the whole file before it writes anything: the hash chain, then every event through the
 referee as `record` does, the board each phase end recorded and, once the secret is revealed in the
 file, every engine roll.
+
+After the events come the store's signatures, in lines of two other shapes, each an object of one
+key: `{"public_key": {"key": FINGERPRINT, "pem": PEM}}` for each key that signed, then
+`{"signed_head": {"battle", "seq", "hash", "key", "signature"}}` for each signed head
+(events/signing.py). A reader from before signatures refuses such a line by name (an unknown
+field) rather than taking it for an event; a file written before them has none, and is read as
+ever. Import checks each signature against the key the file lists for it and keeps them, so the
+battle exported again still verifies against the key of the store it came from.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+import msgspec
 from msgspec.structs import replace
 
 from morale.core.rules import Refusal
-from morale.events.codec import GENESIS_HASH, MalformedEvent, battle_id, decode_raw, encode
+from morale.events.codec import GENESIS_HASH, MalformedEvent, battle_id, decode_input, decode_raw, encode
+from morale.events.signing import PublicKey, PublicKeyLine, SignedHead, SignedHeadLine
 from morale.events.store import BattleExists, EventStore, UnknownBattle
 from morale.events.types import StoredEvent
+from morale.projections.signed import listed_heads
 from morale.projections.verify import Auditor, link_problem
+
+_key_line = msgspec.json.Decoder(PublicKeyLine)
+_head_line = msgspec.json.Decoder(SignedHeadLine)
+_TRAILERS = (b'{"public_key"', b'{"signed_head"')
 
 
 @dataclass(frozen=True)
@@ -36,6 +51,12 @@ def export_lines(store: EventStore, battle: str) -> Iterator[bytes]:
         raise UnknownBattle(battle)
     for row in store.raw_rows(battle):
         yield encode(replace(decode_raw(row.body), prev_hash=row.prev_hash, hash=row.hash)) + b"\n"
+    heads = store.signed_heads(battle)
+    listed = store.public_keys()
+    for key in sorted({head.key for head in heads} & set(listed)):
+        yield encode(PublicKeyLine(PublicKey(key=key, pem=listed[key]))) + b"\n"
+    for head in heads:
+        yield encode(SignedHeadLine(head)) + b"\n"
 
 
 @dataclass(frozen=True)
@@ -45,6 +66,8 @@ class Checked:
     battle: str
     sealed: list[tuple[StoredEvent, bytes]]
     head: str
+    signed: list[SignedHead] = field(default_factory=list)  # the heads the file carries
+    public_keys: dict[str, str] = field(default_factory=dict)  # {fingerprint: PEM} the file lists
 
 
 def import_battle(store: EventStore, lines: Iterable[str | bytes], source: str = "input") -> Imported:
@@ -57,20 +80,29 @@ def write_checked(store: EventStore, checked: Checked) -> Imported:
     """Write a checked battle in one append, unless the store already has a battle of that id."""
     if existing := store.last_seq(checked.battle):
         raise BattleExists(checked.battle, existing)
-    store.append_sealed(checked.battle, checked.sealed)
+    store.append_sealed(checked.battle, checked.sealed, signed=checked.signed, public_keys=checked.public_keys)
     return Imported(battle=checked.battle, events=len(checked.sealed), head=checked.head)
 
 
-def check_lines(lines: Iterable[str | bytes], source: str = "input") -> Checked:
+def check_lines(lines: Iterable[str | bytes], source: str = "input", *, listed_keys: bool = True) -> Checked:
     """Every check an import makes that needs no store, so a bad file is refused before one is
-    opened (`morale import` then creates none)."""
+    opened (`morale import` then creates none). `listed_keys`: check the signed heads against the
+    keys the file lists (an import); `morale verify FILE --key` checks them against its own."""
     sealed: list[tuple[StoredEvent, bytes]] = []
     line_of: dict[int, int] = {}
     battle, head = "", GENESIS_HASH
     auditor: Auditor | None = None
+    signed: list[SignedHead] = []
+    public_keys: dict[str, str] = {}
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
+        text = line.encode() if isinstance(line, str) else line
+        if text.lstrip().startswith(_TRAILERS):
+            _read_trailer(text, f"{source} line {number}", signed, public_keys)
+            continue
+        if signed or public_keys:
+            raise MalformedEvent(f"{source} line {number}: an event after the signatures: the file was cut and pasted")
         try:
             raw = decode_raw(line)
         except MalformedEvent as exc:
@@ -113,4 +145,21 @@ def check_lines(lines: Iterable[str | bytes], source: str = "input") -> Checked:
         raise MalformedEvent(f"{source}: no events in the file")
     for finding in auditor.dice_findings(auditor.secrets):  # each revealed secret's rolls
         raise Refusal(f"{source} line {line_of[finding.seq]} (seq {finding.seq}): {finding.message}", field="dice")
-    return Checked(battle=battle, sealed=sealed, head=head)
+    if listed_keys:
+        hashes = {stored.seq: stored.hash for stored, _ in sealed}
+        for check in listed_heads(battle, hashes, signed, public_keys):
+            if not check.ok:
+                raise Refusal(f"{source}: {check.problem}", field="signed_head")
+    return Checked(battle=battle, sealed=sealed, head=head, signed=signed, public_keys=public_keys)
+
+
+def _read_trailer(text: bytes, where: str, signed: list[SignedHead], public_keys: dict[str, str]) -> None:
+    """A line of the signatures that follow the events: a public key, or a signed head."""
+    try:
+        if text.lstrip().startswith(b'{"public_key"'):
+            listed = decode_input(_key_line, text).public_key
+            public_keys[listed.key] = listed.pem
+        else:
+            signed.append(decode_input(_head_line, text).signed_head)
+    except MalformedEvent as exc:
+        raise exc.within(where) from None

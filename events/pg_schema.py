@@ -104,6 +104,21 @@ MIGRATIONS += (
             "ALTER TABLE access_tokens ADD COLUMN last_used text NOT NULL DEFAULT ''",
         ),
     ),
+    Migration(
+        5,
+        "the heads each append signed, and the public keys they verify against (events/signing.py)",
+        (
+            """CREATE TABLE signed_heads (
+                battle text COLLATE "C" NOT NULL,
+                seq bigint NOT NULL,
+                hash text NOT NULL,
+                key text NOT NULL,
+                signature text NOT NULL,
+                PRIMARY KEY (battle, seq, key)
+            )""",
+            "CREATE TABLE signing_keys (key text PRIMARY KEY, public_key text NOT NULL)",
+        ),
+    ),
 )
 LATEST = MIGRATIONS[-1].version
 
@@ -181,6 +196,26 @@ _ROWS = (
     "%(types)s::text[], %(bodies)s::text[], %(prev_hashes)s::text[], %(hashes)s::text[]) AS r "
 )
 APPEND_MANY = _COLUMNS + _ROWS + _GUARD
+# A signed append: its signed heads and their keys go in with the events, or not at all.
+_SIGNED = """, signed AS (
+    INSERT INTO signed_heads (battle, seq, hash, key, signature)
+    SELECT %(battle)s, h.* FROM unnest(%(head_seqs)s::bigint[], %(head_hashes)s::text[], %(head_keys)s::text[],
+        %(head_signatures)s::text[]) AS h
+    WHERE EXISTS (SELECT FROM written)
+    ON CONFLICT (battle, seq, key) DO UPDATE SET hash = EXCLUDED.hash, signature = EXCLUDED.signature
+), listed AS (
+    INSERT INTO signing_keys (key, public_key)
+    SELECT k.* FROM unnest(%(keys)s::text[], %(public_keys)s::text[]) AS k WHERE EXISTS (SELECT FROM written)
+    ON CONFLICT (key) DO NOTHING
+)"""
+_KEPT_SECRET = """, kept AS (
+    INSERT INTO dice_secrets (battle, secret) SELECT %(battle)s, %(secret)s WHERE EXISTS (SELECT FROM written)
+    ON CONFLICT (battle) DO UPDATE SET secret = EXCLUDED.secret
+)"""
+APPEND_SIGNED = f"WITH written AS ({APPEND_MANY} RETURNING 1){_SIGNED} SELECT count(*) FROM written"
+APPEND_SIGNED_WITH_SECRET = (
+    f"WITH written AS ({APPEND_MANY} RETURNING 1){_SIGNED}{_KEPT_SECRET} SELECT count(*) FROM written"
+)
 APPEND_WITH_SECRET = f"""
 WITH written AS ({APPEND_MANY} RETURNING 1), kept AS (
     INSERT INTO dice_secrets (battle, secret) SELECT %(battle)s, %(secret)s WHERE EXISTS (SELECT FROM written)
@@ -237,6 +272,8 @@ SNAPSHOT_UNITS = "SELECT id, digest, body FROM snapshot_units WHERE battle = %s 
 
 DICE_SECRET = "SELECT secret FROM dice_secrets WHERE battle = %s"
 _TOKEN_FIELDS = "token_hash, role, side, label, created, last_used"
+SIGNED_HEADS = "SELECT battle, seq, hash, key, signature FROM signed_heads WHERE battle = %s ORDER BY seq, key"
+PUBLIC_KEYS = "SELECT key, public_key FROM signing_keys ORDER BY key"
 DROP_TOKENS = "DELETE FROM access_tokens WHERE battle = %s"
 DROP_SOME_TOKENS = "DELETE FROM access_tokens WHERE battle = %s AND token_hash = ANY(%s)"
 SAVE_TOKENS = (

@@ -23,7 +23,17 @@ from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
 from . import pg_schema as schema
 from .codec import GENESIS_HASH, read_rows, stored_events
-from .store import BattleExists, ConflictError, RawRow, SealingStore, StoredToken, StoreUnavailable, stored_token
+from .signing import SignedHead
+from .store import (
+    BattleExists,
+    Carried,
+    ConflictError,
+    RawRow,
+    SealingStore,
+    StoredToken,
+    StoreUnavailable,
+    stored_token,
+)
 from .types import LogEntry, StoredEvent
 
 _LAST = 2**63 - 1  # the largest bigint: "up to the end of the log"
@@ -148,21 +158,25 @@ class PostgresEventStore(SealingStore):
         expected_seq: int,
         sealer: Callable[[int, str], list[tuple[StoredEvent, bytes]]],
         dice_secret: str | None = None,
+        carried: Carried | None = None,
     ) -> list[StoredEvent]:
+        self.signing_key()  # a key that cannot be used is refused before anything is sent
         if expected_seq < 0:
             raise ConflictError(battle, expected_seq, self.last_seq(battle))
         with self._connection() as conn:
             for attempt in range(2):
                 prev_hash = self._hash_before(conn, battle, expected_seq, fresh=attempt > 0)
                 sealed = sealer(expected_seq, prev_hash)
+                signed = self._to_sign(sealed, carried)
                 try:
-                    count = _insert(conn, battle, expected_seq, prev_hash, sealed, dice_secret)
+                    count = _insert(conn, battle, expected_seq, prev_hash, sealed, dice_secret, signed)
                 except errors.UniqueViolation:  # another writer holds one of these seqs
                     self._refuse(conn, battle, expected_seq)
                     raise
                 if count:
                     last = sealed[-1][0]
                     self._known[battle] = (last.seq, last.hash)
+                    self._listed |= signed.public_keys.keys()
                     return [stored for stored, _ in sealed]
                 # The row at expected_seq is not the one we chained to: the log is elsewhere, or
                 # what this store remembered of it is out of date (read it afresh, once).
@@ -236,6 +250,13 @@ class PostgresEventStore(SealingStore):
 
     def battles(self) -> list[str]:
         return [row[0] for row in self._fetch(schema.BATTLES, ())]
+
+    def signed_heads(self, battle: str) -> list[SignedHead]:
+        rows = self._fetch(schema.SIGNED_HEADS, (battle,))
+        return [SignedHead(battle=b, seq=seq, hash=h, key=k, signature=sig) for b, seq, h, k, sig in rows]
+
+    def public_keys(self) -> dict[str, str]:
+        return dict(self._fetch(schema.PUBLIC_KEYS, ()))
 
     # -- snapshots: derived state kept beside the log, never part of it --------------------------------
     def save_snapshot(self, battle: str, seq: int, engine: str, blob: bytes) -> None:
@@ -322,11 +343,14 @@ def _insert(
     prev_hash: str,
     sealed: list[tuple[StoredEvent, bytes]],
     dice_secret: str | None,
+    signed: Carried,
 ) -> int:
-    """Insert the sealed events in one statement; how many went in (all, or none if the row at
-    `expected_seq` is not the one they chain to)."""
+    """Insert the sealed events, and the heads signed with them, in one statement; how many went in
+    (all, or none if the row at `expected_seq` is not the one they chain to)."""
     guard = {"battle": battle, "expected": expected_seq, "prev_hash": prev_hash}
-    if len(sealed) == 1 and dice_secret is None:  # the live case: plain parameters are the quickest
+    if (
+        len(sealed) == 1 and dice_secret is None and not signed.heads
+    ):  # the live case: plain parameters are the quickest
         stored, body = sealed[0]
         one = {"seq": stored.seq, "version": stored.schema_version, "recorded": stored.recorded_at}
         one |= {"type": stored.event.__struct_config__.tag, "body": body.decode("utf-8")}
@@ -341,6 +365,18 @@ def _insert(
         "prev_hashes": [stored.prev_hash for stored, _ in sealed],
         "hashes": [stored.hash for stored, _ in sealed],
     }
+    if signed.heads:
+        rows |= {
+            "head_seqs": [head.seq for head in signed.heads],
+            "head_hashes": [head.hash for head in signed.heads],
+            "head_keys": [head.key for head in signed.heads],
+            "head_signatures": [head.signature for head in signed.heads],
+            "keys": list(signed.public_keys),
+            "public_keys": list(signed.public_keys.values()),
+        }
+        if dice_secret is None:
+            return conn.execute(schema.APPEND_SIGNED, guard | rows).fetchone()[0]  # type: ignore[index]
+        return conn.execute(schema.APPEND_SIGNED_WITH_SECRET, guard | rows | {"secret": dice_secret}).fetchone()[0]  # type: ignore[index]
     if dice_secret is None:
         return conn.execute(schema.APPEND_MANY, guard | rows).rowcount
     return conn.execute(schema.APPEND_WITH_SECRET, guard | rows | {"secret": dice_secret}).fetchone()[0]  # type: ignore[index]

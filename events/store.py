@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import NamedTuple, Protocol, runtime_checkable
@@ -18,7 +18,8 @@ from typing import NamedTuple, Protocol, runtime_checkable
 import sqlite_utils
 
 from .codec import GENESIS_HASH, body_bytes, chain_hash, read_rows, stored_events
-from .types import AnyEvent, Author, LogEntry, StoredEvent
+from .signing import SignedHead, SigningKey, given_key, sqlite_key
+from .types import AnyEvent, Author, LogEntry, PhaseEnded, StoredEvent
 
 _LAST = 2**63 - 1  # the largest sequence number SQLite can hold: "up to the end of the log"
 
@@ -179,10 +180,29 @@ class EventStore(Protocol):
         ...
 
     def append_sealed(
-        self, battle: str, sealed: Sequence[tuple[StoredEvent, bytes]], dice_secret: str | None = None
+        self,
+        battle: str,
+        sealed: Sequence[tuple[StoredEvent, bytes]],
+        dice_secret: str | None = None,
+        signed: Sequence[SignedHead] = (),
+        public_keys: Mapping[str, str] | None = None,
     ) -> list[StoredEvent]:
         """Write a new battle's events sealed elsewhere (an import or a copy), bytes and hashes as
-        given; `dice_secret` (a copy's) kept in the same transaction."""
+        given; `dice_secret` (a copy's) kept in the same transaction, and so are the heads the
+        other store `signed` and the `public_keys` (fingerprint: PEM) they were signed with."""
+        ...
+
+    def signing_key(self) -> SigningKey | None:
+        """The key this store signs heads with (found or created at the first append), or None if
+        it has none (a PostgreSQL store given no key)."""
+        ...
+
+    def signed_heads(self, battle: str) -> list[SignedHead]:
+        """The battle's signed heads, by seq then key: every phase end and the end of every append."""
+        ...
+
+    def public_keys(self) -> dict[str, str]:
+        """{fingerprint: PEM} of every key that signed a head in this store, retired ones too."""
         ...
 
     def read(self, battle: str, after_seq: int = 0) -> Iterator[StoredEvent]:
@@ -272,7 +292,8 @@ class EventStore(Protocol):
 
 
 def _unless_no_snapshots(exc: sqlite3.OperationalError) -> None:
-    """Re-raise anything but a missing snapshot table: a file no snapshot was ever taken in."""
+    """Re-raise anything but a missing table made on first use: a file no snapshot was ever taken
+    in, or no head signed in."""
     if "no such table" not in str(exc):
         raise exc
 
@@ -331,7 +352,32 @@ def seal(
 
 class SealingStore:
     """What every store's appends share: the events sealed into the chain after the row the writer
-    saw, or a log sealed elsewhere written as given. Each store writes them its own way (`_write`)."""
+    saw, or a log sealed elsewhere written as given, and the heads signed at each phase end and at
+    the end of the batch. Each store writes them its own way (`_write`)."""
+
+    _find_key: Callable[[], SigningKey | None] = staticmethod(given_key)
+    _key: SigningKey | None = None
+    _key_found = False
+    # Keys this store has listed (committed): not listed again at every append, a statement saved.
+    _listed: frozenset[str] = frozenset()
+
+    def signing_key(self) -> SigningKey | None:
+        if not self._key_found:
+            self._key, self._key_found = self._find_key(), True
+        return self._key
+
+    def _heads(self, sealed: Sequence[tuple[StoredEvent, bytes]]) -> list[SignedHead]:
+        """The heads to sign in a batch: each phase end, and the last event. One Ed25519 signature
+        each (tens of microseconds; bench/README.md has the append's cost before and after)."""
+        key = self.signing_key()
+        if key is None:
+            return []
+        last = len(sealed) - 1
+        return [
+            key.sign(stored.battle, stored.seq, stored.hash)
+            for index, (stored, _) in enumerate(sealed)
+            if index == last or isinstance(stored.event, PhaseEnded)
+        ]
 
     def append(
         self,
@@ -350,11 +396,20 @@ class SealingStore:
         )
 
     def append_sealed(
-        self, battle: str, sealed: Sequence[tuple[StoredEvent, bytes]], dice_secret: str | None = None
+        self,
+        battle: str,
+        sealed: Sequence[tuple[StoredEvent, bytes]],
+        dice_secret: str | None = None,
+        signed: Sequence[SignedHead] = (),
+        public_keys: Mapping[str, str] | None = None,
     ) -> list[StoredEvent]:
-        """Write a whole battle sealed elsewhere (an imported log), its bytes and hashes as given.
-        The caller has checked the chain; the battle must not exist yet."""
-        return self._write(battle, 0, lambda after, prev: list(sealed), dice_secret) if sealed else []
+        """Write a whole battle sealed elsewhere (an imported log), its bytes and hashes as given,
+        with the heads its store signed. The caller has checked the chain and those signatures; the
+        battle must not exist yet. This store signs the head too."""
+        if not sealed:
+            return []
+        carried = Carried(list(signed), dict(public_keys or {}))
+        return self._write(battle, 0, lambda after, prev: list(sealed), dice_secret, carried)
 
     def _write(
         self,
@@ -362,8 +417,28 @@ class SealingStore:
         expected_seq: int,
         sealer: Callable[[int, str], list[tuple[StoredEvent, bytes]]],
         dice_secret: str | None = None,
+        carried: Carried | None = None,
     ) -> list[StoredEvent]:
         raise NotImplementedError
+
+    def _to_sign(self, sealed: Sequence[tuple[StoredEvent, bytes]], carried: Carried | None) -> Carried:
+        """The signed heads and public keys an append keeps with its events: this store's own, and
+        those a battle sealed elsewhere brought with it."""
+        own = self._heads(sealed)
+        keys = dict(carried.public_keys) if carried else {}
+        if own and (key := self.signing_key()) is not None and key.fingerprint not in self._listed:
+            keys[key.fingerprint] = key.public_pem
+        # One head a (seq, key): this store's own signature over one it was brought, and a head
+        # repeated in a file kept once.
+        heads = {(head.seq, head.key): head for head in [*(carried.heads if carried else ()), *own]}
+        return Carried(list(heads.values()), keys)
+
+
+class Carried(NamedTuple):
+    """Signed heads and the public keys ({fingerprint: PEM}) they verify against."""
+
+    heads: list[SignedHead]
+    public_keys: dict[str, str]
 
 
 class SqliteEventStore(SealingStore):
@@ -378,6 +453,8 @@ class SqliteEventStore(SealingStore):
         if synchronous not in ("OFF", "NORMAL", "FULL", "EXTRA"):
             raise ValueError(f"synchronous: {synchronous!r} is not a SQLite synchronous level")
         self.path = str(path)
+        self._find_key = sqlite_key(self.path)
+        self._signing_tables = False  # created by the first append (see _write)
         if self.path != ":memory:":
             check_store_path(Path(path), create)
         try:
@@ -471,7 +548,9 @@ class SqliteEventStore(SealingStore):
         expected_seq: int,
         sealer: Callable[[int, str], list[tuple[StoredEvent, bytes]]],
         dice_secret: str | None = None,
+        carried: Carried | None = None,
     ) -> list[StoredEvent]:
+        self.signing_key()  # a key that cannot be used is refused before the write lock is taken
         conn = self.db.conn
         # IMMEDIATE takes the write lock now, so the check below and the insert are one step.
         conn.execute("BEGIN IMMEDIATE")
@@ -512,11 +591,32 @@ class SqliteEventStore(SealingStore):
                     for stored, body in sealed
                 ],
             )
+            signed = self._to_sign(sealed, carried)
+            if not self._signing_tables:
+                # Created by the first append that signs (a file written before morale signed has
+                # none, and a reader never writes them), in its transaction.
+                conn.execute(
+                    "CREATE TABLE IF NOT EXISTS signed_heads (battle TEXT, seq INTEGER, hash TEXT, key TEXT, "
+                    "signature TEXT, PRIMARY KEY (battle, seq, key))"
+                )
+                conn.execute("CREATE TABLE IF NOT EXISTS signing_keys (key TEXT PRIMARY KEY, public_key TEXT)")
+            if signed.public_keys:
+                conn.executemany(
+                    "INSERT OR IGNORE INTO signing_keys (key, public_key) VALUES (?, ?)", signed.public_keys.items()
+                )
+            # REPLACE: a head left from a log removed behind the store's back (a file restored over
+            # it) gives way to the one signed now.
+            conn.executemany(
+                "INSERT OR REPLACE INTO signed_heads (battle, seq, hash, key, signature) VALUES (?, ?, ?, ?, ?)",
+                [(head.battle, head.seq, head.hash, head.key, head.signature) for head in signed.heads],
+            )
             conn.execute("COMMIT")
         except BaseException:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
             raise
+        self._signing_tables = True
+        self._listed |= signed.public_keys.keys()
         return [stored for stored, _ in sealed]
 
     def read(self, battle: str, after_seq: int = 0) -> Iterator[StoredEvent]:
@@ -595,6 +695,24 @@ class SqliteEventStore(SealingStore):
 
     def battles(self) -> list[str]:
         return [row[0] for row in self.db.conn.execute("SELECT DISTINCT battle FROM events ORDER BY battle")]
+
+    def signed_heads(self, battle: str) -> list[SignedHead]:
+        try:
+            rows = self.db.conn.execute(
+                "SELECT battle, seq, hash, key, signature FROM signed_heads WHERE battle = ? ORDER BY seq, key",
+                (battle,),
+            ).fetchall()
+        except sqlite3.OperationalError as exc:
+            _unless_no_snapshots(exc)  # a file no append has signed in yet
+            return []
+        return [SignedHead(battle=b, seq=seq, hash=h, key=k, signature=sig) for b, seq, h, k, sig in rows]
+
+    def public_keys(self) -> dict[str, str]:
+        try:
+            return dict(self.db.conn.execute("SELECT key, public_key FROM signing_keys ORDER BY key").fetchall())
+        except sqlite3.OperationalError as exc:
+            _unless_no_snapshots(exc)
+            return {}
 
     # -- snapshots: derived state kept beside the log, never part of it --------------------------------
     def _snapshot_tables(self) -> None:

@@ -376,3 +376,76 @@ def test_a_file_written_before_tokens_had_labels_opens_and_its_tokens_keep_worki
         ("h1", "", "2026-12-01T15:41:00Z"),
         ("h2", "feed", ""),
     ]
+
+
+# -- signed heads (events/signing.py): kept beside the log, in the same transaction ------------------
+@pytest.fixture
+def signing(monkeypatch):
+    """The store's key given by the environment, as PostgreSQL nodes share one."""
+    from morale.events.signing import KEY_VARIABLE, generate
+
+    key = generate()
+    monkeypatch.setenv(KEY_VARIABLE, key.private_pem().decode())
+    return key
+
+
+def test_each_append_signs_its_last_event_and_every_phase_end_in_it(store, signing):
+    from morale.events.signing import signature_matches
+    from morale.events.types import PhaseEnded
+
+    ended = PhaseEnded(turn=1, side="imperium", phase="movement")
+    store.append("b1", [START, PhaseStarted(turn=1, side="imperium", phase="movement"), ended], expected_seq=0)
+    store.append("b1", [PhaseStarted(turn=1, side="imperium", phase="shooting"), ended, START], expected_seq=3)
+    heads = store.signed_heads("b1")
+    assert [head.seq for head in heads] == [3, 5, 6]
+    assert [head.hash for head in heads] == [store.hash_at("b1", seq) for seq in (3, 5, 6)]
+    assert store.public_keys() == {signing.fingerprint: signing.public_pem}
+    assert all(head.key == signing.fingerprint and signature_matches(signing.public, head) for head in heads)
+    assert store.signed_heads("nope") == []
+
+
+def test_a_refused_append_signs_nothing(store, signing):
+    store.append("b1", [START], expected_seq=0)
+    with pytest.raises(ConflictError):
+        store.append("b1", [START], expected_seq=0)
+    with pytest.raises(ConflictError):
+        store.append("b1", [START, START], expected_seq=5)
+    assert [head.seq for head in store.signed_heads("b1")] == [1]
+
+
+def test_a_battle_sealed_elsewhere_keeps_the_heads_its_store_signed_and_is_signed_here_too(store, signing):
+    from morale.events.signing import generate
+
+    elsewhere = generate()
+    sealed = store_module.seal("copy", [START, START], 0, GENESIS_HASH, "2026-01-01T00:00:00Z")
+    theirs = elsewhere.sign("copy", 2, sealed[-1][0].hash)
+    store.append_sealed("copy", sealed, signed=[theirs], public_keys={elsewhere.fingerprint: elsewhere.public_pem})
+    heads = store.signed_heads("copy")
+    assert {(head.seq, head.key) for head in heads} == {(2, elsewhere.fingerprint), (2, signing.fingerprint)}
+    assert theirs in heads
+    assert set(store.public_keys()) == {elsewhere.fingerprint, signing.fingerprint}
+
+
+def test_a_new_key_signs_from_then_on_and_every_key_that_signed_stays_listed(store_location, monkeypatch):
+    from morale.events.signing import KEY_VARIABLE, generate
+    from morale.projections.signed import listed_heads
+
+    old, new = generate(), generate()
+    monkeypatch.setenv(KEY_VARIABLE, old.private_pem().decode())
+    first = open_store(store_location)
+    first.append("b1", [START], expected_seq=0)
+    first.close()
+    monkeypatch.setenv(KEY_VARIABLE, new.private_pem().decode())  # rotated: the nodes restart with it
+    second = open_store(store_location)
+    try:
+        second.append("b1", [START], expected_seq=1)
+        assert [(head.seq, head.key) for head in second.signed_heads("b1")] == [
+            (1, old.fingerprint),
+            (2, new.fingerprint),
+        ]
+        assert second.public_keys() == {old.fingerprint: old.public_pem, new.fingerprint: new.public_pem}
+        hashes = {row.seq: row.hash for row in second.raw_rows("b1")}
+        checks = listed_heads("b1", hashes, second.signed_heads("b1"), second.public_keys())
+        assert [check.ok for check in checks] == [True, True]
+    finally:
+        second.close()

@@ -41,7 +41,9 @@ def test_a_version_1_log_replays_under_the_current_code_to_the_same_board(v1_sto
 
 
 def test_a_version_1_log_keeps_its_bytes_and_hashes(v1_store):
-    assert b"".join(export_lines(v1_store, "hive-tarsis")) == V1_FIXTURE.read_bytes()
+    # The events as they were written; the importing store's signed heads follow them, lines of their own.
+    events = [line for line in export_lines(v1_store, "hive-tarsis") if not line.startswith(b'{"signed_head"')]
+    assert b"".join(line for line in events if not line.startswith(b'{"public_key"')) == V1_FIXTURE.read_bytes()
     checked = verify("hive-tarsis", v1_store.raw_rows("hive-tarsis"))
     assert checked.ok and checked.head == V1_HEAD
     assert (checked.digests_checked, checked.digests_unrecorded) == (0, 24)

@@ -11,10 +11,11 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from msgspec.structs import replace
 from rich.table import Table
 from rich.text import Text
 
-from morale.events.codec import MalformedEvent, event_from_dict
+from morale.events.codec import MalformedEvent, event_from_dict, to_builtins
 from morale.events.locate import is_database_url
 from morale.events.numbers import whole_number
 from morale.events.schema import event_schema
@@ -28,8 +29,9 @@ from morale.projections.whatif import Amendment, what_if
 
 from ..authors import cli_author
 from ..service import load, reveal
+from ..signed import store_heads
 from ..transfer import check_lines, export_lines, write_checked
-from . import render, render_audit
+from . import render, render_audit, signed
 from .base import DEFAULT_DB, BattleArg, Db, Json, ToStdout, app, emit_json, open_store, out, refusals, report
 
 EXIT_UNVERIFIED = 1
@@ -136,15 +138,25 @@ def _shown(text: str) -> str:
 
 @app.command("verify")
 def verify_command(
-    battle: BattleArg,
+    battle: Annotated[
+        str, typer.Argument(help="The battle's id; with --key, an exported battle's file (- for stdin).")
+    ],
     secret: Annotated[
         str | None, typer.Option("--secret", help="A dice secret published outside the log, to check engine rolls.")
+    ] = None,
+    key: Annotated[
+        str | None,
+        typer.Option("--key", help="A store's public key (a file or its text): check an exported file, offline."),
     ] = None,
     db: Db = DEFAULT_DB,
     as_json: Json = False,
 ) -> None:
     """Check the hash chain, re-derive the board at every phase end, and recompute every engine roll
-    once the dice secret is revealed. Exit code 1 names the first bad event."""
+    once the dice secret is revealed, and check the signed heads. Exit code 1 names the first bad
+    event. With --key, the argument is an exported file, checked with no store: a failure is exit 2."""
+    if key is not None:
+        signed.verify_file_command(battle, key, as_json, secret_given=secret is not None)
+        return
     with refusals(as_json):
         if secret is not None:
             event_from_dict({"type": "dice_revealed", "secret": secret})  # refuses a malformed secret
@@ -152,7 +164,13 @@ def verify_command(
         if not store.last_seq(battle):
             raise UnknownBattle(battle)
         view = verify(battle, store.raw_rows(battle), secret)
-    emit_json(view) if as_json else render_audit.print_verification(out, view)
+        heads = store_heads(store, battle)
+        view = view if heads.ok else replace(view, ok=False)  # a bad signature fails the log
+    if as_json:
+        emit_json(to_builtins(view) | {"signed_heads": heads})
+    else:
+        render_audit.print_verification(out, view)
+        signed.print_store_heads(out, heads)
     if not view.ok:
         raise typer.Exit(EXIT_UNVERIFIED)
 

@@ -25,6 +25,7 @@ from morale.core.rules import Refusal
 from morale.events.codec import MalformedEvent
 from morale.events.locate import is_database_url
 from morale.events.locate import open_store as store_at
+from morale.events.signing import SigningKeyUnusable
 from morale.events.store import ConflictError, EventStore, StoreUnavailable, UnknownBattle, UnreadableEvent
 from morale.projections.narrative import describe_event
 
@@ -140,7 +141,7 @@ def _options(
     pass
 
 
-REFUSED = (Refusal, MalformedEvent, ConflictError, UnknownBattle, StoreUnavailable, UnreadableEvent)
+REFUSED = (Refusal, MalformedEvent, ConflictError, UnknownBattle, StoreUnavailable, UnreadableEvent, SigningKeyUnusable)
 
 
 @contextmanager

@@ -21,6 +21,7 @@ from ..notation.reader import read
 from ..notation.syntax import grammar
 from ..notation.writer import write
 from ..service import load
+from ..signed import heads_at_the_end
 from .base import DEFAULT_DB, BattleArg, Db, Json, ToStdout, app, emit_json, open_store, out, refusals
 
 EXIT_DIFFERENT = 1
@@ -49,7 +50,7 @@ def export_command(
         store = open_store(db)
         load(store, battle)
         stored = list(store.read(battle))
-        text = write(battle, [s.event for s in stored], [s.author for s in stored])
+        text = write(battle, [s.event for s in stored], [s.author for s in stored], heads_at_the_end(store, battle))
         if output is None:
             sys.stdout.write(text)
             return

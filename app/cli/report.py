@@ -13,6 +13,7 @@ from morale.projections.report import report
 
 from ..report.page import page
 from ..service import load
+from ..signed import heads_at_the_end
 from .base import DEFAULT_DB, BattleArg, Db, Json, app, emit_json, open_store, out, refusals
 
 
@@ -35,7 +36,7 @@ def report_command(
         store = open_store(db)
         load(store, battle)
         data = report(battle, store.read(battle))
-        html = page(data, f"morale {version('morale')}")
+        html = page(data, f"morale {version('morale')}", heads_at_the_end(store, battle))
         try:
             target.write_text(html, encoding="utf-8")
         except OSError as exc:

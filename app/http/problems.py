@@ -23,6 +23,7 @@ from msgspec import UNSET, UnsetType
 
 from morale.core.rules import Refusal
 from morale.events.codec import MalformedEvent
+from morale.events.signing import SigningKeyUnusable
 from morale.events.store import ConflictError, StoreUnavailable, UnknownBattle
 
 from ..access import Forbidden, UnknownToken
@@ -108,6 +109,11 @@ EXCEPTION_HANDLERS: dict[type[Exception] | int, Callable[[Request, Any], Respons
     Forbidden: lambda _, exc: problem(403, str(exc), field=exc.field),
     # The database went away mid-request (PostgreSQL restarting): the client may try again.
     StoreUnavailable: lambda _, exc: problem(503, str(exc)),
+    # The store's key file is unusable (loose permissions...): the server's to fix, not the client's.
+    SigningKeyUnusable: lambda _, exc: problem(
+        503,
+        "the server cannot sign: its signing key is unusable (`morale key show` there says why); nothing was written",
+    ),
     HTTPException: _http_problem,
     500: _server_error,
 }

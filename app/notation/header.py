@@ -13,6 +13,8 @@ from morale.core.rules import Refusal
 from morale.core.rulesets import latest, lookup
 from morale.core.rulesets.base import Ruleset
 from morale.events.codec import MalformedEvent, event_from_dict
+from morale.events.numbers import whole_number
+from morale.events.signing import SignedHead, fingerprint, public_key_from_text, signature_matches
 from morale.events.types import AnyEvent, PinnedTable
 
 from ..roster import load_roster
@@ -46,8 +48,10 @@ TAGS: dict[str, tuple[int, int]] = {
     "HouseRule": (2, 2),
     "Table": (3, 4),
     "Roster": (1, 1),
+    "PublicKey": (2, 2),
+    "SignedHead": (4, 4),
 }
-REPEATABLE = ("HouseRule", "Table")
+REPEATABLE = ("HouseRule", "Table", "PublicKey", "SignedHead")
 # What a [Roster] gives: these tags may not be given beside it.
 FROM_ROSTER = ("Name", "Ruleset", "RulesetVersion", "Sides", "Dice", "HouseRule", "Table")
 
@@ -78,6 +82,9 @@ def _read(tags: list[Tag], base: Path, battle: str | None) -> Header:
         if tag.name in given and tag.name not in REPEATABLE:
             raise _Error(tag.line, tag.column, f"[{tag.name}] is given twice (first on line {given[tag.name].line})")
         given.setdefault(tag.name, tag)
+    # The heads were signed for the battle the notation was written from: its [Battle], whatever id
+    # the import gives it (--battle).
+    _check_signatures(tags, _text(given["Battle"]) if "Battle" in given else battle or "")
     first = tags[0]
     if "Roster" in given:
         return _from_roster(tags, given, base, battle)
@@ -119,6 +126,35 @@ def _read(tags: list[Tag], base: Path, battle: str | None) -> Header:
         place = _place_of(exc.field or "", given, first)
         raise _Error(place.line, place.column, str(exc)) from None
     return Header(battle=named, events=[(first.line, first.column, started)])
+
+
+def _check_signatures(tags: list[Tag], battle: str) -> None:
+    """Each [SignedHead] must carry a signature its [PublicKey] makes. They speak of the log the
+    notation was written from, so they are checked here and not carried into the new log."""
+    keys = {}
+    for tag in (t for t in tags if t.name == "PublicKey"):
+        key, raw = _text_at(tag, 0), _text_at(tag, 1)
+        try:
+            keys[key] = public_key_from_text(raw, key)
+        except ValueError as exc:
+            raise _Error(tag.line, tag.column, f"[PublicKey]: {exc}") from None
+        if fingerprint(keys[key]) != key:
+            raise _Error(tag.line, tag.column, f"[PublicKey]: the key given is {fingerprint(keys[key])}, not {key}")
+    for tag in (t for t in tags if t.name == "SignedHead"):
+        seq, key = whole_number(tag.values[0][2]), _text_at(tag, 2)
+        if seq is None:
+            raise _Error(tag.values[0][0], tag.values[0][1], f"[SignedHead]: {tag.values[0][2]!r} is not a seq")
+        if key not in keys:
+            raise _Error(tag.line, tag.column, f"[SignedHead]: no [PublicKey {key!r} ...] tag gives its key")
+        head = SignedHead(battle=battle, seq=seq, hash=_text_at(tag, 1), key=key, signature=_text_at(tag, 3))
+        if not signature_matches(keys[key], head):
+            raise _Error(
+                tag.line, tag.column, f"[SignedHead]: the signature of the head at seq {seq} does not match key {key}"
+            )
+
+
+def _text_at(tag: Tag, index: int) -> str:
+    return read_text(tag.values[index][2])
 
 
 # Which tag a field of battle_started comes from, to point at it when the field is refused.

@@ -9,6 +9,7 @@ import msgspec
 
 from morale.core.rules import Refusal
 from morale.core.rulesets import lookup
+from morale.events.signing import SignedHead, public_base64, public_key_from_text
 from morale.events.types import (
     AnyEvent,
     Author,
@@ -36,10 +37,16 @@ from ..tables import default_table
 from .syntax import ident, text, value
 
 
-def write(battle: str, events: Iterable[AnyEvent], authors: Sequence[Author | None] = ()) -> str:
+def write(
+    battle: str,
+    events: Iterable[AnyEvent],
+    authors: Sequence[Author | None] = (),
+    signed: Sequence[tuple[SignedHead, str]] = (),
+) -> str:
     """The notation of a battle's events, in log order; the first must be `battle_started`.
     `authors`: who entered each event (in the same order), written as a `by` line wherever it
-    changes; none for a log written before authors were recorded, whose notation is unchanged."""
+    changes; none for a log written before authors were recorded, whose notation is unchanged.
+    `signed`: heads the store signed, each with its public key's PEM, as tags after the header."""
     lines: list[str] = []
     turn = 0
     open_phase: tuple[int, str, str] | None = None
@@ -55,6 +62,7 @@ def write(battle: str, events: Iterable[AnyEvent], authors: Sequence[Author | No
         match event:
             case BattleStarted():
                 lines += header(battle, event)
+                lines += signature_tags(signed)
                 lines.append("")
             case PhaseStarted():
                 if event.turn != turn:
@@ -100,6 +108,16 @@ def header(battle: str, started: BattleStarted) -> list[str]:
         lines.append(f"[Commitment {text(started.dice_commitment)}]")
     lines += [f"[HouseRule {ident(name)} {value(v)}]" for name, v in started.house_rules.items()]
     lines += [table_tag(started, name, table) for name, table in started.tables.items()]
+    return lines
+
+
+def signature_tags(signed: Sequence[tuple[SignedHead, str]]) -> list[str]:
+    """`[PublicKey "ed25519:..." "base64"]` for each key, then `[SignedHead SEQ "hash" "key" "signature"]`."""
+    keys = {head.key: public_base64(public_key_from_text(pem, head.key)) for head, pem in signed}
+    lines = [f"[PublicKey {text(key)} {text(raw)}]" for key, raw in keys.items()]
+    lines += [
+        f"[SignedHead {head.seq} {text(head.hash)} {text(head.key)} {text(head.signature)}]" for head, _ in signed
+    ]
     return lines
 
 

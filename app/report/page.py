@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from html import escape
 from importlib import resources
 
 from morale.core import catalogue
+from morale.events.codec import encode
+from morale.events.signing import PublicKey, PublicKeyLine, SignedHead, SignedHeadLine
 from morale.projections.board import Board
 from morale.projections.narrative import Line
 from morale.projections.report import Report, Turn
@@ -14,7 +17,9 @@ from morale.projections.report import Report, Turn
 from .charts import luck_chart, state_chart
 
 
-def page(data: Report, made_by: str) -> str:
+def page(data: Report, made_by: str, signed: Sequence[tuple[SignedHead, str]] = ()) -> str:
+    """The report's HTML. `signed`: the heads signed at the battle's last event, each with the PEM of
+    the public key it verifies against (none: the store did not sign it)."""
     css = resources.files(__package__).joinpath("report.css").read_text(encoding="utf-8")
     turns = "".join(f'<a href="#turn-{t.number}">Turn {t.number}</a>' for t in data.turns)
     parts = [
@@ -35,11 +40,38 @@ def page(data: Report, made_by: str) -> str:
         _summary(data),
         _charts(data),
         *(_turn(data, turn) for turn in data.turns),
+        _signature(data, signed),
         f"<footer>Made by {_e(made_by)} from {data.events} events of battle {_e(data.battle)}; "
         f'head hash <span class="hash">{_e(data.head)}</span>.</footer>',
         "</body></html>",
     ]
     return "\n".join(parts) + "\n"
+
+
+def _signature(data: Report, signed: Sequence[tuple[SignedHead, str]]) -> str:
+    """The signed head, its key's fingerprint, and the lines `morale export` writes for it, so a judge
+    can check that the export they were handed ends at the head this report shows."""
+    if not signed:
+        return (
+            '<section id="signature"><h2>Signature</h2><p>The head of this report is not signed: '
+            "the store that made it has no signing key.</p></section>"
+        )
+    items = []
+    for head, pem in signed:
+        lines = encode(PublicKeyLine(PublicKey(key=head.key, pem=pem))).decode()
+        lines += "\n" + encode(SignedHeadLine(head)).decode()
+        items.append(
+            f'<p>The store signed the head at seq {head.seq} with key <span class="hash key">{_e(head.key)}</span>.</p>'
+            f"<details><summary>Its public key and signed head, as <code>morale export</code> writes them</summary>"
+            f'<pre class="signed-head">{_e(lines)}</pre></details>'
+        )
+    return (
+        '<section id="signature"><h2>Signature</h2>'
+        + "".join(items)
+        + f"<p>To check the battle this report tells of: <code>morale verify {_e(data.battle)}.ndjson --key "
+        "PUBLIC-KEY</code> on its export, with the public key the store's keeper gave you; the export must "
+        "end at this head hash.</p></section>"
+    )
 
 
 def _e(text: object) -> str:

@@ -1,0 +1,111 @@
+"""`morale key`: the store's signing key (its public half to hand a judge, and rotation), and what
+`morale verify` adds for signed heads: a file checked offline against a public key, and a store's
+own signatures."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.text import Text
+
+from morale.core.rules import Refusal
+from morale.events.codec import MalformedEvent
+
+from ..signed import StoreHeads, key_of, rotate, verify_file
+from .base import DEFAULT_DB, Db, Json, app, emit_json, open_store, out, refusals
+
+key = typer.Typer(
+    no_args_is_help=True,
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+app.add_typer(key, name="key")
+
+
+@key.callback()
+def _key() -> None:
+    """The store's signing key: its public key for a judge (show), and a new key (rotate)."""
+
+
+@key.command("show")
+def show_command(
+    pem: Annotated[bool, typer.Option("--pem", help="Print only the public key (PEM), to hand a judge.")] = False,
+    db: Db = DEFAULT_DB,
+    as_json: Json = False,
+) -> None:
+    """The public key this store signs heads with, its fingerprint, and every key it signed with
+    before (a SQLite store makes its key now if it has none yet)."""
+    with refusals(as_json):
+        store = open_store(db)
+        current = key_of(store)
+        listed = store.public_keys()
+    if pem:
+        out.print(current.public_pem, end="", markup=False)
+        return
+    if as_json:
+        emit_json({"key": current.fingerprint, "public_key": current.public_pem, "listed": listed})
+        return
+    out.print(Text(f"signs with {current.fingerprint}"))
+    out.print(current.public_pem, end="", markup=False)
+    for fingerprint in sorted(set(listed) - {current.fingerprint}):
+        out.print(Text(f"signed with {fingerprint} before (retired; what it signed still verifies)"))
+
+
+@key.command("rotate")
+def rotate_command(db: Db = DEFAULT_DB, as_json: Json = False) -> None:
+    """A new signing key for a SQLite store: it signs from now on; the old key file is kept beside it,
+    retired, and its public key stays listed, so what it signed still verifies."""
+    with refusals(as_json):
+        open_store(db)  # a --db that holds no store is refused first
+        new, retired = rotate(db)
+    if as_json:
+        emit_json({"key": new.fingerprint, "public_key": new.public_pem, "retired": str(retired) if retired else None})
+        return
+    out.print(Text(f"signs with {new.fingerprint} from now on"))
+    if retired is not None:
+        out.print(Text(f"the old key is kept, retired, in {retired}"))
+
+
+def print_store_heads(console: Console, heads: StoreHeads) -> None:
+    if not heads.signed:
+        console.print("  signed heads: none (written before morale signed, or by a store with no key)")
+        return
+    for check in heads.checks:
+        if check.ok:
+            console.print(f"  signed heads: {check.heads} by {check.key}, the last at seq {check.signed_seq}")
+        else:
+            console.print(Text(f"  signed heads: {check.problem}", style="red"))
+
+
+def verify_file_command(file: str, key_given: str, as_json: bool, *, secret_given: bool = False) -> None:
+    """`morale verify FILE --key PUBLIC`: refused (exit 2) naming what failed, or OK and how far signed."""
+    with refusals(as_json):
+        if secret_given:
+            raise Refusal(
+                "a file is checked with the dice secret its log reveals, if it does: --secret is for a store's battle",
+                field="--secret",
+            )
+        if file == "-":
+            data = sys.stdin.buffer.read()
+        else:
+            try:
+                data = Path(file).read_bytes()
+            except OSError as exc:
+                raise MalformedEvent(f"{file}: {exc.strerror}") from None
+        done = verify_file(data.splitlines(), file, key_given)
+    heads, checked = done.heads, done.checked
+    if as_json:
+        emit_json(
+            {"battle": checked.battle, "ok": True, "events": len(checked.sealed), "head": checked.head}
+            | {"key": heads.key, "signed_seq": heads.signed_seq, "signed_heads": heads.heads}
+        )
+        return
+    said = Text(f"{checked.battle}: ") + Text("OK", style="bold green")
+    out.print(said + Text(f" ({len(checked.sealed)} events, head {checked.head})"))
+    out.print(
+        Text(f"  signed by {heads.key} up to its last event, seq {heads.signed_seq} ({heads.heads} signed heads)")
+    )
