@@ -103,7 +103,7 @@ def test_a_whole_turn_is_played_explained_stepped_back_and_struck_out_through_th
     # Why: the test behind the first change, with its trigger, target, dice and result, each rule
     # beside its clause's words.
     seq, unit, new_state = console.changes[0]
-    console.card(unit).locator("button.why").click()
+    console.shown_card(unit).locator("button.why").click()
     now = console.state_of(unit)
     page.wait_for_selector(f"#why ol.steps[data-unit='{unit}'][data-state='{now}']", timeout=WAIT_MS)
     why = http.get(f"/battles/{battle}/explain/{unit}", headers=bearer(tokens["spectator"])).json()

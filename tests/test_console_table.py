@@ -1,0 +1,200 @@
+"""The console at the table, on a phone (390x844): what a referee or a player with a phone in one
+hand notices. The clock stands back while tests are due, the page says whose it is, casualties are
+typed on the number pad, causes are the ruleset's own, the dice say what they will do before they
+are recorded, a failure looks like one, "Why?" opens on the answer, units out of play take a line,
+the past reads as the past, and the page comes back without the network."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+import test_console
+from support.browser import PHONE, WAIT_MS, layout_problems, screenshot
+from support.console import Console
+from support.served import bearer, example_lines, roster_body
+from test_console import open_console, post_events
+
+served = test_console.served  # the console tests' server, a fixture
+
+# The 40K 6th edition example: the Imperium's shooting phase ends with two Morale tests due, the
+# Nobz' (2D6 against 7) and the Gretchin Mob's (against 5), caused by events 15 and 16.
+EXAMPLE = "wh40k6"
+SHOOTING_ENDED = 9  # events of the example up to the end of the first shooting phase
+
+
+def battle_with_tests_due(http) -> tuple[dict, dict, int]:
+    """The example's battle, created and played through the API (another device at the table) to
+    the end of the first shooting phase: its tokens, its body, the log's last seq."""
+    body = roster_body(EXAMPLE)
+    tokens = http.post("/battles", json=body).json()["tokens"]
+    last = post_events(http, body["battle"], tokens["referee"], example_lines(EXAMPLE)[:SHOOTING_ENDED])
+    return tokens, body, last
+
+
+def log_after(http, battle: str, token: str, seq: int) -> list[dict]:
+    return http.get(f"/battles/{battle}/log?after={seq}", headers=bearer(token)).json()
+
+
+def no_layout_problems(page, name: str) -> None:
+    screenshot(page, f"table-{name}")
+    assert layout_problems(page) == []
+
+
+# -- 1. the clock stands back while tests are due ------------------------------------------------------
+def test_the_clock_button_stands_back_and_leads_to_the_tests_while_tests_are_due(browser, served):
+    server, http = served
+    tokens, body, last = battle_with_tests_due(http)
+    context, page, errors = open_console(browser, server.url, body["battle"], tokens["referee"], PHONE)
+    console = Console(page, wide=False)
+    console.tab("record")
+    clock = page.locator("#next-phase")
+    waits = page.locator("#clock-waits")
+    assert "The assault phase cannot start yet: 2 tests are due." in waits.inner_text()
+    assert "engine.clock.tests_first" in waits.inner_text()
+    assert clock.inner_text() == "Roll the 2 tests due first"
+    # Not the big primary button: it looks like any other control of the screen.
+    colours = clock.evaluate("b => [getComputedStyle(b).backgroundColor, getComputedStyle(b).color]")
+    assert colours == ["rgb(255, 255, 255)", "rgb(29, 29, 31)"]
+    no_layout_problems(page, "clock-waits")
+    clock.click()
+    page.wait_for_selector("body[data-tab='due']", timeout=WAIT_MS)
+    assert page.locator("#due .test").count() == 2
+    assert log_after(http, body["battle"], tokens["spectator"], last) == []  # nothing was sent
+    assert not page.locator("#problem").is_visible()
+
+    # Both tests rolled: the clock is the primary button again, and moves.
+    console.play({"type": "dice_rolled", "unit": "nobz", "test": "morale", "dice": [1, 1]})
+    console.play({"type": "dice_rolled", "unit": "grots", "test": "morale", "dice": [1, 1]})
+    console.tab("record")
+    assert not waits.count()
+    assert clock.inner_text() == "Start turn 1 · imperium · assault"
+    assert clock.evaluate("b => getComputedStyle(b).color") == "rgb(255, 255, 255)"
+    console.next_phase()
+    console.recorded(last + 3)
+    context.close()
+    assert errors == []
+
+
+# -- 2. whose page it is -----------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("who", "badge", "title"),
+    [
+        ("referee", "Referee", "referee's console"),
+        ("orks", "Player · orks", "orks player's console"),
+        ("spectator", "Spectator", "spectator's view"),
+    ],
+)
+def test_the_page_says_whose_it_is_in_its_header_and_title(browser, served, who, badge, title):
+    server, http = served
+    body = roster_body(EXAMPLE)
+    tokens = http.post("/battles", json=body).json()["tokens"]
+    token = tokens["players"][who] if who in tokens["players"] else tokens[who]
+    context, page, errors = open_console(browser, server.url, body["battle"], token, PHONE)
+    shown = page.locator("#top #role")
+    assert shown.is_visible() and shown.inner_text() == badge
+    assert page.title().endswith(f"morale · {title}")
+    assert body["started"]["name"] in page.title()
+    no_layout_problems(page, f"role-{who}")
+    context.close()
+    assert errors == []
+
+
+# -- 3. casualties on the number pad -----------------------------------------------------------------
+def test_casualties_are_typed_on_the_number_pad_in_step_with_the_stepper(browser, served):
+    server, http = served
+    body = roster_body(EXAMPLE)
+    tokens = http.post("/battles", json=body).json()["tokens"]
+    last = post_events(http, body["battle"], tokens["referee"], example_lines(EXAMPLE)[:5])  # shooting phase
+    context, page, errors = open_console(browser, server.url, body["battle"], tokens["referee"], PHONE)
+    console = Console(page, wide=False)
+    form = console.form("casualties")
+    console.chip(form, "unit", "boyz")  # 20 models
+    count = form.locator("fieldset[data-name='count']")
+    typed = count.locator("input.typed")
+    assert typed.get_attribute("inputmode") == "numeric" and typed.input_value() == "1"
+    typed.fill("12")  # two taps on the phone's number pad, not eleven on +
+    assert count.locator("output").inner_text() == "12"
+    count.locator(".more").click()
+    assert typed.input_value() == "13" and count.locator("output").inner_text() == "13"
+    typed.fill("99")  # more than the unit has: held to its 20 models
+    assert count.locator("output").inner_text() == "20"
+    typed.fill("10")
+    no_layout_problems(page, "casualties-typed")
+    console.submit(form)
+    console.recorded(last + 1)
+    logged = log_after(http, body["battle"], tokens["spectator"], last)
+    assert [(r["event"]["unit"], r["event"]["count"]) for r in logged] == [("boyz", 10)]
+    context.close()
+    assert errors == []
+
+
+# -- 6. a failure looks like one ---------------------------------------------------------------------
+def test_a_failed_test_is_reported_as_a_failure(browser, served):
+    server, http = served
+    tokens, body, _ = battle_with_tests_due(http)
+    context, page, errors = open_console(browser, server.url, body["battle"], tokens["referee"], PHONE)
+    console = Console(page, wide=False)
+    console.play({"type": "dice_rolled", "unit": "nobz", "test": "morale", "dice": [6, 5]})  # 11 against 7
+    notice = page.locator("#notice")
+    text = notice.inner_text()
+    assert "Nobz fails the Morale test." in text
+    assert notice.locator("li.failed").inner_text().startswith("✗ Nobz fails the Morale test: 6 + 5 = 11 against 7")
+    # The red of a failure, not the green of a box that says all went well.
+    assert notice.evaluate("n => getComputedStyle(n).borderTopColor") == "rgb(198, 40, 40)"
+    assert notice.evaluate("n => getComputedStyle(n).backgroundColor") == "rgb(253, 236, 234)"
+    no_layout_problems(page, "failed")
+
+    console.play({"type": "dice_rolled", "unit": "grots", "test": "morale", "dice": [1, 2]})  # passes
+    assert "fails" not in notice.inner_text() and not notice.locator("li.failed").count()
+    assert notice.evaluate("n => getComputedStyle(n).borderTopColor") == "rgb(46, 125, 50)"
+    context.close()
+    assert errors == []
+
+
+# -- 8. units out of play take one line per side --------------------------------------------------------
+def test_units_out_of_play_are_one_line_per_side(browser, served):
+    server, http = served
+    body = roster_body(EXAMPLE)
+    tokens = http.post("/battles", json=body).json()["tokens"]
+    events = [
+        *example_lines(EXAMPLE)[:5],
+        {"type": "casualties_suffered", "unit": "grots", "count": 10, "cause": "shooting"},
+        {"type": "casualties_suffered", "unit": "lootas", "count": 6, "cause": "shooting"},
+    ]
+    post_events(http, body["battle"], tokens["referee"], events)
+    context, page, errors = open_console(browser, server.url, body["battle"], tokens["referee"], PHONE)
+    orks = page.locator("#board .team[data-side='orks']")
+    line = orks.locator("details.gone > summary")
+    assert line.count() == 1
+    assert re.fullmatch(r"Out of play: Gretchin Mob \(\w+\), Lootas \(\w+\)", line.inner_text())
+    assert not orks.locator(".unit[data-unit='grots']").is_visible()
+    assert not page.locator("#board .team[data-side='imperium'] details.gone").count()  # none out of play
+    no_layout_problems(page, "out-of-play")
+    line.click()  # opened: their cards, as before
+    assert orks.locator(".unit[data-unit='grots']").is_visible()
+    context.close()
+    assert errors == []
+
+
+# -- 9. the past reads as the past ----------------------------------------------------------------------
+def test_stepping_back_the_banner_and_the_clock_speak_of_then(browser, served):
+    server, http = served
+    tokens, body, last = battle_with_tests_due(http)
+    post_events(http, body["battle"], tokens["referee"], example_lines(EXAMPLE)[SHOOTING_ENDED : SHOOTING_ENDED + 4])
+    context, page, errors = open_console(browser, server.url, body["battle"], tokens["referee"], PHONE)
+    console = Console(page, wide=False)
+    banner, clock = page.locator("#due-banner"), page.locator("#clock")
+    assert not banner.is_visible()  # now: nothing is due
+    console.go_to(last)  # the end of the shooting phase, its two Morale tests waiting
+    console.tab("board")
+    assert banner.inner_text().startswith(f"At event {last}: 2 tests were due")
+    assert clock.inner_text().startswith(f"Then, at event {last}: Turn 1")
+    # Not the red of a test due now.
+    assert banner.locator("button").evaluate("b => getComputedStyle(b).backgroundColor") != "rgb(253, 236, 234)"
+    no_layout_problems(page, "past")
+    page.locator("#now").click()
+    page.wait_for_selector(f"body[data-seq='{console.last}']", timeout=WAIT_MS)
+    assert not banner.is_visible() and not clock.inner_text().startswith("Then")
+    context.close()
+    assert errors == []
