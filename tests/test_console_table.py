@@ -198,3 +198,38 @@ def test_stepping_back_the_banner_and_the_clock_speak_of_then(browser, served):
     assert not banner.is_visible() and not clock.inner_text().startswith("Then")
     context.close()
     assert errors == []
+
+
+# -- 4. causes in the ruleset's words ------------------------------------------------------------------
+def test_the_causes_offered_are_the_rulesets_own_not_the_phases_name(browser, served):
+    server, http = served
+    body = roster_body(EXAMPLE)
+    tokens = http.post("/battles", json=body).json()["tokens"]
+    last = post_events(http, body["battle"], tokens["referee"], example_lines(EXAMPLE)[:1])  # the movement phase
+    served_causes = http.get(f"/battles/{body['battle']}/vocabulary", headers=bearer(tokens["spectator"])).json()
+    names = [c["name"] for c in served_causes["vocabulary"]["causes"]]
+    assert "Dangerous terrain" in names
+    context, page, errors = open_console(browser, server.url, body["battle"], tokens["referee"], PHONE)
+    console = Console(page, wide=False)
+    form = console.form("casualties")
+    console.chip(form, "unit", "kraak")
+    causes = form.locator("fieldset[data-name='cause'] button")
+    assert causes.all_inner_texts() == [*names, "not said"]  # no "movement": a phase is no cause
+    assert form.locator("fieldset[data-name='cause'] [aria-pressed='true']").inner_text() == "not said"
+    console.chip(form, "cause", "dangerous_terrain")
+    no_layout_problems(page, "causes")
+    console.submit(form)
+    console.recorded(last + 1)
+    logged = log_after(http, body["battle"], tokens["spectator"], last)
+    assert [r["event"]["cause"] for r in logged] == ["dangerous_terrain"]
+    console.tab("log")
+    assert "loses 1 model to dangerous terrain" in page.locator(f"#log li[data-seq='{last + 1}']").inner_text()
+
+    # In the Shooting phase, shooting is chosen beforehand: the phase's own cause.
+    post_events(http, body["battle"], tokens["referee"], example_lines(EXAMPLE)[1:5])
+    page.wait_for_selector(f"body[data-last='{last + 5}'][data-seq='{last + 5}']", timeout=WAIT_MS)
+    form = console.form("casualties")
+    console.chip(form, "unit", "kraak")
+    assert form.locator("fieldset[data-name='cause'] [aria-pressed='true']").inner_text() == "shooting"
+    context.close()
+    assert errors == []

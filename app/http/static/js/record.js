@@ -116,10 +116,12 @@ const FORMS = [
   { name: "casualties", label: "Casualties", shown: () => true, build: (done) => unitFirst("Which unit lost models?", mine(), (id) => {
     const unit = state.board.units.find((u) => u.unit === id);
     const count = stepper({ legend: "Models lost", min: 1, max: unit.models, value: 1, name: "count", typed: true });
-    const phase = state.board.phase;
-    const cause = chips({ legend: "Cause", name: "cause", initial: phase || "", options: [
-      ...(phase ? [{ value: phase, label: phaseName(phase) }] : []),
-      ...vocab().causes.map((c) => ({ value: c.id, label: words(c.id) })), { value: "", label: "not said" }] });
+    // The ruleset's own causes, in its words; chosen beforehand only where one is the phase's own
+    // (shooting in the Shooting phase), never the phase's name ("loses 2 models to movement").
+    const causes = vocab().causes;
+    const initial = causes.find((c) => c.id === state.board.phase)?.id ?? "";
+    const cause = chips({ legend: "Cause", name: "cause", initial, options: [
+      ...causes.map((c) => ({ value: c.id, label: c.name })), { value: "", label: "not said" }] });
     return [count.node, cause.node, record(() => send(`${unit.name}: ${count.value()} lost`,
       [{ type: "casualties_suffered", unit: id, count: count.value(), ...(cause.value() ? { cause: cause.value() } : {}) }], done))];
   }) },
