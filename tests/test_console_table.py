@@ -233,3 +233,55 @@ def test_the_causes_offered_are_the_rulesets_own_not_the_phases_name(browser, se
     assert form.locator("fieldset[data-name='cause'] [aria-pressed='true']").inner_text() == "shooting"
     context.close()
     assert errors == []
+
+
+# -- 5. what the dice will do, before they are recorded -----------------------------------------------
+def test_the_due_list_says_what_each_roll_gives_and_what_follows(served):
+    _, http = served
+    tokens, body, _ = battle_with_tests_due(http)
+    due = http.get(f"/battles/{body['battle']}/due", headers=bearer(tokens["spectator"])).json()
+    nobz = next(d for d in due if d["unit"] == "nobz")
+    results = {r["result"]: r for r in nobz["results"]}
+    assert set(results) == {"pass", "fail"} and results["fail"]["passed"] is False
+    every = [f"{a}{b}" for a in range(1, 7) for b in range(1, 7)]
+    assert sorted(results["pass"]["rolls"] + results["fail"]["rolls"]) == every
+    assert set(results["pass"]["rolls"]) == {r for r in every if int(r[0]) + int(r[1]) <= nobz["target"]}
+    assert results["fail"]["follows"] == ["Nobz Falls Back", "Nobz must roll 2D6 for fall back"]
+    assert results["pass"]["follows"] == []
+    # Working it out wrote nothing, and changed nothing the board shows.
+    board = http.get(f"/battles/{body['battle']}/board", headers=bearer(tokens["spectator"])).json()
+    assert board["seq"] == SHOOTING_ENDED + len(body["units"]) + 1
+    assert next(u for u in board["units"] if u["unit"] == "nobz")["state"] == "steady"
+
+
+def test_the_dice_typed_in_are_previewed_before_they_are_recorded(browser, served):
+    server, http = served
+    tokens, body, last = battle_with_tests_due(http)
+    context, page, errors = open_console(browser, server.url, body["battle"], tokens["referee"], PHONE)
+    console = Console(page, wide=False)
+    console.tab("due")
+    card = page.locator("#due .test[data-unit='nobz'][data-test='morale']")
+    preview = card.locator(".preview")
+    card.locator(".face[data-face='6']").click()
+    assert not preview.is_visible()  # one die of two: nothing to say yet
+    card.locator(".face[data-face='5']").click()
+    assert preview.get_attribute("data-verdict") == "failed"
+    assert [line for line in preview.inner_text().splitlines() if line.strip()] == [
+        "6 + 5 = 11 against 7: fails",
+        "Nobz Falls Back",
+        "Nobz must roll 2D6 for fall back",
+    ]
+    no_layout_problems(page, "preview-fails")
+    assert log_after(http, body["battle"], tokens["spectator"], last) == []  # a preview sends nothing
+    card.locator("button.undo").click()
+    card.locator(".face[data-face='1']").click()
+    assert preview.inner_text() == "6 + 1 = 7 against 7: passes (nothing follows)"
+    assert preview.get_attribute("data-verdict") == "passed"
+    card.locator("button.undo").click()
+    card.locator(".face[data-face='5']").click()
+    card.locator("button.send").click()
+    console.recorded(last + 1)
+    console.tab("board")
+    assert console.state_of("nobz") == "falling_back"  # as the preview said
+    context.close()
+    assert errors == []
