@@ -15,6 +15,8 @@ from support.console import Console
 from support.served import bearer, example_lines, roster_body
 from test_console import open_console, post_events
 
+from morale.core import catalogue
+
 served = test_console.served  # the console tests' server, a fixture
 
 # The 40K 6th edition example: the Imperium's shooting phase ends with two Morale tests due, the
@@ -283,5 +285,43 @@ def test_the_dice_typed_in_are_previewed_before_they_are_recorded(browser, serve
     console.recorded(last + 1)
     console.tab("board")
     assert console.state_of("nobz") == "falling_back"  # as the preview said
+    context.close()
+    assert errors == []
+
+
+# -- 7. "Why?" opens on the answer -------------------------------------------------------------------
+def test_why_opens_on_the_state_now_and_its_cause_with_the_history_folded_below(browser, served):
+    server, http = served
+    body = roster_body(EXAMPLE)
+    tokens = http.post("/battles", json=body).json()["tokens"]
+    # The Nobz lose 2 of 5 to shooting, fail their Morale test (5 + 4 against 7) and Fall Back.
+    post_events(http, body["battle"], tokens["referee"], example_lines(EXAMPLE)[:13])
+    context, page, errors = open_console(browser, server.url, body["battle"], tokens["referee"], PHONE)
+    console = Console(page, wide=False)
+    console.card("nobz").locator("button.why").click()
+    page.wait_for_selector("#why ol.steps[data-unit='nobz'][data-state='falling_back']", timeout=WAIT_MS)
+    now = page.locator("#why ol.steps.now > li")
+    assert now.count() == 2
+    assert now.nth(0).locator(".text").inner_text() == "Nobz Falls Back (steady → falling back)"
+    assert now.nth(1).locator(".text").inner_text() == "Nobz fails the morale test: 5 + 4 = 9 against 7"
+    assert "58% to pass (21/36)" in now.nth(1).inner_text()
+    # The history: folded, its summary on the first screen, above the tabs.
+    history = page.locator("#why details.history")
+    assert history.get_attribute("open") is None
+    summary = history.locator("summary")
+    assert summary.inner_text() == "Its history: 3 more steps"
+    screenshot(page, "table-why")
+    box, tabs = summary.bounding_box(), page.locator("#tabs").bounding_box()
+    assert box["y"] + box["height"] <= tabs["y"]
+    assert "joins orks" not in page.locator("#why").inner_text()  # the start of the story is below
+    no_layout_problems(page, "why")
+    console.open_history()
+    shown = page.locator("#why").inner_text()
+    assert "Nobz joins orks" in shown and "Nobz loses 2 models to shooting" in shown
+    explained = http.get(f"/battles/{body['battle']}/explain/nobz", headers=bearer(tokens["spectator"])).json()
+    rules = {r for s in explained["steps"] for r in (s["rule"], s["trigger"]) if r}
+    assert "wh40k6.fall_back.distance" in rules  # the Fall Back move: its own trigger and result
+    for rule in rules:
+        assert shown.count(catalogue.words(rule)) == 1, rule  # each clause's words once
     context.close()
     assert errors == []

@@ -209,7 +209,14 @@ class Console:
         self.tab("board")
         self.shown_card(unit).locator("button.why").click()
         self.page.wait_for_selector(f"#why ol.steps[data-unit='{unit}'][data-state='{state}']", timeout=WAIT_MS)
+        self.open_history()
         return self.page.locator("#why").inner_text()
+
+    def open_history(self) -> None:
+        """Unfold the history below "Why?"'s answer (the screen opens on the state now and its cause)."""
+        history = self.page.locator("#why details.history")
+        if history.count() and history.get_attribute("open") is None:
+            history.locator("summary").click()
 
     def rule(self, unit: str, state: str, reason: str) -> None:
         form = self.form("ruling")
