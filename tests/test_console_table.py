@@ -325,3 +325,60 @@ def test_why_opens_on_the_state_now_and_its_cause_with_the_history_folded_below(
         assert shown.count(catalogue.words(rule)) == 1, rule  # each clause's words once
     context.close()
     assert errors == []
+
+
+# -- 10. on the home screen, and back without the network ------------------------------------------------
+def test_the_console_is_installable_with_a_manifest_and_a_service_worker(served):
+    _, http = served
+    manifest = http.get("/manifest.webmanifest")
+    assert manifest.status_code == 200 and manifest.headers["content-type"].startswith("application/manifest+json")
+    body = manifest.json()
+    assert body["start_url"] == "/view" and body["display"] == "standalone"
+    sizes = set()
+    for icon in body["icons"]:
+        image = http.get(icon["src"])
+        assert image.status_code == 200 and image.content.startswith(b"\x89PNG")
+        sizes.add(icon["sizes"])
+    assert {"192x192", "512x512"} <= sizes  # what a phone asks of an app for its home screen
+    worker = http.get("/sw.js")
+    assert worker.status_code == 200 and "javascript" in worker.headers["content-type"]
+    assert worker.headers["cache-control"] == "no-cache"
+    assert '"/view"' in worker.text and '"/static/js/main.js"' in worker.text
+    for url in re.search(r"const SHELL = (\[.*?\]);", worker.text).group(1).strip("[]").split(", "):
+        assert http.get(url.strip('"')).status_code == 200, url  # every file it keeps is there
+
+
+def test_a_reload_without_the_network_shows_the_last_board_and_the_unsent_writes(browser, served):
+    server, http = served
+    body = roster_body(EXAMPLE)
+    tokens = http.post("/battles", json=body).json()["tokens"]
+    context, page, errors = open_console(browser, server.url, body["battle"], tokens["referee"], PHONE)
+    console = Console(page, wide=False)
+    page.wait_for_selector("body[data-offline='kept']", timeout=WAIT_MS)  # the worker keeps the page
+    scope = page.evaluate("navigator.serviceWorker.getRegistration('/view').then(r => r.scope)")
+    assert scope == f"{server.url}/view"
+    console.play({"type": "phase_started"})
+    last = console.last
+    context.set_offline(True)
+    page.wait_for_selector("#status[data-status='offline']", timeout=WAIT_MS)
+    console.casualties("boyz", 3)
+    page.wait_for_selector("#unsent:not([hidden])", timeout=WAIT_MS)
+
+    page.reload()  # no network: the worker gives the page and the server's last answers back
+    page.wait_for_selector("body[data-ready='true'][data-logged='true']", timeout=WAIT_MS)
+    assert page.locator("#unsent").inner_text() == "1 not sent"
+    assert page.locator("#clock").inner_text() == "Turn 1 · imperium · movement"
+    assert console.state_of("boyz") == "steady" and "20/20 models" in console.card("boyz").inner_text()
+    assert page.locator("#board .unit").count() == len(body["units"])
+    assert page.locator("#status").get_attribute("data-status") == "offline"
+    console.tab("log")
+    assert page.locator(f"#log li[data-seq='{last}']").count() == 1
+    no_layout_problems(page, "offline-reloaded")
+
+    context.set_offline(False)  # the network is back: the write kept goes out, once
+    console.recorded(last + 1)
+    page.wait_for_selector("#unsent", state="hidden", timeout=WAIT_MS)
+    logged = log_after(http, body["battle"], tokens["spectator"], last)
+    assert [(r["event"]["unit"], r["event"]["count"]) for r in logged] == [("boyz", 3)]
+    context.close()
+    assert errors == []

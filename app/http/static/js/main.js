@@ -9,6 +9,7 @@ import { drawDue } from "./due.js";
 import { drawLog } from "./log.js";
 import { drawRecord, onDueAsked } from "./record.js";
 import { drawRole } from "./role.js";
+import { keepForOffline } from "./offline.js";
 import { drawWhy } from "./why.js";
 import { follow } from "./feed.js";
 import * as outbox from "./outbox.js";
@@ -260,12 +261,17 @@ async function start() {
   outbox.load();
   follow(state.last, { onItem: (item) => { if (item.seq > state.last) refresh().catch(failed); document.body.dataset.lastFeedSeq = String(item.seq); },
     onStatus: setStatus });
+  const recent = `log?after=${Math.max(0, state.last - PAGE)}`;
   const [rows, timeline] = await Promise.all([
-    state.api.get(`log?after=${Math.max(0, state.last - PAGE)}`), state.api.get("timeline")]).catch((e) => { failed(e); return [[], { marks: [] }]; });
+    state.api.get(recent), state.api.get("timeline")]).catch((e) => { failed(e); return [[], { marks: [] }]; });
   state.log = [...rows, ...state.log.filter((row) => row.seq > (rows.at(-1)?.seq ?? 0))];
   state.marks = timeline.marks;
+  // Reopened without the network, the log kept from the start may end before the board kept since:
+  // the rows read after it then are kept too.
+  if ((state.log.at(-1)?.seq ?? 0) < state.last) await refresh().catch(() => {});
   draw();
   document.body.dataset.logged = "true";
+  keepForOffline(() => Promise.all(["vocabulary", "board", "due", recent, "timeline"].map((path) => state.api.get(path))));
 }
 
 start();
