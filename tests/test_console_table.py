@@ -10,7 +10,7 @@ import re
 
 import pytest
 import test_console
-from support.browser import PHONE, WAIT_MS, layout_problems, screenshot
+from support.browser import PHONE, WAIT_MS, layout_problems, screenshot, serious_violations
 from support.console import Console
 from support.served import bearer, example_lines, roster_body
 from test_console import open_console, post_events
@@ -39,8 +39,10 @@ def log_after(http, battle: str, token: str, seq: int) -> list[dict]:
 
 
 def no_layout_problems(page, name: str) -> None:
+    """The screen photographed, fitting a phone with thumb-sized controls and no serious
+    accessibility violation."""
     screenshot(page, f"table-{name}")
-    assert layout_problems(page) == []
+    assert layout_problems(page) + serious_violations(page) == []
 
 
 # -- 1. the clock stands back while tests are due ------------------------------------------------------
@@ -195,6 +197,9 @@ def test_stepping_back_the_banner_and_the_clock_speak_of_then(browser, served):
     # Not the red of a test due now.
     assert banner.locator("button").evaluate("b => getComputedStyle(b).backgroundColor") != "rgb(253, 236, 234)"
     no_layout_problems(page, "past")
+    console.tab("due")  # the tests listed are those due then, and look it
+    assert page.locator("#due h2").inner_text() == f"At event {last}: tests due then (2)"
+    assert page.locator("#due .test").first.evaluate("c => getComputedStyle(c).borderTopStyle") == "dashed"
     page.locator("#now").click()
     page.wait_for_selector(f"body[data-seq='{console.last}']", timeout=WAIT_MS)
     assert not banner.is_visible() and not clock.inner_text().startswith("Then")

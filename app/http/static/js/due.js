@@ -9,12 +9,19 @@ import { submit } from "./outbox.js";
 export function drawDue(holder) {
   const live = state.live;
   forgetPads();
-  fill(holder, 
-    el("h2", {}, state.due.length ? `Tests due (${state.due.length})` : "Tests due"),
+  holder.dataset.when = live ? "now" : "then";
+  fill(holder,
+    el("h2", {}, heading(live, state.due.length)),
     state.due.length
       ? el("ol", { class: "tests" }, state.due.map((test) => el("li", {}, dueCard(test, live))))
       : el("p", { class: "hint", id: "nothing-due" }, "Nothing to roll: no test is due."),
   );
+}
+
+// Stepping back through the log, the tests listed are those due then, not now.
+function heading(live, count) {
+  if (live) return count ? `Tests due (${count})` : "Tests due";
+  return count ? `At event ${state.at}: tests due then (${count})` : `At event ${state.at}: no test was due`;
 }
 
 function dueCard(test, live) {
