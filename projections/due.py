@@ -140,6 +140,14 @@ def _follows(battle: Battle, due: DueTest, dice: tuple[int, ...]) -> tuple[str, 
         decide(battle, event)
     except Refusal:
         return ()
-    trial, caused = evolve(copy.deepcopy(battle), event, battle.seq + 1)
+    trial, caused = evolve(_trial_copy(battle), event, battle.seq + 1)
     said = [o for o in caused if not (type(o) is TestResolved and o.unit == due.unit and o.test == due.test)]
     return tuple(describe_outcome(o, trial) for o in said)
+
+
+def _trial_copy(battle: Battle) -> Battle:
+    """A copy of the battle to try a roll on. Units out of play for good are shared, not copied (a
+    long battle holds thousands): the rules change one only through `Battle.own`, which copies it
+    first, as it does for the battles restored from one snapshot."""
+    shared = {id(unit): unit for unit in battle.units.values() if battle.departed(unit)}
+    return copy.deepcopy(battle, shared)
