@@ -174,6 +174,7 @@ def test_units_out_of_play_are_one_line_per_side(browser, served):
     assert re.fullmatch(r"Out of play: Gretchin Mob \(\w+\), Lootas \(\w+\)", line.inner_text())
     assert not orks.locator(".unit[data-unit='grots']").is_visible()
     assert not page.locator("#board .team[data-side='imperium'] details.gone").count()  # none out of play
+    line.scroll_into_view_if_needed()
     no_layout_problems(page, "out-of-play")
     line.click()  # opened: their cards, as before
     assert orks.locator(".unit[data-unit='grots']").is_visible()
