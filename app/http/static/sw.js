@@ -5,7 +5,8 @@
 // version (SHELL, VERSION: app/http/server.py builds them from the static folder, so no list is
 // kept by hand here). Every GET of the page is asked of the network first, so a live table sees
 // the live battle; its answer is kept, and given back only when the network cannot be reached.
-// Writes (POST) and the live feed are never touched: the outbox and the feed handle being cut off.
+// Writes (POST), the live feed and reads marked fresh are never touched: the outbox and the feed
+// handle being cut off.
 const SHELL_CACHE = `morale-shell-${VERSION}`;
 const ANSWERS_CACHE = "morale-answers";
 
@@ -26,7 +27,8 @@ const kept = (url) => url.origin === self.location.origin && url.pathname !== "/
 self.addEventListener("fetch", (event) => {
   const request = event.request;
   const url = new URL(request.url);
-  if (request.method !== "GET" || !kept(url)) return;
+  // A read marked fresh (api.js) is the page's own, from the network only: never a kept answer.
+  if (request.method !== "GET" || !kept(url) || request.headers.has("X-Morale-Fresh")) return;
   const store = url.pathname.startsWith("/battles/") ? ANSWERS_CACHE : SHELL_CACHE;
   event.respondWith(fetch(request).then((answer) => {
     if (answer.ok) {

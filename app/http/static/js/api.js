@@ -24,12 +24,15 @@ export function problem(body) {
 
 export function connection(battle, token) {
   const base = `/battles/${encodeURIComponent(battle)}`;
-  async function call(path, { method = "GET", body } = {}) {
+  // `fresh`: an answer only the server may give, never one the service worker kept (sw.js): the
+  // outbox's look at the log after a 409 decides whether a write landed.
+  async function call(path, { method = "GET", body, fresh = false } = {}) {
     let response;
     try {
       response = await fetch(`${base}/${path}`, {
         method,
-        headers: { Authorization: `Bearer ${token}`, ...(body ? { "Content-Type": "application/json" } : {}) },
+        headers: { Authorization: `Bearer ${token}`, ...(body ? { "Content-Type": "application/json" } : {}),
+          ...(fresh ? { "X-Morale-Fresh": "1" } : {}) },
         body: body ? JSON.stringify(body) : undefined,
         cache: "no-store",
       });
@@ -43,7 +46,7 @@ export function connection(battle, token) {
     return parsed;
   }
   return {
-    get: (path) => call(path),
+    get: (path, { fresh = false } = {}) => call(path, { fresh }),
     post: (path, body) => call(path, { method: "POST", body }),
     feedUrl: (after) => `${base}/feed?after=${after}&token=${encodeURIComponent(token)}`,
   };
