@@ -1,13 +1,35 @@
-"""The tests due now: what each needs, why it is due, and what settles it."""
+"""The tests due now: what each needs, why it is due, what settles it, and what each result of its
+dice would bring about (the preview a page shows as the dice are typed in)."""
 
 from __future__ import annotations
 
+import copy
+from itertools import product
+
 import msgspec
 
-from morale.core.odds import Odds, odds
+from morale.core.fold import evolve
+from morale.core.odds import MAX_DICE, Odds, odds
 from morale.core.order import waiting_with
-from morale.core.outcomes import Modifier
+from morale.core.outcomes import Modifier, TestResolved
+from morale.core.referee import decide
+from morale.core.rules import Refusal
 from morale.core.state import Battle, DueTest
+from morale.events.types import DiceRolled
+
+from .narrative import describe_outcome
+
+
+class ResultView(msgspec.Struct, frozen=True, kw_only=True):
+    """One result a due test's dice can give, and what it brings about."""
+
+    result: str  # the ruleset's result: "pass", "fail", a results table's row
+    passed: bool
+    # Every ordered roll that gives it, each as its dice's faces in order ("54": a 5, then a 4).
+    rolls: tuple[str, ...]
+    # What follows in the battle, each in the story's words ("Nobz Falls Back"): the dice folded
+    # into a copy of the battle, which is then thrown away. Empty where nothing follows.
+    follows: tuple[str, ...]
 
 
 class DueView(msgspec.Struct, frozen=True, kw_only=True):
@@ -31,6 +53,9 @@ class DueView(msgspec.Struct, frozen=True, kw_only=True):
     # order (Ruleset.ordered_tests): the rule, and the unit chosen to go first ("" while none is).
     order_rule: str = ""
     first: str = ""
+    # Each result its dice can give, with the rolls that give it and what follows: a page previews
+    # "6 + 5 = 11 against 8: fails, Falls Back" from these. Empty where the ruleset gives no odds.
+    results: tuple[ResultView, ...] = ()
 
 
 def due_tests(battle: Battle) -> list[DueView]:
@@ -55,6 +80,7 @@ def due_tests(battle: Battle) -> list[DueView]:
                 stated=dict(due.stated),
                 needs=needs(battle, due, target, chances),
                 **order(battle, due),
+                results=results(battle, due) if chances is not None else (),
             )
         )
     return views
@@ -82,3 +108,46 @@ def needs(battle: Battle, due: DueTest, target: int | None, chances: Odds | None
         if (battle.ruleset.result_of(battle, due, ones) or ("", False))[1]:
             return _ONLY_ONES.get(due.dice, f"{due.dice} ones only")
     return f"{target} or less"
+
+
+def results(battle: Battle, due: DueTest) -> tuple[ResultView, ...]:
+    """Each result of the due test's dice (as `odds` counts them), its rolls, and what it brings
+    about: the first roll that gives it, folded into a copy of the battle (the rules say what
+    follows, never this module). A roll the referee would refuse now (another unit tests first)
+    brings about nothing that can be said yet."""
+    if not 0 < due.dice <= MAX_DICE:
+        return ()
+    rolls: dict[tuple[str, bool], list[tuple[int, ...]]] = {}
+    for dice in product(range(1, 7), repeat=due.dice):
+        result = battle.ruleset.result_of(battle, due, dice)
+        if result is None:
+            return ()
+        rolls.setdefault(result, []).append(dice)
+    return tuple(
+        ResultView(
+            result=result,
+            passed=passed,
+            rolls=tuple("".join(map(str, dice)) for dice in found),
+            follows=_follows(battle, due, found[0]),
+        )
+        for (result, passed), found in rolls.items()
+    )
+
+
+def _follows(battle: Battle, due: DueTest, dice: tuple[int, ...]) -> tuple[str, ...]:
+    event = DiceRolled(unit=due.unit, test=due.test, dice=dice, reroll=bool(due.reroll))
+    try:
+        decide(battle, event)
+    except Refusal:
+        return ()
+    trial, caused = evolve(_trial_copy(battle), event, battle.seq + 1)
+    said = [o for o in caused if not (type(o) is TestResolved and o.unit == due.unit and o.test == due.test)]
+    return tuple(describe_outcome(o, trial) for o in said)
+
+
+def _trial_copy(battle: Battle) -> Battle:
+    """A copy of the battle to try a roll on. Units out of play for good are shared, not copied (a
+    long battle holds thousands): the rules change one only through `Battle.own`, which copies it
+    first, as it does for the battles restored from one snapshot."""
+    shared = {id(unit): unit for unit in battle.units.values() if battle.departed(unit)}
+    return copy.deepcopy(battle, shared)

@@ -86,6 +86,9 @@ class Step(msgspec.Struct, kw_only=True):
     roll: Roll | None = None
     automatic: bool = False
     settled_at: int | None = None
+    # consequences only: the state a change put the unit in ("" for anything else), so a reader
+    # finds the step that put the unit where it is now
+    to_state: str = ""
 
 
 class Explanation(msgspec.Struct, frozen=True, kw_only=True):
@@ -253,11 +256,20 @@ def _fold_outcome(
             | ProfileChanged()
             | MarkerPlaced()
         ):
-            text = describe_outcome(outcome, battle)
+            text, to_state = describe_outcome(outcome, battle), ""
             if isinstance(outcome, StateChanged):
                 names = battle.ruleset.state_name
                 text += f" ({names(outcome.from_state)} → {names(outcome.to_state)})"
+                to_state = outcome.to_state
             words, caused_by = rule_words(outcome.rule), _cite(said, outcome.caused_by)
             steps.append(
-                Step(seq=seq, kind="consequence", text=text, rule=outcome.rule, words=words, caused_by=caused_by)
+                Step(
+                    seq=seq,
+                    kind="consequence",
+                    text=text,
+                    rule=outcome.rule,
+                    words=words,
+                    caused_by=caused_by,
+                    to_state=to_state,
+                )
             )

@@ -2,9 +2,10 @@
 
 Everything a front end needs to build its forms without writing a ruleset down a second time: the
 phases in order, the states with the ruleset's word for each, the tests a unit may have due, the
-facts the table states (with the kind of value each takes), the decisions, the casualty causes the
-rules read, the profile fields a unit_changed may set (with the values each allows), and every
-clause of the catalogue the ruleset cites, by rule ID, with its title and words.
+facts the table states (with the kind of value each takes), the decisions, what removes models
+(each casualty cause in the ruleset's words, with the clause that reads it where one does), the
+profile fields a unit_changed may set (with the values each allows), and every clause of the
+catalogue the ruleset cites, by rule ID, with its title and words.
 """
 
 from __future__ import annotations
@@ -37,6 +38,12 @@ class RuleOf(msgspec.Struct, frozen=True, kw_only=True):
     rule: str  # the clause that allows or reads it
 
 
+class Cause(msgspec.Struct, frozen=True, kw_only=True):
+    id: str
+    name: str  # in the ruleset's words
+    rule: str = ""  # the clause that reads it; "": none does (it is said for the story)
+
+
 class Field(msgspec.Struct, frozen=True, kw_only=True):
     id: str
     kind: str  # "choice", "bool", "int" or "text"
@@ -61,7 +68,7 @@ class Vocabulary(msgspec.Struct, frozen=True, kw_only=True):
     facts: list[FactWord]
     decisions: list[RuleOf]  # settle a due test (the due list says which)
     free_decisions: list[RuleOf]  # taken when the rules allow, with no test due
-    causes: list[RuleOf]  # casualty causes the rules read
+    causes: list[Cause]  # what removes models, in the ruleset's words (Ruleset.casualty_causes)
     unit_types: list[str]
     special_rules: list[RuleOf]
     profile: list[Field]  # the ruleset's own profile fields (unit_joined.profile)
@@ -98,7 +105,7 @@ def vocabulary(ruleset: Ruleset) -> Vocabulary:
         facts=[_fact(ruleset, fact, rule) for fact, rule in ruleset.facts.items()],
         decisions=[RuleOf(id=d, rule=r) for d, r in ruleset.decisions.items()],
         free_decisions=[RuleOf(id=d, rule=r) for d, r in ruleset.free_decisions.items()],
-        causes=[RuleOf(id=c, rule=r) for c, r in ruleset.causes.items()],
+        causes=[Cause(id=c, name=name, rule=ruleset.causes.get(c, "")) for c, name in ruleset.casualty_causes.items()],
         unit_types=list(ruleset.unit_types),
         special_rules=[RuleOf(id=s, rule=r) for s, r in ruleset.special_rules.items()],
         profile=_profile_fields(ruleset),

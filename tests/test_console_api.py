@@ -69,7 +69,15 @@ def test_the_vocabulary_speaks_each_rulesets_own_words(client):
     fantasy = client.get("/rulesets/wfb8/1").json()
     assert {"id": "falling_back", "name": "fleeing"} in fantasy["states"]
     assert [t["id"] for t in fantasy["tests"]] == ["panic", "break", "rally", "flee"]
-    assert {"id": "stand_and_shoot", "rule": "wfb8.panic.stand_and_shoot"} in fantasy["causes"]
+    # What removes models, in the rulebook's words: the cause a clause reads names it; the others
+    # are said for the story.
+    assert {"id": "stand_and_shoot", "name": "Stand and Shoot", "rule": "wfb8.panic.stand_and_shoot"} in fantasy[
+        "causes"
+    ]
+    assert {"id": "dangerous_terrain", "name": "Dangerous terrain", "rule": ""} in fantasy["causes"]
+    for ruleset in ("wh40k6/1", "wh40k3/1", "gdb/1"):
+        causes = [c["id"] for c in client.get(f"/rulesets/{ruleset}").json()["causes"]]
+        assert "shooting" in causes or "musketry" in causes, ruleset
     assert fantasy["combat_reports"] is True and fantasy["combat_detail"] == ["left_combat", "ranks", "unit_bonus"]
     napoleonic = client.get("/rulesets/gdb/1").json()
     melee = next(f for f in napoleonic["facts"] if f["id"] == "melee_result")

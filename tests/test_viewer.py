@@ -76,8 +76,11 @@ def test_jumping_to_a_turn_shows_the_board_as_it_stood_and_why(page):
     assert page.locator("#past").is_visible()
 
     explained = console.why("grots", "falling_back")
-    steps = page.locator("#why ol.steps > li").evaluate_all("items => items.map(i => Number(i.dataset.seq))")
-    assert steps == [8, 16, 18, 21, 21]  # joined, lost models, tested (due at 18, rolled at 21), fell back
+    seqs = "items => items.map(i => Number(i.dataset.seq))"
+    now = page.locator("#why ol.steps.now > li").evaluate_all(seqs)
+    history = page.locator("#why details.history ol.steps > li").evaluate_all(seqs)
+    assert now == [21, 18]  # first the answer: it fell back (21) on the test due at 18, rolled at 21
+    assert history == [8, 16, 21]  # then the rest: joined, lost models, its Fall Back move
     assert "Gretchin Mob fails the morale test: 6 + 2 = 8 against 5" in explained
     assert "28% to pass (10/36)" in explained
     assert "wh40k6.fall_back.start" in explained
@@ -91,7 +94,7 @@ def test_jumping_to_a_turn_shows_the_board_as_it_stood_and_why(page):
 
     console.go_to(25)  # the charge, then the failed regroup
     assert console.state_of("grots") == "dispersed"
-    assert console.card("grots").locator(".state").inner_text() == "removed"
+    assert console.shown_card("grots").locator(".state").inner_text() == "removed"  # out of play: unfolded
     assert "wh40k6.assaulted.multi" in console.why("grots", "dispersed")
 
 

@@ -28,7 +28,7 @@ from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import RedocRenderPlugin
 from litestar.openapi.spec import Components, SecurityScheme
 from litestar.params import FromPath, FromQuery, JSONBody, QueryParameter
-from litestar.response import File, Redirect
+from litestar.response import File, Redirect, Response
 from litestar.static_files import create_static_files_router
 from litestar.types import AnyCallable, ASGIApp, Message, Receive, Scope, Send
 from msgspec import Meta
@@ -62,7 +62,7 @@ from ..authors import CONSOLE_HEADER, grant_author, via_of
 from ..roster import refusal_in_roster, roster_from_text
 from ..service import Recorded, clock_event, record_on, roll_for, start_battle
 from ..snapshot_cache import battle_at, fold_lock
-from . import live, streaming
+from . import live, offline, streaming
 from .bodies import read_body
 from .folds import Folds
 from .listen import listener
@@ -635,6 +635,19 @@ async def viewer() -> File:
     return File(STATIC / "console.html", content_disposition_type="inline", media_type="text/html")
 
 
+@get("/sw.js", include_in_schema=False)
+async def service_worker() -> Response[str]:
+    """The console's service worker (offline.py): no-cache, so a phone looks for a new console on
+    each visit; its scope is /view."""
+    return Response(offline.worker_source(), media_type="text/javascript", headers={"Cache-Control": "no-cache"})
+
+
+@get("/manifest.webmanifest", include_in_schema=False)
+async def web_manifest() -> File:
+    """What a phone needs to put the console on its home screen."""
+    return File(offline.MANIFEST, content_disposition_type="inline", media_type="application/manifest+json")
+
+
 @get("/health", tags=["server"])
 async def health() -> dict[str, str]:
     return {"status": "ok"}
@@ -709,6 +722,8 @@ def create_app(db: str | Path, settings: Settings | None = None) -> Litestar:
             schema_of_feed,
             home,
             viewer,
+            service_worker,
+            web_manifest,
             health,
             *token_routes(battle_token, TOKEN),
             create_static_files_router(path="/static", directories=[STATIC], include_in_schema=False),

@@ -96,6 +96,10 @@ class Ruleset:
     facts: Mapping[str, str] = {}  # fact -> rule ID that reads it
     fact_kinds: Mapping[str, str | tuple[str, ...]] = {}  # fact -> the kind of value stated (rules.FACT_KINDS)
     causes: Mapping[str, str] = {}  # a casualties `cause` the rules read -> the rule ID that reads it
+    # What the rulebook says removes models (shooting, close combat, Dangerous terrain...): cause ->
+    # the ruleset's words for it. The choices a form offers for a casualties `cause` (the field stays
+    # free text); every cause a clause reads (`causes`) is among them.
+    casualty_causes: Mapping[str, str] = {}
     # Every test a unit may have due, in the ruleset's words ("Morale test", "Fall Back move"): a
     # test a ruleset makes due must be named here (`require` refuses to make another one due).
     tests: Mapping[str, str] = {}
@@ -143,6 +147,9 @@ class Ruleset:
         self.facts = declared(self.id, "fact")
         self.fact_kinds = fact_kinds(self.id)
         self.causes = declared(self.id, "cause")
+        unnamed = sorted(set(self.causes) - set(self.casualty_causes))
+        if unnamed:
+            raise TypeError(f"{self.id}: the causes its clauses read have no words in casualty_causes: {unnamed}")
         self.decisions = declared(self.id, "decision")
         self.free_decisions = declared(self.id, "free_decision")
         self.once_per_phase = declared(self.id, "once_per_phase")

@@ -35,6 +35,15 @@ class Console:
     def card(self, unit: str):
         return self.page.locator(f"#board .unit[data-unit='{unit}']")
 
+    def shown_card(self, unit: str):
+        """The card, unfolded first where it is folded away: a unit out of play is one line of its
+        side until that line is tapped."""
+        card = self.card(unit)
+        fold = self.page.locator("#board details.gone", has=self.page.locator(f".unit[data-unit='{unit}']"))
+        if fold.count() and fold.get_attribute("open") is None:
+            fold.locator("summary").click()
+        return card
+
     def state_of(self, unit: str) -> str:
         return self.card(unit).get_attribute("data-state")
 
@@ -198,9 +207,16 @@ class Console:
     def why(self, unit: str, state: str) -> str:
         """Tap a card's "Why?": the explanation of its state, as the page shows it."""
         self.tab("board")
-        self.card(unit).locator("button.why").click()
+        self.shown_card(unit).locator("button.why").click()
         self.page.wait_for_selector(f"#why ol.steps[data-unit='{unit}'][data-state='{state}']", timeout=WAIT_MS)
+        self.open_history()
         return self.page.locator("#why").inner_text()
+
+    def open_history(self) -> None:
+        """Unfold the history below "Why?"'s answer (the screen opens on the state now and its cause)."""
+        history = self.page.locator("#why details.history")
+        if history.count() and history.get_attribute("open") is None:
+            history.locator("summary").click()
 
     def rule(self, unit: str, state: str, reason: str) -> None:
         form = self.form("ruling")

@@ -130,6 +130,16 @@ TABLES = {
 
 
 # Every test a unit may have due, in the rulebook's words.
+# What removes figures, in the book's words: enemy fire (in the Shooting phase, or closing fire in
+# the Charge phase, which gdb.note.charge_fire counts apart) and melee.
+CAUSES = {
+    "musketry": "musketry",
+    "artillery_fire": "artillery fire",
+    "skirmishers": "skirmishers' fire",
+    "closing_fire": "closing fire",
+    "melee": "melee",
+}
+
 TESTS = {
     "charging": "charging test",
     "charged": "charged test",
@@ -153,6 +163,7 @@ class Gdb(Ruleset):
     tables = TABLES
     state_names = STATE_NAMES
     tests = TESTS
+    casualty_causes = CAUSES
     combat_reports = False  # melees are read unit by unit (melee_result)
 
     def __init__(self) -> None:

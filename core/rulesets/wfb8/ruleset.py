@@ -188,6 +188,18 @@ def hold_your_ground(battle: Battle, unit: Unit) -> bool:
 
 
 # Every test a unit may have due, in the rulebook's words.
+# The sources of casualties the Panic rules name (wfb8.panic.heavy_casualties: "shooting, magic, a
+# war machine misfire, a miscast, Dangerous terrain"), Stand and Shoot, and close combat.
+CAUSES = {
+    "shooting": "shooting",
+    "magic": "magic",
+    "misfire": "a war machine misfire",
+    "miscast": "a miscast",
+    "dangerous_terrain": "Dangerous terrain",
+    STAND_AND_SHOOT: "Stand and Shoot",
+    "close_combat": "close combat",
+}
+
 TESTS = {"panic": "Panic test", "break": "Break test", "rally": "Rally test", "flee": "Flee roll"}
 
 
@@ -203,6 +215,7 @@ class Wfb8(Ruleset):
     state_names = STATE_NAMES
     combat_detail = frozenset({"ranks", "unit_bonus", "left_combat"})
     tests = TESTS
+    casualty_causes = CAUSES
 
     def check_unit(self, battle: Battle, event: UnitJoined) -> None:
         super().check_unit(battle, event)

@@ -163,6 +163,9 @@ def regrouped_restrictions(battle: Battle, unit: Unit, caused_by: tuple[int, ...
 
 
 # Every test a unit may have due, in the rulebook's words.
+# What removes models, in the rulebook's words (the casualties trigger counts them all, by phase).
+CAUSES = {"shooting": "shooting", "close_combat": "close combat", "dangerous_terrain": "Dangerous terrain"}
+
 TESTS = {
     "morale": "Morale test",
     "pinning": "Pinning test",
@@ -181,6 +184,7 @@ class Wh40k6(FortyK):
     parameters = PARAMETERS
     restrictions = RESTRICTIONS
     tests = TESTS
+    casualty_causes = CAUSES
 
     def check_unit(self, battle: Battle, event: UnitJoined) -> None:
         super().check_unit(battle, event)

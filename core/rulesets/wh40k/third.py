@@ -218,6 +218,9 @@ def _inches(value: float) -> int | float:
 
 
 # Every test a unit may have due, in the rulebook's words.
+# What removes models, in the rulebook's words (its triggers read enemy shooting and close combat).
+CAUSES = {"shooting": "shooting", "close_combat": "close combat"}
+
 TESTS = {"morale": "Morale test", "pinning": "Pinning test", "regroup": "Regroup test", "fall_back": "Fall Back move"}
 
 
@@ -231,6 +234,7 @@ class Wh40k3(FortyK):
     restrictions = RESTRICTIONS
     profile_type = Wh40k3Profile
     tests = TESTS
+    casualty_causes = CAUSES
 
     def check_house_rules(self, house_rules: Mapping[str, object]) -> None:
         super().check_house_rules(house_rules)

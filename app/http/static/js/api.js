@@ -24,7 +24,9 @@ export function problem(body) {
 
 export function connection(battle, token) {
   const base = `/battles/${encodeURIComponent(battle)}`;
-  async function call(path, { method = "GET", body } = {}) {
+  // `fresh`: an answer only the server may give, never one the service worker kept (sw.js): the
+  // outbox's look at the log after a 409 decides whether a write landed.
+  async function call(path, { method = "GET", body, fresh = false } = {}) {
     let response;
     try {
       response = await fetch(`${base}/${path}`, {
@@ -34,6 +36,7 @@ export function connection(battle, token) {
           Authorization: `Bearer ${token}`,
           "X-Morale-Via": "console",
           ...(body ? { "Content-Type": "application/json" } : {}),
+          ...(fresh ? { "X-Morale-Fresh": "1" } : {}),
         },
         body: body ? JSON.stringify(body) : undefined,
         cache: "no-store",
@@ -48,7 +51,7 @@ export function connection(battle, token) {
     return parsed;
   }
   return {
-    get: (path) => call(path),
+    get: (path, { fresh = false } = {}) => call(path, { fresh }),
     post: (path, body) => call(path, { method: "POST", body }),
     del: (path) => call(path, { method: "DELETE" }),
     feedUrl: (after) => `${base}/feed?after=${after}&token=${encodeURIComponent(token)}`,

@@ -23,19 +23,27 @@ export function drawBoard(holder, { onWhy, onDue }) {
       return el("section", { class: `team${side === board.side ? " active" : ""}`, dataset: { side } },
         el("h2", {}, words(side), side === board.side ? el("span", { class: "turn-mark" }, " · their turn") : null),
         units.filter(inPlay).map(draw),
-        gone.length > MANY_GONE ? outOfPlay(side, gone, draw) : gone.map(draw));
+        gone.length ? outOfPlay(side, gone, draw) : null);
     }));
 }
 
-// A long battle brings on reserves as units fall (thousands, in the benchmark's): past this many,
-// the units out of play are drawn only when asked for.
+// Units out of play (destroyed, removed) take one line per side, not a card each: the cards are
+// drawn only when asked for (a long battle brings on reserves as units fall, thousands in the
+// benchmark's). Past this many, the line gives their number, not their names.
 const MANY_GONE = 40;
 
 const unfolded = new Set();  // the sides whose units out of play the user asked to see
 
 function outOfPlay(side, gone, draw) {
-  const fold = el("details", { class: "gone", open: unfolded.has(side) }, el("summary", {}, `${gone.length} units out of play`));
-  const drawGone = () => { if (fold.open && fold.children.length === 1) fold.append(...gone.map(draw)); };
+  const line = gone.length > MANY_GONE
+    ? `${gone.length} units out of play`
+    : `Out of play: ${gone.map((u) => `${u.name} (${u.state_name})`).join(", ")}`;
+  const fold = el("details", { class: "gone", open: unfolded.has(side), dataset: { count: gone.length } },
+    el("summary", {}, line));
+  // A few are drawn folded away at once (their cards still say their state); many, only when asked for.
+  const drawGone = () => {
+    if ((fold.open || gone.length <= MANY_GONE) && fold.children.length === 1) fold.append(...gone.map(draw));
+  };
   fold.addEventListener("toggle", () => {
     if (fold.open) unfolded.add(side); else unfolded.delete(side);
     drawGone();

@@ -9,12 +9,19 @@ import { submit } from "./outbox.js";
 export function drawDue(holder) {
   const live = state.live;
   forgetPads();
-  fill(holder, 
-    el("h2", {}, state.due.length ? `Tests due (${state.due.length})` : "Tests due"),
+  holder.dataset.when = live ? "now" : "then";
+  fill(holder,
+    el("h2", {}, heading(live, state.due.length)),
     state.due.length
       ? el("ol", { class: "tests" }, state.due.map((test) => el("li", {}, dueCard(test, live))))
       : el("p", { class: "hint", id: "nothing-due" }, "Nothing to roll: no test is due."),
   );
+}
+
+// Stepping back through the log, the tests listed are those due then, not now.
+function heading(live, count) {
+  if (live) return count ? `Tests due (${count})` : "Tests due";
+  return count ? `At event ${state.at}: tests due then (${count})` : `At event ${state.at}: no test was due`;
 }
 
 function dueCard(test, live) {
@@ -101,7 +108,9 @@ function newPad(test) {
   } }, "Record the roll");
   const undo = el("button", { type: "button", class: "undo", disabled: true, onclick: () => { dice.pop(); show(); } },
     "Undo die");
+  const preview = el("div", { class: "preview", "aria-live": "polite" });
   const show = () => {
+    drawPreview(preview, test, dice);
     slots.textContent = Array.from({ length: test.dice }, (_, i) => dice[i] ?? "·").join("  ");
     send.disabled = dice.length !== test.dice;
     send.textContent = dice.length === test.dice ? `Record ${dice.join(" + ")}` : "Record the roll";
@@ -112,5 +121,27 @@ function newPad(test) {
     "aria-label": `die shows ${n}`, onclick: () => { if (dice.length < test.dice) dice.push(n); show(); } }, String(n)));
   show();
   return el("div", { class: "pad", role: "group", "aria-label": `dice for ${unitName(test.unit)}` },
-    el("p", { class: "slots" }, "Dice: ", slots), el("div", { class: "faces" }, faces), el("div", { class: "row" }, undo, send));
+    el("p", { class: "slots" }, "Dice: ", slots), el("div", { class: "faces" }, faces), preview,
+    el("div", { class: "row" }, undo, send));
+}
+
+// What the dice typed in will give, before they are recorded: the server's due list says, for each
+// result, every roll that gives it and what follows (in the rules' words); the page only looks up
+// the roll. Nothing is said where the ruleset gives no odds (a results table with modifiers).
+function drawPreview(holder, test, dice) {
+  holder.replaceChildren();
+  holder.hidden = true;
+  if (dice.length !== test.dice || !test.results?.length) return;
+  const roll = dice.join("");
+  const found = test.results.find((r) => r.rolls.includes(roll));
+  if (!found) return;
+  const total = dice.reduce((a, b) => a + b, 0);
+  const sum = `${dice.join(" + ")} = ${total}`;
+  const head = test.target === null || test.target === undefined
+    ? (found.passed ? `${sum}: passes` : `${sum}: fails`)
+    : (found.passed ? `${sum} against ${test.target}: passes` : `${sum} against ${test.target}: fails`);
+  holder.hidden = false;
+  holder.dataset.verdict = found.passed ? "passed" : "failed";
+  holder.append(el("p", { class: "verdict" }, el("strong", {}, head), found.follows.length ? "" : " (nothing follows)"));
+  if (found.follows.length) holder.append(el("ul", { class: "follows" }, found.follows.map((line) => el("li", {}, line))));
 }

@@ -18,7 +18,7 @@ export function follow(after, { onItem, onStatus }) {
         onStatus("offline");
         setTimeout(open, 3000);
       } else {
-        onStatus("reconnecting");
+        onStatus(navigator.onLine ? "reconnecting" : "offline");  // a page opened without the network
       }
     };
     source.onmessage = (message) => {

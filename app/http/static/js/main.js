@@ -7,7 +7,9 @@ import { isReferee, mayRecord, phaseName, state, stateName, testName, unitName }
 import { drawBoard } from "./board.js";
 import { drawDue } from "./due.js";
 import { drawLog } from "./log.js";
-import { drawRecord } from "./record.js";
+import { drawRecord, onDueAsked } from "./record.js";
+import { drawRole } from "./role.js";
+import { keepForOffline } from "./offline.js";
 import { drawWhy } from "./why.js";
 import { follow } from "./feed.js";
 import * as outbox from "./outbox.js";
@@ -21,11 +23,11 @@ const PAGE = 100;  // log entries fetched at a time
 function draw() {
   const { board } = state;
   $("#title").textContent = state.info.name || state.battle;
-  $("#clock").textContent = board.turn
-    ? `Turn ${board.turn} · ${words(board.side)} · ${phaseName(board.phase)}${board.phase_open ? "" : " (ended)"}`
-    : "before the first turn";
+  $("#clock").textContent = clockWords(board);
+  $("#clock").dataset.when = state.live ? "now" : "then";
   document.body.dataset.tab = state.tab;
   document.body.dataset.role = state.info.caller.role;
+  drawRole();
   for (const button of $$("#tabs button")) {
     button.setAttribute("aria-current", String(button.dataset.tab === state.tab));
   }
@@ -43,13 +45,27 @@ function draw() {
   document.body.dataset.last = String(state.last);
 }
 
+// Stepping back through the log, the clock and the banner describe the past as the past ("then"):
+// nothing on the screen may pass for what is due now.
+function clockWords(board) {
+  const clock = board.turn
+    ? `Turn ${board.turn} · ${words(board.side)} · ${phaseName(board.phase)}${board.phase_open ? "" : " (ended)"}`
+    : "before the first turn";
+  return state.live ? clock : `Then, at event ${state.at}: ${clock}`;
+}
+
 function drawBanner() {
   const first = state.due[0];
   const banner = $("#due-banner");
   banner.hidden = !first || state.tab === "due";
+  banner.dataset.when = state.live ? "now" : "then";
   if (!first) return;
+  const count = state.due.length;
+  const head = state.live
+    ? (count === 1 ? "1 test due" : `${count} tests due`)
+    : (count === 1 ? `At event ${state.at}: 1 test was due` : `At event ${state.at}: ${count} tests were due`);
   banner.replaceChildren(el("button", { type: "button", onclick: () => show("due") },
-    el("strong", {}, `${state.due.length} test${state.due.length > 1 ? "s" : ""} due`),
+    el("strong", {}, head),
     ` · ${unitName(first.unit)}: ${testName(first.test)} · ${need(first)}`));
 }
 
@@ -173,9 +189,11 @@ function answered(news) {
   drawOutbox();
   if (!news) return;
   if (news.kind === "recorded") {
-    notice(el("div", {}, el("p", {}, el("strong", {}, "Recorded: "), news.entry.label,
+    const caused = news.items.flatMap((item) => item.caused);
+    notice(el("div", { dataset: { verdict: verdict(caused) } }, el("p", {}, el("strong", {}, "Recorded: "), news.entry.label,
       news.already ? ` (it had reached the log as event ${news.already.seq})` : ""),
-    el("ul", {}, news.items.flatMap((item) => item.caused.map(outcome)))));
+    failures(caused),
+    el("ul", {}, caused.map(outcome))));
     refresh().catch(failed);
   } else if (news.kind === "refused") {
     const { detail, rule, field } = news.error.problem;
@@ -191,6 +209,17 @@ function answered(news) {
   }
 }
 
+// A failed test is news of its own: the notice says so first, in the colour of a failure.
+const failedTests = (caused) => caused.filter((c) => c.kind === "test_resolved" && !c.passed);
+const verdict = (caused) => (failedTests(caused).length ? "failed"
+  : caused.some((c) => c.kind === "test_resolved") ? "passed" : "");
+
+function failures(caused) {
+  const failed = failedTests(caused);
+  if (!failed.length) return null;
+  return el("p", { class: "verdict" }, failed.map((c) => `${unitName(c.unit)} fails the ${testName(c.test)}.`).join(" "));
+}
+
 function outcome(caused) {
   const who = unitName(caused.unit);
   let text = "";
@@ -204,7 +233,9 @@ function outcome(caused) {
   } else {
     text = `${who}: ${words(caused.kind)}`;
   }
-  return el("li", { dataset: { kind: caused.kind } }, `${text} `, cite(caused.rule, { full: false }));
+  const failedTest = caused.kind === "test_resolved" && !caused.passed;
+  return el("li", { class: failedTest ? "failed" : null, dataset: { kind: caused.kind } },
+    failedTest ? el("span", { class: "mark", "aria-hidden": "true" }, "✗ ") : null, `${text} `, cite(caused.rule, { full: false }));
 }
 
 const failed = (error) => notice(el("p", {}, error.message), { alert: true });
@@ -225,6 +256,7 @@ function land(created) {
 function wire() {
   for (const button of $$("#tabs button")) button.addEventListener("click", () => show(button.dataset.tab));
   $("#unsent").addEventListener("click", () => show("record"));
+  onDueAsked(() => show("due"));
   $("#back").addEventListener("click", () => goTo(state.at - 1).catch(failed));
   $("#forward").addEventListener("click", () => goTo(state.at + 1).catch(failed));
   $("#now").addEventListener("click", () => goTo(state.last).catch(failed));
@@ -293,12 +325,17 @@ async function openBattle({ battle, token, at, tab }) {
   stopFollowing = follow(state.last, {
     onItem: (item) => { if (item.seq > state.last) refresh().catch(failed); document.body.dataset.lastFeedSeq = String(item.seq); },
     onStatus: setStatus });
+  const recent = `log?after=${Math.max(0, state.last - PAGE)}`;
   const [rows, timeline] = await Promise.all([
-    state.api.get(`log?after=${Math.max(0, state.last - PAGE)}`), state.api.get("timeline")]).catch((e) => { failed(e); return [[], { marks: [] }]; });
+    state.api.get(recent), state.api.get("timeline")]).catch((e) => { failed(e); return [[], { marks: [] }]; });
   state.log = [...rows, ...state.log.filter((row) => row.seq > (rows.at(-1)?.seq ?? 0))];
   state.marks = timeline.marks;
+  // Reopened without the network, the log kept from the start may end before the board kept since:
+  // the rows read after it then are kept too.
+  if ((state.log.at(-1)?.seq ?? 0) < state.last) await refresh().catch(() => {});
   draw();
   document.body.dataset.logged = "true";
+  keepForOffline(() => Promise.all(["vocabulary", "board", "due", recent, "timeline"].map((path) => state.api.get(path))));
   await moveTo({ at, tab });
 }
 

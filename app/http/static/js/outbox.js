@@ -85,7 +85,7 @@ async function failed(entry, error) {
   }
   queue.shift();
   if (error.status !== 409) return { kind: "refused", entry, error };
-  const after = await state.api.get(`log?after=${entry.expected_seq}&limit=20`).catch(() => []);
+  const after = await state.api.get(`log?after=${entry.expected_seq}&limit=20`, { fresh: true }).catch(() => []);
   if (landed(entry, after)) return { kind: "recorded", entry, items: [], already: after[0] };
   held.push({ ...entry, conflict: after.map((row) => ({ seq: row.seq, summary: row.summary })) });
   return { kind: "conflict", entry, error, rows: after };

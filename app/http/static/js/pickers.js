@@ -32,20 +32,29 @@ export function chips({ legend, options, multiple = false, initial = multiple ? 
 }
 
 // A whole number (or a number of inches by halves) between min and max, with big - and + buttons.
-export function stepper({ legend, min = 0, max = 99, step = 1, value = min, name = "", unit = "" }) {
+// With `typed`, a number field beside them too (the phone's number pad: 10 casualties in two taps,
+// not nine), kept in step with the buttons: either shows what the other set.
+export function stepper({ legend, min = 0, max = 99, step = 1, value = min, name = "", unit = "", typed = false }) {
   let current = value;
   const id = `stepper-${++counter}`;
   const shown = el("output", { id, class: "count", "aria-live": "polite" }, `${current}${unit}`);
-  const set = (next) => {
+  const field = typed ? el("input", { type: "text", inputmode: "numeric", pattern: "[0-9]*", class: "typed",
+    autocomplete: "off", "aria-label": `${legend}: type the number`, value: String(current),
+    oninput: () => { const n = Number.parseInt(field.value, 10); if (Number.isFinite(n)) set(n, { typing: true }); },
+    onchange: () => { field.value = String(current); } }) : null;
+  const set = (next, { typing = false } = {}) => {
     current = Math.max(min, Math.min(max, Math.round(next / step) * step));
     shown.textContent = `${current}${unit}`;
+    if (field && !typing) field.value = String(current);
   };
-  const node = el("fieldset", { class: "stepper", dataset: { name } }, el("legend", {}, legend),
+  const node = el("fieldset", { class: `stepper${typed ? " typed" : ""}`, dataset: { name } }, el("legend", {}, legend),
     el("button", { type: "button", class: "less", "aria-label": `${legend}: fewer`, "aria-controls": id,
       onclick: () => set(current - step) }, "−"),
     shown,
     el("button", { type: "button", class: "more", "aria-label": `${legend}: more`, "aria-controls": id,
-      onclick: () => set(current + step) }, "+"));
+      onclick: () => set(current + step) }, "+"),
+    field ? el("label", { class: "typed-label" }, "or type ", field) : null,
+    typed ? el("span", { class: "hint range" }, `${min} to ${max}`) : null);
   return { node, value: () => current, set };
 }
 

@@ -61,9 +61,29 @@ function clock() {
   const label = next.type === "phase_ended"
     ? `End the ${phaseName(next.phase)} phase (${words(next.side)}, turn ${next.turn})`
     : `Start turn ${next.turn} · ${words(next.side)} · ${phaseName(next.phase)}`;
+  if (state.due.length) return clockWaits(next);
   return el("button", { type: "button", id: "next-phase", disabled: !state.live,
     onclick: () => submit(label, "next-phase", {}) }, label);
 }
+
+// While a test is due the clock cannot move (engine.clock.tests_first): the button stands back,
+// says why, and leads to the tests instead of sending a write the server would refuse.
+function clockWaits(next) {
+  const count = state.due.length;
+  const why = next.type === "phase_ended"
+    ? (count === 1 ? `The ${phaseName(next.phase)} phase cannot end yet: 1 test is due.`
+      : `The ${phaseName(next.phase)} phase cannot end yet: ${count} tests are due.`)
+    : (count === 1 ? `The ${phaseName(next.phase)} phase cannot start yet: 1 test is due.`
+      : `The ${phaseName(next.phase)} phase cannot start yet: ${count} tests are due.`);
+  return el("div", { class: "clock-waits", id: "clock-waits" },
+    el("p", {}, why, " ", cite("engine.clock.tests_first", { full: false })),
+    el("button", { type: "button", id: "next-phase", class: "secondary", dataset: { waits: "tests" },
+      onclick: () => goToDue() }, count === 1 ? "Roll the test due first" : `Roll the ${count} tests due first`));
+}
+
+let goToDue = () => {};
+// main.js says how to reach the Tests due screen (the record screen does not move between screens).
+export function onDueAsked(fn) { goToDue = fn; }
 
 const mine = (filter = inPlay) => state.board.units.filter((u) => filter(u) && mayActFor(u.unit));
 const enemiesOf = (id) => state.board.units.filter((u) => inPlay(u) && u.side !== sideOf(id));
@@ -95,11 +115,13 @@ function unitFirst(legend, units, rest) {
 const FORMS = [
   { name: "casualties", label: "Casualties", shown: () => true, build: (done) => unitFirst("Which unit lost models?", mine(), (id) => {
     const unit = state.board.units.find((u) => u.unit === id);
-    const count = stepper({ legend: "Models lost", min: 1, max: unit.models, value: 1, name: "count" });
-    const phase = state.board.phase;
-    const cause = chips({ legend: "Cause", name: "cause", initial: phase || "", options: [
-      ...(phase ? [{ value: phase, label: phaseName(phase) }] : []),
-      ...vocab().causes.map((c) => ({ value: c.id, label: words(c.id) })), { value: "", label: "not said" }] });
+    const count = stepper({ legend: "Models lost", min: 1, max: unit.models, value: 1, name: "count", typed: true });
+    // The ruleset's own causes, in its words; chosen beforehand only where one is the phase's own
+    // (shooting in the Shooting phase), never the phase's name ("loses 2 models to movement").
+    const causes = vocab().causes;
+    const initial = causes.find((c) => c.id === state.board.phase)?.id ?? "";
+    const cause = chips({ legend: "Cause", name: "cause", initial, options: [
+      ...causes.map((c) => ({ value: c.id, label: c.name })), { value: "", label: "not said" }] });
     return [count.node, cause.node, record(() => send(`${unit.name}: ${count.value()} lost`,
       [{ type: "casualties_suffered", unit: id, count: count.value(), ...(cause.value() ? { cause: cause.value() } : {}) }], done))];
   }) },

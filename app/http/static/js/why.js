@@ -1,35 +1,67 @@
-// Why a unit is where it is: every test it took and every change to it. For a test: what made it
-// due (trigger), the modifiers (those a rule cancels shown as not counted), the target, the odds,
-// the dice, and the result with the clause that decided it; each rule ID with its clause's words.
+// Why a unit is where it is. First the answer: its state now, the step that put it there and what
+// caused that (the test, with its dice, target and odds). Below it, folded away, the rest of its
+// history in order: every other test it took and change to it. Each rule ID is cited with its
+// clause's words the first time the screen cites it, by its title after that: a clause is read
+// once, not under Trigger and again under Result.
 import { el, fill } from "./dom.js";
 import { cite } from "./cite.js";
 import { modifier } from "./due.js";
 
 export function drawWhy(holder, why, { goTo, back }) {
-  fill(holder, 
-    el("div", { class: "panel-head" },
-      el("h2", { tabindex: "-1" }, `Why is ${why.name} ${why.state_name}?`),
-      el("button", { type: "button", class: "back", onclick: back }, "Back to the board")),
+  const seen = new Set();  // the rules whose words the screen shows already
+  const cited = (rule) => {
+    const full = Boolean(rule) && !seen.has(rule);
+    if (rule) seen.add(rule);
+    return cite(rule, { full });
+  };
+  const answer = answerOf(why);
+  const history = why.steps.filter((step) => !answer.includes(step));
+  // In the answer, a change's "because of" is the cause drawn right below it: not said twice.
+  const draw = (step) => stepItem(step, { goTo, cited, causes: !(answer.length > 1 && step === answer[0]) });
+  fill(holder,
+    el("h2", { tabindex: "-1" }, `Why is ${why.name} ${why.state_name}?`),
     el("p", { class: "meta" }, `${why.models}/${why.starting_models} models · at event ${why.at}`),
-    el("ol", { class: "steps", dataset: { unit: why.unit, state: why.state } },
-      why.steps.map((step) => el("li", { class: `step ${step.kind}`, dataset: { seq: step.seq, kind: step.kind, rule: step.rule } },
-        el("button", { type: "button", class: "where", onclick: () => goTo(step.seq) },
-          `event ${step.seq}${step.status ? ` · ${step.status}` : ""}`),
-        el("p", { class: "text" }, step.text),
-        enteredBy(step),
-        step.kind === "test" ? test(step) : step.rule ? el("p", { class: "rule" }, cite(step.rule)) : null,
-        step.caused_by.length
-          ? el("ul", { class: "causes" }, step.caused_by.map((cause) => el("li", {},
-            el("button", { type: "button", class: "cause", onclick: () => goTo(cause.seq) },
-              `because of event ${cause.seq}: ${cause.text}`))))
-          : null))),
+    el("ol", { class: "steps now", "aria-label": "why, now", dataset: { unit: why.unit, state: why.state } },
+      answer.map(draw)),
+    history.length
+      ? el("details", { class: "history" },
+        el("summary", {}, history.length === 1 ? "Its history: 1 more step" : `Its history: ${history.length} more steps`),
+        el("ol", { class: "steps" }, history.map(draw)))
+      : null,
+    el("button", { type: "button", class: "back", onclick: back }, "Back to the board"),
   );
 }
 
-function test(step) {
+// The step that put the unit in its state now (the last change to that state), and the test or
+// event that step came from; a unit never moved from its first state: the event it joined in.
+function answerOf(why) {
+  const steps = why.steps;
+  const change = steps.findLast((s) => s.to_state === why.state) ?? steps.findLast((s) => s.to_state);
+  if (!change) return steps.slice(0, 1);
+  const from = new Set(change.caused_by.map((c) => c.seq));
+  const cause = steps.findLast((s) => s !== change && s.kind === "test" && from.has(s.settled_at))
+    ?? steps.findLast((s) => s !== change && s.kind === "event" && from.has(s.seq));
+  return cause ? [change, cause] : [change];
+}
+
+function stepItem(step, { goTo, cited, causes = true }) {
+  return el("li", { class: `step ${step.kind}`, dataset: { seq: step.seq, kind: step.kind, rule: step.rule, status: step.status } },
+    el("button", { type: "button", class: "where", onclick: () => goTo(step.seq) },
+      `event ${step.seq}${step.status ? ` · ${step.status}` : ""}`),
+    el("p", { class: "text" }, step.text),
+    enteredBy(step),
+    step.kind === "test" ? test(step, cited) : step.rule ? el("p", { class: "rule" }, cited(step.rule)) : null,
+    causes && step.caused_by.length
+      ? el("ul", { class: "causes" }, step.caused_by.map((cause) => el("li", {},
+        el("button", { type: "button", class: "cause", onclick: () => goTo(cause.seq) },
+          `because of event ${cause.seq}: ${cause.text}`))))
+      : null);
+}
+
+function test(step, cited) {
   const roll = step.roll;
   const rows = [
-    ["Trigger", cite(step.trigger)],
+    ["Trigger", cited(step.trigger)],
     step.modifiers.length || roll?.modifiers?.length
       ? ["Modifiers", el("ul", { class: "modifiers" }, (roll?.modifiers?.length ? roll.modifiers : step.modifiers).map(modifier))]
       : null,
@@ -41,9 +73,9 @@ function test(step) {
       : null,
     roll ? ["Dice", `${roll.dice.join(" + ")}${roll.total !== null ? ` = ${roll.total}` : ""}${roll.detail ? ` (${roll.detail})` : ""}`]
       : step.automatic ? ["Dice", "none: settled without a roll"] : null,
-    step.status && step.status !== "due" ? ["Result", el("span", {}, `${step.status} `, cite(step.rule))] : null,
+    step.status && step.status !== "due" ? ["Result", el("span", {}, `${step.status} `, cited(step.rule))] : null,
   ].filter(Boolean);
-  return el("dl", { class: "test-detail" }, rows.map(([term, value]) => el("div", {}, el("dt", {}, term), el("dd", {}, value))));
+  return el("dl", { class: "test-detail" }, rows.map(([term, value]) => el("div", {}, el("dt", {}, term), " ", el("dd", {}, value))));
 }
 
 // Who entered the event behind a step, and its dice where another entered them, in the server's words.

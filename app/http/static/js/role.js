@@ -1,0 +1,26 @@
+// Whose page this is: the token's role (from GET .../vocabulary: caller.role and caller.side) as a
+// badge in the header and in the page's title, so a phone left on the table says whose it is.
+import { $, words } from "./dom.js";
+import { state } from "./state.js";
+
+const BADGE = {
+  referee: () => "Referee",
+  player: (side) => `Player · ${side}`,
+  spectator: () => "Spectator",
+};
+
+const TITLE = {
+  referee: (battle) => `${battle} · morale · referee's console`,
+  player: (battle, side) => `${battle} · morale · ${side} player's console`,
+  spectator: (battle) => `${battle} · morale · spectator's view`,
+};
+
+export function drawRole() {
+  const { role, side } = state.info.caller;
+  const badge = $("#role");
+  const battle = state.info.name || state.battle;
+  badge.hidden = false;
+  badge.dataset.role = role;
+  badge.textContent = (BADGE[role] ?? (() => words(role)))(words(side));
+  document.title = (TITLE[role] ?? ((b) => `${b} · morale`))(battle, words(side));
+}
