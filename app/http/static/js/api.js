@@ -22,34 +22,38 @@ export function problem(body) {
   };
 }
 
+// One call to the server, answered with its JSON or refused with an ApiError. Every call says it is
+// the console (X-Morale-Via): the log seals each write as the console's, not a script's call to the API.
+export async function request(path, { method = "GET", body, token = "", headers = {} } = {}) {
+  let response;
+  try {
+    response = await fetch(path, {
+      method,
+      headers: {
+        "X-Morale-Via": "console",
+        ...(token ? { Authorization: `Bearer ${token}` } : {}),
+        ...(body ? { "Content-Type": "application/json" } : {}),
+        ...headers,
+      },
+      body: body ? JSON.stringify(body) : undefined,
+      cache: "no-store",
+    });
+  } catch {
+    throw new ApiError(0, { detail: "the server cannot be reached" }, true);
+  }
+  const text = await response.text();
+  let parsed = null;
+  try { parsed = text ? JSON.parse(text) : null; } catch { parsed = { detail: text }; }
+  if (!response.ok) throw new ApiError(response.status, problem(parsed));
+  return parsed;
+}
+
 export function connection(battle, token) {
   const base = `/battles/${encodeURIComponent(battle)}`;
   // `fresh`: an answer only the server may give, never one the service worker kept (sw.js): the
   // outbox's look at the log after a 409 decides whether a write landed.
-  async function call(path, { method = "GET", body, fresh = false } = {}) {
-    let response;
-    try {
-      response = await fetch(`${base}/${path}`, {
-        method,
-        // X-Morale-Via: the log seals each write as the console's, not a script's call to the API.
-        headers: {
-          Authorization: `Bearer ${token}`,
-          "X-Morale-Via": "console",
-          ...(body ? { "Content-Type": "application/json" } : {}),
-          ...(fresh ? { "X-Morale-Fresh": "1" } : {}),
-        },
-        body: body ? JSON.stringify(body) : undefined,
-        cache: "no-store",
-      });
-    } catch {
-      throw new ApiError(0, { detail: "the server cannot be reached" }, true);
-    }
-    const text = await response.text();
-    let parsed = null;
-    try { parsed = text ? JSON.parse(text) : null; } catch { parsed = { detail: text }; }
-    if (!response.ok) throw new ApiError(response.status, problem(parsed));
-    return parsed;
-  }
+  const call = (path, { method = "GET", body, fresh = false } = {}) =>
+    request(`${base}/${path}`, { method, body, token, headers: fresh ? { "X-Morale-Fresh": "1" } : {} });
   return {
     get: (path, { fresh = false } = {}) => call(path, { fresh }),
     post: (path, body) => call(path, { method: "POST", body }),

@@ -4,7 +4,7 @@
 // special rules and profile fields) and sends it the same way, so the server reads every battle
 // with the one roster reader (`POST /battles/roster`) and says what is wrong in its own words.
 import { el, fill, words } from "./dom.js";
-import { ApiError, problem } from "./api.js";
+import { ApiError, request } from "./api.js";
 import { chips } from "./pickers.js";
 
 const KEPT = "morale.created.";  // + battle id: the creation answer's tokens, kept in this tab until noted
@@ -12,28 +12,8 @@ const KEPT = "morale.created.";  // + battle id: the creation answer's tokens, k
 let creationToken = "";  // the server's creation token, once the server has asked for it
 let asked = false;  // the server said it needs one: the field stays shown
 
-async function call(path, body) {
-  let response;
-  try {
-    response = await fetch(path, {
-      method: body ? "POST" : "GET",
-      headers: {
-        "X-Morale-Via": "console",  // the new battle's first events are sealed as entered in the console
-        ...(body ? { "Content-Type": "application/json" } : {}),
-        ...(creationToken ? { Authorization: `Bearer ${creationToken}` } : {}),
-      },
-      body: body ? JSON.stringify(body) : undefined,
-      cache: "no-store",
-    });
-  } catch {
-    throw new ApiError(0, { detail: "the server cannot be reached" }, true);
-  }
-  const text = await response.text();
-  let parsed = null;
-  try { parsed = text ? JSON.parse(text) : null; } catch { parsed = { detail: text }; }
-  if (!response.ok) throw new ApiError(response.status, problem(parsed));
-  return parsed;
-}
+// The new battle's first events are sealed as entered in the console (api.js says so on every call).
+const call = (path, body) => request(path, { method: body ? "POST" : "GET", body, token: creationToken });
 
 // The screen, in `holder`. `land(created)` is called with the server's answer ({battle, seq, tokens})
 // once the battle exists; `cancel()` goes back to "Open a battle".
