@@ -42,6 +42,7 @@ def test_the_log_and_why_name_who_entered_each_event_on_a_phone(browser, served)
     console.tab("board")
     console.card("nobz").locator("button.why").click()
     page.wait_for_selector("#why ol.steps[data-unit='nobz']", timeout=WAIT_MS)
+    console.open_history()  # the loss is in the unit's history, folded below the answer
     lost = page.locator("#why ol.steps > li[data-seq='15'][data-kind='event'] .by")
     assert lost.inner_text().startswith("entered by: orks player (console")
     joined = page.locator("#why ol.steps > li[data-kind='event']").first.locator(".by")

@@ -18,7 +18,7 @@ import httpx
 import pytest
 from support.browser import PHONE, WAIT_MS
 from support.cli import morale
-from support.nodes import WAIT_S, Node, TableNode
+from support.nodes import WAIT_S, Node, TableNode, free_port
 from support.qr import decode_terminal_qr_codes, on_loopback
 from support.served import BATTLE, ROSTER, bearer
 
@@ -175,7 +175,7 @@ def test_a_certificate_without_its_key_or_a_table_that_does_not_exist_is_refused
     assert missing.exit_code == 2 and "nowhere.pem" in missing.stderr
     any_port = morale(db, "serve", "--table", BATTLE, "--port", "0")
     assert any_port.exit_code == 2 and "--table needs a port of its own" in any_port.stderr
-    nowhere = morale(db, "serve", "--table", "no-such-battle", "--port", "8765")
+    nowhere = morale(db, "serve", "--table", "no-such-battle", "--port", str(free_port()))
     assert nowhere.exit_code == 2 and "no battle 'no-such-battle'" in nowhere.stderr
     bad_url = morale(db, "serve", "--public-url", "club.example")
     assert bad_url.exit_code == 2 and "public-url" in bad_url.stderr

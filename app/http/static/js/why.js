@@ -79,8 +79,9 @@ function test(step, cited) {
 }
 
 // Who entered the event behind a step, and its dice where another entered them, in the server's words.
+// A consequence is the engine's doing: who entered what caused it is said on that step, once.
 function enteredBy(step) {
-  if (!step.by) return null;
+  if (!step.by || step.kind === "consequence") return null;
   const dice = step.roll?.by && step.roll.by !== step.by ? step.roll.by : "";
   return el("p", { class: "by" }, `entered by: ${step.by}`, dice ? el("span", { class: "dice-by" }, ` · dice entered by: ${dice}`) : null);
 }
