@@ -135,12 +135,33 @@ def credentials(store: EventStore, battle: str) -> list[Credential]:
 
 
 def check_label(label: str) -> str:
+    """A label is shown in lists, terminals and the log's authors: printable text, one line."""
     label = label.strip()
     if not label:
         raise Refusal("a label is needed, to tell this token from the others (e.g. Anna's phone)", field="label")
     if len(label) > LABEL_MAX:
         raise Refusal(f"a label is at most {LABEL_MAX} characters, not {len(label)}", field="label")
+    if any(_control(char) for char in label):
+        raise Refusal("a label is one line of printable text: it may not hold a control character", field="label")
+    if not label.isascii() and not _utf8(label):
+        raise Refusal("a label is UTF-8 text: these bytes are not", field="label")
     return label
+
+
+def _control(char: str) -> bool:
+    """C0 and C1 control characters and DEL: a terminal obeys them (colours, new lines) where a
+    listing meant to show text."""
+    code = ord(char)
+    return code < 0x20 or 0x7F <= code <= 0x9F
+
+
+def _utf8(text: str) -> bool:
+    """False for text holding lone surrogates: bytes of a command-line argument that were not UTF-8."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _fresh(role: str, side: str, label: str, created: str) -> tuple[str, StoredToken]:
@@ -351,7 +372,7 @@ def check_own_unit(grant: Grant, battle: Battle, unit_id: str, *, field: str = "
         return
     unit = battle.units.get(unit_id)
     if unit is None or unit.side != grant.side:
-        raise Forbidden(f"{where}{unit_id!r} is not one of {grant.side}'s units", field=field)
+        raise Forbidden(f"{where}{unit_id!r} is not a unit of {grant.side}, the side this token plays", field=field)
 
 
 def _unlimited(grant: Grant) -> bool:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from litestar.testing import TestClient
 from support.cli import morale
 from support.served import BATTLE, ROSTER, bearer
@@ -106,6 +107,23 @@ def test_a_token_without_a_label_or_for_a_role_the_battle_lacks_is_refused_and_n
     assert unknown.exit_code == 2 and "no role 'eldar'" in unknown.stderr and "imperium, orks" in unknown.stderr
     both = morale(db, "tokens", BATTLE, "--issue", "orks", "--label", "x", "--replace-all")
     assert both.exit_code == 2 and "give one of them" in both.stderr
+    assert len(listed(db)) == 4
+
+
+@pytest.mark.parametrize(
+    ("label", "words"),
+    [
+        ("a\x1b[31mred", "may not hold a control character"),  # a terminal would obey it in every listing
+        ("Anna\nBoris", "may not hold a control character"),  # one token would read as two lines
+        ("tab\there", "may not hold a control character"),
+        ("\udcff\udcfe", "a label is UTF-8 text"),  # the bytes b"\xff\xfe" on a command line
+    ],
+)
+def test_a_label_that_is_not_one_line_of_printable_text_is_refused_in_one_line(tmp_path, label, words):
+    db = tmp_path / "cli.db"
+    first_set(db)
+    refused = morale(db, "tokens", BATTLE, "--issue", "orks", "--label", label)
+    assert refused.exit_code == 2 and words in refused.stderr and len(refused.stderr.splitlines()) == 1
     assert len(listed(db)) == 4
 
 

@@ -91,6 +91,22 @@ def test_a_public_url_is_the_base_of_every_link(tmp_path):
     assert [url.split("#")[0] for url in urls] == ["https://club.example/morale/view"] * 4
 
 
+def test_the_share_screens_links_name_the_tables_address_whatever_the_referees_page_was_opened_on(tmp_path):
+    db = tmp_path / "table.db"
+    first = first_set(db)
+    with TableNode(str(db), tmp_path / "node.log", BATTLE) as node:
+        base = node.join_urls[0].split("#")[0]
+        # The referee's own page on the machine itself (127.0.0.1): a phone could open none of its links.
+        made = httpx.post(
+            f"{node.url}/battles/{BATTLE}/tokens",
+            json={"role": "player", "side": "orks", "label": "Anna's phone"},
+            headers=bearer(first["referee"]),
+            timeout=WAIT_S,
+        ).json()
+    assert made["join_url"].split("#")[0] == base
+    assert urlsplit(base).hostname == (lan_address() or "127.0.0.1")
+
+
 def self_signed(folder: Path) -> tuple[Path, Path]:
     """A certificate for 127.0.0.1 and its key, made for the test (as a club would with openssl)."""
     from cryptography import x509

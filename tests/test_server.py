@@ -237,7 +237,7 @@ def test_a_player_may_not_record_events_for_the_other_sides_units(client, tokens
     answer = post_events(client, tokens["players"]["imperium"], [CASUALTIES_ON["boyz"]])
     assert answer.status_code == 403
     assert answer.json()["field"] == "unit"
-    assert "'boyz' is not one of imperium's units" in answer.json()["detail"]
+    assert "'boyz' is not a unit of imperium, the side this token plays" in answer.json()["detail"]
     charge = {"type": "charge_declared", "charger": "boyz", "targets": ["kraak"], "in_range": ["kraak"]}
     assert post_events(client, tokens["players"]["imperium"], [charge]).status_code == 403
     assert stored_rows(client) == before

@@ -81,6 +81,8 @@ def test_a_players_token_needs_one_of_the_battles_sides_and_a_label(served):
     assert side_for_spectator.status_code == 422 and side_for_spectator.json()["field"] == "side"
     blank = client.post(TOKENS, json={"role": "player", "side": "orks", "label": " "}, headers=referee)
     assert blank.status_code == 422 and blank.json()["field"] == "label"
+    escape = client.post(TOKENS, json={"role": "player", "side": "orks", "label": "a\x1b[31mred"}, headers=referee)
+    assert escape.status_code == 422 and escape.json()["field"] == "label"
     unknown_role = client.post(TOKENS, json={"role": "judge", "label": "x"}, headers=referee)
     assert unknown_role.status_code == 400 and unknown_role.headers["content-type"] == "application/problem+json"
     assert len(client.get(TOKENS, headers=referee).json()) == 4  # nothing was issued

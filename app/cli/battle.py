@@ -327,6 +327,11 @@ def serve_command(
         public_url = check_public_url(public_url) if public_url else None
         if table is not None and port == 0:
             raise Refusal("--table needs a port of its own for the links to name (not 0)", field="port")
+    scheme = "https" if tls else "http"
+    # Where people open it: the LAN's address when listening on every interface. The table's links
+    # and the Share screen's (whatever address the referee's own page was opened on) both name it.
+    address = join_links.link_host(host, out) if host in join_links.ANY_ADDRESS else host
+    base = public_url or f"{scheme}://{address}:{port}"
     settings = Settings(
         poll_s=poll,
         heartbeat_s=heartbeat,
@@ -334,7 +339,7 @@ def serve_command(
         create_token=create_token,
         allow_origins=tuple(allow_origin or ()),
         pool_size=pool_size,
-        public_url=public_url,
+        public_url=base if table is not None else public_url,
     )
     with refusals():
         _check_port(host, port)  # first: a busy port must not leave a new store behind
@@ -346,10 +351,8 @@ def serve_command(
             tokens = join_links.table_tokens(store, table, load(store, table).state().sides)
         served = create_app(db, settings)
     kind = "a new store" if fresh else "the store"
-    scheme = "https" if tls else "http"
-    out.print(f"Serving {kind} {shown(db)} on {scheme}://{host}:{port}/ (viewer: /view, API: /schema)", markup=False)
+    out.print(f"Serving {kind} {shown(db)} on {scheme}://{address}:{port}/ (viewer: /view, API: /schema)", markup=False)
     if table is not None:
-        base = public_url or f"{scheme}://{join_links.link_host(host, out)}:{port}"
         join_links.print_join_links(out, base, table, tokens)
     # The code and the app live as long as the process: out of the cyclic collector's full passes,
     # which otherwise walk them again and again, and whose pauses were the live feed's slowest
