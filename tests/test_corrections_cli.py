@@ -141,3 +141,17 @@ def test_undo_with_nothing_of_yours_standing_is_refused(kraak_fell_back, monkeyp
     assert refused.exit_code == 2
     assert "seq: you have entered nothing in this battle that still stands to undo" in refused.stderr
     assert last_seq(kraak_fell_back) == 17
+
+
+def test_the_log_marks_what_was_struck_where_and_by_whom(kraak_fell_back, monkeypatch):
+    db = kraak_fell_back
+    assert morale(db, "strike", BATTLE, "15", "--reason", "the boyz took those", "--yes").exit_code == 0
+    rows = {row["seq"]: row for row in json.loads(morale(db, "log", BATTLE, "--json").stdout)}
+    struck = rows[15]["struck_by"]
+    assert (struck["seq"], struck["reason"], struck["author"]["role"]) == (19, "the boyz took those", "referee")
+    assert struck["said"] == f"Struck by {struck['by']} at #19: the boyz took those"
+    assert rows[17]["struck_by"]["seq"] == 18
+    assert rows[16]["struck_by"] is None
+    monkeypatch.setenv("COLUMNS", "250")  # one line a cell, to read it as a person would
+    text = morale(db, "log", BATTLE).stdout
+    assert f"{struck['said']}" in text
