@@ -120,3 +120,15 @@ def test_a_spectator_strikes_nothing(client, fell_back):
     refused = post(client, spectator, "undo", {"reason": "oops"})
     assert refused.status_code == 403
     assert seq_of(client, spectator) == 17
+
+
+def test_a_players_undo_that_would_strike_anothers_entry_is_refused(client, fell_back):
+    """The referee types a roll that stood on the player's casualties: undoing those would strike it."""
+    referee, imperium = fell_back["referee"], fell_back["players"]["imperium"]
+    assert post(client, imperium, "undo", {"reason": "mistyped"}).status_code == 201  # their roll, 17
+    roll = {"type": "dice_rolled", "unit": "kraak", "test": "morale", "dice": [5, 6]}
+    assert post(client, referee, "events", {"events": [roll]}).status_code == 201  # 19, on their casualties
+    refused = post(client, imperium, "undo", {"reason": "wrong unit"})
+    assert refused.status_code == 403
+    assert "event 19 was not: the referee strikes it" in refused.json()["detail"]
+    assert seq_of(client, imperium) == 19
