@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 import secrets
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal, NamedTuple
 
@@ -26,6 +26,7 @@ from morale.core.state import Battle
 from morale.events.store import EventStore, StoredToken
 from morale.events.types import (
     AnyEvent,
+    Author,
     CasualtiesSuffered,
     ChargeDeclared,
     DiceRolled,
@@ -364,6 +365,21 @@ def check_may_append(grant: Grant, battle: Battle, events: Sequence[AnyEvent]) -
         check_own_unit(grant, battle, unit_id, field=field, where=where)
         if isinstance(event, DiceRolled) and event.source == "engine":
             raise Forbidden(f"{where}engine dice are rolled by the server (POST .../roll), not posted", field="source")
+
+
+def check_may_strike(grant: Grant, seqs: Sequence[int], authors: Mapping[int, Author | None]) -> None:
+    """The referee strikes anything. A player strikes only entries sealed with their own token's id
+    (an undo of their own), and so only a strike whose every event is theirs."""
+    if _unlimited(grant):
+        return
+    for seq in seqs:
+        author = authors.get(seq)
+        if author is None or not grant.token_id or author.token != grant.token_id:
+            raise Forbidden(
+                f"a player strikes only entries made with their own token, and event {seq} was not:"
+                " the referee strikes it",
+                field="seq",
+            )
 
 
 def check_own_unit(grant: Grant, battle: Battle, unit_id: str, *, field: str = "unit", where: str = "") -> None:

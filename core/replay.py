@@ -101,12 +101,18 @@ class Replay:
         self.log.append(seq, event)
         return caused
 
-    def _refold_without(self, seq: int) -> Battle:
-        target = self.log.get(seq)
-        if target is None or seq in self.struck:
-            raise Refusal(f"event {seq} is already struck", field="seq")
-        if isinstance(target, EventRetracted):
-            raise Refusal(f"event {seq} is itself a retraction and cannot be struck", field="seq")
+    def followers_of(self, seq: int) -> list[int]:
+        """The later events that striking `seq` would leave invalid, oldest first: the log folded
+        without it, leaving out each event that fold then refuses, so an event that stood on a
+        follower follows too (the refusal's own check, repeated until the rest is valid)."""
+        followers: list[int] = []
+        self._refold_without(seq, followers)
+        return followers
+
+    def _refold_without(self, seq: int, followers: list[int] | None = None) -> Battle:
+        """The battle as if `seq` had never been recorded. A later event that fold refuses refuses
+        the strike, unless `followers` is given: then it is struck too, and its seq added there."""
+        self._check_strikable(seq)
         struck = self.struck | {seq}
         battle: Battle | None = None
         for at, event in self.log:
@@ -115,13 +121,24 @@ class Replay:
             try:
                 decide(battle, event)
             except Refusal as refusal:
-                raise Refusal(
-                    f"striking event {seq} would leave event {at} invalid ({refusal})", rule=rules.RETRACTION
-                ) from None
+                if followers is None:
+                    raise Refusal(
+                        f"striking event {seq} would leave event {at} invalid ({refusal})", rule=rules.RETRACTION
+                    ) from None
+                followers.append(at)
+                struck.add(at)
+                continue
             battle, _ = evolve(battle, event, at)
         assert battle is not None
         battle.id = self.battle_id
         return battle
+
+    def _check_strikable(self, seq: int) -> None:
+        target = self.log.get(seq)
+        if target is None or seq in self.struck:
+            raise Refusal(f"event {seq} is already struck", field="seq")
+        if isinstance(target, EventRetracted):
+            raise Refusal(f"event {seq} is itself a retraction and cannot be struck", field="seq")
 
 
 def replay(battle_id: str, events: Iterable[StoredEvent]) -> Replay:

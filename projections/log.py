@@ -15,6 +15,22 @@ from .authorship import author_words
 from .narrative import describe_event
 
 
+class StruckBy(msgspec.Struct, frozen=True, kw_only=True):
+    """The retraction that struck an event: where it is in the log, who entered it, and why."""
+
+    seq: int
+    author: Author | None
+    by: str  # the author in words
+    reason: str
+    said: str  # all of it in one sentence, for people
+
+
+def struck_words(seq: int, author: Author | None, by: str, reason: str) -> str:
+    if author is None:  # a retraction written before authors were recorded
+        return f"Struck at #{seq}: {reason}"
+    return f"Struck by {by} at #{seq}: {reason}"
+
+
 class LogRow(msgspec.Struct, frozen=True, kw_only=True):
     seq: int
     recorded_at: str
@@ -24,6 +40,7 @@ class LogRow(msgspec.Struct, frozen=True, kw_only=True):
     event: dict
     author: Author | None  # who appended it; None: written before authors were recorded
     by: str  # the author in words: "referee (command line, anna)", "not recorded"
+    struck_by: StruckBy | None = None  # the retraction that struck it, if one has
 
 
 def log_rows(
@@ -50,4 +67,18 @@ def log_rows(
                 by=author_words(stored.author),
             )
         )
-    return rows
+    return _marked_struck(rows)
+
+
+def _marked_struck(rows: list[LogRow]) -> list[LogRow]:
+    """Each struck row names the retraction that struck it (which comes later in the log)."""
+    strikes: dict[int, StruckBy] = {}
+    for row in rows:
+        if row.type == "event_retracted":
+            by, reason = row.by, row.event["reason"]
+            strikes[row.event["seq"]] = StruckBy(
+                seq=row.seq, author=row.author, by=by, reason=reason, said=struck_words(row.seq, row.author, by, reason)
+            )
+    if not strikes:
+        return rows
+    return [msgspec.structs.replace(row, struck_by=strikes[row.seq]) if row.seq in strikes else row for row in rows]

@@ -6,14 +6,16 @@ out as one HTML file."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from morale.core.machine import STATES
 from morale.core.replay import replay
 from morale.core.rules import Refusal
-from morale.events.types import StoredEvent
+from morale.events.types import EventRetracted, StoredEvent
 
+from .authorship import author_words
 from .board import Board
+from .log import struck_words
 from .luck import Luck, luck, passes_distribution
 from .narrative import Line, narrate
 from .sql_rows import battle_rows
@@ -65,6 +67,7 @@ class Report:
     phase_ends: list[str]  # labels of the phase ends the series run over
     series: list[UnitSeries]
     cumulative_luck: dict[str, list[tuple[int, float]]]  # side -> (seq, passes - expected so far)
+    struck: dict[int, str] = field(default_factory=dict)  # a struck event's seq -> who struck it, where, why
 
 
 def report(battle_id: str, events: Iterable[StoredEvent]) -> Report:
@@ -99,7 +102,17 @@ def report(battle_id: str, events: Iterable[StoredEvent]) -> Report:
         phase_ends=_phase_end_labels(rows["boards"]),
         series=_series(rows["boards"], rows["units"]),
         cumulative_luck=_cumulative(found),
+        struck=_struck(events),
     )
+
+
+def _struck(events: list[StoredEvent]) -> dict[int, str]:
+    """Each struck event's retraction in the log's words (as `morale log` says it)."""
+    return {
+        stored.event.seq: struck_words(stored.seq, stored.author, author_words(stored.author), stored.event.reason)
+        for stored in events
+        if isinstance(stored.event, EventRetracted)
+    }
 
 
 def _side_luck(found: Luck, side: str) -> SideLuck:

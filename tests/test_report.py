@@ -213,3 +213,26 @@ def test_the_story_of_an_old_log_says_its_authors_were_not_recorded(written):
     _, out, events, _ = written
     html = out.read_text(encoding="utf-8")
     assert html.count('<span class="by">not recorded</span>') == len(events)
+
+
+def test_the_story_crosses_out_a_struck_event_and_says_who_struck_it(browser, tmp_path, monkeypatch):
+    monkeypatch.setenv("LOGNAME", "anna")
+    db = tmp_path / "battles.db"
+    assert morale(db, "new", str(ROOT / "examples" / "wh40k6" / "roster.toml")).exit_code == 0
+    for _ in range(5):
+        assert morale(db, "next-phase", "hive-tarsis").exit_code == 0
+    assert morale(db, "append", "hive-tarsis", "casualties_suffered", "unit=kraak", "count=3").exit_code == 0
+    assert morale(db, "strike", "hive-tarsis", "15", "--reason", "the boyz took those", "--yes").exit_code == 0
+    out = tmp_path / "report.html"
+    assert morale(db, "report", "hive-tarsis", "-o", str(out)).exit_code == 0
+    context = browser.new_context(viewport=PHONE)
+    page = context.new_page()
+    page.goto(out.as_uri())
+    struck = page.locator("li.event[data-seq='15']")
+    assert "struck" in struck.get_attribute("class")
+    assert struck.locator("del").inner_text() == "Sergeant Kraak's Guardsmen loses 3 models (7 left)"
+    assert struck.locator(".struck-by").inner_text() == (
+        "Struck by referee (command line, anna) at #16: the boyz took those"
+    )
+    assert page.locator("li.event[data-seq='14'].struck").count() == 0
+    context.close()

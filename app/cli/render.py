@@ -109,7 +109,10 @@ def print_log(console: Console, rows: list[LogRow]) -> None:
     for column in ("#", "recorded", "type", "what happened", "by", "hash"):
         table.add_column(column)
     for row in rows:
-        table.add_row(str(row.seq), row.recorded_at[:19], row.type, Text(row.summary), Text(row.by), row.hash[:12])
+        said = Text(row.summary)
+        if row.struck_by is not None:  # crossed out, and who struck it where, and why
+            said = Text(row.summary, style="strike") + Text("\n" + row.struck_by.said, style="italic")
+        table.add_row(str(row.seq), row.recorded_at[:19], row.type, said, Text(row.by), row.hash[:12])
     console.print(table)
 
 

@@ -64,6 +64,7 @@ from ..service import Recorded, clock_event, record_on, roll_for, start_battle
 from ..snapshot_cache import battle_at, fold_lock
 from . import live, offline, streaming
 from .bodies import read_body
+from .corrections import correction_routes
 from .folds import Folds
 from .listen import listener
 from .problems import EXCEPTION_HANDLERS, problem_responses
@@ -726,6 +727,7 @@ def create_app(db: str | Path, settings: Settings | None = None) -> Litestar:
             web_manifest,
             health,
             *token_routes(battle_token, TOKEN),
+            *correction_routes(battle_token, TOKEN, _author, _written, _fed),
             create_static_files_router(path="/static", directories=[STATIC], include_in_schema=False),
         ],
         state=State({"stores": stores, "hub": hub, "folds": Folds(), "settings": settings}),

@@ -116,7 +116,7 @@ def _charts(data: Report) -> str:
 def _turn(data: Report, turn: Turn) -> str:
     return (
         f'<section id="turn-{turn.number}" data-turn="{turn.number}"><h2>Turn {turn.number}</h2>'
-        f"{_story(turn.lines)}"
+        f"{_story(turn.lines, data.struck)}"
         f"<h3>Tests in turn {turn.number}</h3>{_tests(data, turn)}"
         f"<h3>The board at the end of turn {turn.number}</h3>"
         f"{_board(turn.board, f'board-{turn.number}', f'The board at the end of turn {turn.number}')}"
@@ -124,7 +124,7 @@ def _turn(data: Report, turn: Turn) -> str:
     )
 
 
-def _story(lines: list[Line]) -> str:
+def _story(lines: list[Line], struck: dict[int, str]) -> str:
     items = []
     for line in lines:
         if line.kind == "heading":
@@ -136,9 +136,11 @@ def _story(lines: list[Line]) -> str:
             if not items:
                 items.append('<ol class="story">')
             by = f' <span class="by">{_e(line.by)}</span>' if line.by else ""
-            items.append(
-                f'<li class="event" data-seq="{line.seq}"><span class="seq">{line.seq}</span>{_e(line.text)}{by}</li>'
-            )
+            said, kind = f"{_e(line.text)}{by}", "event"
+            if line.seq in struck:  # crossed out, with who struck it, where and why
+                said = f'<del>{_e(line.text)}</del>{by} <span class="struck-by">{_e(struck[line.seq])}</span>'
+                kind = "event struck"
+            items.append(f'<li class="{kind}" data-seq="{line.seq}"><span class="seq">{line.seq}</span>{said}</li>')
         else:
             if not items:
                 items.append('<ol class="story">')

@@ -33,16 +33,18 @@ export const pending = () => ({ queue: [...queue], held: [...held], sending });
 // Queue a write: `path` is "events", "roll" or "next-phase"; `body` lacks expected_seq.
 // A write queued behind others expects the log as they will leave it: the board the user saw, plus
 // what they recorded on it.
-export function submit(label, path, body) {
+// `count`: how many events the write appends where its body does not list them (a strike with the
+// events that stood on it), so a write queued behind it expects the log where it will then end.
+export function submit(label, path, body, count = 1) {
   const before = queue[queue.length - 1];
   const expected = before ? before.expected_seq + size(before) : state.last;
   queue.push({ id: `${Date.now()}-${Math.random().toString(36).slice(2, 8)}`, label, path, body,
-    expected_seq: expected });
+    expected_seq: expected, count });
   changed(null);
   return flush();
 }
 
-const size = (entry) => (entry.path === "events" ? entry.body.events.length : 1);
+const size = (entry) => (entry.path === "events" ? entry.body.events.length : entry.count ?? 1);
 
 export function sendAgain(id) {
   const entry = held.find((h) => h.id === id);
@@ -101,6 +103,9 @@ function landed(entry, rows) {
   if (entry.path === "roll") {
     return first.type === "dice_rolled" && first.event.source === "engine"
       && first.event.unit === entry.body.unit && first.event.test === entry.body.test;
+  }
+  if (entry.path === "undo" || entry.path.startsWith("strike/")) {
+    return first.type === "event_retracted" && first.event.reason === entry.body.reason;
   }
   return first.type === "phase_started" || first.type === "phase_ended";
 }
