@@ -158,6 +158,7 @@ ARGS = {
     "battles": [],
     "revoke": [BATTLE, "orks"],
     "seed": [BATTLE, "orks"],
+    "strike": [BATTLE, "5", "--reason", "x"],
 }
 
 

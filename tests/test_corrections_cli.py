@@ -9,6 +9,7 @@ import pytest
 from support.cli import morale
 
 from morale.app.cli import corrections
+from morale.app.cli.base import out as cli_output
 from morale.app.service import record
 from morale.events.store import SqliteEventStore
 from morale.events.types import Author, CasualtiesSuffered, DiceRolled, PhaseEnded
@@ -152,6 +153,6 @@ def test_the_log_marks_what_was_struck_where_and_by_whom(kraak_fell_back, monkey
     assert struck["said"] == f"Struck by {struck['by']} at #19: the boyz took those"
     assert rows[17]["struck_by"]["seq"] == 18
     assert rows[16]["struck_by"] is None
-    monkeypatch.setenv("COLUMNS", "250")  # one line a cell, to read it as a person would
+    monkeypatch.setattr(cli_output, "width", 250)  # one line a cell, to read it as a person would
     text = morale(db, "log", BATTLE).stdout
     assert f"{struck['said']}" in text
