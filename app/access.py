@@ -2,7 +2,10 @@
 
 - referee: anything, rulings and retractions included;
 - player: events about their own side's units (casualties, charges, facts, dice, decisions,
-  profile changes) and engine rolls for their own units' tests; nothing battle-level;
+  profile changes) and engine rolls for their own units' tests; nothing battle-level, except in a
+  battle that asks for confirmation (played without a referee): there a player also runs the clock
+  of their own side's phases, resolves the combats their side fights, and confirms, disputes or
+  withdraws a dispute of the other side's entries (the claims ledger, `core/claims.py`, says which);
 - spectator: read and follow only.
 
 A token is a random secret handed out once; the store keeps only its sha256, per battle, with its
@@ -29,7 +32,13 @@ from morale.events.types import (
     Author,
     CasualtiesSuffered,
     ChargeDeclared,
+    CombatResolved,
     DiceRolled,
+    DisputeResolved,
+    EntryConfirmed,
+    EntryDisputed,
+    PhaseEnded,
+    PhaseStarted,
     PlayerDecided,
     SeedCommitted,
     SeedRevealed,
@@ -358,6 +367,8 @@ def check_may_append(grant: Grant, battle: Battle, events: Sequence[AnyEvent]) -
                     f"{where}a player commits and reveals only the seed of their own side, {grant.side}", field="side"
                 )
             continue
+        if battle.confirmation and _played_without_referee(grant, event):
+            continue
         named = _unit_named(event)
         if named is None:
             raise Forbidden(f"{where}{event.__struct_config__.tag} is for the referee, not a player", field="type")
@@ -367,19 +378,38 @@ def check_may_append(grant: Grant, battle: Battle, events: Sequence[AnyEvent]) -
             raise Forbidden(f"{where}engine dice are rolled by the server (POST .../roll), not posted", field="source")
 
 
-def check_may_strike(grant: Grant, seqs: Sequence[int], authors: Mapping[int, Author | None]) -> None:
+def _played_without_referee(grant: Grant, event: AnyEvent) -> bool:
+    """What a player may enter beyond their own units when the players confirm each other's entries."""
+    match event:
+        case EntryConfirmed() | EntryDisputed() | DisputeResolved():
+            return True
+        case PhaseStarted() | PhaseEnded():
+            return event.side == grant.side
+        case CombatResolved():
+            return any(side.side == grant.side for side in event.sides)
+    return False
+
+
+def check_may_strike(
+    grant: Grant, seqs: Sequence[int], authors: Mapping[int, Author | None], disputing: str = ""
+) -> None:
     """The referee strikes anything. A player strikes only entries sealed with their own token's id
-    (an undo of their own), and so only a strike whose every event is theirs."""
+    (an undo of their own), and so only a strike whose every event is theirs; except that striking
+    their own entry that `disputing` (a side) disputes takes that side's later entries with it
+    (`engine.dispute.resolve`: the side that disputed it asked for it to go)."""
     if _unlimited(grant):
         return
     for seq in seqs:
         author = authors.get(seq)
-        if author is None or not grant.token_id or author.token != grant.token_id:
-            raise Forbidden(
-                f"a player strikes only entries made with their own token, and event {seq} was not:"
-                " the referee strikes it",
-                field="seq",
-            )
+        if author is not None and grant.token_id and author.token == grant.token_id:
+            continue
+        followed = seq != seqs[0] and bool(disputing)
+        if followed and author is not None and author.role == "player" and author.side == disputing:
+            continue
+        raise Forbidden(
+            f"a player strikes only entries made with their own token, and event {seq} was not: the referee strikes it",
+            field="seq",
+        )
 
 
 def check_own_unit(grant: Grant, battle: Battle, unit_id: str, *, field: str = "unit", where: str = "") -> None:

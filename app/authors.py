@@ -9,12 +9,15 @@ rather than sealed into bytes that a reader would then refuse.
 from __future__ import annotations
 
 import getpass
+from collections.abc import Sequence
 
 import msgspec
 
-from morale.events.types import Author, Via
+from morale.core.replay import Replay
+from morale.core.rules import Refusal
+from morale.events.types import AnyEvent, Author, Via
 
-from .access import Grant
+from .access import Forbidden, Grant, check_may_append
 
 CONSOLE_HEADER = "X-Morale-Via"  # the console's page says so on every call: `X-Morale-Via: console`
 
@@ -42,6 +45,12 @@ def cli_author(via: Via = "cli") -> Author:
     return _held_to_limits("referee", via, label=login_name())
 
 
+def cli_side_author(side: str, via: Via = "cli") -> Author:
+    """A side's player at the machine that holds the store (a hot-seat game without a referee, where
+    both players take turns at one keyboard), by the login name of who typed it."""
+    return _held_to_limits("player", via, side=side, label=login_name())
+
+
 def grant_author(grant: Grant, via: Via) -> Author:
     """A write over HTTP, as its token's grant: a spectator records nothing, so it is never one."""
     if grant.role == "spectator":
@@ -53,3 +62,16 @@ def grant_author(grant: Grant, via: Via) -> Author:
 def via_of(header: str | None) -> Via:
     """The way in of an HTTP write: the console's page says it is the console; anything else is the API."""
     return "console" if header == "console" else "http"
+
+
+def side_player_author(fold: Replay, side: str, events: Sequence[AnyEvent], via: Via = "cli") -> Author:
+    """The author of events a side's player types at this machine, held to what a player's token may
+    enter (their own side's units; in a battle without a referee, their own phases too)."""
+    sides = fold.state().sides
+    if side not in sides:
+        raise Refusal(f"{side!r} is not a side of this battle ({', '.join(sides)})", field="side")
+    try:
+        check_may_append(Grant(role="player", side=side), fold.state(), events)
+    except Forbidden as forbidden:
+        raise Refusal(forbidden.message, field=forbidden.field or "side") from None
+    return cli_side_author(side, via)

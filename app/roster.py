@@ -64,6 +64,7 @@ def roster_from_text(text: str, where: str, given_id: str | None = None, tables_
             "sides": battle.get("sides"),
             "name": battle.get("name", ""),
             "dice_policy": battle.get("dice", "either"),
+            "confirmation": battle.get("confirmation", False),
             "house_rules": data.get("house_rules", {}),
             "tables": _tables(where, str(ruleset_id), version, battle.get("tables", {}), tables_beside),
         },

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from msgspec.structs import replace
 
+from morale.core.claims import Claims
 from morale.core.dice import commitment, engine_dice, new_secret, seeds_in_force
 from morale.core.outcomes import Caused
 from morale.core.referee import due_test
@@ -135,20 +136,45 @@ def record_on(
     caused: list[Caused] = []
     sealed: list[AnyEvent] = []
     said: list[str] = []
-    for offset, event in enumerate(events, start=1):
-        try:
-            event = with_state_digest(fold, event)
-            fold.check(event)
-        except Refusal as refusal:
-            if len(events) > 1:
-                where = f"event {offset} of {len(events)}: {refusal.message}"
-                raise Refusal(where, rule=refusal.rule, field=refusal.field) from None
-            raise
-        caused.append(fold.apply(base + offset, event))
-        sealed.append(event)
-        said.append(describe(event, fold.state()) if describe else "")
-    stored = store.append(fold.battle_id, sealed, expected_seq=base, dice_secret=dice_secret, author=author)
+    claims = claims_of(store, fold)
+    try:
+        for offset, event in enumerate(events, start=1):
+            try:
+                event = with_state_digest(fold, event)
+                fold.check(event)
+                if claims is not None:
+                    claims.check(event, author)
+            except Refusal as refusal:
+                if len(events) > 1:
+                    where = f"event {offset} of {len(events)}: {refusal.message}"
+                    raise Refusal(where, rule=refusal.rule, field=refusal.field) from None
+                raise
+            caused.append(fold.apply(base + offset, event))
+            if claims is not None:
+                claims.record(base + offset, event, author)
+            sealed.append(event)
+            said.append(describe(event, fold.state()) if describe else "")
+        stored = store.append(fold.battle_id, sealed, expected_seq=base, dice_secret=dice_secret, author=author)
+    except BaseException:
+        fold.claims = None  # it may have taken in events the log never got: fold it afresh next time
+        raise
     return [Recorded(s, c, w) for s, c, w in zip(stored, caused, said, strict=True)]
+
+
+def claims_of(store: EventStore, fold: Replay) -> Claims | None:
+    """The claims ledger of a battle that asks for confirmation, brought up to the fold's seq from the
+    stored log (with its authors) and kept with the fold; None for any other battle."""
+    if fold.battle is None or not fold.battle.confirmation:
+        return None
+    kept = fold.claims
+    if kept is None or kept.seq > fold.seq:
+        kept = Claims(sides=fold.battle.sides)
+    for stored in store.read(fold.battle_id, after_seq=kept.seq):
+        if stored.seq > fold.seq:
+            break
+        kept.record(stored.seq, stored.event, stored.author)
+    fold.claims = kept
+    return kept
 
 
 def with_state_digest(fold: Replay, event: AnyEvent) -> AnyEvent:

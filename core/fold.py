@@ -20,6 +20,9 @@ from morale.events.types import (
     CombatResolved,
     DiceRevealed,
     DiceRolled,
+    DisputeResolved,
+    EntryConfirmed,
+    EntryDisputed,
     EventRetracted,
     PhaseEnded,
     PhaseStarted,
@@ -67,6 +70,7 @@ def _started(event: BattleStarted, seq: int) -> Battle:
         dice_policy=event.dice_policy,
         dice_commitment=event.dice_commitment,
         house_rules=dict(event.house_rules),
+        confirmation=event.confirmation,
         seq=seq,
     )
     fresh.tables = fresh.ruleset.read_tables(event.tables)
@@ -216,6 +220,20 @@ def _referee_ruled(battle: Battle, event: RefereeRuled, seq: int) -> Decided:
 
 def _event_retracted(battle: Battle, event: EventRetracted, seq: int) -> Decided:
     raise AssertionError("retractions are folded by replay, which holds the log")
+
+
+# Confirmations, disputes and their resolutions change nothing on the table: who entered what, and
+# what the other side made of it, is the claims ledger's (`core/claims.py`), which reads authors.
+def _entry_confirmed(battle: Battle, event: EntryConfirmed, seq: int) -> Decided:
+    return ()
+
+
+def _entry_disputed(battle: Battle, event: EntryDisputed, seq: int) -> Decided:
+    return ()
+
+
+def _dispute_resolved(battle: Battle, event: DisputeResolved, seq: int) -> Decided:
+    return ()
 
 
 # How each type of event is folded in: event type -> fold(battle, event, seq) -> what the rules decide

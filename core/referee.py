@@ -19,6 +19,9 @@ from morale.events.types import (
     CombatSide,
     DiceRevealed,
     DiceRolled,
+    DisputeResolved,
+    EntryConfirmed,
+    EntryDisputed,
     EventRetracted,
     PhaseEnded,
     PhaseStarted,
@@ -243,6 +246,36 @@ def _event_retracted(battle: Battle, event: EventRetracted) -> None:
         raise Refusal(f"there is no event {event.seq} yet (last is {battle.seq})", field="seq")
     if event.seq == 1:
         raise Refusal("battle_started cannot be struck: start a new battle instead", field="seq")
+
+
+def _entry_confirmed(battle: Battle, event: EntryConfirmed) -> None:
+    _check_confirmation(battle)
+    for seq in event.seqs:
+        _check_earlier(battle, seq, "seqs")
+
+
+def _entry_disputed(battle: Battle, event: EntryDisputed) -> None:
+    _check_confirmation(battle)
+    _check_earlier(battle, event.seq, "seq")
+
+
+def _dispute_resolved(battle: Battle, event: DisputeResolved) -> None:
+    _check_confirmation(battle)
+    _check_earlier(battle, event.seq, "seq")
+
+
+def _check_confirmation(battle: Battle) -> None:
+    # Who may confirm, dispute or resolve what is the claims ledger's to say (it reads authors);
+    # the referee knows only whether the battle asks for confirmation at all.
+    if not battle.confirmation:
+        raise Refusal("this battle does not ask the players to confirm each other's entries", rule=rules.CLAIM_OPEN)
+
+
+def _check_earlier(battle: Battle, seq: int, field: str) -> None:
+    if seq > battle.seq:
+        raise Refusal(f"there is no event {seq} yet (last is {battle.seq})", field=field)
+    if seq == 1:
+        raise Refusal("the battle's start is no one's entry to confirm or dispute", field=field)
 
 
 # -- lookups that refuse with a message naming the field -----------------------------------------

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from morale.events.types import AnyEvent, EventRetracted, LogEntry, StoredEvent
 
 from . import rules
+from .claims import Claims
 from .fold import evolve
 from .outcomes import Caused, StateChanged
 from .referee import decide
@@ -58,6 +59,9 @@ class Replay:
     log: EventLog = field(default_factory=EventLog)
     struck: set[int] = field(default_factory=set)
     start_seq: int = 0  # where a fold begun from a snapshot starts (its log holds only what follows)
+    # Who entered what and what the other side made of it, in a battle that asks for confirmation:
+    # kept beside the fold by the service that writes (it reads authors, which the fold never does).
+    claims: Claims | None = None
 
     @property
     def seq(self) -> int:

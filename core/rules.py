@@ -125,6 +125,14 @@ DICE_REVEAL = declare("engine.dice.reveal").id
 SEED_COMMIT = declare("engine.dice.seed.commit").id
 SEED_REVEAL = declare("engine.dice.seed.reveal").id
 SEED_WAIT = declare("engine.dice.seed.wait").id
+# Confirmation and disputes, in a battle played without a referee (`core/claims.py`).
+CLAIM_OPEN = declare("engine.claim.open").id
+CLAIM_CONFIRM = declare("engine.claim.confirm").id
+CLAIM_TACIT = declare("engine.claim.tacit").id
+CLAIM_PHASE_END = declare("engine.claim.phase_end").id
+DISPUTE_OPEN = declare("engine.dispute.open").id
+DISPUTE_MEANWHILE = declare("engine.dispute.meanwhile").id
+DISPUTE_RESOLVE = declare("engine.dispute.resolve").id
 
 
 def filed_under(table: dict[type, F], event_type: type) -> Callable[[F], F]:

@@ -127,6 +127,7 @@ class Battle:
     seed_commitments: dict[str, str] = field(default_factory=dict)
     seeds: dict[str, str] = field(default_factory=dict)
     house_rules: dict[str, object] = field(default_factory=dict)
+    confirmation: bool = False  # players confirm each other's entries (`engine.claim.open`)
     seq: int = 0
     turn: int = 0  # 0 until the first phase starts
     side_index: int = 0

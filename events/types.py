@@ -163,6 +163,9 @@ class BattleStarted(Event, tag="battle_started"):
     # sha256 of the battle's dice secret, when the engine may roll
     dice_commitment: Annotated[str, Meta(pattern=r"^([0-9a-f]{64})?$", extra={"words": "64 lowercase hex digits"})] = ""
     tables: Annotated[dict[Slug, PinnedTable], Meta(max_length=16)] = {}  # the ruleset's data tables (Ruleset.tables)
+    # A battle played without a referee: a player's entry stands as a claim until the other side
+    # confirms it, or disputes it (`engine.claim.*`, `engine.dispute.*`).
+    confirmation: bool = False
 
 
 class UnitJoined(Event, tag="unit_joined"):
@@ -302,6 +305,28 @@ class EventRetracted(Event, tag="event_retracted"):
     reason: Reason
 
 
+class EntryConfirmed(Event, tag="entry_confirmed"):
+    """The other side (or the referee) accepts entries as they were entered (`engine.claim.confirm`)."""
+
+    seqs: Annotated[tuple[Seq, ...], Meta(min_length=1, max_length=64)]
+
+
+class EntryDisputed(Event, tag="entry_disputed"):
+    """The other side disputes an entry it has not confirmed, saying why (`engine.dispute.open`)."""
+
+    seq: Seq
+    reason: Reason
+
+
+class DisputeResolved(Event, tag="dispute_resolved"):
+    """A dispute ends with the entry standing as entered: the referee's ruling, or the disputing side
+    withdrawing its dispute (`engine.dispute.resolve`). A dispute that ends with the entry struck
+    ends with the strike itself."""
+
+    seq: Seq  # the disputed entry
+    ruling: Reason
+
+
 AnyEvent = (
     BattleStarted
     | UnitJoined
@@ -319,6 +344,9 @@ AnyEvent = (
     | PlayerDecided
     | RefereeRuled
     | EventRetracted
+    | EntryConfirmed
+    | EntryDisputed
+    | DisputeResolved
 )
 EVENT_TYPES: dict[str, type[Event]] = {
     cls.__struct_config__.tag: cls  # type: ignore[misc]

@@ -31,6 +31,9 @@ from morale.events.types import (
     CombatResolved,
     DiceRevealed,
     DiceRolled,
+    DisputeResolved,
+    EntryConfirmed,
+    EntryDisputed,
     EventRetracted,
     PhaseEnded,
     PhaseStarted,
@@ -173,6 +176,12 @@ def describe_event(event: AnyEvent, battle: Battle) -> str:
             return f"Referee's ruling on {_name(battle, event.unit)}: {', '.join(parts)}; reason: {event.reason}"
         case EventRetracted():
             return f"Event {event.seq} is struck from the log; reason: {event.reason}"
+        case EntryConfirmed():
+            return f"Confirmed as entered: {', '.join(f'event {seq}' for seq in event.seqs)}"
+        case EntryDisputed():
+            return f"Event {event.seq} is disputed; reason: {event.reason}"
+        case DisputeResolved():
+            return f"The dispute of event {event.seq} is resolved and the entry stands; ruling: {event.ruling}"
     return type(event).__name__
 
 

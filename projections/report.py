@@ -15,6 +15,7 @@ from morale.events.types import EventRetracted, StoredEvent
 
 from .authorship import author_words
 from .board import Board
+from .claims import ClaimsView, claims_view
 from .log import struck_words
 from .luck import Luck, luck, passes_distribution
 from .narrative import Line, narrate
@@ -68,6 +69,7 @@ class Report:
     series: list[UnitSeries]
     cumulative_luck: dict[str, list[tuple[int, float]]]  # side -> (seq, passes - expected so far)
     struck: dict[int, str] = field(default_factory=dict)  # a struck event's seq -> who struck it, where, why
+    claims: ClaimsView | None = None  # a battle that asks for confirmation: its disputes and open claims
 
 
 def report(battle_id: str, events: Iterable[StoredEvent]) -> Report:
@@ -103,6 +105,7 @@ def report(battle_id: str, events: Iterable[StoredEvent]) -> Report:
         series=_series(rows["boards"], rows["units"]),
         cumulative_luck=_cumulative(found),
         struck=_struck(events),
+        claims=claims_view(battle_id, events) if battle.confirmation else None,
     )
 
 

@@ -15,7 +15,7 @@ from .base import app
 
 # Each module registers its commands on `app` as it is imported, in the order `morale -h` lists them.
 # isort: off
-from . import battle, corrections, audit, seeds, rules, notation, tables, report, examples, stores, signed  # noqa: F401
+from . import battle, corrections, claims, audit, seeds, rules, notation, tables, report, examples, stores, signed  # noqa: F401
 # isort: on
 
 __all__ = ["app", "main"]

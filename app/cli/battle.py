@@ -5,6 +5,7 @@ is no other state to keep in sync.
 
 from __future__ import annotations
 
+import dataclasses
 import errno
 import gc
 import json
@@ -14,6 +15,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import msgspec
+import msgspec.structs
 import typer
 from rich.text import Text
 
@@ -37,7 +39,7 @@ from ..access import (
     role_of,
     utc_now,
 )
-from ..authors import cli_author
+from ..authors import cli_author, side_player_author
 from ..join import check_public_url
 from ..roster import load_roster
 from ..service import clock_event, fold_to_append_to, load, record_anew, record_on, roll_for, start_battle
@@ -50,12 +52,24 @@ def new(
     roster: Annotated[Path, typer.Argument(help="A roster file (TOML): [battle] and [[unit]] tables.")],
     battle: Annotated[str | None, typer.Option(help="The battle's id (default: battle.id in the roster).")] = None,
     tokens: Annotated[bool, typer.Option(help="Also issue the battle's tokens for `morale serve`.")] = False,
+    confirmation: Annotated[
+        bool | None,
+        typer.Option(
+            "--confirmation/--no-confirmation",
+            help="Players confirm or dispute each other's entries, for a battle without a referee"
+            " (default: battle.confirmation in the roster, else off).",
+        ),
+    ] = None,
     db: Db = DEFAULT_DB,
     as_json: Json = False,
 ) -> None:
     """Create a battle from a roster: its rules, its sides and its units."""
     with refusals(as_json):
         parsed = load_roster(roster, battle)
+        if confirmation is not None:
+            parsed = dataclasses.replace(
+                parsed, started=msgspec.structs.replace(parsed.started, confirmation=confirmation)
+            )
         store = open_store(db, create=True)
         recorded = start_battle(store, parsed.battle, parsed.started, parsed.units, author=cli_author())
         issued = issue_tokens(store, parsed.battle, parsed.started.sides) if tokens else None
@@ -80,6 +94,10 @@ def append(
     file: Annotated[
         Path | None, typer.Option("--file", "-f", help="Events as NDJSON (one per line); - for stdin.")
     ] = None,
+    side: Annotated[
+        str | None,
+        typer.Option("--side", help="Enter them as this side's player (a hot-seat game), not as the referee."),
+    ] = None,
     expect: Expect = None,
     db: Db = DEFAULT_DB,
     as_json: Json = False,
@@ -88,7 +106,14 @@ def append(
     with refusals(as_json):
         events = _events_from(event_type, fields or [], json_text, file)
         store = open_store(db)
-        author = cli_author("import" if file is not None else "cli")  # a file of events is an import
+        via = "import" if file is not None else "cli"  # a file of events is an import
+        if side is not None:
+            fold = load(store, battle)
+            author = side_player_author(fold, side, events, via)
+            recorded = record_on(store, fold, events, expected_seq=expect, describe=describe_event, author=author)
+            report(fold, recorded, as_json)
+            return
+        author = cli_author(via)
         if expect is None:  # no precondition: another writer getting there first is no refusal
             fold, recorded = record_anew(store, battle, events, describe=describe_event, author=author)
         else:

@@ -2,7 +2,8 @@
 events that stood on it, in one append), or undo the last entry the calling token made.
 
 The referee strikes anything; a player strikes only entries sealed with their own token's id
-(`access.check_may_strike`). Every write names the `expected_seq` it was previewed at (409 if the
+(`access.check_may_strike`), with, when the other side disputes the entry, that side's entries that
+stood on it. Every write names the `expected_seq` it was previewed at (409 if the
 log has moved since), so what was shown is what is struck.
 """
 
@@ -27,7 +28,7 @@ from morale.projections.narrative import describe_event
 
 from ..access import Grant, check_may_strike
 from ..corrections import StrikePlan, entered_with_token, last_entry, nothing_to_undo, plan_strike
-from ..service import Recorded, record_on
+from ..service import Recorded, claims_of, record_on
 from .problems import problem_responses
 
 SeqPath = Annotated[int, Parameter(ge=1, le=LAST_SEQ, description="the event to strike (its seq in the log)")]
@@ -98,7 +99,9 @@ def correction_routes(
     def planned(store: EventStore, battle: str, grant: Grant, fold: Replay, seq: int) -> tuple[StrikePlan, dict]:
         plan = plan_strike(fold, seq)
         authors = _authors(store, battle)
-        check_may_strike(grant, plan.seqs, authors)
+        claims = claims_of(store, fold)
+        disputing = (claims.disputed_by(seq) or "") if claims is not None else ""
+        check_may_strike(grant, plan.seqs, authors, disputing)
         return plan, authors
 
     async def preview(state: State, battle: str, grant: Grant, seq_of: Callable) -> StrikePreview:

@@ -40,6 +40,7 @@ from morale.events.numbers import LAST_SEQ, whole_number
 from morale.events.store import EventStore
 from morale.events.types import AnyEvent, Author, BattleId, BattleStarted, Name, Slug, UnitJoined, Via
 from morale.projections.board import Board, board
+from morale.projections.claims import ClaimsView, claims_view
 from morale.projections.due import DueView, due_tests
 from morale.projections.explain import Explanation, explain
 from morale.projections.feed import FeedItem, feed_item, feed_schema
@@ -471,6 +472,17 @@ async def log(battle: BattlePath, state: State, after: After = None, limit: Limi
     return await state.stores.run(work)  # type: ignore[return-value]
 
 
+@get("/battles/{battle:str}/claims", guards=[battle_token], tags=["battles"], security=TOKEN, responses=READS)
+async def claims(battle: BattlePath, state: State) -> ClaimsView:
+    """In a battle that asks for confirmation: the entries awaiting the other side's confirmation,
+    and every dispute with how it ended (`morale disputes`)."""
+
+    def work(store: EventStore) -> ClaimsView:
+        return claims_view(battle, store.read(battle))
+
+    return await state.stores.run(work)  # type: ignore[return-value]
+
+
 @get("/battles/{battle:str}/timeline", guards=[battle_token], tags=["battles"], security=TOKEN, responses=READS)
 async def battle_timeline(battle: BattlePath, state: State) -> TimelineView:
     """Where each phase starts: the marks the viewer scrubs through."""
@@ -717,6 +729,7 @@ def create_app(db: str | Path, settings: Settings | None = None) -> Litestar:
             explain_unit,
             diff,
             log,
+            claims,
             battle_timeline,
             feed_sse,
             feed_ndjson,

@@ -45,6 +45,7 @@ TAGS: dict[str, tuple[int, int]] = {
     "Sides": (1, 8),
     "Dice": (1, 1),
     "Commitment": (1, 1),
+    "Confirmation": (1, 1),
     "HouseRule": (2, 2),
     "Table": (3, 4),
     "Roster": (1, 1),
@@ -109,6 +110,8 @@ def _read(tags: list[Tag], base: Path, battle: str | None) -> Header:
         fields["dice_policy"] = _text(given["Dice"])
     if "Commitment" in given:
         fields["dice_commitment"] = _text(given["Commitment"])
+    if "Confirmation" in given:
+        fields["confirmation"] = _switch(given["Confirmation"])
     house_rules = [t for t in tags if t.name == "HouseRule"]
     fields["house_rules"] = {read_text(t.values[0][2]): read_value(t.values[1][2]) for t in house_rules}
     tables = {read_text(t.values[0][2]): t for t in tags if t.name == "Table"}
@@ -157,8 +160,21 @@ def _text_at(tag: Tag, index: int) -> str:
     return read_text(tag.values[index][2])
 
 
+def _switch(tag: Tag) -> bool:
+    said = _text(tag)
+    if said not in ("on", "off"):
+        raise _Error(tag.line, tag.column, f'[{tag.name}] is "on" or "off", not {said!r}')
+    return said == "on"
+
+
 # Which tag a field of battle_started comes from, to point at it when the field is refused.
-_FIELD_TAGS = {"sides": "Sides", "name": "Name", "dice_policy": "Dice", "dice_commitment": "Commitment"}
+_FIELD_TAGS = {
+    "sides": "Sides",
+    "name": "Name",
+    "dice_policy": "Dice",
+    "dice_commitment": "Commitment",
+    "confirmation": "Confirmation",
+}
 _FIELD_TAGS |= {"house_rules": "HouseRule", "tables": "Table", "ruleset_version": "RulesetVersion"}
 
 

@@ -319,6 +319,21 @@ class _Builder:
         fields = {"type": kind, "side": read_text(side), name: read_text(given)}
         return fields, {"side": side.column, name: given.column}
 
+    def _confirm(self, node: Tree) -> tuple[dict[str, Any], dict[str, int]]:
+        return {"type": "entry_confirmed", "seqs": [int(seq) for seq in node.children]}, {
+            "seqs": node.children[0].column
+        }
+
+    def _dispute(self, node: Tree) -> tuple[dict[str, Any], dict[str, int]]:
+        seq, reason = node.children
+        fields = {"type": "entry_disputed", "seq": int(seq), "reason": read_text(reason)}
+        return fields, {"seq": seq.column, "reason": reason.column}
+
+    def _resolve(self, node: Tree) -> tuple[dict[str, Any], dict[str, int]]:
+        seq, ruling = node.children
+        fields = {"type": "dispute_resolved", "seq": int(seq), "ruling": read_text(ruling)}
+        return fields, {"seq": seq.column, "ruling": ruling.column}
+
     def _pairs(self, node: Tree) -> dict[str, Any]:
         found: dict[str, Any] = {}
         for pair in node.children:

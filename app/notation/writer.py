@@ -20,6 +20,9 @@ from morale.events.types import (
     CombatSide,
     DiceRevealed,
     DiceRolled,
+    DisputeResolved,
+    EntryConfirmed,
+    EntryDisputed,
     EventRetracted,
     PhaseEnded,
     PhaseStarted,
@@ -106,6 +109,8 @@ def header(battle: str, started: BattleStarted) -> list[str]:
     ]
     if started.dice_commitment:
         lines.append(f"[Commitment {text(started.dice_commitment)}]")
+    if started.confirmation:
+        lines.append('[Confirmation "on"]')
     lines += [f"[HouseRule {ident(name)} {value(v)}]" for name, v in started.house_rules.items()]
     lines += [table_tag(started, name, table) for name, table in started.tables.items()]
     return lines
@@ -221,4 +226,10 @@ def event_line(event: AnyEvent) -> str:
             return f"{ident(event.side)} commits seed {event.commitment}"
         case SeedRevealed():
             return f"{ident(event.side)} reveals seed {event.seed}"
+        case EntryConfirmed():
+            return "confirm " + ", ".join(str(seq) for seq in event.seqs)
+        case EntryDisputed():
+            return f"dispute {event.seq} {text(event.reason)}"
+        case DisputeResolved():
+            return f"resolve {event.seq} {text(event.ruling)}"
     raise ValueError(f"{type(event).__name__} has no line of its own in the notation")

@@ -22,6 +22,8 @@ def page(data: Report, made_by: str, signed: Sequence[tuple[SignedHead, str]] = 
     the public key it verifies against (none: the store did not sign it)."""
     css = resources.files(__package__).joinpath("report.css").read_text(encoding="utf-8")
     turns = "".join(f'<a href="#turn-{t.number}">Turn {t.number}</a>' for t in data.turns)
+    if data.claims is not None:
+        turns += '<a href="#disputes">Disputes</a>'
     parts = [
         "<!doctype html>",
         '<html lang="en"><head><meta charset="utf-8">',
@@ -40,12 +42,38 @@ def page(data: Report, made_by: str, signed: Sequence[tuple[SignedHead, str]] = 
         _summary(data),
         _charts(data),
         *(_turn(data, turn) for turn in data.turns),
+        _disputes(data),
         _signature(data, signed),
         f"<footer>Made by {_e(made_by)} from {data.events} events of battle {_e(data.battle)}; "
         f'head hash <span class="hash">{_e(data.head)}</span>.</footer>',
         "</body></html>",
     ]
     return "\n".join(parts) + "\n"
+
+
+def _disputes(data: Report) -> str:
+    """Every dispute and how it ended, and the claims left unconfirmed, in a battle whose players
+    confirm each other's entries: what a judge reads first."""
+    view = data.claims
+    if view is None:
+        return ""
+    items = "".join(
+        f'<li data-seq="{row.seq}" data-entry="{row.entry}" data-status="{_e(row.status)}">'
+        f'<span class="seq">#{row.seq}</span> {_e(row.said)}'
+        f'<br><span class="meta">The entry, #{row.entry}: {_e(row.entry_said)} (entered by {_e(row.entered_by)}); '
+        f"disputed by {_e(row.disputed_by)}.</span></li>"
+        for row in view.disputes
+    )
+    disputes = f'<ol class="disputes">{items}</ol>' if items else "<p>No entry of this battle was disputed.</p>"
+    awaiting = ""
+    if view.awaiting:
+        rows = "".join(
+            f'<li data-seq="{row.seq}">#{row.seq} {_e(row.said)}: a claim of {_e(row.side)}, for {_e(row.awaits)} '
+            "to confirm</li>"
+            for row in view.awaiting
+        )
+        awaiting = f"<p>Still awaiting confirmation when this report was made:</p><ul>{rows}</ul>"
+    return f'<section id="disputes"><h2>Disputes</h2>{disputes}{awaiting}</section>'
 
 
 def _signature(data: Report, signed: Sequence[tuple[SignedHead, str]]) -> str:

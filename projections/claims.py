@@ -1,0 +1,143 @@
+"""What awaits whom in a battle that asks for confirmation: the claims still open, and every dispute
+with how it ended (`morale disputes`, the console's Disputes screen, the report).
+
+Each row keeps its machine fields (seqs, sides, `status`) apart from its words (`said`, `by`), and
+each sentence for people is whole, with named placeholders.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import msgspec
+
+from morale.core.claims import Claims, Dispute, ledger
+from morale.core.replay import Replay
+from morale.events.types import Author, StoredEvent
+
+from .authorship import author_words
+from .narrative import describe_event
+
+
+class AwaitingRow(msgspec.Struct, frozen=True, kw_only=True):
+    """A claim waiting for the other side: confirm it, or dispute it."""
+
+    seq: int
+    side: str  # whose claim it is
+    awaits: str  # the side that confirms or disputes it
+    type: str
+    said: str  # the entry in words
+    by: str  # who entered it, in words
+
+
+class DisputeRow(msgspec.Struct, frozen=True, kw_only=True):
+    seq: int  # the dispute's own entry
+    entry: int  # the disputed entry
+    entry_type: str
+    entry_said: str
+    entered_by: str
+    side: str  # the side that disputed it
+    reason: str
+    disputed_by: str
+    status: str  # open | stands | withdrawn | struck
+    ended_at: int = 0
+    ruling: str = ""  # the ruling's words, or the strike's reason
+    ended_by: str = ""
+    said: str  # the dispute and how it ended, in one sentence
+
+
+class ClaimsView(msgspec.Struct, frozen=True, kw_only=True):
+    battle: str
+    confirmation: bool
+    awaiting: list[AwaitingRow]
+    disputes: list[DisputeRow]
+    open_disputes: int
+
+
+# How a dispute stands, in one sentence each (placeholders named, never glued from fragments).
+_ENDINGS = {
+    "": "Event {entry} is disputed by {side}: {reason}. Open: the phase does not end until it is resolved.",
+    "stands": (
+        "Event {entry} was disputed by {side}: {reason}. It stands, ruled by {ended_by} at #{ended_at}: {ruling}."
+    ),
+    "withdrawn": (
+        "Event {entry} was disputed by {side}: {reason}. {side} withdrew the dispute at #{ended_at}: {ruling}."
+    ),
+    "struck": ("Event {entry} was disputed by {side}: {reason}. It was struck by {ended_by} at #{ended_at}: {ruling}."),
+}
+
+
+# Who disputed, where the log does not say (a log imported from notation is sealed as its importer's).
+UNNAMED_SIDE = "a player"
+
+
+def dispute_words(row: Dispute, ended_by: str) -> str:
+    return _ENDINGS[row.ending].format(
+        entry=row.entry,
+        side=row.side or UNNAMED_SIDE,
+        reason=row.reason,
+        ended_by=ended_by,
+        ended_at=row.ended_at,
+        ruling=row.ruling,
+    )
+
+
+def claims_view(battle_id: str, events: Iterable[StoredEvent]) -> ClaimsView:
+    """The view of a battle's stored log, read from its start."""
+    stored = list(events)
+    fold = Replay(battle_id)
+    authors: dict[int, Author | None] = {}
+    for entry in stored:
+        fold.apply(entry.seq, entry.event)
+        authors[entry.seq] = entry.author
+    battle = fold.state()
+    claims: Claims = ledger(battle.sides, stored)
+
+    def said(seq: int) -> tuple[str, str]:
+        event = fold.log.get(seq)
+        assert event is not None  # the ledger names only events of this log
+        return event.__struct_config__.tag, describe_event(event, battle)
+
+    awaiting = []
+    for claim in claims.awaiting():
+        kind, words = said(claim.seq)
+        if claim.seq in claims.open_disputes:
+            continue  # disputed: listed with the disputes
+        awaiting.append(
+            AwaitingRow(
+                seq=claim.seq,
+                side=claim.side,
+                awaits=claims.other_side(claim.side),
+                type=kind,
+                said=words,
+                by=author_words(authors.get(claim.seq)),
+            )
+        )
+    disputes = []
+    for dispute in claims.disputes:
+        kind, words = said(dispute.entry)
+        ended_by = author_words(dispute.ended_by) if dispute.ended_at else ""
+        disputes.append(
+            DisputeRow(
+                seq=dispute.seq,
+                entry=dispute.entry,
+                entry_type=kind,
+                entry_said=words,
+                entered_by=author_words(authors.get(dispute.entry)),
+                side=dispute.side,
+                reason=dispute.reason,
+                disputed_by=author_words(dispute.author),
+                status=dispute.ending or "open",
+                ended_at=dispute.ended_at,
+                ruling=dispute.ruling,
+                ended_by=ended_by,
+                said=dispute_words(dispute, ended_by),
+            )
+        )
+    return ClaimsView(
+        battle=battle_id,
+        confirmation=battle.confirmation,
+        awaiting=awaiting,
+        disputes=disputes,
+        open_disputes=len(claims.open_disputes),
+    )
