@@ -95,7 +95,8 @@ class Claims:
     disputes: list[Dispute] = field(default_factory=list)
     # The one open dispute of each disputed entry, by the entry's seq.
     open_disputes: dict[int, Dispute] = field(default_factory=dict)
-    _answers: set[int] = field(default_factory=set)  # seqs of confirmations, disputes and resolutions
+    _confirmations: set[int] = field(default_factory=set)  # seqs of confirmations
+    _answers: set[int] = field(default_factory=set)  # seqs of disputes and their resolutions
 
     # -- what awaits whom --------------------------------------------------------------------
     def awaiting(self, side: str | None = None) -> list[Claim]:
@@ -128,6 +129,7 @@ class Claims:
                 self._check_phase_may_end(side)
 
     def _claim(self, seq: int, field: str, rule: str) -> Claim:
+        self._check_exists(seq, field)
         claim = self.claims.get(seq)
         if claim is None:
             raise Refusal(f"event {seq} is no player's claim: only a player's entries await confirmation", rule=rule)
@@ -162,7 +164,12 @@ class Claims:
                 rule=rules.DISPUTE_OPEN,
             )
 
+    def _check_exists(self, seq: int, field: str) -> None:
+        if seq > self.seq:
+            raise Refusal(f"there is no event {seq} yet (last is {self.seq})", field=field)
+
     def _check_resolvable(self, seq: int, side: str) -> None:
+        self._check_exists(seq, "seq")
         dispute = self.open_disputes.get(seq)
         if dispute is None:
             raise Refusal(f"event {seq} is not under dispute", field="seq")
@@ -174,10 +181,11 @@ class Claims:
             )
 
     def _check_strikable(self, seq: int) -> None:
+        if seq in self._confirmations:
+            raise Refusal(f"event {seq} is a confirmation, and a confirmation is final", rule=rules.CLAIM_CONFIRM)
         if seq in self._answers:
             raise Refusal(
-                f"event {seq} answers a claim and is not struck: a confirmation is final and a dispute ends by"
-                " its resolution",
+                f"event {seq} answers a dispute and is not struck: a dispute ends only by its resolution",
                 rule=rules.DISPUTE_RESOLVE,
             )
 
@@ -205,7 +213,7 @@ class Claims:
         kind = event.__struct_config__.tag
         match event:
             case EntryConfirmed():
-                self._answers.add(seq)
+                self._confirmations.add(seq)
                 for entry in event.seqs:
                     if entry in self.claims:
                         self.claims[entry].confirmed_at = seq

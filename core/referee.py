@@ -272,8 +272,8 @@ def _check_confirmation(battle: Battle) -> None:
 
 
 def _check_earlier(battle: Battle, seq: int, field: str) -> None:
-    if seq > battle.seq:
-        raise Refusal(f"there is no event {seq} yet (last is {battle.seq})", field=field)
+    # Not "no such event yet": a strike refolds the log without the struck event, and an answer to
+    # it must not then read as an answer to an event still to come (the ledger checks what exists).
     if seq == 1:
         raise Refusal("the battle's start is no one's entry to confirm or dispute", field=field)
 

@@ -159,6 +159,9 @@ ARGS = {
     "revoke": [BATTLE, "orks"],
     "seed": [BATTLE, "orks"],
     "strike": [BATTLE, "5", "--reason", "x"],
+    "confirm": [BATTLE, "5"],
+    "dispute": [BATTLE, "5", "--reason", "x"],
+    "resolve": [BATTLE, "5", "--ruling", "x"],
 }
 
 

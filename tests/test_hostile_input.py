@@ -360,6 +360,17 @@ CLI_CASES = [
     Cli("a strike with no terminal to ask on", ["strike", BATTLE, "5", "--reason", "x"], "there is no terminal"),
     Cli("a strike of an event not yet written", ["strike", BATTLE, "9999", "--reason", "x", "--yes"], "no event 9999"),
     Cli("a strike with an empty reason", ["strike", BATTLE, "5", "--reason", "", "--yes"], "reason: a reason of 1"),
+    # -- confirmation and disputes (the template battle asks for none)
+    Cli("a confirmation where none is asked", ["confirm", BATTLE, "5"], "engine.claim.open: this battle does not ask"),
+    Cli("a confirmation of event 0", ["confirm", BATTLE, "0"], "seqs[0]"),
+    Cli("a dispute with an empty reason", ["dispute", BATTLE, "5", "--reason", ""], "reason: a reason of 1"),
+    Cli("a resolution with an empty ruling", ["resolve", BATTLE, "5", "--ruling", ""], "ruling: a reason of 1"),
+    Cli("a dispute as a side the battle lacks", ["dispute", BATTLE, "5", "--reason", "x", "--side", "eldar"], "side:"),
+    Cli(
+        "a hot-seat entry for the other side's unit",
+        ["append", BATTLE, "-j", '{"type": "casualties_suffered", "unit": "boyz", "count": 1}', "--side", "imperium"],
+        "unit: 'boyz' is not a unit of imperium",
+    ),
     # -- the command line itself
     Cli("an option before the command", ["--colour", "board", BATTLE], "No such option: --colour (see `"),
     Cli("a negative number as the command", ["-1"], "No such option: -1"),
@@ -717,6 +728,36 @@ HTTP_CASES = [
         422,
         body=body({"reason": "x", "expected_seq": EVENTS}),
         field="seq",
+    ),
+    Http(
+        "a dispute where no confirmation is asked",
+        "POST",
+        EVENTS_PATH,
+        422,
+        body=body({"events": [{"type": "entry_disputed", "seq": 5, "reason": "x"}], "expected_seq": EVENTS}),
+        rule="engine.claim.open",
+    ),
+    Http(
+        "a player's phase start where a referee keeps the clock",
+        "POST",
+        EVENTS_PATH,
+        403,
+        role="imperium",
+        body=body(
+            {
+                "events": [{"type": "phase_started", "turn": 9, "side": "imperium", "phase": "movement"}],
+                "expected_seq": EVENTS,
+            }
+        ),
+        field="type",
+    ),
+    Http(
+        "a confirmation of no events",
+        "POST",
+        EVENTS_PATH,
+        400,
+        body=body({"events": [{"type": "entry_confirmed", "seqs": []}], "expected_seq": EVENTS}),
+        field="events[0].seqs",
     ),
     Http(
         "a spectator undoing",
