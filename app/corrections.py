@@ -58,13 +58,15 @@ def last_entry(
     return found
 
 
-def entered_at_this_machine(login: str) -> Callable[[Author | None], bool]:
-    """An author the CLI wrote as: the referee, by this login name, typed in or imported."""
+def entered_at_this_machine(login: str, side: str = "") -> Callable[[Author | None], bool]:
+    """An author the CLI wrote as: the referee (or, given `side`, that side's player at a hot-seat
+    game), by this login name, typed in or imported."""
 
     def matches(author: Author | None) -> bool:
         return (
             author is not None
-            and author.role == "referee"
+            and author.role == ("player" if side else "referee")
+            and author.side == side
             and author.via in ("cli", "import")
             and author.label == login
         )

@@ -17,6 +17,7 @@ from morale.events.types import PhaseStarted, StoredEvent, UnitJoined
 
 from .authorship import author_words
 from .board import Board, board
+from .claims import ClaimsView, claims_view
 from .explain import Chronicle, Step
 from .luck import luck
 from .snapshots import engine_version
@@ -102,6 +103,25 @@ SCHEMA: dict[str, tuple[dict[str, type], tuple[str, ...]]] = {
         },
         ("battle", "seq"),
     ),
+    # In a battle whose players confirm each other's entries: every dispute and how it ended.
+    "disputes": (
+        {
+            "battle": str,
+            "seq": int,  # the dispute's own entry
+            "entry": int,  # the disputed entry
+            "entry_type": str,
+            "entry_summary": str,
+            "side": str,  # the side that disputed it
+            "reason": str,
+            "status": str,  # open, stands, withdrawn or struck
+            "ended_at": int,
+            "ruling": str,  # the ruling's words, or the strike's reason
+            "disputed_by": str,
+            "ended_by": str,
+            "words": str,  # the dispute and how it ended, in one sentence
+        },
+        ("battle", "seq"),
+    ),
     "boards": (
         {
             "battle": str,
@@ -181,7 +201,30 @@ def battle_rows(battle_id: str, events: Iterable[StoredEvent]) -> Rows:
     _unit_rows(rows, final, joined)
     rolled = {(roll.unit, roll.seq): roll.chance for roll in luck(battle_id, events).rolls}
     _test_rows(rows, final, chronicle.steps, where, rolled)
+    if chronicle.fold.state().confirmation:
+        _dispute_rows(rows, claims_view(battle_id, events))
     return rows
+
+
+def _dispute_rows(rows: Rows, view: ClaimsView) -> None:
+    rows.tables["disputes"] += [
+        {
+            "battle": view.battle,
+            "seq": row.seq,
+            "entry": row.entry,
+            "entry_type": row.entry_type,
+            "entry_summary": row.entry_said,
+            "side": row.side,
+            "reason": row.reason,
+            "status": row.status,
+            "ended_at": row.ended_at,
+            "ruling": row.ruling,
+            "disputed_by": row.disputed_by,
+            "ended_by": row.ended_by,
+            "words": row.said,
+        }
+        for row in view.disputes
+    ]
 
 
 def _entry_row(battle_id: str, stored: StoredEvent, summary: str) -> dict[str, Any]:

@@ -5,6 +5,7 @@ writes nothing; the ledger kept with the fold is the one the stored log gives.""
 
 from __future__ import annotations
 
+import sqlite3
 import tempfile
 from pathlib import Path
 
@@ -356,3 +357,27 @@ def test_the_report_lists_every_dispute_and_how_it_ended(store):
     assert "only one was hit" in section and "both were hit" in section
     assert "Gretchin Mob loses 2 models (8 left)" in section
     assert '<a href="#disputes">Disputes</a>' in html
+
+
+def test_morale_tables_writes_each_dispute_and_how_it_ended_for_sql(store, tmp_path):
+    [claim] = enter(store, ORKS, loses("grots", 2))
+    enter(store, IMPERIUM, ev(type="entry_disputed", seq=claim.stored.seq, reason="only one was hit"))
+    db = tmp_path / "claims.db"
+    assert morale(db, "tables", BATTLE).exit_code == 0
+    with sqlite3.connect(db) as conn:
+        found = conn.execute("SELECT entry, side, reason, status, entry_summary FROM disputes").fetchall()
+    assert found == [(claim.stored.seq, "imperium", "only one was hit", "open", "Gretchin Mob loses 2 models (8 left)")]
+
+
+def test_a_hot_seat_player_undoes_their_own_mistyped_loss_and_nothing_of_the_referees(store, tmp_path):
+    db = tmp_path / "claims.db"
+    enter(store, REFEREE, loses("lootas"))  # the referee's, at the same keyboard: not the player's to undo
+    assert morale(db, "append", BATTLE, "casualties_suffered", "unit=grots", "count=7", "--side", "orks").exit_code == 0
+    mistyped = last(store)
+    undone = morale(db, "undo", BATTLE, "--side", "orks", "--yes", "--reason", "meant 1, not 7")
+    assert undone.exit_code == 0, undone.output
+    assert load(store, BATTLE).state().units["grots"].models == 10
+    [struck] = [s for s in store.read(BATTLE) if s.seq == last(store)]
+    assert (struck.event.seq, struck.author.side, struck.author.role) == (mistyped, "orks", "player")
+    again = morale(db, "undo", BATTLE, "--side", "orks", "--yes")
+    assert again.exit_code == 2 and "nothing in this battle that still stands to undo" in again.output

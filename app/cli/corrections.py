@@ -12,9 +12,10 @@ import typer
 from morale.core.replay import Replay
 from morale.core.rules import Refusal
 from morale.events.store import EventStore
+from morale.events.types import Author
 from morale.projections.narrative import describe_event
 
-from ..authors import cli_author, login_name
+from ..authors import cli_author, login_name, side_player_author
 from ..corrections import StrikePlan, entered_at_this_machine, last_entry, nothing_to_undo, plan_strike
 from ..service import load, record_on
 from .base import DEFAULT_DB, BattleArg, Db, Json, app, open_store, out, refusals, report
@@ -44,6 +45,9 @@ def strike_command(
 def undo_command(
     battle: BattleArg,
     reason: Annotated[str, typer.Option("--reason", help="Why it is struck, for the log.")] = UNDO_REASON,
+    side: Annotated[
+        str | None, typer.Option("--side", help="Undo what you entered as this side's player (a hot-seat game).")
+    ] = None,
     yes: Yes = False,
     db: Db = DEFAULT_DB,
     as_json: Json = False,
@@ -52,14 +56,23 @@ def undo_command(
     with refusals(as_json):
         store = open_store(db)
         fold = load(store, battle)
-        mine = last_entry(store.read(battle), fold.struck, entered_at_this_machine(login_name()))
+        mine = last_entry(store.read(battle), fold.struck, entered_at_this_machine(login_name(), side or ""))
         if mine is None:
             raise nothing_to_undo()
         plan = plan_strike(fold, mine.seq, reason)
-        _carry_out(store, fold, plan, reason, yes, as_json)
+        author = side_player_author(fold, side, []) if side else cli_author()
+        _carry_out(store, fold, plan, reason, yes, as_json, author)
 
 
-def _carry_out(store: EventStore, fold: Replay, plan: StrikePlan, reason: str, yes: bool, as_json: bool) -> None:
+def _carry_out(
+    store: EventStore,
+    fold: Replay,
+    plan: StrikePlan,
+    reason: str,
+    yes: bool,
+    as_json: bool,
+    author: Author | None = None,
+) -> None:
     retractions = plan.retractions(reason)  # refuses a bad reason before anything is asked
     if not yes and not at_a_terminal():
         raise Refusal(
@@ -69,7 +82,7 @@ def _carry_out(store: EventStore, fold: Replay, plan: StrikePlan, reason: str, y
         _show(fold, plan)
     if not yes and not typer.confirm("Strike them?", default=False, err=True):
         raise Refusal("nothing was struck: you answered no", field="yes")
-    recorded = record_on(store, fold, retractions, expected_seq=fold.seq, author=cli_author())
+    recorded = record_on(store, fold, retractions, expected_seq=fold.seq, author=author or cli_author())
     report(fold, recorded, as_json)
 
 
