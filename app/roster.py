@@ -14,6 +14,7 @@ from morale.core.rulesets import latest, lookup
 from morale.events.codec import MalformedEvent, battle_id, event_from_dict
 from morale.events.types import BattleStarted, UnitJoined
 
+from .files import MAX_ROSTER_BYTES, read_bounded
 from .tables import pinned_tables, read_toml
 
 # Roster keys that are spelled for people and differ from the event field names.
@@ -32,9 +33,7 @@ def load_roster(path: Path, given_id: str | None = None) -> Roster:
     """The roster in a file (`morale new`, a notation's [Roster] tag): the tables it names are files
     beside it."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise MalformedEvent(f"{path}: {exc.strerror}") from None
+        text = read_bounded(path, MAX_ROSTER_BYTES).decode("utf-8")
     except UnicodeDecodeError as exc:  # TOML is UTF-8; a binary file or another encoding is not a roster
         raise MalformedEvent(f"{path}: not UTF-8 text (byte {exc.start})") from None
     return roster_from_text(text, str(path), given_id, tables_beside=path.parent)

@@ -20,6 +20,8 @@ from morale.core.rulesets.base import Ruleset
 from morale.events.codec import MalformedEvent, table_sha256
 from morale.events.types import PinnedTable
 
+from .files import MAX_TABLE_BYTES, read_bounded
+
 DEFAULTS_PACKAGE = "morale.core.rulesets"
 
 
@@ -50,9 +52,7 @@ def default_table(ruleset: Ruleset, name: str) -> PinnedTable:
 
 def table_from_file(path: Path) -> PinnedTable:
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise MalformedEvent(f"{path}: {exc.strerror}") from None
+        text = read_bounded(path, MAX_TABLE_BYTES).decode("utf-8")
     except UnicodeDecodeError as exc:  # TOML is UTF-8; a binary file or another encoding is no table
         raise MalformedEvent(f"{path}: not UTF-8 text (byte {exc.start})") from None
     return pin(read_toml(text, str(path)), str(path))

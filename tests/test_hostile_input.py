@@ -109,6 +109,19 @@ def exported(battle: str) -> bytes:
 
 
 CASUALTY = '{"type": "casualties_suffered", "unit": "kraak", "count": 1}'
+
+
+def notation(*lines: str, head: str = '[Battle "n"]\n[Ruleset "wh40k6"]\n[Sides "imperium" "orks"]\n') -> bytes:
+    """A small battle in notation (a header, then the lines given), as a file to import."""
+    return (head + "".join(line + "\n" for line in lines)).encode()
+
+
+def notation_import(name: str, says: str, data: bytes, extra: dict[str, bytes] | None = None) -> Cli:
+    return Cli(
+        name, ["notation", "import", "{dir}/n.txt", "--battle", "n2"], says, files={"n.txt": data, **(extra or {})}
+    )
+
+
 GDB_ROSTER = (
     b'[battle]\nid = "pratzen-2"\nruleset = "gdb"\nsides = ["allies", "french"]\n'
     b'tables = { results = "results.toml" }\n'
@@ -371,6 +384,58 @@ CLI_CASES = [
         ["append", BATTLE, "-j", '{"type": "casualties_suffered", "unit": "boyz", "count": 1}', "--side", "imperium"],
         "unit: 'boyz' is not a unit of imperium",
     ),
+    # -- notation files: quoted text JSON does not read, a table nested too deep, a roster that never ends
+    notation_import(
+        "an unknown escape",
+        "line 4, column 36: quoted text that does not read: Invalid \\escape",
+        notation('unit kraak imperium infantry 10 "Kr\\qk" ld 8'),
+    ),
+    notation_import(
+        "a raw control character",
+        "quoted text that does not read",
+        notation('unit kraak imperium infantry 10 "bad \x01" ld 8'),
+    ),
+    notation_import(
+        "a NUL in quoted text",
+        "quoted text that does not read",
+        notation('unit kraak imperium infantry 10 "Kr\x00k" ld 8'),
+    ),
+    notation_import(
+        "a lone surrogate",
+        "line 4, column 33: quoted text with a lone surrogate",
+        notation('unit kraak imperium infantry 10 "Kr\\ud800k" ld 8'),
+    ),
+    notation_import(
+        "a table nested 1000 deep",
+        "its values nest deeper than 8 levels",
+        notation(
+            head='[Battle "n"]\n[Ruleset "gdb"]\n[Sides "a" "b"]\n[Table results "x" "'
+            + "0" * 64
+            + '" "'
+            + "[" * 1000
+            + "]" * 1000
+            + '"]\n'
+        ),
+    ),
+    notation_import(
+        "a roster outside the notation's folder",
+        "[Roster] names a file outside the notation's folder",
+        notation(head='[Roster "../../etc/passwd"]\n'),
+    ),
+    notation_import(
+        "a roster that never ends",
+        "larger than the 1 MB such a file may be",
+        notation(head='[Roster "big.toml"]\n'),
+        {"big.toml": b"#" * ((1 << 20) + 1)},
+    ),
+    notation_import(
+        "a house rule set twice",
+        "[HouseRule x] is given twice (first on line 4)",
+        notation(
+            head='[Battle "n"]\n[Ruleset "wh40k6"]\n[Sides "imperium" "orks"]\n[HouseRule x 1]\n[HouseRule x 2]\n'
+        ),
+    ),
+    Cli("a file of events that never ends", ["append", BATTLE, "--file", "/dev/zero"], "larger than the 64 MB"),
     # -- the command line itself
     Cli("an option before the command", ["--colour", "board", BATTLE], "No such option: --colour (see `"),
     Cli("a negative number as the command", ["-1"], "No such option: -1"),

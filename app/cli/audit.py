@@ -28,6 +28,7 @@ from morale.projections.verify import verify
 from morale.projections.whatif import Amendment, what_if
 
 from ..authors import cli_author
+from ..files import MAX_LOG_BYTES, read_bounded
 from ..service import load, reveal
 from ..signed import store_heads
 from ..transfer import check_lines, export_lines, write_checked
@@ -225,13 +226,7 @@ def import_command(
     with refusals(as_json):
         if not is_database_url(db):
             check_not_foreign(Path(db))  # a --db that cannot be a store is refused before the file is read
-        if str(file) == "-":
-            data = sys.stdin.buffer.read()
-        else:
-            try:
-                data = file.read_bytes()
-            except OSError as exc:
-                raise MalformedEvent(f"{file}: {exc.strerror}") from None
+        data = read_bounded(file, MAX_LOG_BYTES)
         checked = check_lines(data.splitlines(), str(file))  # a bad file is refused before a new store is made
         done = write_checked(open_store(db, create=True), checked)
         if as_json:

@@ -10,7 +10,6 @@ import errno
 import gc
 import json
 import socket
-import sys
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -40,6 +39,7 @@ from ..access import (
     utc_now,
 )
 from ..authors import cli_author, side_player_author
+from ..files import MAX_LOG_BYTES, read_bounded
 from ..join import check_public_url
 from ..roster import load_roster
 from ..service import clock_event, fold_to_append_to, load, record_anew, record_on, roll_for, start_battle
@@ -444,9 +444,7 @@ def _events_from(event_type: str | None, fields: list[str], json_text: str | Non
 def _read(path: Path) -> str:
     """The text of a file, or of standard input for -."""
     try:
-        return (sys.stdin.buffer.read() if str(path) == "-" else path.read_bytes()).decode("utf-8")
-    except OSError as exc:
-        raise MalformedEvent(f"{path}: {exc.strerror}") from None
+        return read_bounded(path, MAX_LOG_BYTES).decode("utf-8")
     except UnicodeDecodeError as exc:  # a binary file, or text in another encoding
         raise MalformedEvent(f"{path}: not UTF-8 text (byte {exc.start})") from None
 

@@ -16,6 +16,7 @@ from morale.events.locate import is_database_url, shown
 from morale.events.store import StoreUnavailable, UnknownBattle, check_not_foreign
 
 from ..authors import cli_author
+from ..files import MAX_LOG_BYTES, read_bounded
 from ..notation.check import Comparison, check, compare, with_dice_secret, write_checked
 from ..notation.reader import read
 from ..notation.syntax import grammar
@@ -114,10 +115,7 @@ def grammar_command() -> None:
 
 def _read(file: Path) -> str:
     try:
-        data = sys.stdin.buffer.read() if str(file) == "-" else file.read_bytes()
-        return data.decode("utf-8")
-    except OSError as exc:
-        raise MalformedEvent(f"{file}: {exc.strerror}") from None
+        return read_bounded(file, MAX_LOG_BYTES).decode("utf-8")
     except UnicodeDecodeError as exc:
         raise MalformedEvent(f"{file}: not UTF-8 text (byte {exc.start})") from None
 

@@ -4,7 +4,6 @@ own signatures."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -13,8 +12,8 @@ from rich.console import Console
 from rich.text import Text
 
 from morale.core.rules import Refusal
-from morale.events.codec import MalformedEvent
 
+from ..files import MAX_LOG_BYTES, read_bounded
 from ..signed import StoreHeads, key_of, rotate, verify_file
 from .base import DEFAULT_DB, Db, Json, app, emit_json, open_store, out, refusals
 
@@ -89,13 +88,7 @@ def verify_file_command(file: str, key_given: str, as_json: bool, *, secret_give
                 "a file is checked with the dice secret its log reveals, if it does: --secret is for a store's battle",
                 field="--secret",
             )
-        if file == "-":
-            data = sys.stdin.buffer.read()
-        else:
-            try:
-                data = Path(file).read_bytes()
-            except OSError as exc:
-                raise MalformedEvent(f"{file}: {exc.strerror}") from None
+        data = read_bounded(Path(file), MAX_LOG_BYTES)
         done = verify_file(data.splitlines(), file, key_given)
     heads, checked = done.heads, done.checked
     if as_json:

@@ -15,7 +15,7 @@ from morale.core.rulesets.base import Ruleset
 from morale.events.codec import MalformedEvent, event_from_dict
 from morale.events.numbers import whole_number
 from morale.events.signing import SignedHead, fingerprint, public_key_from_text, signature_matches
-from morale.events.types import AnyEvent, PinnedTable
+from morale.events.types import MAX_TABLE_DEPTH, AnyEvent, PinnedTable
 
 from ..roster import load_roster
 from ..tables import default_table, pin
@@ -62,6 +62,22 @@ class _Error(Exception):
         self.line, self.column, self.message = line, column, message
 
 
+# The repeatable tags whose first value names what they set: each name is set once.
+NAMED_ONCE = ("HouseRule", "Table")
+
+
+def _check_named_once(tags: list[Tag]) -> None:
+    """[HouseRule X ...] twice, or [Table X ...] twice, is refused as a second [Battle] is: the
+    notation would otherwise say two things and mean the last."""
+    first: dict[tuple[str, str], Tag] = {}
+    for tag in tags:
+        if tag.name in NAMED_ONCE:
+            name = read_text(tag.values[0][2])
+            earlier = first.setdefault((tag.name, name), tag)
+            if earlier is not tag:
+                raise _Error(tag.line, tag.column, f"[{tag.name} {name}] is given twice (first on line {earlier.line})")
+
+
 def battle_events(tags: list[Tag], source: str, base: Path, battle: str | None) -> Header:
     from .reader import NotationError  # the reader's error, raised here with the tag's place
 
@@ -83,6 +99,7 @@ def _read(tags: list[Tag], base: Path, battle: str | None) -> Header:
         if tag.name in given and tag.name not in REPEATABLE:
             raise _Error(tag.line, tag.column, f"[{tag.name}] is given twice (first on line {given[tag.name].line})")
         given.setdefault(tag.name, tag)
+    _check_named_once(tags)
     # The heads were signed for the battle the notation was written from: its [Battle], whatever id
     # the import gives it (--battle).
     _check_signatures(tags, _text(given["Battle"]) if "Battle" in given else battle or "")
@@ -190,16 +207,37 @@ def _text(tag: Tag) -> str:
     return read_text(tag.values[0][2])
 
 
+def _nesting_of_json(text: str) -> int:
+    """How deep a JSON text's arrays and objects nest, counted over its characters (strings skipped)
+    before it is decoded: a decoder nested a thousand levels deep fails on the stack, not on the text."""
+    deepest = depth = 0
+    in_string = escaped = False
+    for char in text:
+        if in_string:
+            escaped, in_string = (False, True) if escaped else (char == "\\", char != '"')
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth -= 1
+    return deepest
+
+
 def _table(tag: Tag, ruleset: Ruleset) -> PinnedTable:
     """A [Table NAME "source" "sha256" "values"?]: the values given, or the shipped default the
     source names; either way their sha256 must be the one given."""
     name, source, sha256 = (read_text(v[2]) for v in tag.values[:3])
     if len(tag.values) == 4:
+        line, column, _ = tag.values[3]
+        given = read_text(tag.values[3][2])
         try:
-            values = msgspec.json.decode(read_text(tag.values[3][2]))
+            values = msgspec.json.decode(given) if _nesting_of_json(given) <= MAX_TABLE_DEPTH else None
         except msgspec.DecodeError as exc:
-            line, column, _ = tag.values[3]
             raise _Error(line, column, f"table {name}: its values are not JSON: {exc}") from None
+        if values is None:
+            raise _Error(line, column, f"table {name}: its values nest deeper than {MAX_TABLE_DEPTH} levels")
         if not isinstance(values, dict):
             raise _Error(tag.values[3][0], tag.values[3][1], f"table {name}: its values are a JSON object")
         table = pin(values, source)
@@ -225,8 +263,15 @@ def _from_roster(tags: list[Tag], given: dict[str, Tag], base: Path, battle: str
             beside[0].line, beside[0].column, f"[{beside[0].name}] comes from the roster given on line {tag.line}"
         )
     named = battle or (_text(given["Battle"]) if "Battle" in given else None)
+    path = (base / _text(tag)).resolve()
+    if not path.is_relative_to(base.resolve()):
+        raise _Error(
+            tag.line,
+            tag.column,
+            f"[Roster] names a file outside the notation's folder ({_text(tag)}): a roster is read from beside it",
+        )
     try:
-        roster = load_roster(base / _text(tag), named)
+        roster = load_roster(path, named)
     except (MalformedEvent, Refusal) as exc:
         raise _Error(tag.line, tag.column, str(exc)) from None
     events: list[tuple[int, int, AnyEvent]] = [(tag.line, tag.column, roster.started)]

@@ -3,6 +3,7 @@ and column it came from. Any error names the line and column; the caller writes 
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -65,7 +66,25 @@ def read(text: str, source: str = "input", base: Path | None = None, battle: str
         tree = parser().parse(text)
     except UnexpectedInput as exc:
         raise NotationError(source, exc.line, exc.column, _syntax_message(exc, text)) from None
+    _check_quoted(tree, source)
     return _Builder(source, base or Path.cwd()).build(tree, battle)
+
+
+def _check_quoted(tree: Tree, source: str) -> None:
+    """Every piece of quoted text reads as JSON's strings do, and as text the log can keep, before
+    any of it is used: the grammar lets through what JSON refuses (an unknown escape `\\q`, a raw
+    control character, a NUL) and what no UTF-8 can hold (a lone surrogate, `\\ud800`)."""
+    for token in tree.scan_values(lambda value: isinstance(value, Token) and str(value).startswith('"')):
+        try:
+            json.loads(str(token)).encode("utf-8")
+        except json.JSONDecodeError as exc:
+            raise NotationError(
+                source, token.line, token.column + exc.pos, f"quoted text that does not read: {exc.msg}"
+            ) from None
+        except UnicodeEncodeError:
+            raise NotationError(
+                source, token.line, token.column, "quoted text with a lone surrogate (\\ud800 to \\udfff alone)"
+            ) from None
 
 
 def _syntax_message(exc: UnexpectedInput, text: str) -> str:
