@@ -532,3 +532,19 @@ def test_every_refusal_is_a_problem_and_a_409_says_where_the_log_is(client, toke
 def test_the_committed_feed_schema_is_the_one_the_code_makes():
     committed = json.loads((ROOT / "schema" / "feed.schema.json").read_text())
     assert committed == feed_schema(), "run: python -m morale.projections.feed > schema/feed.schema.json"
+
+
+def test_every_answer_is_never_sniffed_and_never_names_its_page_to_another_site(tmp_path):
+    with TestClient(create_app(tmp_path / "headers.db", Settings())) as client:
+        for path in ("/health", "/view", "/battles/nowhere/board", "/static/js/main.js"):
+            answer = client.get(path)
+            assert answer.headers["x-content-type-options"] == "nosniff", path
+            assert answer.headers["referrer-policy"] == "no-referrer", path
+
+
+def test_the_console_runs_only_the_apps_own_scripts_and_talks_only_to_its_server(tmp_path):
+    with TestClient(create_app(tmp_path / "headers.db", Settings())) as client:
+        policy = client.get("/view").headers["content-security-policy"]
+    directives = dict(part.strip().split(" ", 1) for part in policy.split(";"))
+    assert directives["script-src"] == "'self'" and directives["connect-src"] == "'self'"
+    assert directives["object-src"] == "'none'" and directives["frame-ancestors"] == "'none'"

@@ -20,7 +20,7 @@ import msgspec
 from litestar import Litestar, Request, get, post
 from litestar.config.cors import CORSConfig
 from litestar.connection import ASGIConnection
-from litestar.datastructures import State
+from litestar.datastructures import MutableScopeHeaders, State
 from litestar.exceptions import NotAuthorizedException, PermissionDeniedException
 from litestar.handlers import BaseRouteHandler, HTTPRouteHandler
 from litestar.logging import LoggingConfig
@@ -208,6 +208,15 @@ def noting_token_use(app: ASGIApp) -> ASGIApp:
 
 
 HTTP_400 = 400
+
+
+async def security_headers(message: Message, scope: Scope) -> None:
+    """Every answer, refusals and static files included: never sniffed into another type, and never
+    naming its page (whose address may hold a token in its fragment or query) to another site."""
+    if message["type"] == "http.response.start":
+        headers = MutableScopeHeaders.from_message(message)
+        headers["X-Content-Type-Options"] = "nosniff"
+        headers["Referrer-Policy"] = "no-referrer"
 
 
 def _note_use(store: EventStore, battle: str, digest: str) -> None:
@@ -643,9 +652,23 @@ async def home() -> Redirect:
     return Redirect("/view")
 
 
+# The console runs only the app's own scripts and styles, talks only to this server, and is framed
+# by no other page: a page that injected markup into it could load nothing, send nothing, run nothing.
+CONSOLE_POLICY = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+    "worker-src 'self'; manifest-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; "
+    "frame-ancestors 'none'"
+)
+
+
 @get("/view", include_in_schema=False)
 async def viewer() -> File:
-    return File(STATIC / "console.html", content_disposition_type="inline", media_type="text/html")
+    return File(
+        STATIC / "console.html",
+        content_disposition_type="inline",
+        media_type="text/html",
+        headers={"Content-Security-Policy": CONSOLE_POLICY},
+    )
 
 
 @get("/sw.js", include_in_schema=False)
@@ -748,6 +771,7 @@ def create_app(db: str | Path, settings: Settings | None = None) -> Litestar:
         request_max_body_size=settings.max_body_bytes,
         before_request=read_body,
         middleware=[noting_token_use],
+        before_send=[security_headers],
         cors_config=CORSConfig(allow_origins=list(settings.allow_origins)) if settings.allow_origins else None,
         lifespan=[listener(stores.announcements(), hub)],
         on_shutdown=[hub.close, stores.close],
