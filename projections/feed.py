@@ -32,14 +32,15 @@ class FeedItem(StoredEvent, frozen=True, kw_only=True, omit_defaults=True):
     What a screen shows of it, so that it need not call `/board` or `/vocabulary` for each item:
     `units`, the units the item mentions by id, each with its name and side; `sides`, the sides it
     mentions (a side's id is its name); `story`, the lines `morale narrate` prints for it, the event's
-    first and then one per outcome of `caused`, in order, each with the rule IDs it cites; `tests`, each
-    test made due or resolved, with its target, odds and dice. The lines are English sentences; the
-    machine fields beside them are what a client in another language builds its own sentences from.
+    first and then one per outcome of `caused`, in order, each with the rule IDs it cites; `tests`,
+    each test made due or resolved, with its target, odds and dice. The lines are English sentences;
+    the machine fields beside them are what a client in another language builds its own sentences from.
+    The feed's items carry all of these; an append's answer carries `feed_version` and `state_names`.
 
-        `state_names` gives the battle's ruleset's word for each morale state the item names (a state
-        change's `from_state` and `to_state`, a scheduled change's `to_state`, a ruling's `state`), keyed
-        by that machine value, which stays as it is: `{"falling_back": "fleeing"}` in Warhammer Fantasy,
-        `{"falling_back": "retreating"}` in General de Brigade. Left out when the item names no state."""
+    `state_names` gives the battle's ruleset's word for each morale state the item names (a state
+    change's `from_state` and `to_state`, a scheduled change's `to_state`, a ruling's `state`), keyed
+    by that machine value, which stays as it is: `{"falling_back": "fleeing"}` in Warhammer Fantasy,
+    `{"falling_back": "retreating"}` in General de Brigade. Left out when the item names no state."""
 
     caused: tuple[AnyOutcome, ...]
     state_names: dict[str, str] = msgspec.field(default_factory=dict)

@@ -62,7 +62,7 @@ from ..authors import CONSOLE_HEADER, grant_author, via_of
 from ..roster import refusal_in_roster, roster_from_text
 from ..service import Recorded, clock_event, record_on, roll_for, start_battle
 from ..snapshot_cache import battle_at, fold_lock
-from . import live, offline, streaming
+from . import asyncapi, live, offline, streaming
 from .bodies import read_body
 from .corrections import correction_routes
 from .folds import Folds
@@ -572,6 +572,13 @@ async def schema_of_feed() -> dict[str, Any]:
     return feed_schema()
 
 
+@get("/asyncapi.json", tags=["feed"])
+async def asyncapi_of_feed() -> dict[str, Any]:
+    """AsyncAPI 3 document of the feed, SSE and NDJSON: each message by kind, its payload in
+    `/feed.schema.json` (referenced, beside it)."""
+    return asyncapi.document()
+
+
 # -- the rulesets' words ----------------------------------------------------------------------------
 class Caller(msgspec.Struct, frozen=True, kw_only=True):
     role: str  # referee, player or spectator
@@ -721,6 +728,7 @@ def create_app(db: str | Path, settings: Settings | None = None) -> Litestar:
             feed_sse,
             feed_ndjson,
             schema_of_feed,
+            asyncapi_of_feed,
             home,
             viewer,
             service_worker,
