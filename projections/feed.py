@@ -123,7 +123,25 @@ def feed_schema() -> dict[str, Any]:
     schema["description"] = EVOLUTION
     for cls in EVENT_TYPES.values():  # as `morale schema` marks them: the version written today
         schema["$defs"][cls.__name__]["x-schema-version"] = cls.version
-    return msgspec.json.decode(msgspec.json.encode(schema))  # plain JSON values (no tuples)
+    return _neutral(msgspec.json.decode(msgspec.json.encode(schema)))  # plain JSON values (no tuples)
+
+
+def _neutral(node: Any) -> Any:
+    """The schema read alike by a 2020-12 reader and a draft-07 one (the AsyncAPI document's
+    payload format): a tuple of like items (a point on the clock) is `prefixItems` with
+    `items: false` in 2020-12, which a draft-07 reader takes for "no items at all". Its items are
+    said with `items` instead, the tuple's length with minItems and maxItems, as both read them."""
+    if isinstance(node, list):
+        return [_neutral(inner) for inner in node]
+    if not isinstance(node, dict):
+        return node
+    node = {key: _neutral(value) for key, value in node.items()}
+    prefix = node.get("prefixItems")
+    if prefix is not None:
+        if node.get("items") is not False or any(item != prefix[0] for item in prefix):
+            raise ValueError(f"a tuple of unlike items reads differently in draft-07: {node}")
+        node["items"] = node.pop("prefixItems")[0]
+    return node
 
 
 if __name__ == "__main__":  # python -m morale.projections.feed > schema/feed.schema.json

@@ -55,9 +55,9 @@ def _outcome_kinds() -> dict[str, str]:
 
 
 # AsyncAPI 3.0 names JSON Schema draft-07 as the format of a JSON Schema payload, and its parser
-# validates a payload of that format as one. The feed's schema is written for 2020-12, in keywords
-# a draft-07 reader reads alike, but for `prefixItems` (a point on the clock's three numbers), which
-# it ignores; `discriminator` (OpenAPI's, msgspec's) is an annotation either reader passes over.
+# validates a payload of that format as one. The feed's schema is written for 2020-12 in keywords a
+# draft-07 reader reads alike (`feed._neutral`); `$defs` is only where its definitions are kept, and
+# `discriminator` (OpenAPI's, which msgspec writes) an annotation either reader passes over.
 SCHEMA_FORMAT = "application/schema+json;version=draft-07"
 
 
