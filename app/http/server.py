@@ -542,8 +542,10 @@ async def _feed(request: Request, battle: str, after: int, form: live.Format, ke
     responses=AT_A_POINT,
 )
 async def feed_sse(battle: BattlePath, request: Request, after: After = None) -> ASGIApp:
-    """Server-Sent Events: one message per stored event with what it caused, `id:` = its seq.
-    Resumes after `Last-Event-ID` (or `?after=SEQ`); heartbeats are comments."""
+    """Server-Sent Events: one message per stored event with what it caused, `id:` = its seq,
+    `event:` = its event's type; then the same again under each kind of outcome it caused
+    (`/asyncapi.json` describes every message). Resumes after `Last-Event-ID` (or `?after=SEQ`);
+    heartbeats are comments."""
     return await _feed(request, battle, _resume_point(request, after), live.SSE, keep_following=True)
 
 
