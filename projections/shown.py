@@ -75,8 +75,11 @@ class Shown(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class Before(msgspec.Struct, frozen=True, kw_only=True):
-    """What must be read of the battle before an event is folded: the test its dice answer, as due."""
+    """What must be read of the battle before an event is folded: the test its dice answer
+    (`unit`'s `test`), as due."""
 
+    unit: str
+    test: str
     target: int | None = None
     odds: Odds | None = None
 
@@ -85,10 +88,10 @@ def before(battle: Battle | None, event: object) -> Before | None:
     """For dice rolled: the target and odds of the test they answer, as it stands before them."""
     if battle is None or type(event) is not DiceRolled:
         return None
-    due = _due(battle, event.unit, event.test)  # type: ignore[attr-defined]
+    due = _due(battle, event.unit, event.test)
     if due is None:
         return None
-    return Before(target=battle.ruleset.target(battle, due), odds=odds(battle, due))
+    return Before(unit=due.unit, test=due.test, target=battle.ruleset.target(battle, due), odds=odds(battle, due))
 
 
 def shown(stored: StoredEvent, caused: tuple[Outcome, ...], battle: Battle | None, was: Before | None) -> Shown:
@@ -123,15 +126,18 @@ def _tests(caused: tuple[Outcome, ...], battle: Battle, was: Before | None) -> I
                 odds=odds(battle, due) if due else None,
             )
         elif type(outcome) is TestResolved:
-            rolled = was is not None and not outcome.automatic and bool(outcome.dice)
+            # The odds it had: only the test these dice were rolled for, resolved by them.
+            rolled = was if was and (was.unit, was.test) == (outcome.unit, outcome.test) else None
+            if outcome.automatic or not outcome.dice:
+                rolled = None
             yield TestShown(
                 outcome=index,
                 unit=outcome.unit,
                 test=outcome.test,
                 name=_test_name(battle, outcome.test),
                 dice=len(outcome.dice),
-                target=outcome.target if outcome.target is not None else (was.target if rolled else None),  # type: ignore[union-attr]
-                odds=was.odds if rolled else None,  # type: ignore[union-attr]
+                target=outcome.target if outcome.target is not None else (rolled.target if rolled else None),
+                odds=rolled.odds if rolled else None,
                 rolled=outcome.dice,
                 total=outcome.total,
                 passed=outcome.passed,
