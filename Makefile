@@ -11,6 +11,12 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # 127.0.0.1:5432, or else a throwaway cluster they start in a temporary folder with Debian's binaries
 # (tests/support/pg.py). `make test` installs those binaries when there are none, as it does Chromium.
 INITDB := $(firstword $(shell command -v initdb 2>/dev/null) $(wildcard /usr/lib/postgresql/*/bin/initdb))
+# The AsyncAPI document's test (tests/test_asyncapi.py) validates it with the AsyncAPI project's own
+# parser, an npm package, run on Node: `make test` installs Debian's nodejs and npm when there is no
+# npm, as it does Chromium, then the parser at the version tests/asyncapi/package-lock.json pins
+# (install scripts off: the parser needs none).
+NPM := $(shell command -v npm 2>/dev/null)
+ASYNCAPI_PARSER := tests/asyncapi/node_modules/.installed
 # Every install takes its versions from the lock (exact pins for the app, test and bench extras,
 # Python 3.11 on Linux); `make lock` regenerates it. pip alone reads it: uv is needed only by `make lock`.
 LOCK := requirements/lock.txt
@@ -29,7 +35,7 @@ UV := $(TOOLS)/bin/uv
 COMPILE = $(UV) pip compile pyproject.toml --extra test --extra bench --extra mutation --python-version 3.11 \
 	--python-platform linux --custom-compile-command 'make lock' $(if $(UPGRADE),--upgrade)
 
-.PHONY: demo serve test bench bench-feed bench-pg bench-console mutate lint clean lock test-lowest postgresql
+.PHONY: demo serve test bench bench-feed bench-pg bench-console mutate lint clean lock test-lowest postgresql node
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -69,6 +75,17 @@ $(CHROMIUM):
 	$(SUDO) apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium
 
+node:
+ifeq ($(NPM),)
+	@echo "installing Debian's nodejs and npm for the AsyncAPI parser the feed's document is checked with"
+	$(SUDO) apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq nodejs npm
+endif
+
+$(ASYNCAPI_PARSER): tests/asyncapi/package.json tests/asyncapi/package-lock.json | node
+	npm ci --prefix tests/asyncapi --no-audit --no-fund --ignore-scripts
+	touch $@
+
 postgresql:
 ifeq ($(INITDB),)
 	@echo "installing Debian's postgresql for the store tests' throwaway cluster"
@@ -93,13 +110,13 @@ demo: $(VENV)/.installed-app
 	$(BIN)/morale verify hive-tarsis --db $(DB)
 
 ## test: lint, then the whole test suite
-test: $(VENV)/.installed-test | $(CHROMIUM) postgresql
+test: $(VENV)/.installed-test | $(CHROMIUM) postgresql $(ASYNCAPI_PARSER)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/python -m pytest
 
 ## test-lowest: lint, the tests and the quick benchmarks on the lowest versions pyproject.toml allows (not in `make test`)
-test-lowest: $(LOWEST_VENV)/.installed | $(CHROMIUM) postgresql
+test-lowest: $(LOWEST_VENV)/.installed | $(CHROMIUM) postgresql $(ASYNCAPI_PARSER)
 	$(LOWEST_VENV)/bin/ruff check .
 	$(LOWEST_VENV)/bin/ruff format --check .
 	$(LOWEST_VENV)/bin/python -m pytest -x
@@ -135,4 +152,4 @@ mutate: $(VENV)/.installed-mutation
 	$(BIN)/python mutation/run.py $(if $(SAMPLE),--sample $(SAMPLE)) $(MODULES)
 
 clean:
-	rm -rf $(VENV) $(LOWEST_VENV) $(TOOLS) $(DB) $(DB)-wal $(DB)-shm $(DB).key .pytest_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) $(LOWEST_VENV) $(TOOLS) tests/asyncapi/node_modules $(DB) $(DB)-wal $(DB)-shm $(DB).key .pytest_cache .ruff_cache .hypothesis

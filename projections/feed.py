@@ -19,9 +19,23 @@ from morale.core.rulesets.base import Ruleset
 from morale.events.schema import DIALECT
 from morale.events.types import EVENT_TYPES, RefereeRuled, StoredEvent
 
+from .shown import FEED_VERSION, Shown, StoryLine, TestShown, UnitNamed, before, shown
+
 
 class FeedItem(StoredEvent, frozen=True, kw_only=True, omit_defaults=True):
     """A stored event, as the log holds it, and what it caused. `seq` is the SSE message id.
+
+    `feed_version`: the feed's version. Within a version the feed only grows (new fields, new event
+    types, new outcome kinds): a reader ignores what it does not know. A field removed, renamed or
+    given another meaning is a new version.
+
+    What a screen shows of it, so that it need not call `/board` or `/vocabulary` for each item:
+    `units`, the units the item mentions by id, each with its name and side; `sides`, the sides it
+    mentions (a side's id is its name); `story`, the lines `morale narrate` prints for it, the event's
+    first and then one per outcome of `caused`, in order, each with the rule IDs it cites; `tests`,
+    each test made due or resolved, with its target, odds and dice. The lines are English sentences;
+    the machine fields beside them are what a client in another language builds its own sentences from.
+    The feed's items carry all of these; an append's answer carries `feed_version` and `state_names`.
 
     `state_names` gives the battle's ruleset's word for each morale state the item names (a state
     change's `from_state` and `to_state`, a scheduled change's `to_state`, a ruling's `state`), keyed
@@ -30,6 +44,11 @@ class FeedItem(StoredEvent, frozen=True, kw_only=True, omit_defaults=True):
 
     caused: tuple[AnyOutcome, ...]
     state_names: dict[str, str] = msgspec.field(default_factory=dict)
+    feed_version: int = 0  # always sent (feed_item sets it): 0 is no version
+    units: dict[str, UnitNamed] = msgspec.field(default_factory=dict)
+    sides: tuple[str, ...] = ()
+    story: tuple[StoryLine, ...] = ()
+    tests: tuple[TestShown, ...] = ()
 
 
 def named_states(stored: StoredEvent, caused: Iterable[AnyOutcome]) -> list[str]:
@@ -43,18 +62,32 @@ def named_states(stored: StoredEvent, caused: Iterable[AnyOutcome]) -> list[str]
     return states
 
 
-def feed_item(stored: StoredEvent, caused: Iterable[AnyOutcome], ruleset: Ruleset | None) -> FeedItem:
-    """`ruleset`: the battle's, which names its states (None before the battle has one)."""
+def feed_item(
+    stored: StoredEvent, caused: Iterable[AnyOutcome], ruleset: Ruleset | None, seen: Shown | None = None
+) -> FeedItem:
+    """`ruleset`: the battle's, which names its states (None before the battle has one); `seen`:
+    what a screen shows of it (`shown.shown`)."""
     caused = tuple(caused)
     names = {s: ruleset.state_name(s) for s in named_states(stored, caused)} if ruleset else {}
-    return FeedItem(**msgspec.structs.asdict(stored), caused=caused, state_names=names)
+    more = msgspec.structs.asdict(seen) if seen is not None else {}
+    return FeedItem(
+        **msgspec.structs.asdict(stored), caused=caused, state_names=names, feed_version=FEED_VERSION, **more
+    )
+
+
+def apply_shown(fold: Replay, stored: StoredEvent) -> FeedItem:
+    """Fold one stored event into `fold` (which has read the log up to just before it) and describe
+    it as the feed does: the odds of a test its dice answer are read before it is folded."""
+    was = before(fold.battle, stored.event)
+    caused = fold.apply(stored.seq, stored.event)
+    battle = fold.battle
+    return feed_item(stored, caused, battle.ruleset if battle else None, shown(stored, caused, battle, was))  # type: ignore[arg-type]
 
 
 def follow(fold: Replay, events: Iterable[StoredEvent]) -> Iterator[FeedItem]:
     """Fold each event into `fold` (which has read the log up to just before it) and describe it."""
     for stored in events:
-        caused = fold.apply(stored.seq, stored.event)
-        yield feed_item(stored, caused, fold.battle.ruleset if fold.battle else None)  # type: ignore[arg-type]
+        yield apply_shown(fold, stored)
 
 
 def feed(battle_id: str, events: Iterable[StoredEvent], after: int = 0) -> Iterator[FeedItem]:
@@ -73,14 +106,42 @@ def encode_item(item: FeedItem) -> bytes:
     return _encoder.encode(item)
 
 
+EVOLUTION = (
+    "One feed item: an SSE message's data, an NDJSON line. Each item carries `feed_version`, the "
+    "version of this schema (`x-feed-version`). Within a version the feed is additive: new fields, new event "
+    "types and new outcome kinds may appear, so a reader ignores what it does not know; a field removed, "
+    "renamed or given another meaning comes with a new version."
+)
+
+
 def feed_schema() -> dict[str, Any]:
     """JSON Schema of one feed line, for clients in other languages."""
     schema = msgspec.json.schema(FeedItem)
     schema["$schema"] = DIALECT
     schema["title"] = "morale feed item"
+    schema["x-feed-version"] = FEED_VERSION
+    schema["description"] = EVOLUTION
     for cls in EVENT_TYPES.values():  # as `morale schema` marks them: the version written today
         schema["$defs"][cls.__name__]["x-schema-version"] = cls.version
-    return msgspec.json.decode(msgspec.json.encode(schema))  # plain JSON values (no tuples)
+    return _neutral(msgspec.json.decode(msgspec.json.encode(schema)))  # plain JSON values (no tuples)
+
+
+def _neutral(node: Any) -> Any:
+    """The schema read alike by a 2020-12 reader and a draft-07 one (the AsyncAPI document's
+    payload format): a tuple of like items (a point on the clock) is `prefixItems` with
+    `items: false` in 2020-12, which a draft-07 reader takes for "no items at all". Its items are
+    said with `items` instead, the tuple's length with minItems and maxItems, as both read them."""
+    if isinstance(node, list):
+        return [_neutral(inner) for inner in node]
+    if not isinstance(node, dict):
+        return node
+    node = {key: _neutral(value) for key, value in node.items()}
+    prefix = node.get("prefixItems")
+    if prefix is not None:
+        if node.get("items") is not False or any(item != prefix[0] for item in prefix):
+            raise ValueError(f"a tuple of unlike items reads differently in draft-07: {node}")
+        node["items"] = node.pop("prefixItems")[0]
+    return node
 
 
 if __name__ == "__main__":  # python -m morale.projections.feed > schema/feed.schema.json

@@ -67,31 +67,44 @@ def narrate(battle_id: str, events: Iterable[StoredEvent]) -> list[Line]:
     fold = Replay(battle_id)
     lines: list[Line] = []
     for stored in events:
-        caused = fold.apply(stored.seq, stored.event)
-        battle = fold.state()
-        where = {"seq": stored.seq, "turn": battle.turn, "side": battle.active_side, "phase": battle.phase}
-        if isinstance(stored.event, PhaseStarted):
-            heading = f"Turn {stored.event.turn} · {stored.event.side} · {stored.event.phase.replace('_', ' ')}"
-            lines.append(Line(**where, kind="heading", text=heading, by=author_words(stored.author)))
-        else:
-            said = describe_event(stored.event, battle)
-            lines.append(Line(**where, kind="event", text=said, by=author_words(stored.author)))
-        for outcome in caused:
-            rules = [outcome.rule]
-            trigger = getattr(outcome, "trigger", "")
-            if trigger and trigger != outcome.rule:
-                rules.insert(0, trigger)
-            lines.append(
-                Line(
-                    **where,
-                    kind="outcome",
-                    text=describe_outcome(outcome, battle),
-                    rules=rules,
-                    words=[catalogue.words(r) for r in rules],
-                    caused_by=outcome.caused_by,
-                )
-            )
+        lines += lines_of(stored, fold.apply(stored.seq, stored.event), fold.state())
     return lines
+
+
+def lines_of(stored: StoredEvent, caused: Iterable[Outcome], battle: Battle) -> list[Line]:
+    """The story's lines for one stored event and what it caused, against the battle as the event
+    left it: the event's own line (a heading where a phase starts), then one line per outcome, in
+    order. The feed's items carry the same lines (`projections/shown.py`)."""
+    where = {"seq": stored.seq, "turn": battle.turn, "side": battle.active_side, "phase": battle.phase}
+    if isinstance(stored.event, PhaseStarted):
+        heading = f"Turn {stored.event.turn} · {stored.event.side} · {stored.event.phase.replace('_', ' ')}"
+        lines = [Line(**where, kind="heading", text=heading, by=author_words(stored.author))]
+    else:
+        said = describe_event(stored.event, battle)
+        lines = [Line(**where, kind="event", text=said, by=author_words(stored.author))]
+    for outcome in caused:
+        rules = rules_of(outcome)
+        lines.append(
+            Line(
+                **where,
+                kind="outcome",
+                text=describe_outcome(outcome, battle),
+                rules=rules,
+                words=[catalogue.words(r) for r in rules],
+                caused_by=outcome.caused_by,
+            )
+        )
+    return lines
+
+
+def rules_of(outcome: Outcome) -> list[str]:
+    """The rule IDs an outcome's line cites: the clause that decided it, after the one that made
+    its test due where they differ."""
+    rules = [outcome.rule]
+    trigger = getattr(outcome, "trigger", "")
+    if trigger and trigger != outcome.rule:
+        rules.insert(0, trigger)
+    return rules
 
 
 def _name(battle: Battle, unit_id: str) -> str:

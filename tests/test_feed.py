@@ -49,7 +49,8 @@ def tokens(http) -> dict:
 
 
 def events_of(messages):
-    return (m for m in messages if m.data is not None)
+    """Each item's own message (named by its event's type), not its repeats under outcome kinds."""
+    return (m for m in messages if m.data is not None and m.event == m.data["event"]["type"])
 
 
 def first_events(http, tokens, count: int, **headers: str) -> list:

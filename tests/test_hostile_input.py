@@ -777,6 +777,9 @@ HTTP_CASES = [
         body=body({"role": "spectator", "label": "x"}),
     ),
     Http("a token id no token has, over HTTP", "DELETE", f"/battles/{BATTLE}/tokens/0000beef", 404, field="token_id"),
+    # The feed's descriptions are read, never written: a body sent to one is refused, not read.
+    Http("a body posted to the AsyncAPI document", "POST", "/asyncapi.json", 405, role=None, body=deep(1000).encode()),
+    Http("a body posted to the feed schema", "POST", "/feed.schema.json", 405, role=None, body=b'{"x": "\xff"}'),
     Http(
         "a roster that is not TOML",
         "POST",

@@ -160,7 +160,9 @@ class Run:
 @pytest.fixture(scope="module")
 def readme_run(tmp_path_factory, pg_server) -> Run:
     folder = tmp_path_factory.mktemp("clone") / "morale"
-    ignored = shutil.ignore_patterns(".git", ".venv*", "*.db", "*.db-*", "__pycache__", ".*_cache", ".hypothesis")
+    ignored = shutil.ignore_patterns(
+        ".git", ".venv*", "*.db", "*.db-*", "__pycache__", ".*_cache", ".hypothesis", "node_modules"
+    )
     shutil.copytree(REPO, folder, ignore=ignored)  # copy2 keeps mtimes, so make's stamps stay current
     (folder / ".venv").symlink_to(Path(sys.prefix))
     out = tmp_path_factory.mktemp("readme-output")
@@ -216,6 +218,17 @@ def test_the_walkthrough_reaches_a_due_test_rolls_it_and_shows_the_unit_fall_bac
 def test_the_feed_shown_in_the_readme_delivers_the_battle(readme_run):
     followed = readme_run.output("curl ")
     assert '"seq":1' in followed and '"battle":"hive-tarsis"' in followed
+
+
+def test_the_feed_in_the_readme_names_its_messages_and_carries_what_a_screen_shows(readme_run):
+    sse = readme_run.output("feed?after=18")
+    assert "event: dice_rolled\nid: 19\n" in sse and "event: test_resolved\nid: 19\n" in sse
+    item = json.loads(readme_run.output("after=18&follow=false"))
+    assert item["seq"] == 19 and item["units"] == {"nobz": {"name": "Nobz", "side": "orks"}}
+    assert item["tests"][0]["name"] == "Morale test" and item["tests"][0]["odds"]["pass_ways"] == 21
+    assert item["story"][1]["text"] == "Nobz fails the morale test: 5 + 4 = 9 against 7"
+    described = json.loads(readme_run.output("asyncapi.json"))
+    assert described["asyncapi"].startswith("3.") and "x-sse" in described["channels"]["sse"]
 
 
 def test_the_rules_command_prints_the_clause(readme_run):

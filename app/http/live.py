@@ -91,8 +91,29 @@ class Published:
 
     @cached_property
     def sse(self) -> bytes:
-        """The item as one Server-Sent Events message, also built once for every follower."""
-        return b"id: %d\ndata: %s\n\n" % (self.seq, self.json)
+        """The item as Server-Sent Events messages, also built once for every follower: one named by
+        its event's type, then one named by each kind of outcome it caused, each with the same id
+        and data (`sse_names`), all in one write."""
+        return b"".join(
+            b"event: %s\nid: %d\ndata: %s\n\n" % (name, self.seq, self.json) for name in sse_names(self.item)
+        )
+
+
+def sse_names(item: FeedItem) -> list[bytes]:
+    """The `event:` names an item is sent under on the SSE feed: its event's type first (a client
+    listening for every type gets every item, once), then each kind of outcome it caused, in the
+    order first caused (`addEventListener("test_resolved", ...)` gets the items that resolve a
+    test). The names of event types and of outcome kinds never coincide (a test holds them apart)."""
+    names = [_tag(item.event)]
+    for outcome in item.caused:
+        kind = _tag(outcome)
+        if kind not in names:
+            names.append(kind)
+    return names
+
+
+def _tag(value: object) -> bytes:
+    return type(value).__struct_config__.tag.encode()  # type: ignore[attr-defined]
 
 
 @dataclass(frozen=True)
@@ -109,7 +130,8 @@ class Format:
 
 
 # Server-Sent Events: `id:` is the sequence number, so a reconnecting browser sends Last-Event-ID and
-# resumes exactly after the last event it saw. Heartbeats are comments.
+# resumes exactly after the last event it saw; `event:` names each message by kind (`sse_names`).
+# Heartbeats are comments.
 SSE = Format("text/event-stream; charset=utf-8", b"retry: 2000\n: following\n\n", b": heartbeat\n\n", lambda p: p.sse)
 # One JSON object per line; a blank line is a heartbeat (JSON readers skip it).
 NDJSON = Format("application/x-ndjson", b"", b"\n", lambda p: p.json + b"\n")

@@ -63,7 +63,7 @@ from ..authors import CONSOLE_HEADER, grant_author, via_of
 from ..roster import refusal_in_roster, roster_from_text
 from ..service import Recorded, clock_event, record_on, roll_for, start_battle
 from ..snapshot_cache import battle_at, fold_lock
-from . import live, offline, streaming
+from . import asyncapi, live, offline, streaming
 from .bodies import read_body
 from .corrections import correction_routes
 from .folds import Folds
@@ -563,8 +563,10 @@ async def _feed(request: Request, battle: str, after: int, form: live.Format, ke
     responses=AT_A_POINT,
 )
 async def feed_sse(battle: BattlePath, request: Request, after: After = None) -> ASGIApp:
-    """Server-Sent Events: one message per stored event with what it caused, `id:` = its seq.
-    Resumes after `Last-Event-ID` (or `?after=SEQ`); heartbeats are comments."""
+    """Server-Sent Events: one message per stored event with what it caused, `id:` = its seq,
+    `event:` = its event's type; then the same again under each kind of outcome it caused
+    (`/asyncapi.json` describes every message). Resumes after `Last-Event-ID` (or `?after=SEQ`);
+    heartbeats are comments."""
     return await _feed(request, battle, _resume_point(request, after), live.SSE, keep_following=True)
 
 
@@ -591,6 +593,13 @@ async def feed_ndjson(
 async def schema_of_feed() -> dict[str, Any]:
     """JSON Schema of one feed item (one SSE message's data, one NDJSON line)."""
     return feed_schema()
+
+
+@get("/asyncapi.json", tags=["feed"])
+async def asyncapi_of_feed() -> dict[str, Any]:
+    """AsyncAPI 3 document of the feed, SSE and NDJSON: each message by kind, its payload in
+    `/feed.schema.json` (referenced, beside it)."""
+    return asyncapi.document()
 
 
 # -- the rulesets' words ----------------------------------------------------------------------------
@@ -757,6 +766,7 @@ def create_app(db: str | Path, settings: Settings | None = None) -> Litestar:
             feed_sse,
             feed_ndjson,
             schema_of_feed,
+            asyncapi_of_feed,
             home,
             viewer,
             service_worker,

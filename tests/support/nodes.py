@@ -136,8 +136,8 @@ class Follower:
         with httpx.stream("GET", f"{url}/battles/{self.battle}/feed", headers=headers, timeout=WAIT_S) as answer:
             answer.raise_for_status()
             for message in sse_messages(answer.iter_lines()):
-                if message.id is None:
-                    continue
+                if message.id is None or message.event != message.data["event"]["type"]:
+                    continue  # a heartbeat, or an item again under a kind of outcome it caused
                 with self.got:
                     self.ids.append(int(message.id))
                     self.items.append(message.data)

@@ -85,6 +85,7 @@ class LiveServer:
 class SseMessage:
     def __init__(self, fields: dict[str, str], comments: list[str]) -> None:
         self.id = fields.get("id")
+        self.event = fields.get("event", "message")  # a browser's default type for a message not named
         self.data = json.loads(fields["data"]) if "data" in fields else None
         self.comments = comments
 
