@@ -210,13 +210,17 @@ def tokens_command(
         str | None,
         typer.Option(
             metavar="ROLE",
-            help="Issue one more token for this role (referee, spectator or a side's name); the others keep working.",
+            help="Issue one more token for this role (referee, spectator, overlay or a side's name); the others"
+            " keep working.",
         ),
     ] = None,
     label: Annotated[str | None, typer.Option(help="The new token's label, e.g. \"Anna's phone\".")] = None,
     replace_all: Annotated[
         bool,
-        typer.Option("--replace-all", help="Issue a fresh set and revoke every earlier token (logs everyone out)."),
+        typer.Option(
+            "--replace-all",
+            help="Issue a fresh set and revoke every earlier token but the overlays' (logs everyone out).",
+        ),
     ] = False,
     db: Db = DEFAULT_DB,
     as_json: Json = False,
@@ -233,7 +237,7 @@ def tokens_command(
             role, side = role_of(issue, sides)
             issued = issue_token(store, battle, role, side, label or "")
         elif replace_all:
-            fresh, logged_out = replace_all_tokens(store, battle, sides, label or f"replaced all {utc_now()}")
+            replaced = replace_all_tokens(store, battle, sides, label or f"replaced all {utc_now()}")
         else:
             listed = credentials(store, battle)
     if issue is not None:
@@ -247,10 +251,13 @@ def tokens_command(
             out.print(issued.token, markup=False)
     elif replace_all:
         if as_json:
-            emit_json({"battle": battle, "tokens": fresh, "logged_out": logged_out})
+            emit_json(
+                {"battle": battle, "tokens": replaced.tokens, "logged_out": replaced.logged_out, "kept": replaced.kept}
+            )
         else:
-            render.print_logged_out(out, battle, logged_out)
-            render.print_tokens(out, fresh)
+            render.print_logged_out(out, battle, replaced.logged_out)
+            render.print_kept(out, battle, replaced.kept)
+            render.print_tokens(out, replaced.tokens)
     else:
         emit_json(listed) if as_json else render.print_credentials(out, battle, listed)
 
