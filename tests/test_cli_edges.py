@@ -159,6 +159,7 @@ ARGS = {
     "revoke": [BATTLE, "orks"],
     "seed": [BATTLE, "orks"],
     "strike": [BATTLE, "5", "--reason", "x"],
+    "cors": [BATTLE, "--allow", "https://overlay.example"],
 }
 
 

@@ -39,6 +39,7 @@ from ..access import (
 )
 from ..authors import cli_author
 from ..join import check_public_url
+from ..origins import check_origin
 from ..roster import load_roster
 from ..service import clock_event, fold_to_append_to, load, record_anew, record_on, roll_for, start_battle
 from . import join_links, render
@@ -334,6 +335,7 @@ def serve_command(
         public_url = check_public_url(public_url) if public_url else None
         if table is not None and port == 0:
             raise Refusal("--table needs a port of its own for the links to name (not 0)", field="port")
+        origins = tuple(check_origin(origin, "--allow-origin") for origin in allow_origin or ())
     scheme = "https" if tls else "http"
     # Where people open it: the LAN's address when listening on every interface. The table's links
     # and the Share screen's (whatever address the referee's own page was opened on) both name it.
@@ -344,7 +346,7 @@ def serve_command(
         heartbeat_s=heartbeat,
         max_body_bytes=max_body,
         create_token=create_token,
-        allow_origins=tuple(allow_origin or ()),
+        allow_origins=origins,
         pool_size=pool_size,
         public_url=base if table is not None else public_url,
     )
