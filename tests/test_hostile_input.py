@@ -703,6 +703,15 @@ HTTP_CASES = [
         field="label",
     ),
     Http(
+        "an overlay token with a side",
+        "POST",
+        f"/battles/{BATTLE}/tokens",
+        422,
+        body=body({"role": "overlay", "side": "orks", "label": "OBS"}),
+        field="side",
+        says="only a player's token has a side",
+    ),
+    Http(
         "a player issuing a token",
         "POST",
         f"/battles/{BATTLE}/tokens",
