@@ -98,7 +98,15 @@ def test_the_readme_example_follows_and_appends_from_a_page_on_an_allowed_origin
             "document.querySelector('#feed').textContent.includes('106 phase_ended')", timeout=WAIT_MS
         )
         lines = shown(page)
+        exported = page.evaluate(
+            """async ([server, token]) => {
+              const { connect } = await import(`${server}/static/morale-client.js`);
+              return (await connect(server, "hive-tarsis", token).items(104)).map((item) => item.seq);
+            }""",
+            [server.url, tokens["referee"]],
+        )
         page.close()
+    assert exported == [105, 106]  # the export: what the log holds after 104, and no more
     assert errors == []
     items = [line for line in lines if not line.startswith("not written")]
     assert items == [f"{seq} {kind}" for seq, kind in (line.split() for line in items)]
