@@ -130,7 +130,7 @@ class BattleClient:
                 params = {"after": position}
                 with self._http.stream("GET", f"{self._path}/feed.ndjson", params=params) as got:
                     if got.status_code in PASSING and reconnect:
-                        raise httpx.TransportError(f"the server answered {got.status_code}: it may soon again")
+                        raise httpx.TransportError(f"the server answered {got.status_code}; it may answer again soon")
                     _raise_refused(got)
                     for line in _lines(got):
                         item = _decoded(line)
@@ -149,7 +149,9 @@ class BattleClient:
     def append(self, events: Sequence[AnyEvent], *, expected_seq: int) -> list[FeedItem]:
         """Append `events`, all or none, if the log still ends at `expected_seq`: the feed items of
         what was written (each with what it caused). `Conflict` if the log has moved on, `Refused`
-        for anything else the server refuses (the rules, the token's role, a malformed event)."""
+        for anything else the server refuses (the rules, the token's role, a malformed event). An
+        answer lost on the way (httpx's error) leaves it unknown whether the events landed: read the
+        log after `expected_seq` before deciding again, never send it blindly a second time."""
         body = msgspec.json.encode({"expected_seq": expected_seq, "events": list(events)})
         answer = self._http.post(f"{self._path}/events", content=body, headers={"Content-Type": "application/json"})
         _raise_refused(answer)

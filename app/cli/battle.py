@@ -307,7 +307,11 @@ def serve_command(
         typer.Option(envvar="MORALE_CREATE_TOKEN", help="Require this Bearer token to create battles."),
     ] = None,
     allow_origin: Annotated[
-        list[str] | None, typer.Option(help="A web origin allowed to call the API (CORS); repeatable.")
+        list[str] | None,
+        typer.Option(
+            help="A web origin allowed to call the API about every battle (CORS); repeatable."
+            " `morale cors BATTLE --allow` allows one battle's, without a restart."
+        ),
     ] = None,
     pool_size: Annotated[
         int, typer.Option(min=1, help="PostgreSQL: the most connections this node opens to the database.")
