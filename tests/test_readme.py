@@ -78,14 +78,14 @@ def readme_commands(text: str) -> list[Command]:
     """Every command of every ```sh block, in order (comment lines and blank lines are not commands),
     and every ```python block as one command, where it stands."""
     commands = []
-    fence = ""  # the block being read: sh, python, or none
+    fence: str | None = None  # the language of the block being read ("" for a bare one); None outside
     program: list[str] = []
     start = 0
     for number, line in enumerate(text.splitlines(), start=1):
         if line.startswith("```"):
             if fence == "python":
                 commands.append(Command(start, "\n".join(program) + "\n", "", python=True))
-            fence = line.strip().removeprefix("```") if not fence else ""
+            fence = line.strip().removeprefix("```") if fence is None else None
             program, start = [], number
             continue
         if fence == "python":
