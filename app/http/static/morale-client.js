@@ -73,11 +73,11 @@ export function connect(server, battle, token) {
       body: body ? JSON.stringify(body) : undefined,
       cache: "no-store",
     }).then(answered);
-  let names = null;  // the feed's message names, read once from the schema
+  let names = null;  // the feed's message names, read once from the schema (again if it failed)
   const schemaNames = () =>
     (names ??= fetch(`${server.replace(/\/$/, "")}/feed.schema.json`)
-      .then((response) => (response.ok ? response.json() : {}))
-      .then(messageNames, () => ["message"]));
+      .then((response) => (response.ok ? response.json() : Promise.reject(new Error("no schema"))))
+      .then(messageNames, () => { names = null; return ["message"]; }));
 
   return {
     // The seq the log ends at now: the expectedSeq of an append decided on it.
