@@ -6,7 +6,11 @@
   battle that asks for confirmation (played without a referee): there a player also runs the clock
   of their own side's phases, resolves the combats their side fights, and confirms, disputes or
   withdraws a dispute of the other side's entries (the claims ledger, `core/claims.py`, says which);
-- spectator: read and follow only.
+- spectator: read and follow only;
+- overlay: a spectator's grant under a name of its own, for a stream overlay or a scoreboard on a
+  screen: it reads and follows, and outlives the rotations of the others (`replace_all_tokens`, and
+  revoking the spectators' tokens), so the referee logging everyone out leaves the stream live. Only
+  its own revocation (by its id, or the role `overlay`) stops it.
 
 A token is a random secret handed out once; the store keeps only its sha256, per battle, with its
 role, a label, when it was issued and when it was last used. Tokens are named credentials: one more
@@ -46,7 +50,11 @@ from morale.events.types import (
     UnitChanged,
 )
 
-Role = Literal["referee", "player", "spectator"]
+Role = Literal["referee", "player", "spectator"]  # what a token may do (an overlay's grant is a spectator's)
+# The roles a credential is issued and listed as: an overlay is a spectator kept apart from the others.
+CredentialRole = Literal["referee", "player", "spectator", "overlay"]
+OVERLAY = "overlay"
+ROLES: tuple[str, ...] = ("referee", "player", "spectator", OVERLAY)
 
 
 @dataclass(frozen=True)
@@ -55,6 +63,7 @@ class Grant:
     side: str = ""  # the player's side; empty for the other roles
     token_id: str = ""  # the credential's public id (`token_id_of`), never its secret
     label: str = ""  # the credential's label ("Anna's phone")
+    overlay: bool = False  # a spectator's grant held by an overlay token (it outlives rotations)
 
 
 def token_id_of(token_hash: str) -> str:
@@ -83,7 +92,7 @@ class Credential(msgspec.Struct, frozen=True, kw_only=True):
     """One of a battle's tokens as it is listed: everything but the secret."""
 
     id: str  # `token_id_of` its hash
-    role: Role
+    role: CredentialRole
     side: str = ""  # the player's side
     label: str = ""
     created: str = ""  # when it was issued (UTC); empty for a token kept before labels were
@@ -94,7 +103,7 @@ class Issued(msgspec.Struct, frozen=True, kw_only=True):
     """One token just issued: its credential, and its secret (shown once)."""
 
     id: str
-    role: Role
+    role: CredentialRole
     side: str = ""
     label: str
     created: str
@@ -138,10 +147,15 @@ def credential(stored: StoredToken) -> Credential:
 
 def credentials(store: EventStore, battle: str) -> list[Credential]:
     """The battle's tokens, oldest first (those kept before labels first), each set in the order of
-    its roles (referee, players, spectator); never a secret."""
-    order = {"referee": 0, "player": 1, "spectator": 2}
-    listed = (credential(stored) for stored in store.tokens(battle))
-    return sorted(listed, key=lambda c: (c.created, order.get(c.role, 3), c.side, c.id))
+    its roles (referee, players, spectator, overlay); never a secret."""
+    return credentials_of(store.tokens(battle))
+
+
+def credentials_of(stored: Sequence[StoredToken]) -> list[Credential]:
+    """These tokens as `credentials` lists them."""
+    order = {"referee": 0, "player": 1, "spectator": 2, OVERLAY: 3}
+    listed = (credential(token) for token in stored)
+    return sorted(listed, key=lambda c: (c.created, order.get(c.role, 4), c.side, c.id))
 
 
 def check_label(label: str) -> str:
@@ -214,14 +228,25 @@ def issue_tokens(
     return issued
 
 
-def replace_all_tokens(
-    store: EventStore, battle: str, sides: Sequence[str], label: str
-) -> tuple[IssuedTokens, list[Credential]]:
-    """A fresh set, and every earlier token of the battle stops working: the set, and whom it logged out."""
+class Replaced(NamedTuple):
+    """What replacing every token did: the fresh set, whom it logged out, and the overlays it kept."""
+
+    tokens: IssuedTokens
+    logged_out: list[Credential]
+    kept: list[Credential]  # the overlay tokens, which outlive a rotation
+
+
+def replace_all_tokens(store: EventStore, battle: str, sides: Sequence[str], label: str) -> Replaced:
+    """A fresh set, and every earlier token of the battle stops working but its overlays'. The
+    overlays are written back in the same transaction as the fresh set, as they were (hash, label,
+    when issued and last used): an overlay issued while this runs is lost, never a token kept."""
     issued, stored = _token_set(sides, check_label(label))
-    before = credentials(store, battle)
-    store.replace_tokens(battle, stored)
-    return issued, before
+    before = store.tokens(battle)
+    kept = [token for token in before if token.role == OVERLAY]
+    store.replace_tokens(battle, [*stored, *kept])
+    ordered = {c.id: c for c in credentials_of(before)}
+    gone = [c for c in ordered.values() if c.role != OVERLAY]
+    return Replaced(issued, gone, [c for c in ordered.values() if c.role == OVERLAY])
 
 
 def _looks_like_id(text: str) -> bool:
@@ -231,12 +256,12 @@ def _looks_like_id(text: str) -> bool:
 def check_role(role: str, side: str, sides: Sequence[str]) -> None:
     """A role and side as the HTTP API names them: a player's side is one of the battle's, and
     only a player has one."""
-    if role not in ("referee", "player", "spectator"):
-        raise Refusal(f"no role {role!r}: referee, player or spectator", field="role")
+    if role not in ROLES:
+        raise Refusal(f"no role {role!r}: referee, player, spectator or overlay", field="role")
     if role == "player" and side not in sides:
         raise Refusal(f"a player's side is one of this battle's ({', '.join(sides)}), not {side!r}", field="side")
     if role != "player" and side:
-        raise Refusal(f"only a player's token has a side; a {role}'s has none", field="side")
+        raise Refusal(f"only a player's token has a side; a token of the role {role!r} has none", field="side")
 
 
 def revoke_token_id(store: EventStore, battle: str, token_id: str) -> Credential:
@@ -257,23 +282,24 @@ class UnknownToken(LookupError):
 
 def role_of(name: str, sides: Sequence[str]) -> tuple[str, str]:
     """(role, side) as the store keeps them, from a role's name on the command line: referee,
-    spectator, or a side's name for that side's player."""
-    if name in ("referee", "spectator"):
+    spectator, overlay, or a side's name for that side's player."""
+    if name in ("referee", "spectator", OVERLAY):
         return name, ""
     if name in sides:
         return "player", name
-    roles = ", ".join(["referee", "spectator", *sides])
+    roles = ", ".join(["referee", "spectator", OVERLAY, *sides])
     raise Refusal(f"no role {name!r} in this battle (roles: {roles})", field="role")
 
 
 def revoke_tokens(
     store: EventStore, battle: str, which: str, sides: Sequence[str], *, reissue: bool = False
 ) -> Revoked:
-    """Revoke one token by its id, or every token of a role (referee, spectator or a side's name; a
-    role's name wins over an id that happens to be spelled the same). Every other token of the
-    battle keeps working. With `reissue`, one fresh token takes their place, labelled as the first."""
+    """Revoke one token by its id, or every token of a role (referee, spectator, overlay or a side's
+    name; a role's name wins over an id that happens to be spelled the same). Every other token of
+    the battle keeps working: revoking the spectators leaves the overlays. With `reissue`, one fresh
+    token takes their place, labelled as the first."""
     kept = sorted(store.tokens(battle), key=lambda t: (t.created, t.token_hash))
-    if which in ("referee", "spectator", *sides) or not _looks_like_id(which):
+    if which in ("referee", "spectator", OVERLAY, *sides) or not _looks_like_id(which):
         role, side = role_of(which, sides)  # a name that is no role is refused here, the roles named
         chosen = [t for t in kept if (t.role, t.side) == (role, side)]
         if not chosen:
@@ -304,11 +330,16 @@ class Visible(msgspec.Struct, frozen=True, kw_only=True):
 
 
 def visible_battles(store: EventStore, token: str) -> list[Visible]:
-    """Every battle this token opens (`GET /battles`)."""
+    """Every battle this token opens (`GET /battles`), an overlay's as a spectator's (what it may do)."""
     return [
-        Visible(battle=battle, role=role, side=side, events=store.last_seq(battle))  # type: ignore[arg-type]
+        Visible(battle=battle, role=_granted_role(role), side=side, events=store.last_seq(battle))
         for battle, role, side in store.token_battles(token_hash(token))
     ]
+
+
+def _granted_role(stored_role: str) -> Role:
+    """What a credential's role may do: an overlay's token does what a spectator's does."""
+    return "spectator" if stored_role == OVERLAY else stored_role  # type: ignore[return-value]
 
 
 def grant_for(store: EventStore, battle: str, token: str) -> Grant | None:
@@ -319,7 +350,8 @@ def grant_for(store: EventStore, battle: str, token: str) -> Grant | None:
 
 def _grant(found: StoredToken) -> Grant:
     token_id = token_id_of(found.token_hash)
-    return Grant(role=found.role, side=found.side, token_id=token_id, label=found.label)  # type: ignore[arg-type]
+    overlay = found.role == OVERLAY
+    return Grant(role=_granted_role(found.role), side=found.side, token_id=token_id, label=found.label, overlay=overlay)
 
 
 class Opened(NamedTuple):

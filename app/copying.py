@@ -5,7 +5,8 @@ Every battle is read as `morale export` writes it and checked as `morale import`
 hash chain, every event through the referee, the phase-end digests, revealed engine dice), and it
 goes across with its stored bytes, so with identical hashes. What the store keeps beside the log
 goes with it: the dice secret (only if it hashes to the commitment the log made) and the tokens'
-hashes, so engine rolls, `morale reveal` and the tokens already handed out keep working. Snapshots
+hashes, so engine rolls, `morale reveal` and the tokens already handed out keep working, and the web
+origins the battle allows (`morale cors`), so its overlays keep working on the nodes. Snapshots
 stay behind: the target takes its own as it is read.
 
 Every battle is checked before any is written, and each is written in one transaction. A battle
@@ -39,6 +40,7 @@ class _Planned:
     checked: Checked
     secret: str | None
     tokens: list[StoredToken]
+    origins: list[str]
     already_there: bool
 
 
@@ -58,6 +60,8 @@ def copy_battles(source: EventStore, target: EventStore, battles: Sequence[str] 
             )
             if plan.tokens:
                 target.replace_tokens(plan.checked.battle, plan.tokens)
+            if plan.origins:
+                target.change_origins(plan.checked.battle, add=plan.origins)
     return [
         Copied(plan.checked.battle, len(plan.checked.sealed), plan.checked.head, not plan.already_there)
         for plan in plans
@@ -74,7 +78,7 @@ def _plan(source: EventStore, target: EventStore, battle: str) -> _Planned:
     existing = target.last_seq(battle)
     if existing and not (existing == len(checked.sealed) and target.hash_at(battle, existing) == checked.head):
         raise BattleExists(battle, existing)
-    return _Planned(checked, secret, source.tokens(battle), bool(existing))
+    return _Planned(checked, secret, source.tokens(battle), source.allowed_origins(battle), bool(existing))
 
 
 def _check_secret(checked: Checked, secret: str) -> None:

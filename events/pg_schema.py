@@ -119,6 +119,18 @@ MIGRATIONS += (
             "CREATE TABLE signing_keys (key text PRIMARY KEY, public_key text NOT NULL)",
         ),
     ),
+    Migration(
+        6,
+        "the web origins the referee allows to call the server about a battle (CORS, `morale cors`)",
+        (
+            """CREATE TABLE allowed_origins (
+                battle text COLLATE "C" NOT NULL,
+                origin text COLLATE "C" NOT NULL,
+                added text NOT NULL,
+                PRIMARY KEY (battle, origin)
+            )""",
+        ),
+    ),
 )
 LATEST = MIGRATIONS[-1].version
 
@@ -285,3 +297,9 @@ TOKENS = f"SELECT {_TOKEN_FIELDS} FROM access_tokens WHERE battle = %s ORDER BY 
 TOKEN_BATTLES = "SELECT battle, role, side FROM access_tokens WHERE token_hash = %s ORDER BY battle"
 # The condition in the statement itself: of several requests racing past the caller's check, one writes.
 TOUCH_TOKEN = "UPDATE access_tokens SET last_used = %s WHERE battle = %s AND token_hash = %s AND last_used < %s"
+ALLOWED_ORIGINS = "SELECT origin FROM allowed_origins WHERE battle = %s ORDER BY origin"
+DROP_ORIGINS = "DELETE FROM allowed_origins WHERE battle = %s AND origin = ANY(%s)"
+ALLOW_ORIGINS = (
+    "INSERT INTO allowed_origins (battle, origin, added) SELECT %s, o, %s FROM unnest(%s::text[]) AS o "
+    "ON CONFLICT (battle, origin) DO NOTHING"
+)

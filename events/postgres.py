@@ -32,6 +32,7 @@ from .store import (
     SealingStore,
     StoredToken,
     StoreUnavailable,
+    now_utc,
     stored_token,
 )
 from .types import LogEntry, StoredEvent
@@ -328,6 +329,16 @@ class PostgresEventStore(SealingStore):
     def touch_token(self, battle: str, token_hash: str, used_at: str, unless_since: str) -> None:
         with self._connection() as conn:
             conn.execute(schema.TOUCH_TOKEN, (used_at, battle, token_hash, unless_since))
+
+    def allowed_origins(self, battle: str) -> list[str]:
+        return [row[0] for row in self._fetch(schema.ALLOWED_ORIGINS, (battle,))]
+
+    def change_origins(self, battle: str, *, add: Sequence[str] = (), drop: Sequence[str] = ()) -> None:
+        with self._connection() as conn, conn.transaction():
+            if drop:
+                conn.execute(schema.DROP_ORIGINS, (battle, list(drop)))
+            if add:
+                conn.execute(schema.ALLOW_ORIGINS, (battle, now_utc(), list(add)))
 
 
 def _rows(conn: psycopg.Connection, query: Any, params: Sequence[Any]) -> list[tuple]:

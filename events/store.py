@@ -290,6 +290,16 @@ class EventStore(Protocol):
         `unless_since` (so a burst of requests writes once)."""
         ...
 
+    # -- the web origins the referee allows to call the server about a battle (CORS) ----------------
+    def allowed_origins(self, battle: str) -> list[str]:
+        """The origins allowed for the battle ("https://overlay.example"), sorted."""
+        ...
+
+    def change_origins(self, battle: str, *, add: Sequence[str] = (), drop: Sequence[str] = ()) -> None:
+        """In one transaction, allow the origins in `add` (those already allowed stay as they are)
+        and stop allowing those in `drop`."""
+        ...
+
 
 def _unless_no_snapshots(exc: sqlite3.OperationalError) -> None:
     """Re-raise anything but a missing table made on first use: a file no snapshot was ever taken
@@ -853,6 +863,37 @@ class SqliteEventStore(SealingStore):
             "AND (last_used IS NULL OR last_used = '' OR last_used < ?)",
             (used_at, battle, token_hash, unless_since),
         )
+
+    def allowed_origins(self, battle: str) -> list[str]:
+        try:
+            rows = self.db.conn.execute(
+                "SELECT origin FROM allowed_origins WHERE battle = ? ORDER BY origin", (battle,)
+            ).fetchall()
+        except sqlite3.OperationalError as exc:  # created on first use: no origin was ever allowed
+            _unless_no_snapshots(exc)
+            return []
+        return [row[0] for row in rows]
+
+    def change_origins(self, battle: str, *, add: Sequence[str] = (), drop: Sequence[str] = ()) -> None:
+        conn = self.db.conn
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            conn.execute(
+                'CREATE TABLE IF NOT EXISTS "allowed_origins" ("battle" TEXT, "origin" TEXT, "added" TEXT, '
+                'PRIMARY KEY ("battle", "origin"))'
+            )
+            conn.executemany(
+                "DELETE FROM allowed_origins WHERE battle = ? AND origin = ?", [(battle, origin) for origin in drop]
+            )
+            conn.executemany(
+                "INSERT OR IGNORE INTO allowed_origins (battle, origin, added) VALUES (?, ?, ?)",
+                [(battle, origin, now_utc()) for origin in add],
+            )
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
 
 
 _TOKEN_FIELDS = "token_hash, role, side, label, created, last_used"

@@ -162,6 +162,7 @@ ARGS = {
     "confirm": [BATTLE, "5"],
     "dispute": [BATTLE, "5", "--reason", "x"],
     "resolve": [BATTLE, "5", "--ruling", "x"],
+    "cors": [BATTLE, "--allow", "https://overlay.example"],
 }
 
 

@@ -146,3 +146,58 @@ def test_tokens_for_an_unknown_battle_are_refused(tmp_path):
     assert morale(db, "new", str(ROSTER)).exit_code == 0  # a store, without that battle
     refused = morale(db, "tokens", "nowhere")
     assert refused.exit_code == 2 and "no battle 'nowhere'" in refused.stderr
+
+
+def write_status(db, token: str) -> int:
+    started = {"type": "phase_started", "turn": 1, "side": "imperium", "phase": "movement"}
+    body = {"expected_seq": 0, "events": [started]}
+    with TestClient(create_app(db)) as client:
+        return client.post(f"/battles/{BATTLE}/events", json=body, headers=bearer(token)).status_code
+
+
+def test_an_overlay_token_reads_and_follows_as_a_spectator_and_records_nothing(tmp_path):
+    db = tmp_path / "cli.db"
+    first_set(db)
+    printed = morale(db, "tokens", BATTLE, "--issue", "overlay", "--label", "OBS")
+    assert printed.exit_code == 0 and "(overlay) of hive-tarsis, labelled 'OBS': shown once" in printed.stderr
+    overlay = printed.stdout.strip()
+    assert board_status(db, overlay) == 200
+    assert write_status(db, overlay) == 403
+    with TestClient(create_app(db)) as client:
+        (visible,) = client.get("/battles", headers=bearer(overlay)).json()
+        caller = client.get(f"/battles/{BATTLE}/vocabulary", headers=bearer(overlay)).json()["caller"]
+    assert visible["role"] == caller["role"] == "spectator"
+    assert [row["label"] for row in listed(db) if row["role"] == "overlay"] == ["OBS"]
+
+
+def test_an_overlay_token_outlives_replacing_every_token_and_revoking_the_spectators(tmp_path):
+    db = tmp_path / "cli.db"
+    old = first_set(db)
+    overlay = morale(db, "tokens", BATTLE, "--issue", "overlay", "--label", "OBS").stdout.strip()
+    (overlay_id,) = [row["id"] for row in listed(db) if row["role"] == "overlay"]
+    replaced = morale(db, "tokens", BATTLE, "--replace-all")
+    assert replaced.exit_code == 0 and statuses(db, old) == dict.fromkeys(old, 401)
+    assert f"The overlay tokens of {BATTLE} still work" in replaced.stdout
+    assert f"{overlay_id}  overlay  (OBS)" in replaced.stdout
+    assert board_status(db, overlay) == 200
+    as_json = json.loads(morale(db, "tokens", BATTLE, "--replace-all", "--json").stdout)
+    assert [row["id"] for row in as_json["kept"]] == [overlay_id]
+    assert overlay_id not in [row["id"] for row in as_json["logged_out"]]
+    reissued = morale(db, "revoke", BATTLE, "spectator", "--reissue")
+    assert reissued.exit_code == 0 and board_status(db, overlay) == 200
+    assert morale(db, "revoke", BATTLE, "referee", "--reissue").exit_code == 0
+    assert board_status(db, overlay) == 200
+    (row,) = [row for row in listed(db) if row["role"] == "overlay"]
+    assert (row["id"], row["label"], row["last_used"] != "") == (overlay_id, "OBS", True)  # kept as it was
+
+
+def test_only_revoking_the_overlays_stops_an_overlay_token(tmp_path):
+    db = tmp_path / "cli.db"
+    first_set(db)
+    overlay = morale(db, "tokens", BATTLE, "--issue", "overlay", "--label", "OBS").stdout.strip()
+    revoked = morale(db, "revoke", BATTLE, "overlay")
+    assert revoked.exit_code == 0 and "(overlay) of hive-tarsis no longer works" in revoked.stderr
+    assert board_status(db, overlay) == 401
+    again = morale(db, "revoke", BATTLE, "overlay")
+    assert again.exit_code == 2 and "has no overlay token to revoke" in again.stderr
+    assert len(listed(db)) == 4

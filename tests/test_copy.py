@@ -1,5 +1,5 @@
 """`morale copy`: battles move from a SQLite file to PostgreSQL and back with identical hashes, their
-dice secrets and tokens' hashes, each checked as `morale import` checks a file."""
+dice secrets, tokens' hashes and allowed origins, each checked as `morale import` checks a file."""
 
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ def source(tmp_path):
     path = tmp_path / "league.db"
     store = example_store(path, dice="either")
     tokens = issue_tokens(store, "hive-tarsis", ("imperium", "orks"))
+    store.change_origins("hive-tarsis", add=["https://overlay.example"])  # its stream overlay's page
     example_store(path, example=WFB8).close()
     store.close()
     return path, tokens
@@ -53,6 +54,8 @@ def test_battles_go_to_postgresql_and_back_with_every_hash_their_dice_secret_and
     try:
         assert copied.dice_secret("hive-tarsis") == original.dice_secret("hive-tarsis") is not None
         assert copied.tokens("hive-tarsis") == original.tokens("hive-tarsis")
+        assert copied.allowed_origins("hive-tarsis") == ["https://overlay.example"]
+        assert copied.allowed_origins("grunburg-bridge") == []
         assert grant_for(copied, "hive-tarsis", tokens.spectator).role == "spectator"  # type: ignore[union-attr]
     finally:
         original.close()

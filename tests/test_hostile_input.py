@@ -436,6 +436,15 @@ CLI_CASES = [
         ),
     ),
     Cli("a file of events that never ends", ["append", BATTLE, "--file", "/dev/zero"], "larger than the 64 MB"),
+    # -- the origins a battle allows (CORS)
+    Cli("an origin with a path", ["cors", BATTLE, "--allow", "https://x.example/overlay"], "allow: 'https://x.example"),
+    Cli("an origin that any page claims", ["cors", BATTLE, "--allow", "null"], "allow: 'null' is not an origin"),
+    Cli("a wildcard origin", ["cors", BATTLE, "--allow", "*"], "allow: '*' is not an origin"),
+    Cli("an origin of 5000 characters", ["cors", BATTLE, "--allow", "https://" + "x" * 5000], "at most 200"),
+    Cli("an origin with a port past 65535", ["cors", BATTLE, "--allow", "http://x.example:99999"], "a port is 1 to"),
+    Cli("an origin with an escape", ["cors", BATTLE, "--allow", "http://x\x1b[31m.example"], "not a web origin"),
+    Cli("removing an origin never allowed", ["cors", BATTLE, "--remove", "https://x.example"], "remove: https://x"),
+    Cli("origins of a battle not held", ["cors", "nowhere", "--allow", "https://x.example"], "no battle 'nowhere'"),
     # -- the command line itself
     Cli("an option before the command", ["--colour", "board", BATTLE], "No such option: --colour (see `"),
     Cli("a negative number as the command", ["-1"], "No such option: -1"),
@@ -556,6 +565,7 @@ def appended(*events: Any, expected_seq: int = EVENTS) -> bytes:
 
 
 EVENTS_PATH = f"/battles/{BATTLE}/events"
+ORIGINS = f"/battles/{BATTLE}/origins"
 CASUALTY_ON = {"type": "casualties_suffered", "unit": "kraak", "count": 1}
 FEED = f"/battles/{BATTLE}/feed.ndjson?follow=false"
 
@@ -769,6 +779,15 @@ HTTP_CASES = [
         field="label",
     ),
     Http(
+        "an overlay token with a side",
+        "POST",
+        f"/battles/{BATTLE}/tokens",
+        422,
+        body=body({"role": "overlay", "side": "orks", "label": "OBS"}),
+        field="side",
+        says="only a player's token has a side",
+    ),
+    Http(
         "a player issuing a token",
         "POST",
         f"/battles/{BATTLE}/tokens",
@@ -780,6 +799,48 @@ HTTP_CASES = [
     # The feed's descriptions are read, never written: a body sent to one is refused, not read.
     Http("a body posted to the AsyncAPI document", "POST", "/asyncapi.json", 405, role=None, body=deep(1000).encode()),
     Http("a body posted to the feed schema", "POST", "/feed.schema.json", 405, role=None, body=b'{"x": "\xff"}'),
+    Http(
+        "an origin with a path, over HTTP",
+        "POST",
+        ORIGINS,
+        422,
+        body=body({"allow": ["https://x.example/overlay"]}),
+        field="allow",
+        says="not a web origin",
+    ),
+    Http("an origin list that is not a list", "POST", ORIGINS, 400, body=body({"allow": "https://x.example"})),
+    Http("an origin of 5000 characters, over HTTP", "POST", ORIGINS, 400, body=body({"allow": ["x" * 5000]})),
+    Http("51 origins", "POST", ORIGINS, 400, body=body({"allow": [f"https://{n}.example" for n in range(51)]})),
+    Http("an unknown field among origins", "POST", ORIGINS, 400, body=body({"allowed": ["https://x.example"]})),
+    Http(
+        "removing an origin never allowed, over HTTP",
+        "POST",
+        ORIGINS,
+        422,
+        body=body({"remove": ["https://x.example"]}),
+        field="remove",
+    ),
+    Http("a player allowing an origin", "POST", ORIGINS, 403, role="orks", body=body({"allow": ["https://x.example"]})),
+    Http("a spectator listing the origins", "GET", ORIGINS, 403, role="spectator"),
+    Http(
+        "a preflight from an origin not allowed",
+        "OPTIONS",
+        EVENTS_PATH,
+        403,
+        role=None,
+        headers={"Origin": b"https://x.example", "Access-Control-Request-Method": b"POST"},
+        field="Origin",
+        says="https://x.example is not allowed",
+    ),
+    Http(
+        "a preflight from an origin in Latin-1",
+        "OPTIONS",
+        EVENTS_PATH,
+        403,
+        role=None,
+        headers={"Origin": b"https://\xb9.example", "Access-Control-Request-Method": b"POST"},
+        field="Origin",
+    ),
     Http(
         "a roster that is not TOML",
         "POST",

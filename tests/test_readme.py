@@ -1,4 +1,6 @@
-"""The README is a contract: every shell block in it runs here, in order, in a fresh folder.
+"""The README is a contract: every shell block in it runs here, in order, in a fresh folder, and so
+does every Python block (a program of its own, run by the venv's `python` where it stands among the
+commands, with what the commands before it set in its environment: `os.environ["REFEREE"]`).
 
 A small extractor of our own rather than a cram-style tool (prysk): the README shows commands with
 comments, not transcripts of their output, and some of them start servers or follow a feed for
@@ -45,8 +47,9 @@ EXIT_REFUSED = 2
 @dataclass(frozen=True)
 class Command:
     line: int  # in README.md
-    text: str  # the command without its comment
+    text: str  # the command without its comment (a Python block: the whole program)
     comment: str
+    python: bool = False  # a ```python block, run as one program
 
     @property
     def refused(self) -> bool:
@@ -72,14 +75,22 @@ def split_comment(line: str) -> tuple[str, str]:
 
 
 def readme_commands(text: str) -> list[Command]:
-    """Every command of every ```sh block, in order; comment lines and blank lines are not commands."""
+    """Every command of every ```sh block, in order (comment lines and blank lines are not commands),
+    and every ```python block as one command, where it stands."""
     commands = []
-    in_block = False
+    fence: str | None = None  # the language of the block being read ("" for a bare one); None outside
+    program: list[str] = []
+    start = 0
     for number, line in enumerate(text.splitlines(), start=1):
         if line.startswith("```"):
-            in_block = not in_block and line.strip() == "```sh"
+            if fence == "python":
+                commands.append(Command(start, "\n".join(program) + "\n", "", python=True))
+            fence = line.strip().removeprefix("```") if fence is None else None
+            program, start = [], number
             continue
-        if in_block and line.strip() and not line.lstrip().startswith("#"):
+        if fence == "python":
+            program.append(line)
+        elif fence == "sh" and line.strip() and not line.lstrip().startswith("#"):
             command, comment = split_comment(line)
             commands.append(Command(number, command, comment))
     return commands
@@ -116,6 +127,11 @@ def script(commands: list[Command], ports: dict[str, int], out: Path, database: 
         run = as_run_here(command, ports, database)
         port = ports[port_of(command)]
         if command.text == SUITE:
+            continue
+        if command.python:
+            program = out / f"{command.line}.py"
+            program.write_text(run)
+            lines += [f"{{ python {program}\n}} >{log} 2>&1 </dev/null", f"echo {command.line} $? >>{out}/codes"]
             continue
         if command.background:
             # Its own process group, so that stopping it stops what it started (make -> morale serve).
@@ -231,6 +247,16 @@ def test_the_feed_in_the_readme_names_its_messages_and_carries_what_a_screen_sho
     assert described["asyncapi"].startswith("3.") and "x-sse" in described["channels"]["sse"]
 
 
+def test_the_python_client_in_the_readme_follows_appends_and_meets_a_conflict(readme_run):
+    (example,) = [c for c in readme_run.commands if c.python and "BattleClient" in c.text]
+    printed = (readme_run.out / str(example.line)).read_text().splitlines()
+    assert printed[0] == "103 PhaseStarted(turn=3, side='orks', phase='assault')"  # typed, not a dict
+    assert printed[1].startswith("104 PhaseEnded(turn=3, side='orks', phase='assault', state_digest='")
+    assert printed[2].startswith("105 PhaseStarted(turn=4, side='imperium', phase='movement') Author(role='referee'")
+    assert "label='python client'" in printed[2]
+    assert printed[3:] == ["not written: the log ends at 105, not 104"]
+
+
 def test_the_rules_command_prints_the_clause(readme_run):
     assert "table edge" in readme_run.output("morale rules wh40k6 wh40k6.fall_back.edge")
 
@@ -240,13 +266,14 @@ def test_the_two_nodes_in_the_readme_serve_one_battle_copied_from_sqlite(readme_
     assert "1 of 1 battles copied" in copied
     (verify,) = [c for c in readme_run.commands if c.text == "morale verify hive-tarsis"]  # on PostgreSQL
     head = re.search(r"head ([0-9a-f]{64})", copied)[1]  # type: ignore[index]
-    assert f"OK (104 events, head {head})" in (readme_run.out / str(verify.line)).read_text()
+    # 105 events: the example battle's 104, and the one the Python client's example appended.
+    assert f"OK (105 events, head {head})" in (readme_run.out / str(verify.line)).read_text()
     followed = readme_run.output("after=100")  # a follower of node two: the battle copied from SQLite
-    assert '"seq":101' in followed and '"seq":104' in followed
+    assert '"seq":101' in followed and '"seq":105' in followed
     appended = readme_run.output("127.0.0.1:8001/battles/hive-tarsis/events")
-    assert '"seq":105' in appended and '"phase":"movement"' in appended
-    served = readme_run.output("after=104&follow=false")  # what node one took, as node two serves it
-    assert [json.loads(line)["seq"] for line in served.splitlines() if line.strip()] == [105]
+    assert '"seq":106' in appended and '"phase":"movement"' in appended
+    served = readme_run.output("after=105&follow=false")  # what node one took, as node two serves it
+    assert [json.loads(line)["seq"] for line in served.splitlines() if line.strip()] == [106]
 
 
 def test_no_server_started_by_the_readme_is_left_running(readme_run):

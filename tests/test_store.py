@@ -298,6 +298,17 @@ def test_tokens_are_added_and_dropped_by_hash_and_the_others_are_untouched(store
     assert store.tokens("b2") == [token("h2", "player", "orks")]  # the same hash in another battle stays
 
 
+def test_origins_are_allowed_and_dropped_per_battle_and_kept_once(store):
+    assert store.allowed_origins("b1") == []  # none ever allowed (SQLite: no table yet)
+    store.change_origins("b1", add=["https://overlay.example", "http://127.0.0.1:9000"])
+    store.change_origins("b1", add=["https://overlay.example"])  # allowed already: kept once
+    store.change_origins("b2", add=["https://other.example"])
+    assert store.allowed_origins("b1") == ["http://127.0.0.1:9000", "https://overlay.example"]
+    store.change_origins("b1", drop=["https://overlay.example", "https://never.example"])
+    assert store.allowed_origins("b1") == ["http://127.0.0.1:9000"]
+    assert store.allowed_origins("b2") == ["https://other.example"]  # another battle's are its own
+
+
 def test_a_tokens_last_use_is_written_only_when_the_one_kept_is_older_than_asked(store):
     store.replace_tokens("b1", [token("h1", "referee"), token("h2", "spectator")])
     assert store.token_grant("b1", "h1").last_used == ""  # never used

@@ -143,3 +143,19 @@ def test_the_openapi_document_declares_each_problem_the_token_routes_answer_with
     assert {"401", "403", "422"} <= set(paths[documented]["post"]["responses"])
     assert {"401", "403", "404", "422"} <= set(paths[documented + "/{token_id}"]["delete"]["responses"])
     assert {"401", "403"} <= set(paths[documented]["get"]["responses"])
+
+
+def test_the_referee_issues_an_overlay_token_that_reads_and_records_nothing(served):
+    client, tokens = served
+    issued = client.post(TOKENS, json={"role": "overlay", "label": "OBS"}, headers=bearer(tokens["referee"]))
+    assert issued.status_code == 201, issued.text
+    assert (issued.json()["role"], issued.json()["label"]) == ("overlay", "OBS")
+    overlay = issued.json()["token"]
+    assert opens(client, overlay) == 200
+    started = {"type": "phase_started", "turn": 1, "side": "imperium", "phase": "movement"}
+    body = {"expected_seq": 1, "events": [started]}
+    assert client.post(f"/battles/{BATTLE}/events", json=body, headers=bearer(overlay)).status_code == 403
+    sided = client.post(
+        TOKENS, json={"role": "overlay", "side": "orks", "label": "x"}, headers=bearer(tokens["referee"])
+    )
+    assert sided.status_code == 422 and sided.json()["field"] == "side"

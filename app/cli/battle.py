@@ -41,6 +41,7 @@ from ..access import (
 from ..authors import cli_author, side_player_author
 from ..files import MAX_LOG_BYTES, read_bounded
 from ..join import check_public_url
+from ..origins import check_origin
 from ..roster import load_roster
 from ..service import clock_event, fold_to_append_to, load, record_anew, record_on, roll_for, start_battle
 from . import join_links, render
@@ -235,13 +236,17 @@ def tokens_command(
         str | None,
         typer.Option(
             metavar="ROLE",
-            help="Issue one more token for this role (referee, spectator or a side's name); the others keep working.",
+            help="Issue one more token for this role (referee, spectator, overlay or a side's name); the others"
+            " keep working.",
         ),
     ] = None,
     label: Annotated[str | None, typer.Option(help="The new token's label, e.g. \"Anna's phone\".")] = None,
     replace_all: Annotated[
         bool,
-        typer.Option("--replace-all", help="Issue a fresh set and revoke every earlier token (logs everyone out)."),
+        typer.Option(
+            "--replace-all",
+            help="Issue a fresh set and revoke every earlier token but the overlays' (logs everyone out).",
+        ),
     ] = False,
     db: Db = DEFAULT_DB,
     as_json: Json = False,
@@ -258,7 +263,7 @@ def tokens_command(
             role, side = role_of(issue, sides)
             issued = issue_token(store, battle, role, side, label or "")
         elif replace_all:
-            fresh, logged_out = replace_all_tokens(store, battle, sides, label or f"replaced all {utc_now()}")
+            replaced = replace_all_tokens(store, battle, sides, label or f"replaced all {utc_now()}")
         else:
             listed = credentials(store, battle)
     if issue is not None:
@@ -272,10 +277,13 @@ def tokens_command(
             out.print(issued.token, markup=False)
     elif replace_all:
         if as_json:
-            emit_json({"battle": battle, "tokens": fresh, "logged_out": logged_out})
+            emit_json(
+                {"battle": battle, "tokens": replaced.tokens, "logged_out": replaced.logged_out, "kept": replaced.kept}
+            )
         else:
-            render.print_logged_out(out, battle, logged_out)
-            render.print_tokens(out, fresh)
+            render.print_logged_out(out, battle, replaced.logged_out)
+            render.print_kept(out, battle, replaced.kept)
+            render.print_tokens(out, replaced.tokens)
     else:
         emit_json(listed) if as_json else render.print_credentials(out, battle, listed)
 
@@ -324,7 +332,11 @@ def serve_command(
         typer.Option(envvar="MORALE_CREATE_TOKEN", help="Require this Bearer token to create battles."),
     ] = None,
     allow_origin: Annotated[
-        list[str] | None, typer.Option(help="A web origin allowed to call the API (CORS); repeatable.")
+        list[str] | None,
+        typer.Option(
+            help="A web origin allowed to call the API about every battle (CORS); repeatable."
+            " `morale cors BATTLE --allow` allows one battle's, without a restart."
+        ),
     ] = None,
     pool_size: Annotated[
         int, typer.Option(min=1, help="PostgreSQL: the most connections this node opens to the database.")
@@ -352,6 +364,7 @@ def serve_command(
         public_url = check_public_url(public_url) if public_url else None
         if table is not None and port == 0:
             raise Refusal("--table needs a port of its own for the links to name (not 0)", field="port")
+        origins = tuple(check_origin(origin, "--allow-origin") for origin in allow_origin or ())
     scheme = "https" if tls else "http"
     # Where people open it: the LAN's address when listening on every interface. The table's links
     # and the Share screen's (whatever address the referee's own page was opened on) both name it.
@@ -362,7 +375,7 @@ def serve_command(
         heartbeat_s=heartbeat,
         max_body_bytes=max_body,
         create_token=create_token,
-        allow_origins=tuple(allow_origin or ()),
+        allow_origins=origins,
         pool_size=pool_size,
         public_url=base if table is not None else public_url,
     )

@@ -173,6 +173,16 @@ def print_credentials(console: Console, battle: str, tokens: Sequence[Credential
         console.print(f"{line}  {token.label or '(no label)'}", markup=False)
 
 
+def print_kept(console: Console, battle: str, tokens: Sequence[Credential]) -> None:
+    """The overlay tokens a rotation kept, by name: the stream stays live, and the referee knows why."""
+    if not tokens:
+        return
+    said = f"The overlay tokens of {battle} still work (`morale revoke {battle} overlay` stops them):"
+    console.print(said, markup=False)
+    for token in tokens:
+        console.print(f"  {token.id}  {holder(token)}  ({token.label or 'no label'})", markup=False)
+
+
 def print_logged_out(console: Console, battle: str, tokens: Sequence[Credential]) -> None:
     """Whom replacing every token logged out, by name: nobody finds out by surprise."""
     if not tokens:

@@ -18,7 +18,6 @@ from typing import Annotated, Any
 
 import msgspec
 from litestar import Litestar, Request, get, post
-from litestar.config.cors import CORSConfig
 from litestar.connection import ASGIConnection
 from litestar.datastructures import MutableScopeHeaders, State
 from litestar.exceptions import NotAuthorizedException, PermissionDeniedException
@@ -66,6 +65,7 @@ from ..snapshot_cache import battle_at, fold_lock
 from . import asyncapi, live, offline, streaming
 from .bodies import read_body
 from .corrections import correction_routes
+from .cors import cors, origin_routes
 from .folds import Folds
 from .listen import listener
 from .problems import EXCEPTION_HANDLERS, problem_responses
@@ -80,7 +80,7 @@ class Settings:
     heartbeat_s: float = 15.0
     max_body_bytes: int = 1_000_000
     create_token: str | None = None  # when set, creating a battle needs it as a Bearer token
-    allow_origins: tuple[str, ...] = ()  # other web pages allowed to call (CORS), e.g. an overlay
+    allow_origins: tuple[str, ...] = ()  # web origins allowed to call about every battle (CORS, cors.py)
     pool_size: int = 10  # PostgreSQL: the most connections this node opens to the database
     public_url: str | None = None  # where join links point (a proxy, TLS); else the request's own scheme and Host
 
@@ -773,6 +773,7 @@ def create_app(db: str | Path, settings: Settings | None = None) -> Litestar:
             web_manifest,
             health,
             *token_routes(battle_token, TOKEN),
+            *origin_routes(battle_token, TOKEN),
             *correction_routes(battle_token, TOKEN, _author, _written, _fed),
             create_static_files_router(path="/static", directories=[STATIC], include_in_schema=False),
         ],
@@ -780,9 +781,8 @@ def create_app(db: str | Path, settings: Settings | None = None) -> Litestar:
         exception_handlers=EXCEPTION_HANDLERS,  # type: ignore[arg-type]
         request_max_body_size=settings.max_body_bytes,
         before_request=read_body,
-        middleware=[noting_token_use],
+        middleware=[cors, noting_token_use],  # CORS outermost: every answer, a refusal too, names an allowed origin
         before_send=[security_headers],
-        cors_config=CORSConfig(allow_origins=list(settings.allow_origins)) if settings.allow_origins else None,
         lifespan=[listener(stores.announcements(), hub)],
         on_shutdown=[hub.close, stores.close],
         # Litestar's default raises the root logger to INFO, which would make `transitions` log every

@@ -26,7 +26,7 @@ from .problems import problem_responses
 class NewToken(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """One more token for a role, beside the battle's others."""
 
-    role: Literal["referee", "player", "spectator"]
+    role: Literal["referee", "player", "spectator", "overlay"]  # an overlay: a spectator that outlives rotations
     side: Annotated[str, Meta(max_length=64)] = ""  # a player's side; none for the other roles
     label: Annotated[str, Meta(max_length=LABEL_MAX)]  # whose it is: "Anna's phone"
 

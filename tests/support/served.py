@@ -59,10 +59,11 @@ def bearer(token: str) -> dict[str, str]:
 
 
 class LiveServer:
-    """uvicorn serving `app` on 127.0.0.1 in a thread, on a port the OS picks."""
+    """uvicorn serving `app` on 127.0.0.1 in a thread, on a port the OS picks (or `port`: a server
+    started again where its clients look for it)."""
 
-    def __init__(self, app: Litestar) -> None:
-        config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", timeout_graceful_shutdown=1)
+    def __init__(self, app: Litestar, port: int = 0) -> None:
+        config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", timeout_graceful_shutdown=1)
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, daemon=True)
 

@@ -9,7 +9,8 @@ let made = null;  // the last link made: shown until the screen is left and made
 
 // Whose a token or a link is, each a whole phrase with its placeholder (for a translation).
 const holderWords = ({ role, side }) =>
-  role === "player" ? `the ${words(side)} player` : role === "referee" ? "the referee" : "a spectator";
+  role === "player" ? `the ${words(side)} player` : role === "referee" ? "the referee"
+    : role === "overlay" ? "an overlay (kept when every token is replaced)" : "a spectator";
 const linkFor = ({ role, side }) =>
   role === "player" ? `Link for the ${words(side)} player` : role === "referee" ? "Link for the referee" : "Link for a spectator";
 const madeFor = ({ role, side, label }) =>
