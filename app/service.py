@@ -34,6 +34,7 @@ from morale.events.types import (
     StoredEvent,
 )
 from morale.projections.board import next_clock
+from morale.projections.shown import Before, Shown, before, shown
 
 # Puts an event in words against the battle as it stands (projections.narrative.describe_event).
 Describe = Callable[[AnyEvent, Battle], str]
@@ -44,6 +45,7 @@ class Recorded:
     stored: StoredEvent
     caused: Caused
     said: str = ""  # the event in words, against the battle as it left it (when the writer asked)
+    shown: Shown | None = None  # what a screen shows of it, as the feed gives it (when the writer asked)
 
 
 def fold_of(store: EventStore, battle: str) -> Replay:
@@ -122,12 +124,15 @@ def record_on(
     describe: Describe | None = None,
     *,
     author: Author | None = None,
+    show: bool = False,
 ) -> list[Recorded]:
     """`record` on a fold of the whole log that the caller holds (and that this advances): a
     writer that already has the battle replays nothing. The store still refuses the append if the
     log has moved past the fold. `dice_secret`: kept with the events that commit to it (the start, a reveal).
     `describe`: puts each event in words as the battle stands just after it, not after the batch (a
-    casualty's "3 left" is the count then). `author`: who appends them, sealed with each."""
+    casualty's "3 left" is the count then). `author`: who appends them, sealed with each. `show`: each
+    is also described as the feed describes it (names, story, odds), so a writer's answer and a
+    follower's item are the same."""
     if expected_seq is not None and expected_seq != fold.seq:
         raise ConflictError(fold.battle_id, expected_seq, fold.seq)
     if fold.battle is None:  # these events create the battle
@@ -136,6 +141,7 @@ def record_on(
     caused: list[Caused] = []
     sealed: list[AnyEvent] = []
     said: list[str] = []
+    seen: list[Shown | None] = []
     claims = claims_of(store, fold)
     try:
         for offset, event in enumerate(events, start=1):
@@ -149,7 +155,9 @@ def record_on(
                     where = f"event {offset} of {len(events)}: {refusal.message}"
                     raise Refusal(where, rule=refusal.rule, field=refusal.field) from None
                 raise
+            was = before(fold.battle, event) if show else None
             caused.append(fold.apply(base + offset, event))
+            seen.append(_shown(fold, base + offset, event, caused[-1], was, author) if show else None)
             if claims is not None:
                 claims.record(base + offset, event, author)
             sealed.append(event)
@@ -158,7 +166,24 @@ def record_on(
     except BaseException:
         fold.claims = None  # it may have taken in events the log never got: fold it afresh next time
         raise
-    return [Recorded(s, c, w) for s, c, w in zip(stored, caused, said, strict=True)]
+    return [Recorded(*row) for row in zip(stored, caused, said, seen, strict=True)]
+
+
+def _shown(fold: Replay, seq: int, event: AnyEvent, caused: Caused, was: Before | None, author: Author | None) -> Shown:
+    """What the feed shows of an event, against the battle just as it left it (before the next event
+    of the batch moves it on). Its story reads the event, its place and its author; the hash links
+    the store seals it with come later, and no line reads them."""
+    unsealed = StoredEvent(
+        battle=fold.battle_id,
+        seq=seq,
+        schema_version=0,
+        recorded_at="",
+        event=event,
+        prev_hash="",
+        hash="",
+        author=author,
+    )
+    return shown(unsealed, caused, fold.battle, was)
 
 
 def claims_of(store: EventStore, fold: Replay) -> Claims | None:
@@ -243,6 +268,7 @@ def roll_for(
     expected_seq: int | None = None,
     *,
     author: Author | None = None,
+    show: bool = False,
 ) -> list[Recorded]:
     """The engine rolls the dice a due test needs and records them like any other roll."""
     if expected_seq is not None and expected_seq != fold.seq:
@@ -254,4 +280,4 @@ def roll_for(
         raise Refusal("this battle's dice are rolled at the table: type them in", field="dice")
     dice = engine_dice(secret, fold.battle_id, fold.seq + 1, due.dice, seeds_in_force(state))
     event = DiceRolled(unit=unit, test=test, dice=tuple(dice), source="engine", reroll=bool(due.reroll))
-    return record_on(store, fold, [event], author=author)
+    return record_on(store, fold, [event], author=author, show=show)

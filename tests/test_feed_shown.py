@@ -228,3 +228,22 @@ def test_resuming_by_last_event_id_starts_at_the_next_items_own_message(served):
     messages = served.sse("wh40k6", after=19)
     assert (messages[0].event, messages[0].id) == ("dice_rolled", "20")
     assert all(int(m.id) > 19 for m in messages)
+
+
+def test_an_appends_answer_is_the_item_its_followers_get(tmp_path):
+    """A writer's answer and a follower's item are one and the same, names, story and odds included,
+    for each event of a batch against the battle just as that event left it."""
+    from litestar.testing import TestClient
+    from support.served import BATTLE, bearer, creation_body, example_events
+
+    from morale.app.http.server import Settings, create_app
+
+    with TestClient(create_app(tmp_path / "same.db", Settings())) as client:
+        referee = client.post("/battles", json=creation_body()).json()["tokens"]["referee"]
+        batch = {"events": example_events(20), "expected_seq": 9}
+        answered = client.post(f"/battles/{BATTLE}/events", json=batch, headers=bearer(referee))
+        assert answered.status_code == 201, answered.text
+        followed = client.get(f"/battles/{BATTLE}/feed.ndjson?after=9&follow=false", headers=bearer(referee))
+        lines = [json.loads(line) for line in followed.text.splitlines()]
+    assert answered.json() == lines
+    assert answered.json()[5]["story"][0]["text"] == "Nobz loses 2 models to shooting (3 left)"

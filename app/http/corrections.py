@@ -120,7 +120,9 @@ def correction_routes(
             with state.folds.current(store, battle) as fold:
                 plan, _ = planned(store, battle, grant, fold, seq_of(store, fold))
                 retractions = plan.retractions(data.reason)
-                return fed(record_on(store, fold, retractions, expected_seq=data.expected_seq, author=author), fold)
+                return fed(
+                    record_on(store, fold, retractions, expected_seq=data.expected_seq, author=author, show=True), fold
+                )
 
         return await written(state, battle, work)
 

@@ -235,7 +235,7 @@ READS = problem_responses(400, 401, 503)  # 400: Litestar's own, for a path it c
 # -- writes ---------------------------------------------------------------------------------------
 def _fed(recorded: list[Recorded], fold: Replay) -> list[FeedItem]:
     ruleset = fold.battle.ruleset if fold.battle else None
-    return [feed_item(r.stored, r.caused, ruleset) for r in recorded]  # type: ignore[arg-type]
+    return [feed_item(r.stored, r.caused, ruleset, r.shown) for r in recorded]  # type: ignore[arg-type]
 
 
 @post(
@@ -335,7 +335,9 @@ async def append_events(
     def work(store: EventStore) -> list[FeedItem]:
         with state.folds.current(store, battle) as fold:
             check_may_append(grant, fold.state(), data.events)
-            return _fed(record_on(store, fold, data.events, expected_seq=data.expected_seq, author=author), fold)
+            return _fed(
+                record_on(store, fold, data.events, expected_seq=data.expected_seq, author=author, show=True), fold
+            )
 
     return await _written(state, battle, work)
 
@@ -349,7 +351,9 @@ async def roll_dice(battle: BattlePath, data: JSONBody[RollDice], request: Reque
     def work(store: EventStore) -> list[FeedItem]:
         with state.folds.current(store, battle) as fold:
             check_own_unit(grant, fold.state(), data.unit)
-            rolled = roll_for(store, fold, data.unit, data.test, expected_seq=data.expected_seq, author=author)
+            rolled = roll_for(
+                store, fold, data.unit, data.test, expected_seq=data.expected_seq, author=author, show=True
+            )
             return _fed(rolled, fold)
 
     return await _written(state, battle, work)
@@ -365,7 +369,7 @@ async def next_phase(battle: BattlePath, data: JSONBody[NextPhase], request: Req
         with state.folds.current(store, battle) as fold:
             event = clock_event(fold)
             check_may_append(grant, fold.state(), [event])
-            return _fed(record_on(store, fold, [event], expected_seq=data.expected_seq, author=author), fold)
+            return _fed(record_on(store, fold, [event], expected_seq=data.expected_seq, author=author, show=True), fold)
 
     return await _written(state, battle, work)
 
