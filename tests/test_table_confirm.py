@@ -11,10 +11,12 @@ from __future__ import annotations
 import json
 
 import pytest
-from support.browser import WAIT_MS, layout_problems
+from support.browser import PHONE, WAIT_MS, layout_problems
 from support.cli import morale, morale_command
-from support.nodes import TableNode
-from support.served import BATTLE, ROSTER
+from support.console import Console
+from support.nodes import TableNode, last_seq, post_events
+from support.served import BATTLE, ROSTER, bearer, creation_body
+from test_console import open_console, served  # noqa: F401  (the console's server fixture, reused)
 from test_table_turn import joined
 
 from morale.core.dice import commitment
@@ -244,3 +246,61 @@ def test_striking_a_disputed_entry_strikes_what_stood_on_it_and_leaves_the_dispu
     assert f"Event {entry + 1} is struck" not in struck.stdout  # the dispute stays, ended
     [dispute] = json.loads(morale(db, "disputes", BATTLE, "--json").stdout)["disputes"]
     assert (dispute["seq"], dispute["status"], dispute["ruling"]) == (entry + 1, "struck", "they were right")
+
+
+def test_a_dispute_withdrawn_by_its_disputer_and_one_the_referee_rules_stands(browser, served):  # noqa: F811
+    """The other two endings, each on the phone of whoever may end it: the orks' player withdraws
+    their dispute, and a referee (called over) rules that the next disputed entry stands."""
+    server, http = served
+    body = creation_body()
+    body["started"] |= {"confirmation": True}
+    tokens = http.post("/battles", json=body).json()["tokens"]
+    imperium, orks = tokens["players"]["imperium"], tokens["players"]["orks"]
+    start = last_seq(server.url, BATTLE, imperium)
+    clock = http.post(f"/battles/{BATTLE}/next-phase", json={"expected_seq": start}, headers=bearer(imperium))
+    assert clock.status_code == 201, clock.text  # a player runs their own side's clock here
+    loss = {"type": "casualties_suffered", "unit": "kraak", "count": 1}
+    assert post_events(server.url, BATTLE, imperium, [loss], start + 1).status_code == 201
+    first = start + 2
+
+    context, page, errors = open_console(browser, server.url, BATTLE, orks, PHONE)
+    phone = Console(page, wide=False)
+    claim = awaiting(phone, first)
+    claim.locator("button.dispute").click()
+    claim.locator(".confirm button.reason", has_text="the count is wrong").click()
+    phone.recorded(first + 1)
+    phone.tab("disputes")
+    row = page.locator(f"ol.disputes > li[data-entry='{first}']")
+    assert row.locator("button.strike-entry").count() == 0  # the entry is the Imperium's to strike
+    row.locator("button.withdraw").click()
+    row.locator(".confirm input[name='reason']").fill("I counted again: one is right")
+    row.locator(".confirm button.reason-own").click()
+    phone.recorded(first + 2)
+    ended = page.locator(f"ol.disputes > li[data-entry='{first}']")
+    assert ended.get_attribute("data-status") == "withdrawn"
+    assert "orks withdrew the dispute at" in ended.inner_text()
+    assert mark(phone, first) == "stands"
+    context.close()
+    assert errors == []
+
+    second = first + 3
+    assert post_events(server.url, BATTLE, imperium, [loss], first + 2).status_code == 201
+    disputed = {"type": "entry_disputed", "seq": second, "reason": "kraak was out of sight"}
+    assert post_events(server.url, BATTLE, orks, [disputed], second).status_code == 201
+    context, page, errors = open_console(browser, server.url, BATTLE, tokens["referee"], PHONE)
+    referee = Console(page, wide=False)
+    referee.tab("record")
+    assert page.locator("#clock-waits[data-waits='disputes']").is_visible()  # the phase waits
+    referee.tab("disputes")
+    row = page.locator(f"ol.disputes > li[data-entry='{second}']")
+    assert row.locator("button.strike-entry").count() == 1  # the referee may strike it too
+    row.locator("button.stands").click()
+    assert layout_problems(page) == []
+    row.locator(".confirm button.reason", has_text="the referee's call at the table").click()
+    referee.recorded(second + 2)
+    assert page.locator(f"ol.disputes > li[data-entry='{second}']").get_attribute("data-status") == "stands"
+    assert mark(referee, second) == "stands"
+    referee.tab("record")
+    assert page.locator("#record #next-phase").is_enabled()  # nothing holds the phase now
+    context.close()
+    assert errors == []
