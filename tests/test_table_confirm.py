@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from support.browser import PHONE, WAIT_MS, layout_problems
+from support.browser import PHONE, WAIT_MS, layout_problems, screenshot, serious_violations
 from support.cli import morale, morale_command
 from support.console import Console
 from support.nodes import TableNode, last_seq, post_events
@@ -54,11 +54,14 @@ def battle_without_referee(tmp_path):
     return db
 
 
-def fits(phone, tab: str) -> None:
-    """The phone's screen `tab` fits a phone (moved to first if need be: a move redraws the screen)."""
+def fits(phone, tab: str, name: str = "") -> None:
+    """The phone's screen `tab` fits a phone (moved to first if need be: a move redraws the screen);
+    photographed as `name`, if given."""
     if phone.page.get_attribute("body", "data-tab") != tab:
         phone.tab(tab)
-    assert layout_problems(phone.page) == [], tab
+    if name:
+        screenshot(phone.page, f"confirm-{name}")
+    assert layout_problems(phone.page) + serious_violations(phone.page) == [], tab
 
 
 def awaiting(phone, seq: int):
@@ -105,7 +108,7 @@ def test_two_players_confirm_dispute_strike_and_undo_and_a_judge_checks_the_batt
         orks.recorded(charge)
         claim = awaiting(orks, charge)
         assert "Tactical Squad Varro declares a charge on Nobz" in claim.inner_text()
-        fits(orks, "board")
+        fits(orks, "board", "awaiting")
         claim.locator("button.confirm-one").click()
         orks.recorded(charge + 1)
         assert orks.page.locator("#claims-bar").is_hidden()
@@ -138,7 +141,7 @@ def test_two_players_confirm_dispute_strike_and_undo_and_a_judge_checks_the_batt
         dispute.locator("button.dispute").click()
         asked = dispute.locator(".confirm")
         assert "the phase does not end until the dispute is resolved" in asked.inner_text()
-        fits(orks, "board")
+        fits(orks, "board", "dispute-reason")
         asked.locator("input[name='reason']").fill("the nobz struck back: one wound each")
         asked.locator("button.reason-own").click()
         disputed = combat + 1
@@ -168,7 +171,7 @@ def test_two_players_confirm_dispute_strike_and_undo_and_a_judge_checks_the_batt
         assert "These later entries stood on it and are struck with it:" in preview.inner_text()
         for seq in rolls:
             assert f"#{seq} Nobz rolls for" in preview.inner_text()
-        fits(imperium, "disputes")
+        fits(imperium, "disputes", "strike-preview")
         preview.locator("button.reason", has_text="the other side was right").click()
         struck = rolls[-1] + 1 + len(rolls)  # the combat and the rolls, latest first, one retraction each
         imperium.recorded(struck)
@@ -180,16 +183,16 @@ def test_two_players_confirm_dispute_strike_and_undo_and_a_judge_checks_the_batt
         assert ended.get_attribute("data-status") == "struck"
         assert "It was struck by imperium player" in ended.inner_text()
         assert ended.locator("button").count() == 0
-        fits(orks, "disputes")
+        fits(orks, "disputes", "struck")
         assert mark(orks, combat) == "struck" and all(mark(orks, seq) == "struck" for seq in rolls)
 
         # The phase ends on the Imperium's phone: nothing awaits and no dispute is open.
         fits(imperium, "record")
         imperium.next_phase()
         imperium.recorded(struck + 1)
-        for phone in phones.values():
+        for side, phone in phones.items():
             phone.recorded(struck + 1)
-            fits(phone, "log")
+            fits(phone, "log", f"log-{side}")
         for context in contexts:
             context.close()
         assert errors == []
@@ -260,22 +263,30 @@ def test_a_dispute_withdrawn_by_its_disputer_and_one_the_referee_rules_stands(br
     clock = http.post(f"/battles/{BATTLE}/next-phase", json={"expected_seq": start}, headers=bearer(imperium))
     assert clock.status_code == 201, clock.text  # a player runs their own side's clock here
     loss = {"type": "casualties_suffered", "unit": "kraak", "count": 1}
-    assert post_events(server.url, BATTLE, imperium, [loss], start + 1).status_code == 201
+    for seq in range(start + 1, start + 4):  # three claims, one loss each
+        assert post_events(server.url, BATTLE, imperium, [loss], seq).status_code == 201
     first = start + 2
 
     context, page, errors = open_console(browser, server.url, BATTLE, orks, PHONE)
     phone = Console(page, wide=False)
+    assert "3 entries await your confirmation" in awaiting(phone, first + 2).page.locator("#claims-bar").inner_text()
     claim = awaiting(phone, first)
     claim.locator("button.dispute").click()
     claim.locator(".confirm button.reason", has_text="the count is wrong").click()
-    phone.recorded(first + 1)
+    phone.recorded(first + 3)
+    page.locator("#claims-bar button.confirm-all", has_text="Confirm all 2").click()
+    phone.recorded(first + 4)
+    assert mark(phone, first + 1) == mark(phone, first + 2) == "confirmed"
+    confirmed = json.loads(http.get(f"/battles/{BATTLE}/log?after={first + 3}", headers=bearer(orks)).text)[0]
+    assert confirmed["event"] == {"type": "entry_confirmed", "seqs": [first + 1, first + 2]}
+    assert "1 dispute is open" in page.locator("#claims-bar").inner_text()
     phone.tab("disputes")
     row = page.locator(f"ol.disputes > li[data-entry='{first}']")
     assert row.locator("button.strike-entry").count() == 0  # the entry is the Imperium's to strike
     row.locator("button.withdraw").click()
     row.locator(".confirm input[name='reason']").fill("I counted again: one is right")
     row.locator(".confirm button.reason-own").click()
-    phone.recorded(first + 2)
+    phone.recorded(first + 5)
     ended = page.locator(f"ol.disputes > li[data-entry='{first}']")
     assert ended.get_attribute("data-status") == "withdrawn"
     assert "orks withdrew the dispute at" in ended.inner_text()
@@ -283,8 +294,8 @@ def test_a_dispute_withdrawn_by_its_disputer_and_one_the_referee_rules_stands(br
     context.close()
     assert errors == []
 
-    second = first + 3
-    assert post_events(server.url, BATTLE, imperium, [loss], first + 2).status_code == 201
+    second = first + 6
+    assert post_events(server.url, BATTLE, imperium, [loss], first + 5).status_code == 201
     disputed = {"type": "entry_disputed", "seq": second, "reason": "kraak was out of sight"}
     assert post_events(server.url, BATTLE, orks, [disputed], second).status_code == 201
     context, page, errors = open_console(browser, server.url, BATTLE, tokens["referee"], PHONE)

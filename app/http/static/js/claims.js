@@ -50,7 +50,7 @@ export function drawClaimsBar(holder, { showDisputes }) {
   const shown = confirming() && state.live && role() !== "spectator";
   const asked = shown ? awaitingMe() : [];
   const mine = shown ? mineAwaiting() : [];
-  const open = shown ? openDisputes() : 0;
+  const open = shown && state.tab !== "disputes" ? openDisputes() : 0;  // that screen lists them
   holder.hidden = !asked.length && !mine.length && !open;
   if (holder.hidden) return;
   const count = asked.length;
@@ -62,8 +62,8 @@ export function drawClaimsBar(holder, { showDisputes }) {
       onclick: () => confirm(asked.map((c) => c.seq)) }, `Confirm all ${count}`) : null,
     mine.length ? el("p", { class: "hint waiting" }, mineWords(mine)) : null,
     open ? el("p", { class: "open-disputes" }, open === 1 ? "1 dispute is open: the phase does not end until it is resolved."
-      : `${open} disputes are open: the phase does not end until they are resolved.`, " ",
-    el("button", { type: "button", class: "see-disputes", onclick: showDisputes }, "See the disputes")) : null);
+      : `${open} disputes are open: the phase does not end until they are resolved.`) : null,
+    open ? el("button", { type: "button", class: "see-disputes", onclick: showDisputes }, "See the disputes") : null);
 }
 
 function mineWords(mine) {

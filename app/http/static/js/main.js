@@ -151,7 +151,7 @@ async function refreshNow() {
     state.marks.push({ seq: row.seq, turn: row.event.turn, side: row.event.side, phase: row.event.phase });
   }
   state.last = Math.max(state.last, state.log.at(-1)?.seq ?? 0);
-  if (rows.length) await readClaims();  // what awaits whom moved with the log
+  if (rows.length) await readClaims().catch(failed);  // what awaits whom moved with the log
   if (state.live) await goTo(state.last);
   else draw();
 }
@@ -342,7 +342,8 @@ async function openBattle({ battle, token, at, tab }) {
   if ((state.log.at(-1)?.seq ?? 0) < state.last) await refresh().catch(() => {});
   draw();
   document.body.dataset.logged = "true";
-  keepForOffline(() => Promise.all(["vocabulary", "board", "due", recent, "timeline"].map((path) => state.api.get(path))));
+  const kept = ["vocabulary", "board", "due", recent, "timeline", ...(state.info.confirmation ? ["claims"] : [])];
+  keepForOffline(() => Promise.all(kept.map((path) => state.api.get(path))));
   await moveTo({ at, tab });
 }
 
