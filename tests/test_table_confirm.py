@@ -54,6 +54,13 @@ def battle_without_referee(tmp_path):
     return db
 
 
+def recorded(phone, seq: int) -> None:
+    """The phone shows the board after event `seq`, and has its every write answered: the notice of
+    the last one is on the screen, so nothing moves under the next tap."""
+    phone.recorded(seq)
+    phone.page.wait_for_selector("body[data-unsent='0']", timeout=WAIT_MS)
+
+
 def fits(phone, tab: str, name: str = "") -> None:
     """The phone's screen `tab` fits a phone (moved to first if need be: a move redraws the screen);
     photographed as `name`, if given."""
@@ -97,45 +104,45 @@ def test_two_players_confirm_dispute_strike_and_undo_and_a_judge_checks_the_batt
 
         # No referee: the Imperium's player starts their own assault phase and declares the charge.
         imperium.next_phase()
-        imperium.recorded(start + 1)
+        recorded(imperium, start + 1)
         assert orks.page.locator("#record #next-phase").count() == 0  # not the orks' phase to move
         imperium.charge(**CHARGE)
         charge = start + 2
-        imperium.recorded(charge)
+        recorded(imperium, charge)
         assert "awaits the orks player's confirmation" in imperium.page.locator("#claims-bar").inner_text()
 
         # The orks' phone shows the charge waiting for them, on every screen; they confirm it.
-        orks.recorded(charge)
+        recorded(orks, charge)
         claim = awaiting(orks, charge)
         assert "Tactical Squad Varro declares a charge on Nobz" in claim.inner_text()
         fits(orks, "board", "awaiting")
         claim.locator("button.confirm-one").click()
-        orks.recorded(charge + 1)
+        recorded(orks, charge + 1)
         assert orks.page.locator("#claims-bar").is_hidden()
         assert mark(orks, charge) == "confirmed"
 
         # A mistyped casualty, undone after seeing what it strikes, and typed again.
         orks.casualties("nobz", 3, "close_combat")
         mistyped = charge + 2
-        orks.recorded(mistyped)
+        recorded(orks, mistyped)
         orks.tab("log")
         orks.page.locator("#log button.undo-last").click()
         undo = orks.page.locator("#log .undo .confirm")
         assert f"#{mistyped} Nobz loses 3 models to close combat" in undo.inner_text()
         fits(orks, "log")
         undo.locator("button.undo-it").click()
-        orks.recorded(mistyped + 1)
+        recorded(orks, mistyped + 1)
         assert mark(orks, mistyped) == "struck"
         orks.casualties("nobz", 2, "close_combat")
         casualty = mistyped + 2
-        orks.recorded(casualty)
+        recorded(orks, casualty)
 
         # The Imperium's player enters the combat result (there is no referee to), which plays on from
         # the orks' loss and so confirms it; the orks dispute the result, and roll the test it caused.
-        imperium.recorded(casualty)
+        recorded(imperium, casualty)
         imperium.combat(COMBAT)
         combat = casualty + 1
-        imperium.recorded(combat)
+        recorded(imperium, combat)
         assert mark(imperium, casualty) == "confirmed"
         dispute = awaiting(orks, combat)
         dispute.locator("button.dispute").click()
@@ -145,17 +152,17 @@ def test_two_players_confirm_dispute_strike_and_undo_and_a_judge_checks_the_batt
         asked.locator("input[name='reason']").fill("the nobz struck back: one wound each")
         asked.locator("button.reason-own").click()
         disputed = combat + 1
-        orks.recorded(disputed)
+        recorded(orks, disputed)
         rolls = []
         while orks.page.locator("#due .test[data-unit='nobz']").count():
             test = orks.page.locator("#due .test[data-unit='nobz']").first.get_attribute("data-test")
             orks.engine_roll("nobz", test)
             rolls.append(orks.last + 1)
-            orks.recorded(rolls[-1])
+            recorded(orks, rolls[-1])
             orks.tab("due")
 
         # The Imperium's phone: the phase waits for the dispute; its Disputes screen offers the strike.
-        imperium.recorded(rolls[-1])
+        recorded(imperium, rolls[-1])
         imperium.tab("record")
         assert imperium.page.locator("#clock-waits[data-waits='disputes']").is_visible()
         assert mark(imperium, combat) == "disputed"
@@ -174,10 +181,10 @@ def test_two_players_confirm_dispute_strike_and_undo_and_a_judge_checks_the_batt
         fits(imperium, "disputes", "strike-preview")
         preview.locator("button.reason", has_text="the other side was right").click()
         struck = rolls[-1] + 1 + len(rolls)  # the combat and the rolls, latest first, one retraction each
-        imperium.recorded(struck)
+        recorded(imperium, struck)
 
         # Both phones: the dispute ended with the strike; the orks' only actions are gone.
-        orks.recorded(struck)
+        recorded(orks, struck)
         orks.tab("disputes")
         ended = orks.page.locator(f"ol.disputes > li[data-entry='{combat}']")
         assert ended.get_attribute("data-status") == "struck"
@@ -189,9 +196,9 @@ def test_two_players_confirm_dispute_strike_and_undo_and_a_judge_checks_the_batt
         # The phase ends on the Imperium's phone: nothing awaits and no dispute is open.
         fits(imperium, "record")
         imperium.next_phase()
-        imperium.recorded(struck + 1)
+        recorded(imperium, struck + 1)
         for side, phone in phones.items():
-            phone.recorded(struck + 1)
+            recorded(phone, struck + 1)
             fits(phone, "log", f"log-{side}")
         for context in contexts:
             context.close()
@@ -273,9 +280,9 @@ def test_a_dispute_withdrawn_by_its_disputer_and_one_the_referee_rules_stands(br
     claim = awaiting(phone, first)
     claim.locator("button.dispute").click()
     claim.locator(".confirm button.reason", has_text="the count is wrong").click()
-    phone.recorded(first + 3)
+    recorded(phone, first + 3)
     page.locator("#claims-bar button.confirm-all", has_text="Confirm all 2").click()
-    phone.recorded(first + 4)
+    recorded(phone, first + 4)
     assert mark(phone, first + 1) == mark(phone, first + 2) == "confirmed"
     confirmed = json.loads(http.get(f"/battles/{BATTLE}/log?after={first + 3}", headers=bearer(orks)).text)[0]
     assert confirmed["event"] == {"type": "entry_confirmed", "seqs": [first + 1, first + 2]}
@@ -286,7 +293,7 @@ def test_a_dispute_withdrawn_by_its_disputer_and_one_the_referee_rules_stands(br
     row.locator("button.withdraw").click()
     row.locator(".confirm input[name='reason']").fill("I counted again: one is right")
     row.locator(".confirm button.reason-own").click()
-    phone.recorded(first + 5)
+    recorded(phone, first + 5)
     ended = page.locator(f"ol.disputes > li[data-entry='{first}']")
     assert ended.get_attribute("data-status") == "withdrawn"
     assert "orks withdrew the dispute at" in ended.inner_text()
@@ -308,9 +315,19 @@ def test_a_dispute_withdrawn_by_its_disputer_and_one_the_referee_rules_stands(br
     row.locator("button.stands").click()
     assert layout_problems(page) == []
     row.locator(".confirm button.reason", has_text="the referee's call at the table").click()
-    referee.recorded(second + 2)
+    recorded(referee, second + 2)
     assert page.locator(f"ol.disputes > li[data-entry='{second}']").get_attribute("data-status") == "stands"
     assert mark(referee, second) == "stands"
+    # Called over, the referee confirms too (never disputes: they rule or strike).
+    assert post_events(server.url, BATTLE, imperium, [loss], second + 2).status_code == 201
+    claim = awaiting(referee, second + 3)
+    assert "1 entry awaits a player's confirmation" in page.locator("#claims-bar").inner_text()
+    assert claim.locator("button.dispute").count() == 0
+    referee.tab("record")
+    assert page.locator("#clock-waits[data-waits='claims']").is_visible()
+    claim.locator("button.confirm-one").click()
+    recorded(referee, second + 4)
+    assert page.locator("#claims-bar").is_hidden()
     referee.tab("record")
     assert page.locator("#record #next-phase").is_enabled()  # nothing holds the phase now
     context.close()

@@ -26,7 +26,8 @@ export async function readClaims() {
 }
 
 const claims = () => state.claims ?? { awaiting: [], confirmed: [], disputes: [], open_disputes: 0 };
-export const awaitingMe = () => claims().awaiting.filter((c) => c.awaits === mySide());
+// What this phone may confirm: the other side's claims; the referee, called over, confirms any.
+export const awaitingMe = () => claims().awaiting.filter((c) => isReferee() || c.awaits === mySide());
 export const allAwaiting = () => claims().awaiting;
 export const mineAwaiting = () => claims().awaiting.filter((c) => c.side === mySide());
 export const openDisputes = () => claims().open_disputes;
@@ -55,8 +56,7 @@ export function drawClaimsBar(holder, { showDisputes }) {
   if (holder.hidden) return;
   const count = asked.length;
   fill(holder,
-    count ? el("h2", {}, count === 1 ? "1 entry awaits your confirmation"
-      : `${count} entries await your confirmation`) : null,
+    count ? el("h2", {}, heading(count)) : null,
     count ? el("ul", { class: "claims" }, asked.map(claimRow)) : null,
     count > 1 ? el("button", { type: "button", class: "confirm-all",
       onclick: () => confirm(asked.map((c) => c.seq)) }, `Confirm all ${count}`) : null,
@@ -65,6 +65,10 @@ export function drawClaimsBar(holder, { showDisputes }) {
       : `${open} disputes are open: the phase does not end until they are resolved.`) : null,
     open ? el("button", { type: "button", class: "see-disputes", onclick: showDisputes }, "See the disputes") : null);
 }
+
+const heading = (count) => (isReferee()
+  ? (count === 1 ? "1 entry awaits a player's confirmation" : `${count} entries await a player's confirmation`)
+  : (count === 1 ? "1 entry awaits your confirmation" : `${count} entries await your confirmation`));
 
 function mineWords(mine) {
   const side = words(mine[0].awaits);
@@ -79,7 +83,8 @@ function claimRow(claim) {
     el("div", { class: "row" },
       el("button", { type: "button", class: "confirm-one", "aria-label": `Confirm event ${claim.seq}`,
         onclick: () => confirm([claim.seq]) }, "Confirm"),
-      el("button", { type: "button", class: "dispute", "aria-label": `Dispute event ${claim.seq}`,
+      // The referee does not dispute an entry: they rule on it or strike it (engine.dispute.open).
+      isReferee() ? null : el("button", { type: "button", class: "dispute", "aria-label": `Dispute event ${claim.seq}`,
         onclick: () => askReason(item, claim.seq) }, "Dispute")));
   return askedAgain(`dispute ${claim.seq}`, item);
 }

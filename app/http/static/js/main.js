@@ -105,6 +105,7 @@ function drawOutbox() {
   const badge = $("#unsent");
   badge.hidden = !count;
   badge.textContent = `${count} not sent`;
+  document.body.dataset.unsent = String(count);  // 0: every write answered, its notice shown
   if (state.board) drawRecord($("#record"));
 }
 
