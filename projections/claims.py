@@ -30,6 +30,15 @@ class AwaitingRow(msgspec.Struct, frozen=True, kw_only=True):
     by: str  # who entered it, in words
 
 
+class ConfirmedRow(msgspec.Struct, frozen=True, kw_only=True):
+    """A claim the other side confirmed: in so many words, by playing on, or by a dispute's ruling."""
+
+    seq: int
+    side: str  # whose claim it was
+    at: int  # the seq of the entry that confirmed it
+    tacit: bool  # by playing on (`engine.claim.tacit`)
+
+
 class DisputeRow(msgspec.Struct, frozen=True, kw_only=True):
     seq: int  # the dispute's own entry
     entry: int  # the disputed entry
@@ -50,6 +59,7 @@ class ClaimsView(msgspec.Struct, frozen=True, kw_only=True):
     battle: str
     confirmation: bool
     awaiting: list[AwaitingRow]
+    confirmed: list[ConfirmedRow]
     disputes: list[DisputeRow]
     open_disputes: int
 
@@ -134,10 +144,16 @@ def claims_view(battle_id: str, events: Iterable[StoredEvent]) -> ClaimsView:
                 said=dispute_words(dispute, ended_by),
             )
         )
+    confirmed = [
+        ConfirmedRow(seq=c.seq, side=c.side, at=c.confirmed_at, tacit=c.tacit)
+        for c in claims.claims.values()
+        if c.confirmed_at and not c.struck_at
+    ]
     return ClaimsView(
         battle=battle_id,
         confirmation=battle.confirmation,
         awaiting=awaiting,
+        confirmed=confirmed,
         disputes=disputes,
         open_disputes=len(claims.open_disputes),
     )

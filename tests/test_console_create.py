@@ -175,6 +175,34 @@ def test_the_short_form_starts_a_battle_of_the_chosen_rules_with_its_units(brows
     assert phone.locator("#board .team[data-side='prussians'] .unit[data-unit='pr1']").count() == 1
 
 
+def test_the_short_form_starts_a_battle_whose_players_confirm_each_others_entries(browser, served, phone):
+    server, db = served
+    start_new(phone, server.url, "form")
+    phone.get_by_role("button", name="General de Brigade").click()
+    form = phone.locator("#create form.battle-form[data-ruleset='gdb']")
+    form.wait_for(timeout=WAIT_MS)
+    form.get_by_label("Battle id", exact=True).fill("plancenoit")
+    form.get_by_label("First side (takes the first turn)", exact=True).fill("french")
+    form.get_by_label("Second side", exact=True).fill("prussians")
+    form.get_by_role("button", name="Add a unit").click()
+    for row, (unit, side) in zip(
+        form.locator(".unit-row").all(), [("guard", "french"), ("pr1", "prussians")], strict=True
+    ):
+        row.get_by_label("Id", exact=True).fill(unit)
+        row.get_by_label("Name", exact=True).fill(unit)
+        row.get_by_label("Side", exact=True).select_option(side)
+        row.get_by_label("Models", exact=True).fill("12")
+    asked = form.locator("fieldset[data-name='confirmation']")
+    assert "Players confirm each other's entries (no referee)" in asked.inner_text()
+    assert asked.locator("button[data-value='false']").get_attribute("aria-pressed") == "true"  # off by default
+    asked.locator("button[data-value='true']").click()
+    checked(phone, "form-confirmation")
+    form.get_by_role("button", name="Start the battle").click()
+    landed(phone, "plancenoit")
+    assert events_of(db, "plancenoit")[0]["confirmation"] is True
+    assert phone.locator("#tab-disputes").is_visible()  # the battle has a Disputes screen
+
+
 def test_a_refused_roster_file_is_said_in_the_servers_words_and_writes_nothing(browser, served, phone, tmp_path):
     server, db = served
     broken = tmp_path / "broken.toml"

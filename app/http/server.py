@@ -619,6 +619,7 @@ class BattleVocabulary(msgspec.Struct, frozen=True, kw_only=True):
     sides: tuple[str, ...]
     dice_policy: str
     engine_rolls: bool  # the engine may roll this battle's dice (POST .../roll)
+    confirmation: bool = False  # the players confirm each other's entries (`engine.claim.open`)
     caller: Caller  # what the token used may do
     vocabulary: Vocabulary
 
@@ -652,6 +653,7 @@ async def battle_vocabulary(battle: BattlePath, request: Request, state: State) 
             sides=started.sides,
             dice_policy=started.dice_policy,
             engine_rolls=engine,
+            confirmation=started.confirmation,
             caller=Caller(role=grant.role, side=grant.side, token_id=grant.token_id),
             vocabulary=vocabulary_of(started.ruleset, started.ruleset_version),
         )

@@ -5,7 +5,7 @@
 // with the one roster reader (`POST /battles/roster`) and says what is wrong in its own words.
 import { el, fill, words } from "./dom.js";
 import { ApiError, request } from "./api.js";
-import { chips } from "./pickers.js";
+import { chips, yesNo } from "./pickers.js";
 
 const KEPT = "morale.created.";  // + battle id: the creation answer's tokens, kept in this tab until noted
 
@@ -164,6 +164,10 @@ function battleForm(vocabulary, send) {
     { value: "engine", label: "rolled by morale" },
     { value: "either", label: "either" }] });
   dice.node.dataset.field = "battle.dice";
+  // A battle without a referee: each side's entries are claims the other side confirms (engine.claim.open).
+  const confirmation = yesNo({ legend: "Players confirm each other's entries (no referee)", initial: false, name: "confirmation" });
+  confirmation.node.dataset.field = "battle.confirmation";
+  const chosen = () => ({ dice: dice.value(), confirmation: confirmation.value() });
   const units = el("ol", { class: "units" });
   const sideNames = () => sides.map((s) => s.querySelector("input").value.trim());
   const refreshSides = () => { for (const select of units.querySelectorAll("select.unit-side")) sideOptions(select, sideNames()); };
@@ -182,24 +186,26 @@ function battleForm(vocabulary, send) {
   return el("form", { class: "battle-form", dataset: { ruleset: vocabulary.ruleset }, onsubmit: async (event) => {
     event.preventDefault();
     const form = event.currentTarget;
-    await send(rosterToml(form, vocabulary, dice.value()), "the form");
+    await send(rosterToml(form, vocabulary, chosen()), "the form");
   } },
   text("Battle id", "battle.id", { name: "battle-id", autocapitalize: "none" }),
   el("p", { class: "hint" }, "Letters, digits, '_', '.' or '-': it names the battle in every link."),
   text("Title", "battle.name", { name: "battle-name" }),
   sides,
   dice.node,
+  confirmation.node,
+  el("p", { class: "hint" }, "On: what one player enters waits for the other player to confirm it, dispute it, or play on."),
   el("h3", {}, "Units"),
   units,
   el("button", { type: "button", class: "add-unit", onclick: add }, "Add a unit"),
   el("button", { type: "submit", class: "submit" }, "Start the battle"),
-  el("button", { type: "button", class: "save", onclick: (event) => save(event.currentTarget.form, vocabulary, dice.value()) },
+  el("button", { type: "button", class: "save", onclick: (event) => save(event.currentTarget.form, vocabulary, chosen()) },
     "Save it as a roster file"));
 }
 
 // The form as the roster file it sends, to keep: the next game starts from it, here or with morale new.
-function save(form, vocabulary, dice) {
-  const url = URL.createObjectURL(new Blob([rosterToml(form, vocabulary, dice)], { type: "application/toml" }));
+function save(form, vocabulary, chosen) {
+  const url = URL.createObjectURL(new Blob([rosterToml(form, vocabulary, chosen)], { type: "application/toml" }));
   const id = form.querySelector('[data-field="battle.id"]').value.trim();
   const link = el("a", { href: url, download: `${/^[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(id) ? id : "roster"}.toml` });
   document.body.append(link);
@@ -256,7 +262,7 @@ const quoted = (value) => JSON.stringify(value).replaceAll("\u007f", "\\u007F");
 // server refuses naming the field ("unit[0].models: ...").
 const numeric = (value) => (/^\d{1,15}$/.test(value) ? String(Number(value)) : quoted(value));
 
-export function rosterToml(form, vocabulary, dice) {
+export function rosterToml(form, vocabulary, { dice, confirmation = false }) {
   const value = (field) => form.querySelector(`[data-field="${field}"]`)?.value.trim() ?? "";
   const lines = ["[battle]"];
   const given = (key, text) => { if (text) lines.push(`${key} = ${quoted(text)}`); };
@@ -265,6 +271,7 @@ export function rosterToml(form, vocabulary, dice) {
   lines.push(`ruleset = ${quoted(vocabulary.ruleset)}`, `ruleset_version = ${quoted(vocabulary.version)}`);
   lines.push(`sides = [${[0, 1].map((i) => quoted(value(`battle.sides[${i}]`))).join(", ")}]`);
   lines.push(`dice = ${quoted(dice)}`);
+  if (confirmation) lines.push("confirmation = true");
   for (const [index, row] of [...form.querySelectorAll(".unit-row")].entries()) {
     const at = `unit[${index}]`;
     lines.push("", "[[unit]]");

@@ -1,12 +1,11 @@
 // The log as a list to step through, newest first, each entry with who entered it: tap an entry
 // to see the board as it stood right after it; the phases of each turn to jump to; and, for the
-// referee, striking an entry out (a retraction, with its reason: nothing is ever deleted from the log).
+// referee, striking an entry out (a retraction, with its reason: nothing is ever deleted from the log);
+// in a battle the players confirm, whether each claim awaits confirmation, was confirmed or is disputed.
 import { el, words, fill } from "./dom.js";
 import { isReferee, mayRecord, phaseName, state } from "./state.js";
-import { submit } from "./outbox.js";
-
-const REASONS = ["recorded in error", "wrong unit", "wrong dice", "the players agreed to take it back"];
-const UNDO_REASON = "undone by who entered it";
+import { confirmStrike, confirmUndo } from "./strike.js";
+import { claimMark } from "./claims.js";
 
 export function drawLog(holder, { goTo, loadEarlier }) {
   // Each struck entry's retraction, from the log the page holds (a retraction that came in on the
@@ -32,10 +31,10 @@ function entry(row, struck, goTo) {
   el("button", { type: "button", class: "go", "aria-current": current ? "step" : null, onclick: () => goTo(row.seq) },
     el("span", { class: "seq" }, String(row.seq)), ` ${row.summary}`, struck ? el("span", { class: "visually-hidden" }, " (struck out)") : null,
     author(row)),
-  struck ? el("p", { class: "struck-by" }, struckBy(struck)) : null);
+  struck ? el("p", { class: "struck-by" }, struckBy(struck)) : claimMark(row.seq));
   if (isReferee() && state.live && !struck && row.type !== "event_retracted" && row.seq > 1) {
     item.append(el("button", { type: "button", class: "strike", "aria-label": `Strike out event ${row.seq}`,
-      onclick: () => confirmStrike(item, row) }, "Strike"));
+      onclick: () => confirmStrike(item, row.seq) }, "Strike"));
   }
   return item;
 }
@@ -50,59 +49,6 @@ function struckBy(retraction) {
 // Who entered the event, in the server's words ("orks player (console, Anna's phone)", "not recorded").
 function author(row) {
   return row.by ? el("span", { class: "by" }, row.by) : null;
-}
-
-// The strike asks the server first what it would strike (the entry, and the later entries that stood
-// on it), shows that list, and sends the reason: a preset, or the referee's own words.
-async function confirmStrike(item, row) {
-  item.querySelector(".confirm")?.remove();
-  const preview = await state.api.get(`strike/${row.seq}`, { fresh: true }).catch((error) => error);
-  const group = el("div", { class: "confirm", role: "group", "aria-label": `why strike event ${row.seq}` });
-  if (preview instanceof Error) {
-    fill(group, el("p", { class: "refused", role: "alert" }, preview.message), keep());
-    item.append(group);
-    return;
-  }
-  const send = (reason) => submit(`strike event ${row.seq}`, `strike/${row.seq}`, { reason }, preview.strikes.length);
-  const own = el("input", { type: "text", name: "reason", maxlength: 2000, "aria-label": "Another reason, in your words" });
-  fill(group,
-    el("p", {}, `Strike out event ${row.seq}? The log keeps it, struck, with the reason:`),
-    strikes(preview),
-    REASONS.map((reason) => el("button", { type: "button", class: "reason", onclick: () => send(reason) }, reason)),
-    el("form", { class: "own-reason", onsubmit: (e) => { e.preventDefault(); if (own.value.trim()) send(own.value.trim()); } },
-      own, el("button", { type: "submit", class: "reason-own" }, "Strike with this reason")),
-    keep());
-  item.append(group);
-}
-
-// Undo: the server names this token's last entry still standing (and what stood on it); nothing
-// is sent until the person says so.
-async function confirmUndo(holder) {
-  holder.querySelector(".confirm")?.remove();
-  const preview = await state.api.get("undo", { fresh: true }).catch((error) => error);
-  const group = el("div", { class: "confirm", role: "group", "aria-label": "undo my last entry" });
-  if (preview instanceof Error) {
-    fill(group, el("p", { class: "refused", role: "alert" }, preview.message), keep());
-  } else {
-    fill(group,
-      el("p", {}, `Undo your last entry, event ${preview.seq}? The log keeps it, struck:`),
-      strikes(preview),
-      el("button", { type: "button", class: "undo-it", onclick: () => submit(`undo event ${preview.seq}`, "undo",
-        { reason: UNDO_REASON }, preview.strikes.length) }, "Undo it"),
-      keep());
-  }
-  holder.append(group);
-}
-
-function strikes(preview) {
-  const also = preview.strikes.length > 1
-    ? el("p", {}, `These later entries stood on it and are struck with it:`) : null;
-  return [el("ul", { class: "strikes" }, el("li", {}, `#${preview.strikes[0].seq} ${preview.strikes[0].said}`)), also,
-    also ? el("ul", { class: "strikes" }, preview.strikes.slice(1).map((s) => el("li", {}, `#${s.seq} ${s.said}`))) : null];
-}
-
-function keep() {
-  return el("button", { type: "button", class: "cancel", onclick: (e) => e.target.closest(".confirm").remove() }, "Keep it");
 }
 
 function marks(goTo) {

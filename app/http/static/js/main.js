@@ -16,6 +16,7 @@ import * as outbox from "./outbox.js";
 import { createdNotice, openCreate } from "./create.js";
 import { asked, forget, keep, momentLink, scrub } from "./join.js";
 import { drawShare } from "./share.js";
+import { disputesTab, drawClaimsBar, drawDisputes, readClaims } from "./claims.js";
 
 const PAGE = 100;  // log entries fetched at a time
 
@@ -35,14 +36,18 @@ function draw() {
   $("#tab-record").hidden = !mayRecord();
   $("#tab-why").hidden = !state.unit;
   $("#tab-share").hidden = !isReferee();
+  disputesTab();
   drawBanner();
+  drawClaimsBar($("#claims-bar"), { showDisputes: () => show("disputes") });
   drawPast();
   drawBoard($("#board"), { onWhy: why, onDue: () => show("due") });
   drawDue($("#due"));
   drawRecord($("#record"));
   drawLog($("#log"), { goTo, loadEarlier });
+  drawDisputes($("#disputes"));
   document.body.dataset.seq = String(state.at);
   document.body.dataset.last = String(state.last);
+  document.body.dataset.claims = String(state.claimsRead ?? 0);  // the log's last seq the claims were read at
 }
 
 // Stepping back through the log, the clock and the banner describe the past as the past ("then"):
@@ -100,6 +105,7 @@ function drawOutbox() {
   const badge = $("#unsent");
   badge.hidden = !count;
   badge.textContent = `${count} not sent`;
+  document.body.dataset.unsent = String(count);  // 0: every write answered, its notice shown
   if (state.board) drawRecord($("#record"));
 }
 
@@ -146,6 +152,7 @@ async function refreshNow() {
     state.marks.push({ seq: row.seq, turn: row.event.turn, side: row.event.side, phase: row.event.phase });
   }
   state.last = Math.max(state.last, state.log.at(-1)?.seq ?? 0);
+  if (rows.length) await readClaims().catch(failed);  // what awaits whom moved with the log
   if (state.live) await goTo(state.last);
   else draw();
 }
@@ -310,7 +317,8 @@ async function openBattle({ battle, token, at, tab }) {
   stopFollowing();
   opened = { battle, token };
   Object.assign(state, { battle, api, info, board, due, last: board.seq, at: board.seq, live: true });
-  Object.assign(state, { log: [], marks: [], unit: null, tab: "board" });
+  Object.assign(state, { log: [], marks: [], unit: null, tab: "board", claims: null, claimsRead: 0 });
+  await readClaims().catch(() => {});  // a battle the players confirm: what awaits whom
   $("#connect").hidden = true;
   $("#console").hidden = false;
   $("#create").hidden = true;
@@ -335,7 +343,8 @@ async function openBattle({ battle, token, at, tab }) {
   if ((state.log.at(-1)?.seq ?? 0) < state.last) await refresh().catch(() => {});
   draw();
   document.body.dataset.logged = "true";
-  keepForOffline(() => Promise.all(["vocabulary", "board", "due", recent, "timeline"].map((path) => state.api.get(path))));
+  const kept = ["vocabulary", "board", "due", recent, "timeline", ...(state.info.confirmation ? ["claims"] : [])];
+  keepForOffline(() => Promise.all(kept.map((path) => state.api.get(path))));
   await moveTo({ at, tab });
 }
 

@@ -1,13 +1,21 @@
 // Recording what happened at the table, one small form each, built from the ruleset's vocabulary
 // (its facts and the values each takes, its decisions, causes and profile fields) and the board's
 // units. A player is offered their own side's units only; the clock, combat results, rulings and
-// retractions (in the log) are the referee's.
+// retractions (in the log) are the referee's, except in a battle the players confirm (no referee
+// at the table): there a player runs the clock of their own side's phases and resolves the combats
+// their side fights.
 import { el, words, fill } from "./dom.js";
 import { cite } from "./cite.js";
 import { inPlay, isReferee, mayActFor, mayRecord, phaseName, state, stateName, unitName, vocab } from "./state.js";
 import { chips, stepper, unitOptions, yesNo } from "./pickers.js";
 import { submit } from "./outbox.js";
 import * as outbox from "./outbox.js";
+import { allAwaiting, confirming, mineAwaiting, openDisputes } from "./claims.js";
+
+// What a player may do beyond their own units when there is no referee (access.py's
+// `_played_without_referee`): the clock of their own side's phases, and combat results.
+const withoutReferee = () => confirming() && state.info.caller.role === "player";
+const runsClock = (next) => isReferee() || (withoutReferee() && next.side === state.info.caller.side);
 
 let open = null;  // the form shown, by name
 let built = null;  // that form as the user is filling it in: kept while the board redraws around it
@@ -57,11 +65,15 @@ function unsent() {
 
 function clock() {
   const next = state.board.next_clock;
-  if (!isReferee() || !next) return null;
+  if (!next || !runsClock(next)) return null;
   const label = next.type === "phase_ended"
     ? `End the ${phaseName(next.phase)} phase (${words(next.side)}, turn ${next.turn})`
     : `Start turn ${next.turn} · ${words(next.side)} · ${phaseName(next.phase)}`;
   if (state.due.length) return clockWaits(next);
+  if (next.type === "phase_ended" && confirming()) {
+    const waits = claimsWait(next);
+    if (waits) return waits;
+  }
   return el("button", { type: "button", id: "next-phase", disabled: !state.live,
     onclick: () => submit(label, "next-phase", {}) }, label);
 }
@@ -79,6 +91,29 @@ function clockWaits(next) {
     el("p", {}, why, " ", cite("engine.clock.tests_first", { full: false })),
     el("button", { type: "button", id: "next-phase", class: "secondary", dataset: { waits: "tests" },
       onclick: () => goToDue() }, count === 1 ? "Roll the test due first" : `Roll the ${count} tests due first`));
+}
+
+// In a battle the players confirm, the phase does not end on an open dispute (engine.dispute.meanwhile)
+// or on the ender's own claims the other side has not confirmed (engine.claim.phase_end): said here,
+// where the button would be, rather than sent and refused.
+function claimsWait(next) {
+  const open = openDisputes();
+  const phase = phaseName(next.phase);
+  if (open) {
+    return el("div", { class: "clock-waits", id: "clock-waits", dataset: { waits: "disputes" } },
+      el("p", {}, open === 1 ? `The ${phase} phase cannot end yet: 1 dispute is open.`
+        : `The ${phase} phase cannot end yet: ${open} disputes are open.`, " ", cite("engine.dispute.meanwhile", { full: false })));
+  }
+  // The side ending the phase confirms the other's claims by ending it; the referee confirms none.
+  const mine = isReferee() ? allAwaiting() : mineAwaiting();
+  if (!mine.length) return null;
+  const count = mine.length;
+  return el("div", { class: "clock-waits", id: "clock-waits", dataset: { waits: "claims" } },
+    el("p", {}, isReferee() ? (count === 1 ? `The ${phase} phase cannot end yet: 1 entry awaits a player's confirmation.`
+      : `The ${phase} phase cannot end yet: ${count} entries await a player's confirmation.`)
+      : count === 1 ? `The ${phase} phase cannot end yet: 1 of your entries awaits the other side's confirmation.`
+        : `The ${phase} phase cannot end yet: ${count} of your entries await the other side's confirmation.`,
+    " ", cite("engine.claim.phase_end", { full: false })));
 }
 
 let goToDue = () => {};
@@ -137,7 +172,7 @@ const FORMS = [
       send(`${unitName(id)} charges ${targets.value().map(unitName).join(", ")}`, [event], done);
     }, () => (targets.value().length ? "" : "the targets"))];
   }) },
-  { name: "combat", label: "Combat result", shown: () => isReferee() && vocab().combat_reports, build: combatForm },
+  { name: "combat", label: "Combat result", shown: () => (isReferee() || withoutReferee()) && vocab().combat_reports, build: combatForm },
   { name: "fact", label: "Table fact", shown: () => vocab().facts.length > 0, build: (done) => unitFirst("About which unit?", mine(), (id) => {
     const value = el("div", { class: "value" });
     let read = () => true;

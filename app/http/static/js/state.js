@@ -14,6 +14,8 @@ export const state = {
   tab: "board",
   log: [],           // rows of the log loaded so far, oldest first
   marks: [],         // where each phase starts
+  claims: null,      // GET .../claims, in a battle the players confirm: what awaits whom, the disputes
+  claimsRead: 0,     // the last seq of the log when the claims were read
 };
 
 // The ruleset's own words, from the vocabulary the server serves (never written here).

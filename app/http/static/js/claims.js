@@ -1,0 +1,184 @@
+// Confirmation, in a battle played without a referee (`engine.claim.*`, `engine.dispute.*`): what
+// one side entered stands as a claim until the other side confirms it, disputes it, or plays on.
+// The server's GET .../claims says what awaits whom and every dispute with how it ended; this
+// module draws it: the bar of what awaits this phone's confirmation (on every screen), the marks
+// of the Log's entries, and the Disputes screen with what each role may do about a dispute.
+import { $, el, fill, words } from "./dom.js";
+import { cite } from "./cite.js";
+import { isReferee, role, state } from "./state.js";
+import { submit } from "./outbox.js";
+import { confirmStrike, keep, reasonPicker } from "./strike.js";
+
+const DISPUTE_REASONS = ["the count is wrong", "the wrong unit", "not what happened at the table", "out of range or sight"];
+const WITHDRAW_REASONS = ["on a second look it stands", "we agreed it stands"];
+const RULING_REASONS = ["the referee's call at the table", "the players agreed it stands"];
+const STRIKE_REASONS = ["the other side was right", "recorded in error", "the players agreed to take it back"];
+
+export const confirming = () => Boolean(state.info?.confirmation);
+const mySide = () => (role() === "player" ? state.info.caller.side : "");
+
+// Read what awaits whom (only in a battle that asks for confirmation).
+export async function readClaims() {
+  if (!confirming()) return;
+  const at = state.last;
+  state.claims = await state.api.get("claims");
+  state.claimsRead = at;
+}
+
+const claims = () => state.claims ?? { awaiting: [], confirmed: [], disputes: [], open_disputes: 0 };
+// What this phone may confirm: the other side's claims; the referee, called over, confirms any.
+export const awaitingMe = () => claims().awaiting.filter((c) => isReferee() || c.awaits === mySide());
+export const allAwaiting = () => claims().awaiting;
+export const mineAwaiting = () => claims().awaiting.filter((c) => c.side === mySide());
+export const openDisputes = () => claims().open_disputes;
+
+// A question being answered (a dispute's reason, a ruling, a strike's preview) outlives the redraw
+// that every new event brings: kept by what it is about, put back in the redrawn row.
+const asking = new Map();
+function ask(key, group) {
+  for (const [other, open] of asking) if (other !== key && !open.isConnected) asking.delete(other);
+  asking.set(key, group);
+  return group;
+}
+function askedAgain(key, item) {
+  const group = asking.get(key);
+  if (group && !group.dataset.closed) item.append(group);
+  return item;
+}
+
+// -- the bar --------------------------------------------------------------------------------------
+export function drawClaimsBar(holder, { showDisputes }) {
+  const shown = confirming() && state.live && role() !== "spectator";
+  const asked = shown ? awaitingMe() : [];
+  const mine = shown ? mineAwaiting() : [];
+  const open = shown && state.tab !== "disputes" ? openDisputes() : 0;  // that screen lists them
+  holder.hidden = !asked.length && !mine.length && !open;
+  if (holder.hidden) return;
+  const count = asked.length;
+  fill(holder,
+    count ? el("h2", {}, heading(count)) : null,
+    count ? el("ul", { class: "claims" }, asked.map(claimRow)) : null,
+    count > 1 ? el("button", { type: "button", class: "confirm-all",
+      onclick: () => confirm(asked.map((c) => c.seq)) }, `Confirm all ${count}`) : null,
+    mine.length ? el("p", { class: "hint waiting" }, mineWords(mine)) : null,
+    open ? el("p", { class: "open-disputes" }, open === 1 ? "1 dispute is open: the phase does not end until it is resolved."
+      : `${open} disputes are open: the phase does not end until they are resolved.`) : null,
+    open ? el("button", { type: "button", class: "see-disputes", onclick: showDisputes }, "See the disputes") : null);
+}
+
+const heading = (count) => (isReferee()
+  ? (count === 1 ? "1 entry awaits a player's confirmation" : `${count} entries await a player's confirmation`)
+  : (count === 1 ? "1 entry awaits your confirmation" : `${count} entries await your confirmation`));
+
+function mineWords(mine) {
+  const side = words(mine[0].awaits);
+  const seqs = mine.map((c) => `#${c.seq}`).join(", ");
+  return mine.length === 1 ? `Your entry ${seqs} awaits the ${side} player's confirmation.`
+    : `Your entries ${seqs} await the ${side} player's confirmation.`;
+}
+
+function claimRow(claim) {
+  const item = el("li", { class: "claim", dataset: { seq: claim.seq, type: claim.type } },
+    el("p", {}, el("span", { class: "seq" }, `#${claim.seq}`), ` ${claim.said} `, el("span", { class: "by" }, claim.by)),
+    el("div", { class: "row" },
+      el("button", { type: "button", class: "confirm-one", "aria-label": `Confirm event ${claim.seq}`,
+        onclick: () => confirm([claim.seq]) }, "Confirm"),
+      // The referee does not dispute an entry: they rule on it or strike it (engine.dispute.open).
+      isReferee() ? null : el("button", { type: "button", class: "dispute", "aria-label": `Dispute event ${claim.seq}`,
+        onclick: () => askReason(item, claim.seq) }, "Dispute")));
+  return askedAgain(`dispute ${claim.seq}`, item);
+}
+
+function confirm(seqs) {
+  const label = seqs.length === 1 ? `confirm event ${seqs[0]}` : `confirm events ${seqs.join(", ")}`;
+  submit(label, "events", { events: [{ type: "entry_confirmed", seqs }] });
+}
+
+function askReason(holder, seq) {
+  holder.querySelector(":scope > .confirm")?.remove();
+  const send = (reason) => submit(`dispute event ${seq}`, "events", { events: [{ type: "entry_disputed", seq, reason }] });
+  holder.append(ask(`dispute ${seq}`, el("div", { class: "confirm", role: "group", "aria-label": `why dispute event ${seq}` },
+    el("p", {}, `Dispute event ${seq}? Play goes on, but the phase does not end until the dispute is resolved. The reason:`),
+    reasonPicker({ presets: DISPUTE_REASONS, send, label: "Dispute with this reason" }),
+    el("p", { class: "hint" }, cite("engine.dispute.meanwhile", { full: false })),
+    keep("Do not dispute it"))));
+}
+
+// -- the Log's marks ------------------------------------------------------------------------------
+// How a claim stands, in one sentence each (placeholders named, never glued from fragments).
+export function claimMark(seq) {
+  if (!confirming()) return null;
+  const { awaiting, confirmed, disputes } = claims();
+  const open = disputes.find((d) => d.entry === seq && d.status === "open");
+  if (open) return mark("disputed", `Disputed by the ${words(open.side)} player at #${open.seq}: ${open.reason}`);
+  const waiting = awaiting.find((c) => c.seq === seq);
+  if (waiting) return mark("awaiting", `Awaits the ${words(waiting.awaits)} player's confirmation.`);
+  const done = confirmed.find((c) => c.seq === seq);
+  if (!done) return null;
+  const ended = disputes.find((d) => d.entry === seq && d.ended_at === done.at);
+  if (ended) return mark("stands", `Disputed, and stands (#${done.at}).`);
+  return done.tacit ? mark("confirmed", `Confirmed by the other side playing on (#${done.at}).`)
+    : mark("confirmed", `Confirmed by the other side at #${done.at}.`);
+}
+
+const mark = (status, text) => el("p", { class: "claim-mark", dataset: { claim: status } }, text);
+
+// -- the Disputes screen ----------------------------------------------------------------------------
+const STATUS = { open: "Open", stands: "Stands", withdrawn: "Withdrawn", struck: "Struck" };
+
+export function drawDisputes(holder) {
+  if (!confirming()) {
+    fill(holder, el("h2", {}, "Disputes"), el("p", { class: "hint" }, "This battle does not ask the players to confirm each other's entries."));
+    return;
+  }
+  const { disputes } = claims();
+  fill(holder,
+    el("h2", {}, "Disputes"),
+    el("p", { class: "hint" }, cite("engine.dispute.resolve", { full: false })),
+    disputes.length ? el("ol", { class: "disputes" }, [...disputes].reverse().map(disputeRow))
+      : el("p", { class: "hint" }, "No entry of this battle has been disputed."));
+}
+
+function disputeRow(row) {
+  const item = el("li", { class: "dispute", dataset: { seq: row.seq, entry: row.entry, status: row.status } },
+    el("p", {}, el("span", { class: "status", dataset: { status: row.status } }, STATUS[row.status] ?? words(row.status)), " ", row.said),
+    el("p", { class: "entry" }, `The entry: #${row.entry} ${row.entry_said} (entered by ${row.entered_by}).`));
+  if (row.status === "open" && state.live) {
+    item.append(el("div", { class: "row actions" }, actions(item, row)));
+    askedAgain(`resolve ${row.entry}`, item);
+  }
+  return item;
+}
+
+// What this token may do about an open dispute: its disputer withdraws it, the side that entered the
+// entry strikes it (with what stood on it), the referee rules it stands or strikes it.
+function actions(item, row) {
+  const side = mySide();
+  const stands = (label, presets, cls) => el("button", { type: "button", class: cls, onclick: () => askRuling(item, row, presets) }, label);
+  const strike = (label) => el("button", { type: "button", class: "strike-entry",
+    onclick: async () => {
+      asking.get(`resolve ${row.entry}`)?.remove();
+      ask(`resolve ${row.entry}`, await confirmStrike(item, row.entry, { reasons: STRIKE_REASONS }));
+    } }, label);
+  if (isReferee()) return [stands("Rule that it stands", RULING_REASONS, "stands"), strike("Strike it")];
+  if (side && side === row.side) return [stands("Withdraw the dispute", WITHDRAW_REASONS, "withdraw")];
+  if (side) return [strike("Strike my entry")];
+  return [];
+}
+
+function askRuling(holder, row, presets) {
+  holder.querySelector(":scope > .confirm")?.remove();
+  asking.get(`resolve ${row.entry}`)?.remove();
+  const send = (ruling) => submit(`resolve the dispute of event ${row.entry}`, "events",
+    { events: [{ type: "dispute_resolved", seq: row.entry, ruling }] });
+  holder.append(ask(`resolve ${row.entry}`, el("div", { class: "confirm", role: "group", "aria-label": `why event ${row.entry} stands` },
+    el("p", {}, `Event ${row.entry} stands as entered, and the dispute ends. The reason, for the log:`),
+    reasonPicker({ presets, send, label: "End the dispute with this reason" }),
+    keep("Not now"))));
+}
+
+export function disputesTab() {
+  const open = openDisputes();
+  $("#tab-disputes").hidden = !confirming();
+  $("#tab-disputes").textContent = open ? `Disputes (${open})` : "Disputes";
+}
