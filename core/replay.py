@@ -11,15 +11,7 @@ from bisect import bisect_left
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
-from morale.events.types import (
-    AnyEvent,
-    DisputeResolved,
-    EntryConfirmed,
-    EntryDisputed,
-    EventRetracted,
-    LogEntry,
-    StoredEvent,
-)
+from morale.events.types import AnyEvent, EventRetracted, LogEntry, StoredEvent
 
 from . import rules
 from .claims import Claims
@@ -130,11 +122,6 @@ class Replay:
         for at, event in self.log:
             if at in struck or type(event) is EventRetracted:
                 continue
-            if type(event) in ANSWERS:
-                # An answer to a claim names an entry and changes nothing on the table: it stays on
-                # the record when its entry is struck, which ends its dispute (`engine.dispute.resolve`).
-                battle, _ = evolve(battle, event, at)
-                continue
             try:
                 decide(battle, event)
             except Refusal as refusal:
@@ -156,10 +143,6 @@ class Replay:
             raise Refusal(f"event {seq} is already struck", field="seq")
         if isinstance(target, EventRetracted):
             raise Refusal(f"event {seq} is itself a retraction and cannot be struck", field="seq")
-
-
-# The answers to a player's claim (`engine.claim.*`): never struck, so never a strike's followers.
-ANSWERS = (EntryConfirmed, EntryDisputed, DisputeResolved)
 
 
 def replay(battle_id: str, events: Iterable[StoredEvent]) -> Replay:
