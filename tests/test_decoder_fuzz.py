@@ -44,6 +44,7 @@ VALID = {
         "house_rules": {"casualty_threshold_percent": 25},
         "dice_policy": "table",
         "dice_commitment": "0" * 64,
+        "confirmation": True,
         "tables": {"results": {"sha256": "0" * 64, "values": {"rows": [{"min": 2}]}, "source": "default"}},
     },
     "unit_joined": {
@@ -76,6 +77,9 @@ VALID = {
     "player_decided": {"unit": "kraak", "decision": "reform", "note": "back into line"},
     "referee_ruled": {"unit": "kraak", "reason": "as agreed", "state": "steady", "waive_tests": True},
     "event_retracted": {"seq": 3, "reason": "typed twice"},
+    "entry_confirmed": {"seqs": [3, 4]},
+    "entry_disputed": {"seq": 3, "reason": "only one was hit"},
+    "dispute_resolved": {"seq": 3, "ruling": "measured again"},
 }
 assert set(VALID) == set(EVENT_TYPES)
 
