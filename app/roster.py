@@ -14,6 +14,7 @@ from morale.core.rulesets import latest, lookup
 from morale.events.codec import MalformedEvent, battle_id, event_from_dict
 from morale.events.types import BattleStarted, UnitJoined
 
+from .battlescribe import Answers, read_list_file, roster_data
 from .tables import pinned_tables, read_toml
 
 # Roster keys that are spelled for people and differ from the event field names.
@@ -45,7 +46,22 @@ def roster_from_text(text: str, where: str, given_id: str | None = None, tables_
     an uploaded file's name). `tables_beside`: the folder the tables it names are read from; None (a
     roster sent over HTTP) refuses a roster that names table files, since a file on the server is
     no sender's to read."""
-    data = read_toml(text, where)
+    return roster_from_data(read_toml(text, where), where, given_id, tables_beside)
+
+
+def roster_from_list_files(
+    files: list[tuple[str, bytes]], answers: Answers | None = None, given_id: str | None = None
+) -> Roster:
+    """A battle from list builders' roster files (`.ros`, `.rosz`: one per player, or one with every
+    force), each a (name, bytes) pair, with `answers` for what the files cannot say. Raises
+    Unanswered with the questions still open; a file sent over HTTP names no table files, so none is read."""
+    lists = [read_list_file(data, name) for name, data in files]
+    where = ", ".join(name for name, _ in files)
+    return roster_from_data(roster_data(lists, answers or Answers(), given_id), where, given_id)
+
+
+def roster_from_data(data: dict, where: str, given_id: str | None = None, tables_beside: Path | None = None) -> Roster:
+    """A roster's tables (read from TOML, or made from a list builder's file) as the battle's first events."""
     battle = data.get("battle")
     if not isinstance(battle, dict):
         raise MalformedEvent(f"{where}: a roster needs a [battle] table", field="battle")

@@ -40,17 +40,48 @@ from ..access import (
     utc_now,
 )
 from ..authors import cli_author, side_player_author
+from ..battlescribe import Unanswered
 from ..join import check_public_url
-from ..roster import load_roster
 from ..service import clock_event, fold_to_append_to, load, record_anew, record_on, roll_for, start_battle
 from . import join_links, render
-from .base import DEFAULT_DB, BattleArg, Db, Expect, Json, app, emit_json, err, open_store, out, refusals, report
+from .base import (
+    DEFAULT_DB,
+    EXIT_REFUSED,
+    BattleArg,
+    Db,
+    Expect,
+    Json,
+    app,
+    emit_json,
+    err,
+    error_fields,
+    open_store,
+    out,
+    refusals,
+    refuse,
+    report,
+)
+from .list_answers import at_a_terminal, refusal_with_template, roster_of
 
 
 @app.command()
 def new(
-    roster: Annotated[Path, typer.Argument(help="A roster file (TOML): [battle] and [[unit]] tables.")],
+    roster: Annotated[
+        list[Path],
+        typer.Argument(
+            help="A roster file (TOML): [battle] and [[unit]] tables; or list builders' rosters"
+            " (BattleScribe, New Recruit: .ros, .rosz), one per player or one with every force."
+        ),
+    ],
     battle: Annotated[str | None, typer.Option(help="The battle's id (default: battle.id in the roster).")] = None,
+    answers: Annotated[
+        Path | None,
+        typer.Option(
+            "--answers",
+            help="What list builders' rosters cannot say (a unit's Leadership, what a rule means here), as TOML;"
+            " at a terminal, morale asks for the rest.",
+        ),
+    ] = None,
     tokens: Annotated[bool, typer.Option(help="Also issue the battle's tokens for `morale serve`.")] = False,
     confirmation: Annotated[
         bool | None,
@@ -65,7 +96,16 @@ def new(
 ) -> None:
     """Create a battle from a roster: its rules, its sides and its units."""
     with refusals(as_json):
-        parsed = load_roster(roster, battle)
+        ask = _ask if at_a_terminal() and not as_json else None
+        try:
+            parsed = roster_of(roster, battle, answers, ask)
+        except Unanswered as exc:
+            if as_json:
+                questions = [{"key": q.key, "asks": q.asks, "choices": list(q.choices)} for q in exc.questions]
+                refuse(str(exc), {**error_fields(exc), "questions": questions}, as_json)  # type: ignore[dict-item]
+            err.print(f"refused: {exc}", markup=False)
+            err.print(refusal_with_template(exc), markup=False)
+            raise typer.Exit(EXIT_REFUSED) from None
         if confirmation is not None:
             parsed = dataclasses.replace(
                 parsed, started=msgspec.structs.replace(parsed.started, confirmation=confirmation)
@@ -81,6 +121,10 @@ def new(
             out.print(said + Text(f" created with {len(parsed.units)} units in {shown(db)}."))  # a path may hold "["
             if issued:
                 render.print_tokens(out, issued)
+
+
+def _ask(shown: str) -> str:
+    return typer.prompt(shown, default="", show_default=False, err=True)
 
 
 @app.command()
