@@ -13,6 +13,7 @@ tank has none), so each unit is put to the ruleset's own check in a fold held in
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
@@ -91,7 +92,10 @@ class _Asked:
 
 
 def slug(text: str, joiner: str = "_") -> str:
-    return re.sub(r"[^a-z0-9]+", joiner, text.lower()).strip(joiner)[:64].strip(joiner)
+    """An id made from a name: "Grünburg Halberdiers" -> grunburg_halberdiers (accents dropped, as
+    an id is ASCII)."""
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    return re.sub(r"[^a-z0-9]+", joiner, ascii_text.lower()).strip(joiner)[:64].strip(joiner)
 
 
 def quoted(name: str) -> str:

@@ -69,8 +69,10 @@ def new(
     roster: Annotated[
         list[Path],
         typer.Argument(
-            help="A roster file (TOML): [battle] and [[unit]] tables; or list builders' rosters"
-            " (BattleScribe, New Recruit: .ros, .rosz), one per player or one with every force."
+            metavar="ROSTER",
+            help="A roster file (TOML): [battle] and [[unit]] tables. Or list builders' rosters (.ros, .rosz:"
+            " BattleScribe, New Recruit), one a player or one with every force.",
+            show_default=False,
         ),
     ],
     battle: Annotated[str | None, typer.Option(help="The battle's id (default: battle.id in the roster).")] = None,

@@ -60,7 +60,7 @@ from ..access import (
     visible_battles,
 )
 from ..authors import CONSOLE_HEADER, grant_author, via_of
-from ..battlescribe import read_answers
+from ..battlescribe import Answers, read_answers
 from ..roster import refusal_in_roster, roster_from_list_files, roster_from_text
 from ..service import Recorded, clock_event, record_on, roll_for, start_battle
 from ..snapshot_cache import battle_at, fold_lock
@@ -111,7 +111,9 @@ class CreateFromRoster(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown
     file: Name = "roster"  # its name (an uploaded file's), for refusals to say
     battle: BattleId | None = None  # the battle's id, instead of the roster's battle.id (as --battle)
     lists: Annotated[list[ListFile], Meta(max_length=8)] = []  # instead of `roster`: one a player, or one in all
-    answers: str = ""  # with `lists`: the answers file's TOML text (what a 422 unanswered asked)
+    # With `lists`: answers files' TOML texts (what a 422 unanswered asked), each over the one before
+    # (an answers file kept from the last game, then the console's form).
+    answers: str | Annotated[list[str], Meta(max_length=8)] = ""
 
 
 class BattleCreated(msgspec.Struct, frozen=True, kw_only=True):
@@ -271,7 +273,11 @@ async def create_from_roster(data: JSONBody[CreateFromRoster], request: Request,
     if data.lists:
         if data.roster:
             raise MalformedEvent("give a roster's TOML or list builders' files, not both", field="roster")
-        answers = read_answers(data.answers, "answers") if data.answers else None
+        texts = [data.answers] if isinstance(data.answers, str) else data.answers
+        answers = Answers()
+        for i, text in enumerate(texts):
+            named = "answers" if isinstance(data.answers, str) else f"answers[{i}]"  # as refusals name it
+            answers = answers.merged(read_answers(text, named)) if text else answers
         roster = roster_from_list_files([(f.file, f.data) for f in data.lists], answers, data.battle)
     elif data.answers:
         raise MalformedEvent("answers are for list builders' files (lists), not a TOML roster", field="answers")
