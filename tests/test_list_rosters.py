@@ -90,10 +90,10 @@ def test_a_roster_left_unanswered_is_refused_with_the_answers_file_to_fill_in_an
     db = tmp_path / "battles.db"
     result = morale(db, "new", str(EXAMPLES / "wh40k6" / "roster.rosz"))
     assert result.exit_code == 2
-    first, _, rest = result.stderr.partition("\n")
-    assert first.startswith("refused: ") and "9 answers are needed before the battle can start" in first
+    assert result.stderr.count("\n") == 1 and result.stderr.startswith("refused: ")
+    assert "9 answers are needed before the battle can start" in result.stderr
     assert battles_in(db) == []
-    template = rest.partition("\n\n")[2]
+    template = result.stdout  # to redirect to a file
     asked = tomllib.loads(template)  # the template is an answers file, every key in place
     assert set(asked["force"]) == {"Space Marines", "Imperial Guard", "Orks"}
     assert set(asked["rules"]) == {
@@ -356,3 +356,30 @@ def test_a_toml_roster_and_list_files_together_are_refused_naming_the_field(clie
     assert (answer.status_code, answer.json()["field"]) == (400, "roster")
     answers_alone = client.post("/battles/roster", json={"roster": "[battle]\n", "answers": "[rules]\n"})
     assert (answers_alone.status_code, answers_alone.json()["field"]) == (400, "answers")
+
+
+def test_models_a_catalogue_enters_as_upgrades_are_counted_and_a_mount_is_not():
+    """Catalogues often enter a squad's troopers as an upgrade with a profile ("Guardsman", number
+    9); a character's mount is an upgrade within the character's own model."""
+    profile = '<profiles><profile id="p" name="{0}" typeId="t" typeName="Unit"><characteristics>' + (
+        '<characteristic name="Ld" typeId="t">{1}</characteristic><characteristic name="I" typeId="t">3'
+        '</characteristic><characteristic name="Unit Type" typeId="t">Infantry</characteristic>'
+        "</characteristics></profile></profiles>"
+    )
+    squad = (
+        '<selection id="s" name="Infantry Squad" entryId="e" number="1" type="unit"><selections>'
+        f'<selection id="a" name="Sergeant" entryId="e" number="1" type="model">{profile.format("Sergeant", 8)}'
+        "</selection>"
+        f'<selection id="b" name="Guardsman" entryId="e" number="9" type="upgrade">{profile.format("Guardsman", 7)}'
+        '<selections><selection id="w" name="Lasgun" entryId="e" number="9" type="upgrade"/></selections>'
+        "</selection></selections></selection>"
+        f'<selection id="c" name="Lord Castellan" entryId="e" number="1" type="model">{profile.format("Lord", 9)}'
+        '<selections><selection id="h" name="Warhorse" entryId="e" number="1" type="upgrade">'
+        f"{profile.format('Horse', 5)}"
+        "</selection></selections></selection>"
+    )
+    data = roster_data([read_list_file(ros(squad), "t.ros")], read_answers("", "a"))
+    assert [(u["name"], u["models"], u["ld"]) for u in data["unit"]][:2] == [
+        ("Infantry Squad", 10, 8),
+        ("Lord Castellan", 1, 9),
+    ]

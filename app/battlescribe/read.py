@@ -198,7 +198,7 @@ def _unit(selection: Element, army_rules: list[str], inner: list[ListUnit], dept
                 characteristics.setdefault(name, []).append((characteristic.text or "").strip())
         rules.extend(_names(element, "rules", "rule"))
 
-    def walk(element: Element, level: int) -> None:
+    def walk(element: Element, level: int, in_model: bool) -> None:
         nonlocal models
         if level > MAX_DEPTH:
             raise MalformedEvent(f"{where}: selections are nested deeper than {MAX_DEPTH}")
@@ -209,15 +209,19 @@ def _unit(selection: Element, army_rules: list[str], inner: list[ListUnit], dept
                 inner.append(_unit(child, army_rules, nested, level + 1, where))
                 inner.extend(nested)
                 continue
-            if kind == "model":
+            # Catalogues often enter a squad's models as upgrades ("9 Guardsman", number 9): an
+            # upgrade with a Leadership in its profile is models, unless it is within a model (a
+            # character's mount is part of the character).
+            counted = kind == "model" or (not in_model and _has_leadership(child))
+            if counted:
                 models += _number(child, where)
             else:
                 upgrades.append(child.get("name", ""))
             read(child)
-            walk(child, level + 1)
+            walk(child, level + 1, in_model or counted)
 
     read(selection)
-    walk(selection, depth)
+    walk(selection, depth, selection.get("type") == "model")
     name = (selection.get("customName") or selection.get("name") or "").strip()
     return ListUnit(
         name=name,
@@ -227,6 +231,15 @@ def _unit(selection: Element, army_rules: list[str], inner: list[ListUnit], dept
         rules=_unique([*rules, *army_rules]),
         upgrades=_unique(upgrades),
         categories=_names(selection, "categories", "category"),
+    )
+
+
+def _has_leadership(selection: Element) -> bool:
+    return any(
+        (c.get("name", "").strip().lower() in ("ld", "leadership"))
+        for c in selection.iterfind(
+            f"{_tag('profiles')}/{_tag('profile')}/{_tag('characteristics')}/{_tag('characteristic')}"
+        )
     )
 
 

@@ -40,7 +40,7 @@ from ..access import (
     utc_now,
 )
 from ..authors import cli_author, side_player_author
-from ..battlescribe import Unanswered
+from ..battlescribe import Unanswered, template
 from ..join import check_public_url
 from ..service import clock_event, fold_to_append_to, load, record_anew, record_on, roll_for, start_battle
 from . import join_links, render
@@ -61,7 +61,7 @@ from .base import (
     refuse,
     report,
 )
-from .list_answers import at_a_terminal, refusal_with_template, roster_of
+from .list_answers import at_a_terminal, roster_of
 
 
 @app.command()
@@ -105,8 +105,9 @@ def new(
             if as_json:
                 questions = [{"key": q.key, "asks": q.asks, "choices": list(q.choices)} for q in exc.questions]
                 refuse(str(exc), {**error_fields(exc), "questions": questions}, as_json)  # type: ignore[dict-item]
-            err.print(f"refused: {exc}", markup=False)
-            err.print(refusal_with_template(exc), markup=False)
+            # The refusal's one line on stderr; the answers file to fill in on stdout, to redirect to a file.
+            err.print(f"refused: {exc} (the answers file to fill in is on standard output)", markup=False)
+            sys.stdout.write(template(exc.questions))
             raise typer.Exit(EXIT_REFUSED) from None
         if confirmation is not None:
             parsed = dataclasses.replace(

@@ -1,5 +1,5 @@
 """`morale new` with a list builder's files: the questions their rosters leave open, asked at a
-terminal one by one, or printed as an answers file to fill in when no one is there to answer."""
+terminal one by one (when no one is there to answer, `morale new` prints them as an answers file)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 from morale.events.codec import MalformedEvent
 
-from ..battlescribe import Answers, Question, Unanswered, answered, is_list_file, read_answers, template
+from ..battlescribe import Answers, Question, Unanswered, answered, is_list_file, read_answers
 from ..battlescribe.read import MAX_FILE_BYTES
 from ..roster import Roster, load_roster, roster_from_list_files
 
@@ -96,10 +96,3 @@ def _value(question: Question, typed: str) -> str | int | bool | None:
     if not typed or (question.choices and typed not in question.choices):
         return None
     return typed
-
-
-def refusal_with_template(exc: Unanswered) -> str:
-    """What a refused `morale new` prints below its one line: the answers file to fill in."""
-    return f"Write these answers in a file and give it with --answers FILE ({len(exc.questions)} open):\n\n" + template(
-        exc.questions
-    )
