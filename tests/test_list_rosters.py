@@ -7,13 +7,19 @@ from __future__ import annotations
 
 import base64
 import json
+import os
+import pty
+import re
+import select
+import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
 import pytest
 from litestar.testing import TestClient
 from support.cli import morale
-from support.served import ROOT
+from support.served import ROOT, WAIT_S
 
 from morale.app.battlescribe import Unanswered, read_answers, read_list_file, roster_data
 from morale.app.cli.list_answers import prompt
@@ -383,3 +389,40 @@ def test_models_a_catalogue_enters_as_upgrades_are_counted_and_a_mount_is_not():
         ("Infantry Squad", 10, 8),
         ("Lord Castellan", 1, 9),
     ]
+
+
+def test_at_a_terminal_morale_new_asks_each_question_and_starts_the_battle(tmp_path):
+    """`morale new` run on a terminal (a pseudo-terminal here), answered as a referee types."""
+    main, side = pty.openpty()
+    morale_bin = Path(sys.executable).with_name("morale")
+    db = tmp_path / "typed.db"
+    process = subprocess.Popen(
+        [str(morale_bin), "new", str(EXAMPLES / "wfb8" / "roster.rosz"), "--db", str(db)],
+        stdin=side,
+        stdout=side,
+        stderr=side,
+        env={**os.environ, "COLUMNS": "200"},
+        cwd=tmp_path,
+    )
+    os.close(side)
+    seen = b""
+    answers = iter([b"sometimes\n", b"false\n", b"false\n", b"false\n", b"false\n", b"false\n"])
+    try:
+        while process.poll() is None or select.select([main], [], [], 0)[0]:
+            ready, _, _ = select.select([main], [], [], WAIT_S)
+            assert ready, seen.decode(errors="replace")
+            try:
+                chunk = os.read(main, 4096)
+            except OSError:  # the terminal closed: the command is done
+                break
+            seen += chunk
+            if chunk.rstrip().endswith(b":") or b"]:" in chunk[-4:]:
+                os.write(main, next(answers))
+    finally:
+        os.close(main)
+        process.wait(timeout=WAIT_S)
+    shown = re.sub(r"\x1b\[[0-9;]*m", "", seen.decode(errors="replace"))  # the terminal's colours
+    assert process.returncode == 0, shown
+    assert 'rules."Frenzy": What is the rule' in shown and "Flagellant Warband" in shown
+    assert shown.count('rules."Frenzy"') == 2  # "sometimes" is no answer: asked again
+    assert "Battle the-fight-at-the-grunburg-bridge created with 11 units" in shown
