@@ -426,3 +426,11 @@ def test_at_a_terminal_morale_new_asks_each_question_and_starts_the_battle(tmp_p
     assert 'rules."Frenzy": What is the rule' in shown and "Flagellant Warband" in shown
     assert shown.count('rules."Frenzy"') == 2  # "sometimes" is no answer: asked again
     assert "Battle the-fight-at-the-grunburg-bridge created with 11 units" in shown
+
+
+def test_the_kept_roster_files_are_the_ones_their_script_writes(tmp_path):
+    from support import list_rosters
+
+    list_rosters.main(tmp_path)
+    written = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*") if p.is_file())
+    assert written and all((ROOT / p).read_bytes() == (tmp_path / p).read_bytes() for p in written), written

@@ -3,8 +3,10 @@ namespace): examples/*/roster.rosz, the example battles as a player's list build
 them, and tests/fixtures/battlescribe/*.ros. Run `python -m tests.support.list_rosters` to write
 them again after changing a unit here; the files are kept in the repository as written.
 
-Each unit is (custom name, entry name, unit type, [(model entry, count, {characteristic: value})],
-[rule names], [upgrade names]). Ids are made from the names, so the files are the same at every run.
+Each unit is (custom name, entry name, [models], [rule names], [upgrade names]) and each model
+(entry name, count, {characteristic: value}, and any mount's (name, {characteristic: value}) in the
+same selection). Ids are made from the names, so the files are the same at every run
+(tests/test_list_rosters.py checks the kept files are these).
 """
 
 from __future__ import annotations
@@ -307,12 +309,15 @@ def rosz(path: Path, xml: str) -> None:
         archive.writestr(info, xml, compress_type=zipfile.ZIP_DEFLATED)
 
 
-def main() -> None:
+def main(root: Path = ROOT) -> None:
+    """The files, written under `root` (the repository, or a folder to compare it with)."""
+    fixtures = root / "tests/fixtures/battlescribe"
+    fixtures.mkdir(parents=True, exist_ok=True)
     for name, xml in (("wh40k6", WH40K6), ("wh40k3", WH40K3), ("wfb8", WFB8)):
-        rosz(ROOT / "examples" / name / "roster.rosz", xml)
-        (ROOT / "tests/fixtures/battlescribe" / f"{name}.ros").write_text(xml, encoding="utf-8")
+        (root / "examples" / name).mkdir(parents=True, exist_ok=True)
+        rosz(root / "examples" / name / "roster.rosz", xml)
+        (fixtures / f"{name}.ros").write_text(xml, encoding="utf-8")
     # The wfb8 battle as two players bring it: one list each.
-    fixtures = ROOT / "tests/fixtures/battlescribe"
     (fixtures / "wfb8-empire.ros").write_text(
         roster("Grünburg garrison", "Warhammer Fantasy 8th Edition", [WFB8_EMPIRE], "fantasy"), encoding="utf-8"
     )
