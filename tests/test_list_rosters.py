@@ -434,3 +434,20 @@ def test_the_kept_roster_files_are_the_ones_their_script_writes(tmp_path):
     list_rosters.main(tmp_path)
     written = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*") if p.is_file())
     assert written and all((ROOT / p).read_bytes() == (tmp_path / p).read_bytes() for p in written), written
+
+
+def test_an_answer_for_a_unit_the_roster_lacks_is_refused_naming_it():
+    squad = unit("Tactical Squad", [("Marine", 5, MARINES)])
+    with pytest.raises(MalformedEvent, match=r'a.toml: unit."Tactical Sqaud": the rosters have no unit of that name'):
+        roster_data(
+            [read_list_file(ros(squad), "t.ros")], read_answers('[unit."Tactical Sqaud"]\nid = "t"\n', "a.toml")
+        )
+
+
+def test_a_value_the_rules_refuse_names_the_unit_as_the_answers_file_does(tmp_path):
+    (tmp_path / "a.toml").write_text('[unit."Tactical Squad"]\nld = 12\n', encoding="utf-8")
+    (tmp_path / "t.ros").write_bytes(ros(unit("Tactical Squad", [("Marine", 5, MARINES)])))
+    result = morale(tmp_path / "b.db", "new", str(tmp_path / "t.ros"), "--answers", str(tmp_path / "a.toml"))
+    assert result.exit_code == 2
+    assert 'unit."Tactical Squad": ld: ' in result.stderr and result.stderr.count("\n") == 1
+    assert battles_in(tmp_path / "b.db") == []

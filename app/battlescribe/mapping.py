@@ -127,13 +127,29 @@ def roster_data(lists: list[ListRoster], answers: Answers, given_id: str | None 
         raise Unanswered(where, list(asked.questions.values()))
     units: list[dict[str, Any]] = []
     entries = [(side, unit) for force, side in zip(forces, sides, strict=True) for unit in force.units]
+    unit_labels = labels([u.name for _, u in entries])
+    _known(answers, "force", force_labels)
+    _known(answers, "unit", unit_labels)
     ids: set[str] = set()
-    for label, (side, unit) in zip(labels([u.name for _, u in entries]), entries, strict=True):
+    for label, (side, unit) in zip(unit_labels, entries, strict=True):
         units.append(_unit(label, unit, side, answers, ruleset, asked, ids))
     _ask_what_the_rules_need(battle, units, asked)
     if asked.questions:
         raise Unanswered(where, list(asked.questions.values()))
     return {"battle": battle, "house_rules": answers.house_rules, "unit": units}
+
+
+def _known(answers: Answers, section: str, names: list[str]) -> None:
+    """An answer for a force or unit the rosters do not have is a typo, or another list's: refused
+    naming it, since the question it meant to answer would otherwise stay open unseen."""
+    given = answers.forces if section == "force" else answers.units
+    unknown = [name for name in given if name not in names]
+    if unknown:
+        key = f"{section}.{quoted(unknown[0])}"
+        known = ", ".join(repr(name) for name in names) or "none"
+        raise MalformedEvent(
+            f"{answers.where}: {key}: the rosters have no {section} of that name (theirs: {known})", field=key
+        )
 
 
 def _ruleset(lists: list[ListRoster], answers: Answers, asked: _Asked) -> Ruleset | None:
@@ -218,10 +234,14 @@ def _unit(
     label: str, unit: ListUnit, side: str, answers: Answers, ruleset: Ruleset, asked: _Asked, ids: set[str]
 ) -> dict[str, Any]:
     given = answers.units.get(label, {})
-    unit_id = str(given.get("id") or slug(unit.name) or "unit")
-    while unit_id in ids:  # two units of one name: ork_boyz, ork_boyz_2
-        unit_id = f"{unit_id.rstrip('_0123456789')}_{len(ids) + 1}"
-    ids.add(unit_id)
+    unit_id = str(given.get("id") or "")
+    if not unit_id:  # made from the name, told apart from the others: ork_boyz, ork_boyz_2
+        base = slug(unit.name) or "unit"
+        unit_id, n = base, 1
+        while unit_id in ids:
+            n += 1
+            unit_id = f"{base[:60]}_{n}"
+    ids.add(unit_id)  # an answered id given twice is the rules' to refuse, naming the unit
     found: dict[str, Any] = {"id": unit_id, "side": given.get("side", side), "name": unit.name}
     unit_type = given.get("type") or _unit_type(unit, ruleset)
     if unit_type is None:
