@@ -42,6 +42,7 @@ from ..access import (
 from ..authors import cli_author, side_player_author
 from ..battlescribe import Unanswered, template
 from ..join import check_public_url
+from ..roster import refusal_in_roster
 from ..service import clock_event, fold_to_append_to, load, record_anew, record_on, roll_for, start_battle
 from . import join_links, render
 from .base import (
@@ -114,7 +115,10 @@ def new(
                 parsed, started=msgspec.structs.replace(parsed.started, confirmation=confirmation)
             )
         store = open_store(db, create=True)
-        recorded = start_battle(store, parsed.battle, parsed.started, parsed.units, author=cli_author())
+        try:
+            recorded = start_battle(store, parsed.battle, parsed.started, parsed.units, author=cli_author())
+        except Refusal as refusal:  # named as the roster spells it (unit[2].ld, unit."Ork Boyz".ld), as over HTTP
+            raise refusal_in_roster(parsed, refusal) from None
         issued = issue_tokens(store, parsed.battle, parsed.started.sides) if tokens else None
         if as_json:
             created = {"battle": parsed.battle, "seq": recorded[-1].stored.seq}
