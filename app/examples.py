@@ -12,6 +12,9 @@ from morale.core.rules import Refusal
 
 PACKAGE = "morale.examples"
 FILES = ("roster.toml", "battle.ndjson", "battle.notation")
+# The same battle as a list builder exports it, with the answers its file cannot give (not every
+# ruleset has a list builder: General de Brigade has none).
+LIST_FILES = ("roster.rosz", "answers.toml")
 
 
 @dataclass(frozen=True)
@@ -36,7 +39,7 @@ def copy_examples(target: Path) -> list[Path]:
     copied = []
     for example in found:
         (target / example.name).mkdir(parents=True)
-        for name in FILES:
+        for name in (*FILES, *(f for f in LIST_FILES if (example.folder / f).is_file())):
             shutil.copyfile(example.folder / name, target / example.name / name)
         copied.append(target / example.name)
     return copied

@@ -14,6 +14,8 @@ from morale.core.rulesets import latest, lookup
 from morale.events.codec import MalformedEvent, battle_id, event_from_dict
 from morale.events.types import BattleStarted, UnitJoined
 
+from .battlescribe import Answers, read_list_file, roster_data
+from .battlescribe.mapping import labels, quoted
 from .files import MAX_ROSTER_BYTES, read_bounded
 from .tables import pinned_tables, read_toml
 
@@ -27,6 +29,9 @@ class Roster:
     battle: str
     started: BattleStarted
     units: list[UnitJoined]
+    # How a refusal names each unit's table: unit[2] in a TOML roster, unit."Ork Boyz" (the answers
+    # file's key) for a list builder's file, whose units are not numbered where a person sees them.
+    tables: tuple[str, ...] = ()
 
 
 def load_roster(path: Path, given_id: str | None = None) -> Roster:
@@ -44,7 +49,30 @@ def roster_from_text(text: str, where: str, given_id: str | None = None, tables_
     an uploaded file's name). `tables_beside`: the folder the tables it names are read from; None (a
     roster sent over HTTP) refuses a roster that names table files, since a file on the server is
     no sender's to read."""
-    data = read_toml(text, where)
+    return roster_from_data(read_toml(text, where), where, given_id, tables_beside)
+
+
+def roster_from_list_files(
+    files: list[tuple[str, bytes]], answers: Answers | None = None, given_id: str | None = None
+) -> Roster:
+    """A battle from list builders' roster files (`.ros`, `.rosz`: one per player, or one with every
+    force), each a (name, bytes) pair, with `answers` for what the files cannot say. Raises
+    Unanswered with the questions still open; a file sent over HTTP names no table files, so none is read."""
+    lists = [read_list_file(data, name) for name, data in files]
+    where = ", ".join(name for name, _ in files)
+    data = roster_data(lists, answers or Answers(), given_id)
+    tables = [f"unit.{quoted(label)}" for label in labels([unit["name"] for unit in data["unit"]])]
+    return roster_from_data(data, where, given_id, unit_tables=tables)
+
+
+def roster_from_data(
+    data: dict,
+    where: str,
+    given_id: str | None = None,
+    tables_beside: Path | None = None,
+    unit_tables: list[str] | None = None,
+) -> Roster:
+    """A roster's tables (read from TOML, or made from a list builder's file) as the battle's first events."""
     battle = data.get("battle")
     if not isinstance(battle, dict):
         raise MalformedEvent(f"{where}: a roster needs a [battle] table", field="battle")
@@ -71,9 +99,10 @@ def roster_from_text(text: str, where: str, given_id: str | None = None, tables_
     units = data.get("unit", [])
     if not isinstance(units, list) or not all(isinstance(unit, dict) for unit in units):
         raise MalformedEvent(f"{where}: units are written as [[unit]] tables", field="unit")
+    tables = unit_tables or [f"unit[{i}]" for i in range(len(units))]
     joined = [
-        _event(where, f"unit[{i}]", {"type": "unit_joined", **{_UNIT_KEYS.get(k, k): v for k, v in unit.items()}})
-        for i, unit in enumerate(units)
+        _event(where, table, {"type": "unit_joined", **{_UNIT_KEYS.get(k, k): v for k, v in unit.items()}})
+        for table, unit in zip(tables, units, strict=True)
     ]
     named = given_id or battle.get("id")
     if not named:
@@ -84,7 +113,7 @@ def roster_from_text(text: str, where: str, given_id: str | None = None, tables_
         checked = battle_id(str(named))
     except MalformedEvent as exc:
         raise exc if given_id else MalformedEvent(f"{where}: {exc}", field="battle.id") from None
-    return Roster(battle=checked, started=started, units=joined)  # type: ignore[arg-type]
+    return Roster(battle=checked, started=started, units=joined, tables=tuple(tables))  # type: ignore[arg-type]
 
 
 def _tables(where: str, ruleset_id: str, version: str, named: object, beside: Path | None) -> dict:
@@ -129,7 +158,7 @@ def refusal_in_roster(roster: Roster, refusal: Refusal) -> Refusal:
     table and field the roster spells (`unit[1].initiative`), found by folding the events again in
     memory (nothing is written), the referee deciding as it did."""
     fold = Replay(roster.battle)
-    tables = ["battle", *(f"unit[{i}]" for i in range(len(roster.units)))]
+    tables = ["battle", *(roster.tables or (f"unit[{i}]" for i in range(len(roster.units))))]
     for seq, (where, event) in enumerate(zip(tables, [roster.started, *roster.units], strict=True), start=1):
         try:
             fold.check(event)

@@ -79,7 +79,7 @@ def start_new(page, url: str, how: str) -> None:
 
 
 def upload(page, roster) -> None:
-    page.locator("#create input[type=file]").set_input_files(str(roster))
+    page.locator("#create input[name=roster-file]").set_input_files(str(roster))
     page.locator("#create button.submit").click()
 
 
@@ -220,7 +220,7 @@ def test_a_refused_roster_file_is_said_in_the_servers_words_and_writes_nothing(b
         "() => document.querySelector('#create .problem').innerText.includes('broken.toml: not UTF-8 text')",
         timeout=WAIT_MS,
     )
-    assert phone.locator("#create input[type=file]").get_attribute("aria-invalid") == "true"
+    assert phone.locator("#create input[name=roster-file]").get_attribute("aria-invalid") == "true"
     assert battles_in(db) == []
     # Mended, the same file starts the battle.
     broken.write_text(ROSTER.read_text(encoding="utf-8"))
@@ -299,3 +299,37 @@ def test_the_screen_a_link_names_is_the_one_opened_and_an_unknown_one_is_the_boa
     phone.reload()  # the same page, another fragment: read afresh
     phone.wait_for_selector("body[data-ready='true'][data-tab='board']", timeout=WAIT_MS)
     assert phone.locator("#board .unit").count() == len(ROSTER_UNITS)
+
+
+# -- a list builder's roster -----------------------------------------------------------------------
+LISTED = ROOT / "examples" / "wfb8" / "roster.rosz"
+
+
+def test_a_list_builders_roster_asks_what_it_cannot_say_then_starts_the_battle(browser, served, phone):
+    server, db = served
+    start_new(phone, server.url, "upload")
+    upload(phone, LISTED)
+    questions = phone.locator("#create form.questions")
+    questions.wait_for(timeout=WAIT_MS)
+    assert "5 questions" in questions.locator("h3").inner_text()
+    assert battles_in(db) == []  # nothing is written until every answer is in
+    checked(phone, "questions")
+    animosity = questions.get_by_label("What is the rule 'Animosity' in wfb8?", exact=False)
+    assert "Orc Boyz, Night Goblins" in questions.inner_text()
+    for select in questions.locator("select").all():
+        select.select_option("false")  # none of them changes morale
+    animosity.select_option("false")
+    questions.get_by_role("button", name="Answer and start the battle").click()
+    landed(phone, "the-fight-at-the-grunburg-bridge")  # the id made from the roster's name
+    typed = tomllib.loads((ROOT / "examples" / "wfb8" / "roster.toml").read_text(encoding="utf-8"))["unit"]
+    assert sorted(board_names(phone)) == sorted(unit["name"] for unit in typed)
+
+
+def test_a_list_builders_roster_with_its_answers_file_starts_at_once(browser, served, phone):
+    server, db = served
+    start_new(phone, server.url, "upload")
+    phone.locator("#create input[name=roster-file]").set_input_files(str(LISTED))
+    phone.locator("#create input[name=answers-file]").set_input_files(str(LISTED.with_name("answers.toml")))
+    phone.locator("#create button.submit").click()
+    landed(phone, "grunburg-bridge")
+    assert battles_in(db) == ["grunburg-bridge"]

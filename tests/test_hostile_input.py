@@ -10,8 +10,11 @@ copy of one store holding the example battle, so the catalogue stays quick.
 from __future__ import annotations
 
 import asyncio
+import base64
+import io
 import json
 import sqlite3
+import zipfile
 from collections.abc import Iterator
 from contextlib import closing
 from dataclasses import dataclass, field
@@ -106,6 +109,48 @@ def exported(battle: str) -> bytes:
     event = {"type": "battle_started", "ruleset": "wh40k6", "ruleset_version": "1", "sides": ["a", "b"]}
     line = {"battle": battle, "seq": 1, "schema_version": 1, "recorded_at": "2026-01-01T00:00:00Z", "event": event}
     return json.dumps(line | {"prev_hash": "0" * 64, "hash": "0" * 64}).encode() + b"\n"
+
+
+# -- list builders' rosters (.ros, .rosz): XML and zip files built to hurt ----------------------------
+ROSTER_NS = "http://www.battlescribe.net/schema/rosterSchema"
+LIST_ROSTER = (
+    f'<?xml version="1.0"?><roster xmlns="{ROSTER_NS}" id="r" name="R" gameSystemId="g" '
+    'gameSystemName="Warhammer 40,000 6th Edition"><forces/></roster>'
+).encode()
+LAUGHS = (  # "billion laughs": ten entities of ten each, a gigabyte of text from a kilobyte
+    b'<?xml version="1.0"?><!DOCTYPE roster [<!ENTITY lol "lol">'
+    + b"".join(
+        f'<!ENTITY lol{i} "{("&lol" + (str(i - 1) if i > 1 else "") + ";") * 10}">'.encode() for i in range(1, 10)
+    )
+    + f']><roster xmlns="{ROSTER_NS}" id="r" name="&lol9;" gameSystemId="g"/>'.encode()
+)
+EXTERNAL = (  # an external entity: the file a parser that follows it would read out to the sender
+    b'<?xml version="1.0"?><!DOCTYPE roster [<!ENTITY secret SYSTEM "file:///etc/passwd">]>'
+    + f'<roster xmlns="{ROSTER_NS}" id="r" name="&secret;" gameSystemId="g"/>'.encode()
+)
+
+
+def zipped(*entries: tuple[str, bytes]) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for name, data in entries:
+            archive.writestr(name, data)
+    return buffer.getvalue()
+
+
+def nested(levels: int) -> bytes:
+    """A roster whose selections hold selections `levels` deep."""
+    inner = ""
+    for _ in range(levels):
+        inner = f'<selection id="s" name="s" entryId="e" number="1" type="upgrade"><selections>{inner}'
+        inner += "</selections></selection>"
+    return (
+        f'<?xml version="1.0"?><roster xmlns="{ROSTER_NS}" id="r" name="R" gameSystemId="g"><forces>'
+        f'<force id="f" name="F" entryId="e" catalogueId="c"><selections>{inner}</selections></force></forces></roster>'
+    ).encode()
+
+
+ZIP_BOMB = zipped(("bomb.ros", b" " * (20 * 1024 * 1024)))  # 20 MiB of spaces: some 20 KB zipped
 
 
 CASUALTY = '{"type": "casualties_suffered", "unit": "kraak", "count": 1}'
@@ -445,6 +490,86 @@ CLI_CASES = [
     Cli("an origin with an escape", ["cors", BATTLE, "--allow", "http://x\x1b[31m.example"], "not a web origin"),
     Cli("removing an origin never allowed", ["cors", BATTLE, "--remove", "https://x.example"], "remove: https://x"),
     Cli("origins of a battle not held", ["cors", "nowhere", "--allow", "https://x.example"], "no battle 'nowhere'"),
+    # -- list builders' rosters: hostile XML and zip files, refused before anything is read from them
+    Cli(
+        "a .ros with a DTD of entities (billion laughs)",
+        ["new", "{dir}/r.ros"],
+        "r.ros: the XML declares a DTD",
+        files={"r.ros": LAUGHS},
+    ),
+    Cli(
+        "a .ros with an external entity",
+        ["new", "{dir}/r.ros"],
+        "r.ros: the XML declares a DTD",
+        files={"r.ros": EXTERNAL},
+    ),
+    Cli(
+        "a .ros that is not XML",
+        ["new", "{dir}/r.ros"],
+        "r.ros: not XML (line 1, column 0)",
+        files={"r.ros": b"name,models\nBoyz,20\n"},
+    ),
+    Cli(
+        "a .ros in another namespace",
+        ["new", "{dir}/r.ros"],
+        "r.ros: not a BattleScribe roster",
+        files={"r.ros": LIST_ROSTER.replace(b"rosterSchema", b"catalogueSchema")},
+    ),
+    Cli(
+        "a .ros whose root is no roster",
+        ["new", "{dir}/r.ros"],
+        "the root element is 'catalogue'",
+        files={"r.ros": LIST_ROSTER.replace(b"<roster ", b"<catalogue ").replace(b"</roster>", b"</catalogue>")},
+    ),
+    Cli("a .rosz zip bomb", ["new", "{dir}/r.rosz"], "(a zip bomb?)", files={"r.rosz": ZIP_BOMB}),
+    Cli(
+        "a .rosz of two files",
+        ["new", "{dir}/r.rosz"],
+        "a .rosz holds exactly one roster, not 2 files",
+        files={"r.rosz": zipped(("a.ros", LIST_ROSTER), ("b.ros", LIST_ROSTER))},
+    ),
+    Cli(
+        "a .rosz that is a broken zip",
+        ["new", "{dir}/r.rosz"],
+        "r.rosz: not a readable zip file",
+        files={"r.rosz": b"PK\x03\x04" + b"\x00" * 40},
+    ),
+    Cli(
+        "a .ros too large to read",
+        ["new", "{dir}/r.ros"],
+        "larger than a roster file may be",
+        files={"r.ros": LIST_ROSTER + b" " * (8 * 1024 * 1024)},
+    ),
+    Cli(
+        "a .ros nested too deep",
+        ["new", "{dir}/r.ros"],
+        "selections are nested deeper than 40",
+        files={"r.ros": nested(60)},
+    ),
+    Cli(
+        "a .ros with a TOML roster",
+        ["new", "{dir}/r.ros", "{dir}/r.toml"],
+        "a TOML roster is given alone",
+        files={"r.ros": LIST_ROSTER, "r.toml": roster()},
+    ),
+    Cli(
+        "answers for a TOML roster",
+        ["new", "{dir}/r.toml", "--answers", "{dir}/a.toml"],
+        "--answers is for list builders'",
+        files={"r.toml": roster(), "a.toml": b"[rules]\n"},
+    ),
+    Cli(
+        "an answers file with a table morale does not read",
+        ["new", "{dir}/r.ros", "--answers", "{dir}/a.toml"],
+        "a.toml: units: an answers file has the tables",
+        files={"r.ros": LIST_ROSTER, "a.toml": b"[units]\n"},
+    ),
+    Cli(
+        "an answers file not UTF-8",
+        ["new", "{dir}/r.ros", "--answers", "{dir}/a.toml"],
+        "a.toml: not UTF-8 text",
+        files={"r.ros": LIST_ROSTER, "a.toml": b'[battle]\nid = "\xff"\n'},
+    ),
     # -- the command line itself
     Cli("an option before the command", ["--colour", "board", BATTLE], "No such option: --colour (see `"),
     Cli("a negative number as the command", ["-1"], "No such option: -1"),
@@ -840,6 +965,71 @@ HTTP_CASES = [
         role=None,
         headers={"Origin": b"https://\xb9.example", "Access-Control-Request-Method": b"POST"},
         field="Origin",
+    ),
+    Http(
+        "a .rosz zip bomb, over HTTP",
+        "POST",
+        "/battles/roster",
+        400,
+        role=None,
+        body=body({"lists": [{"file": "r.rosz", "data": base64.b64encode(ZIP_BOMB).decode()}]}),
+        says="r.rosz: the roster unzips to",
+    ),
+    Http(
+        "a .ros with a DTD of entities, over HTTP",
+        "POST",
+        "/battles/roster",
+        400,
+        role=None,
+        body=body({"lists": [{"file": "r.ros", "data": base64.b64encode(LAUGHS).decode()}]}),
+        says="r.ros: the XML declares a DTD",
+    ),
+    Http(
+        "a .ros that is not XML, over HTTP",
+        "POST",
+        "/battles/roster",
+        400,
+        role=None,
+        body=body({"lists": [{"file": "r.ros", "data": base64.b64encode(b"<unclosed").decode()}]}),
+        says="r.ros: not XML",
+    ),
+    Http(
+        "a .ros in another namespace, over HTTP",
+        "POST",
+        "/battles/roster",
+        400,
+        role=None,
+        body=body(
+            {"lists": [{"file": "r.ros", "data": base64.b64encode(LIST_ROSTER.replace(b"roster", b"x")).decode()}]}
+        ),
+        says="not a BattleScribe roster",
+    ),
+    Http(
+        "a list file that is not base64",
+        "POST",
+        "/battles/roster",
+        400,
+        role=None,
+        body=body({"lists": [{"file": "r.ros", "data": "not base64!"}]}),
+        field="lists[0].data",
+    ),
+    Http(
+        "nine list files",
+        "POST",
+        "/battles/roster",
+        400,
+        role=None,
+        body=body({"lists": [{"file": "r.ros", "data": ""}] * 9}),
+        field="lists",
+    ),
+    Http(
+        "answers that are not TOML, over HTTP",
+        "POST",
+        "/battles/roster",
+        400,
+        role=None,
+        body=body({"lists": [{"file": "r.ros", "data": base64.b64encode(LIST_ROSTER).decode()}], "answers": "[x"}),
+        says="answers: not valid TOML",
     ),
     Http(
         "a roster that is not TOML",

@@ -80,11 +80,16 @@ def test_the_installed_morale_plays_reports_and_shares_its_examples(installed, t
     morale = installed / "morale"
     run(morale, "examples", "--to", "examples", cwd=tmp_path)
     for name in ("wh40k6", "wh40k3", "wfb8", "gdb"):
+        list_builder = {"roster.rosz", "answers.toml"} if name != "gdb" else set()
         assert {p.name for p in (tmp_path / "examples" / name).iterdir()} == {
             "roster.toml",
             "battle.ndjson",
             "battle.notation",
+            *list_builder,
         }
+    # the list builder's file and its answers are shipped too (defusedxml installed with morale)
+    listed = "examples/wfb8/roster.rosz", "--answers", "examples/wfb8/answers.toml", "--db", "listed.db"
+    assert "grunburg-bridge" in run(morale, "new", *listed, cwd=tmp_path).stdout
     run(morale, "new", "examples/wh40k6/roster.toml", cwd=tmp_path)
     run(morale, "append", "hive-tarsis", "--file", "examples/wh40k6/battle.ndjson", cwd=tmp_path)
     assert "OK" in run(morale, "verify", "hive-tarsis", cwd=tmp_path).stdout

@@ -10,6 +10,7 @@ import errno
 import gc
 import json
 import socket
+import sys
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -39,19 +40,53 @@ from ..access import (
     utc_now,
 )
 from ..authors import cli_author, side_player_author
+from ..battlescribe import Unanswered, template
 from ..files import MAX_LOG_BYTES, read_bounded
 from ..join import check_public_url
 from ..origins import check_origin
-from ..roster import load_roster
+from ..roster import refusal_in_roster
 from ..service import clock_event, fold_to_append_to, load, record_anew, record_on, roll_for, start_battle
 from . import join_links, render
-from .base import DEFAULT_DB, BattleArg, Db, Expect, Json, app, emit_json, err, open_store, out, refusals, report
+from .base import (
+    DEFAULT_DB,
+    EXIT_REFUSED,
+    BattleArg,
+    Db,
+    Expect,
+    Json,
+    app,
+    emit_json,
+    err,
+    error_fields,
+    open_store,
+    out,
+    refusals,
+    refuse,
+    report,
+)
+from .list_answers import at_a_terminal, roster_of
 
 
 @app.command()
 def new(
-    roster: Annotated[Path, typer.Argument(help="A roster file (TOML): [battle] and [[unit]] tables.")],
+    roster: Annotated[
+        list[Path],
+        typer.Argument(
+            metavar="ROSTER",
+            help="A roster file (TOML): [battle] and [[unit]] tables. Or list builders' rosters (.ros, .rosz:"
+            " BattleScribe, New Recruit), one a player or one with every force.",
+            show_default=False,
+        ),
+    ],
     battle: Annotated[str | None, typer.Option(help="The battle's id (default: battle.id in the roster).")] = None,
+    answers: Annotated[
+        Path | None,
+        typer.Option(
+            "--answers",
+            help="What list builders' rosters cannot say (a unit's Leadership, what a rule means here), as TOML;"
+            " at a terminal, morale asks for the rest.",
+        ),
+    ] = None,
     tokens: Annotated[bool, typer.Option(help="Also issue the battle's tokens for `morale serve`.")] = False,
     confirmation: Annotated[
         bool | None,
@@ -66,13 +101,26 @@ def new(
 ) -> None:
     """Create a battle from a roster: its rules, its sides and its units."""
     with refusals(as_json):
-        parsed = load_roster(roster, battle)
+        ask = _ask if at_a_terminal() and not as_json else None
+        try:
+            parsed = roster_of(roster, battle, answers, ask)
+        except Unanswered as exc:
+            if as_json:
+                questions = [{"key": q.key, "asks": q.asks, "choices": list(q.choices)} for q in exc.questions]
+                refuse(str(exc), {**error_fields(exc), "questions": questions}, as_json)  # type: ignore[dict-item]
+            # The refusal's one line on stderr; the answers file to fill in on stdout, to redirect to a file.
+            err.print(f"refused: {exc} (the answers file to fill in is on standard output)", markup=False)
+            sys.stdout.write(template(exc.questions))
+            raise typer.Exit(EXIT_REFUSED) from None
         if confirmation is not None:
             parsed = dataclasses.replace(
                 parsed, started=msgspec.structs.replace(parsed.started, confirmation=confirmation)
             )
         store = open_store(db, create=True)
-        recorded = start_battle(store, parsed.battle, parsed.started, parsed.units, author=cli_author())
+        try:
+            recorded = start_battle(store, parsed.battle, parsed.started, parsed.units, author=cli_author())
+        except Refusal as refusal:  # named as the roster spells it (unit[2].ld, unit."Ork Boyz".ld), as over HTTP
+            raise refusal_in_roster(parsed, refusal) from None
         issued = issue_tokens(store, parsed.battle, parsed.started.sides) if tokens else None
         if as_json:
             created = {"battle": parsed.battle, "seq": recorded[-1].stored.seq}
@@ -82,6 +130,10 @@ def new(
             out.print(said + Text(f" created with {len(parsed.units)} units in {shown(db)}."))  # a path may hold "["
             if issued:
                 render.print_tokens(out, issued)
+
+
+def _ask(shown: str) -> str:
+    return typer.prompt(shown, default="", show_default=False, err=True)
 
 
 @app.command()

@@ -27,6 +27,7 @@ from morale.events.signing import SigningKeyUnusable
 from morale.events.store import ConflictError, StoreUnavailable, UnknownBattle
 
 from ..access import Forbidden, UnknownToken
+from ..battlescribe import Unanswered
 
 MEDIA_TYPE = "application/problem+json"
 _PREFIX = "urn:morale:problem:"
@@ -46,6 +47,23 @@ KINDS: dict[int, tuple[str, str]] = {
 }
 
 
+class OpenQuestion(msgspec.Struct, frozen=True, kw_only=True):
+    """What a list builder's roster leaves to answer (`app/battlescribe/mapping.py`): `key` as an
+    answers file spells it, what it `asks` in words, the `kind` of value and any `choices`."""
+
+    key: str  # unit."Ork Boyz".ld, rules."Mob Rule", force."Orks".side, battle.id
+    section: str  # battle, force, unit, rules
+    name: str  # the force's, unit's or rule's name; "" for the battle
+    item: str  # id, ruleset, side, type, models, ld, initiative; "" for a rule
+    kind: str  # int, rule (an id, or false) or text
+    asks: str
+    choices: list[str] = []
+    units: list[str] = []  # a rule's question: the units that have it
+
+
+UNANSWERED = (f"{_PREFIX}unanswered", "The roster leaves questions to answer")
+
+
 class Problem(msgspec.Struct, frozen=True, kw_only=True):
     """RFC 9457 problem details, as morale sends every refusal."""
 
@@ -58,10 +76,18 @@ class Problem(msgspec.Struct, frozen=True, kw_only=True):
     rule: str | UnsetType = UNSET  # the rule ID that refused it (engine.clock.order, wh40k6.fall_back.edge...)
     expected_seq: int | UnsetType = UNSET  # 409: the sequence number the client expected the log to end at
     actual_seq: int | UnsetType = UNSET  # 409: the one it ends at
+    # 422 unanswered: what a list builder's roster leaves open, to answer and send again
+    questions: list[OpenQuestion] | UnsetType = UNSET
 
 
-def problem(status: int, detail: str, headers: Mapping[str, str] | None = None, **extension: Any) -> Response:
-    kind, title = KINDS.get(status, ("about:blank", _phrase(status)))
+def problem(
+    status: int,
+    detail: str,
+    headers: Mapping[str, str] | None = None,
+    kind_of: tuple[str, str] | None = None,
+    **extension: Any,
+) -> Response:
+    kind, title = kind_of or KINDS.get(status, ("about:blank", _phrase(status)))
     found = {name: value for name, value in extension.items() if value is not None}
     body = Problem(type=kind, title=title, status=status, detail=detail, **found)
     return Response(body, status_code=status, media_type=MEDIA_TYPE, headers=dict(headers or {}))
@@ -98,7 +124,25 @@ def _server_error(_: Request, exc: Exception) -> Response:
     return problem(500, "the server failed on this request; its log says why")
 
 
+def _unanswered(_: Request, exc: Unanswered) -> Response:
+    questions = [
+        OpenQuestion(
+            key=q.key,
+            section=q.section,
+            name=q.name,
+            item=q.item,
+            kind=q.kind,
+            asks=q.asks,
+            choices=list(q.choices),
+            units=list(q.units),
+        )
+        for q in exc.questions
+    ]
+    return problem(422, str(exc), kind_of=UNANSWERED, field=exc.field, questions=questions)
+
+
 EXCEPTION_HANDLERS: dict[type[Exception] | int, Callable[[Request, Any], Response]] = {
+    Unanswered: _unanswered,
     Refusal: lambda _, exc: problem(422, str(exc), rule=exc.rule, field=exc.field),
     MalformedEvent: lambda _, exc: problem(400, str(exc), field=exc.field),
     ConflictError: lambda _, exc: problem(
@@ -126,7 +170,8 @@ _DESCRIPTIONS = {
     404: "No such battle (`field`: battle), or no token of the battle with that id (`field`: token_id)",
     409: "The log no longer ends at `expected_seq` (`actual_seq` says where it ends); nothing was written",
     413: "The body is larger than the server's --max-body",
-    422: "The rules refuse it: `rule` names the rule ID, or `field` the field",
+    422: "The rules refuse it: `rule` names the rule ID, or `field` the field; or (type unanswered) a list"
+    " builder's roster leaves `questions` to answer",
     503: "The store (a PostgreSQL server) does not answer now; nothing was written, try again",
 }
 

@@ -59,7 +59,8 @@ from ..access import (
     visible_battles,
 )
 from ..authors import CONSOLE_HEADER, grant_author, via_of
-from ..roster import refusal_in_roster, roster_from_text
+from ..battlescribe import Answers, read_answers
+from ..roster import refusal_in_roster, roster_from_list_files, roster_from_text
 from ..service import Recorded, clock_event, record_on, roll_for, start_battle
 from ..snapshot_cache import battle_at, fold_lock
 from . import asyncapi, live, offline, streaming
@@ -95,12 +96,24 @@ class CreateBattle(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fie
     units: Annotated[list[UnitJoined], Meta(max_length=MAX_UNITS)] = []
 
 
-class CreateFromRoster(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """A roster file's TOML text, read as `morale new` reads the file (`app/roster.py`)."""
+class ListFile(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """A list builder's roster file (BattleScribe, New Recruit: .ros or .rosz), its bytes in base64."""
 
-    roster: str  # the TOML text; the server's --max-body bounds it
+    file: Name  # its name, for refusals and questions to say
+    data: bytes  # base64 in the JSON; the server's --max-body bounds it, app/battlescribe/read.py the rest
+
+
+class CreateFromRoster(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """A roster file's TOML text, read as `morale new` reads the file (`app/roster.py`); or list
+    builders' roster files with the answers they leave open, as `morale new A.rosz --answers FILE`."""
+
+    roster: str = ""  # the TOML text; the server's --max-body bounds it
     file: Name = "roster"  # its name (an uploaded file's), for refusals to say
     battle: BattleId | None = None  # the battle's id, instead of the roster's battle.id (as --battle)
+    lists: Annotated[list[ListFile], Meta(max_length=8)] = []  # instead of `roster`: one a player, or one in all
+    # With `lists`: answers files' TOML texts (what a 422 unanswered asked), each over the one before
+    # (an answers file kept from the last game, then the console's form).
+    answers: str | Annotated[list[str], Meta(max_length=8)] = ""
 
 
 class BattleCreated(msgspec.Struct, frozen=True, kw_only=True):
@@ -260,10 +273,25 @@ async def create_battle(data: JSONBody[CreateBattle], request: Request, state: S
     responses=problem_responses(400, 401, 403, 409, 413, 422, 503),
 )
 async def create_from_roster(data: JSONBody[CreateFromRoster], request: Request, state: State) -> BattleCreated:
-    """Create a battle from a roster's TOML text, exactly as `morale new ROSTER.toml` does. A refusal
-    names the line (TOML that does not read) or the field (`unit[2].models`, `battle.ruleset`); a
-    roster sent here may not name table files (the server's files are not the sender's)."""
-    roster = roster_from_text(data.roster, data.file, data.battle)
+    """Create a battle from a roster's TOML text, exactly as `morale new ROSTER.toml` does, or from
+    list builders' files (`lists`, as `morale new A.rosz --answers FILE`). A refusal names the line
+    (TOML that does not read) or the field (`unit[2].models`, `battle.ruleset`); a roster sent here
+    may not name table files (the server's files are not the sender's). A list builder's roster
+    that leaves questions open is answered 422 (type unanswered) with the `questions`: send again
+    with their `answers`."""
+    if data.lists:
+        if data.roster:
+            raise MalformedEvent("give a roster's TOML or list builders' files, not both", field="roster")
+        texts = [data.answers] if isinstance(data.answers, str) else data.answers
+        answers = Answers()
+        for i, text in enumerate(texts):
+            named = "answers" if isinstance(data.answers, str) else f"answers[{i}]"  # as refusals name it
+            answers = answers.merged(read_answers(text, named)) if text else answers
+        roster = roster_from_list_files([(f.file, f.data) for f in data.lists], answers, data.battle)
+    elif data.answers:
+        raise MalformedEvent("answers are for list builders' files (lists), not a TOML roster", field="answers")
+    else:
+        roster = roster_from_text(data.roster, data.file, data.battle)
     if len(roster.units) > MAX_UNITS:
         raise MalformedEvent(f"{data.file}: at most {MAX_UNITS} units a battle, not {len(roster.units)}", field="unit")
     try:

@@ -19,6 +19,8 @@ export function problem(body) {
     field: body?.field ?? extra.field ?? "",
     expected_seq: body?.expected_seq ?? extra.expected_seq ?? null,
     actual_seq: body?.actual_seq ?? extra.actual_seq ?? null,
+    type: body?.type ?? "",
+    questions: body?.questions ?? null,  // 422 unanswered: what a list builder's roster leaves open
   };
 }
 

@@ -1,5 +1,8 @@
 // "Start a new battle": for whoever may create battles on this server. A roster file (the TOML
-// `morale new` takes) is read here as text and sent to the server as it is; the short form builds
+// `morale new` takes) is read here as text and sent to the server as it is; a list builder's roster
+// (BattleScribe, New Recruit: .ros, .rosz, one a player or one in all) is sent as its bytes, and
+// what the server answers it cannot map (422 unanswered: its `questions`) is asked in a form whose
+// answers go back as an answers file's TOML, as `morale new A.rosz --answers FILE`. The short form builds
 // the same roster from the ruleset's vocabulary (`GET /rulesets/{id}/{version}`: its unit types,
 // special rules and profile fields) and sends it the same way, so the server reads every battle
 // with the one roster reader (`POST /battles/roster`) and says what is wrong in its own words.
@@ -56,19 +59,45 @@ export function openCreate(holder, { land, cancel }) {
     }
   }
 
-  async function send(roster, file) {
+  // `sent`: the body, a TOML roster ({roster, file}) or list builders' files ({lists, answers}).
+  // A list builder's roster that leaves questions open comes back 422 unanswered: they are asked
+  // (`ask`), and the answers go with the files again.
+  async function send(roster, file, sent = { roster, file }) {
     problemBox.hidden = true;
     const buttons = [...holder.querySelectorAll("button.submit")];
     for (const button of buttons) button.disabled = true;  // one battle per tap, however slow the answer
     try {
-      const created = await call("/battles/roster", { roster, file });
+      const created = await call("/battles/roster", sent.lists ? { lists: sent.lists, answers: sent.answers } : sent);
       sessionStorage.setItem(KEPT + created.battle, JSON.stringify(created.tokens));
       land(created);
     } catch (error) {
+      if (error.problem?.questions && sent.lists) {
+        ask(error.problem, sent);
+        return;
+      }
       refused(error);
     } finally {
       for (const button of buttons) button.disabled = false;
     }
+  }
+
+  // The questions a list builder's roster leaves open, as a form under the upload; the answers
+  // already given stay in it (and in what is sent), so each round asks only what is still open.
+  function ask(problem, sent) {
+    const given = sent.given || {};
+    const form = questionsForm(problem.questions, given, (answers) => {
+      const merged = { ...given, ...answers };
+      send(null, null, { lists: sent.lists, answers: [...sent.files_answers, answersToml(merged)], files_answers: sent.files_answers, given: merged });
+    });
+    const old = holder.querySelector("form.questions");
+    if (old) old.replaceWith(form); else body.append(form);
+    form.querySelector("input, select")?.focus();
+    form.scrollIntoView({ block: "nearest" });
+  }
+
+  async function listed(files, answersFile, refusedHere) {
+    const sent = await readListed(files, answersFile, refusedHere);
+    if (sent) await send(null, null, sent);
   }
 
   const choose = (next) => {
@@ -77,12 +106,12 @@ export function openCreate(holder, { land, cancel }) {
       button.setAttribute("aria-pressed", String(button.dataset.mode === mode));
     }
     problemBox.hidden = true;
-    fill(body, mode === "upload" ? uploadForm(send, refused) : rosterForm(send, refused));
+    fill(body, mode === "upload" ? uploadForm(send, refused, listed) : rosterForm(send, refused));
   };
 
   fill(holder,
     el("h2", {}, "Start a new battle"),
-    el("p", {}, "Send a roster file (the TOML file that morale new takes) or fill in a short form. You land on the new battle as its referee."),
+    el("p", {}, "Send a roster file (the TOML file that morale new takes, or a list builder's .ros or .rosz) or fill in a short form. You land on the new battle as its referee."),
     el("div", { class: "row modes", role: "group", "aria-label": "how to give the roster" },
       el("button", { type: "button", dataset: { mode: "upload" }, "aria-pressed": "false", onclick: () => choose("upload") },
         "Upload a roster file"),
@@ -96,15 +125,33 @@ export function openCreate(holder, { land, cancel }) {
 }
 
 // -- a roster file ----------------------------------------------------------------------------------
-function uploadForm(send, refused) {
-  const input = el("input", { type: "file", name: "roster-file", accept: ".toml,text/plain,application/toml",
-    dataset: { field: "file" } });
+const LISTED = /\.rosz?$/i;  // a list builder's roster: BattleScribe's XML, or the same zipped
+
+function uploadForm(send, refused, listed) {
+  const input = el("input", { type: "file", name: "roster-file", multiple: true,
+    accept: ".toml,.ros,.rosz,text/plain,application/toml", dataset: { field: "file" } });
+  const answersInput = el("input", { type: "file", name: "answers-file", accept: ".toml,text/plain,application/toml",
+    dataset: { field: "answers" } });
+  const answersRow = labelled("Answers file (TOML), if you kept one from the last game", answersInput);
+  answersRow.hidden = true;
   const go = el("button", { type: "submit", class: "submit", disabled: true }, "Start the battle");
-  input.addEventListener("change", () => { go.disabled = !input.files.length; });
+  input.addEventListener("change", () => {
+    go.disabled = !input.files.length;
+    answersRow.hidden = ![...input.files].some((f) => LISTED.test(f.name));
+  });
   return el("form", { class: "upload", onsubmit: async (event) => {
     event.preventDefault();
-    const file = input.files[0];
-    if (!file) return;
+    const files = [...input.files];
+    if (!files.length) return;
+    if (files.some((f) => LISTED.test(f.name))) {
+      await listed(files, answersInput.files[0], refused);
+      return;
+    }
+    if (files.length > 1) {
+      refused(new ApiError(0, { detail: "A TOML roster is sent alone; several files are list builders' rosters (.ros, .rosz).", field: "file" }));
+      return;
+    }
+    const file = files[0];
     let text;
     try {  // as the CLI reads a roster: UTF-8 or refused, never read with replacement characters
       text = new TextDecoder("utf-8", { fatal: true }).decode(await file.arrayBuffer());
@@ -114,9 +161,102 @@ function uploadForm(send, refused) {
     }
     await send(text, file.name);
   } },
-  labelled("Roster file (TOML)", input),
-  el("p", { class: "hint" }, "The roster names its rules, its sides and its units in its [battle] and [[unit]] tables, as for morale new."),
+  labelled("Roster file (TOML), or list builders' rosters (.ros, .rosz)", input),
+  el("p", { class: "hint" }, "A TOML roster names its rules, its sides and its units, as for morale new. A list builder's roster (BattleScribe, New Recruit) may be one a player: choose both."),
+  answersRow,
   go);
+}
+
+// List builders' files sent as their bytes (base64), with an answers file if one was chosen.
+async function readListed(files, answersFile, refused) {
+  const lists = [];
+  for (const file of files) {
+    if (!LISTED.test(file.name)) {
+      refused(new ApiError(0, { detail: `${file.name}: a TOML roster is sent alone, not with list builders' rosters.`, field: "file" }));
+      return null;
+    }
+    lists.push({ file: file.name, data: base64(new Uint8Array(await file.arrayBuffer())) });
+  }
+  let kept = [];
+  if (answersFile) {
+    try {
+      kept = [new TextDecoder("utf-8", { fatal: true }).decode(await answersFile.arrayBuffer())];
+    } catch {
+      refused(new ApiError(0, { detail: `${answersFile.name}: not UTF-8 text: an answers file is TOML, written in UTF-8.`, field: "answers" }));
+      return null;
+    }
+  }
+  return { lists, answers: kept, files_answers: kept, given: {} };
+}
+
+function base64(bytes) {
+  let text = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) text += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(text);
+}
+
+// -- the questions a list builder's roster leaves open ------------------------------------------------
+// One control a question: a choice where the ruleset has a list (a rule's list ends with "it does
+// not change morale"), a whole number, or text. Each is named by its key (`unit."Ork Boyz".ld`), so
+// a refusal naming that key marks it.
+function questionsForm(questions, given, answered) {
+  const controls = questions.map((q) => {
+    let control;
+    if (q.choices.length) {
+      const options = q.choices.map((c) => el("option", { value: c }, words(c)));
+      if (q.kind === "rule") options.push(el("option", { value: "false" }, "none: it does not change morale"));
+      control = el("select", { dataset: { field: q.key } }, el("option", { value: "" }, "choose"), options);
+    } else {
+      control = el("input", { autocomplete: "off", dataset: { field: q.key },
+        ...(q.kind === "int" ? { inputmode: "numeric", class: "number" } : {}) });
+    }
+    control.question = q;
+    const hint = q.units.length ? el("p", { class: "hint" }, `Units with it: ${q.units.join(", ")}.`) : null;
+    return el("div", { class: "question" }, labelled(`${q.asks}.`, control), hint);
+  });
+  const values = (form) => {
+    const found = {};
+    for (const control of form.querySelectorAll("[data-field]")) {
+      const raw = control.value.trim();
+      if (!raw) continue;
+      const q = control.question;
+      found[q.key] = { q, value: q.kind === "int" && /^\d{1,6}$/.test(raw) ? Number(raw) : q.kind === "rule" && raw === "false" ? false : raw };
+    }
+    return found;
+  };
+  return el("form", { class: "questions", onsubmit: (event) => {
+    event.preventDefault();
+    answered(values(event.currentTarget));
+  } },
+  el("h3", {}, `The roster leaves ${questions.length} ${questions.length === 1 ? "question" : "questions"} to answer`),
+  el("p", { class: "hint" }, "What the list builder's file does not say, or says in words these rules do not know. Nothing is guessed: answer each, then start the battle."),
+  controls,
+  el("button", { type: "submit", class: "submit" }, "Answer and start the battle"),
+  el("button", { type: "button", class: "save", onclick: (event) => {
+    saveFile("answers.toml", answersToml({ ...given, ...values(event.currentTarget.form) }));
+  } }, "Save the answers as a file"));
+}
+
+// The answers as an answers file: a table a force, a unit; [battle]; [rules] for what each rule is.
+export function answersToml(given) {
+  const tables = new Map();
+  for (const { q, value } of Object.values(given)) {
+    const header = q.section === "battle" ? "battle" : q.section === "rules" ? "rules" : `${q.section}.${quoted(q.name)}`;
+    const key = q.section === "rules" ? quoted(q.name) : q.item;
+    const shown = typeof value === "number" || typeof value === "boolean" ? String(value) : quoted(value);
+    if (!tables.has(header)) tables.set(header, []);
+    tables.get(header).push(`${key} = ${shown}`);
+  }
+  return [...tables].map(([header, lines]) => `[${header}]\n${lines.join("\n")}\n`).join("\n");
+}
+
+function saveFile(name, text) {
+  const url = URL.createObjectURL(new Blob([text], { type: "application/toml" }));
+  const link = el("a", { href: url, download: name });
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 0);
 }
 
 // -- the short form -------------------------------------------------------------------------------
