@@ -54,6 +54,9 @@ overlay(({ vocabulary, side, read }) => {
         strip.dataset.at = String(at);
         drawn = at;
       }
+    } catch {
+      // The server did not answer this read: the strip stays as it was drawn, and the next item
+      // (or the feed's reconnection, which sends what was missed) reads the board again.
     } finally {
       reading = false;
     }
