@@ -263,3 +263,18 @@ def test_an_overlay_says_what_is_wrong_with_its_token_or_side_and_shows_nothing(
     assert said["side"] == "side: tau is not a side of hive-tarsis; its sides are imperium, orks."
     assert said["none"] == "This overlay needs its battle and token in the address: #battle=ID&token=SECRET."
     assert said["unknown"].startswith("The server refused this overlay: this token does not open battle 'hive-tarsis'")
+
+
+def test_where_a_browser_has_no_shared_worker_each_overlay_follows_the_feed_itself(browser, table, tmp_path):
+    db, overlay, _ = table
+    app = create_app(db, fast())
+    with LiveServer(app) as server:
+        context = browser.new_context(viewport=SCENE)
+        context.add_init_script("delete window.SharedWorker")  # as Chrome on Android
+        pages = open_overlays(context, server, overlay)
+        for page in pages.values():
+            at_seq(page, 17)
+        assert app.state.hub.channel(BATTLE).followers == len(OVERLAYS)
+        end_the_shooting_phase(db, tmp_path)
+        pages["banner"].wait_for_selector("#due li[data-unit='nobz']", timeout=WAIT_MS)
+        context.close()
