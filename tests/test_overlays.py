@@ -13,7 +13,7 @@ from datetime import datetime
 
 import httpx
 import pytest
-from support.browser import SCREENSHOTS, WAIT_MS
+from support.browser import SCREENSHOTS, WAIT_MS, serious_violations
 from support.cli import morale
 from support.nodes import MORALE
 from support.png import alpha
@@ -124,6 +124,7 @@ def test_each_overlay_shows_a_test_falling_due_and_resolving_on_a_transparent_ba
             "Nobz must roll 2D6 for fall back",
         ]
         for name, page in pages.items():
+            assert serious_violations(page) == [], name  # axe-core: nothing serious
             picture(page, f"{name}-resolved")
             assert transparent_at(page, 0, 0) == 0 and transparent_at(page, 1917, 1077) == 0
         context.close()
@@ -278,3 +279,27 @@ def test_where_a_browser_has_no_shared_worker_each_overlay_follows_the_feed_itse
         end_the_shooting_phase(db, tmp_path)
         pages["banner"].wait_for_selector("#due li[data-unit='nobz']", timeout=WAIT_MS)
         context.close()
+
+
+def test_size_and_theme_change_the_plates_and_side_keeps_to_one_side(browser, table, tmp_path):
+    db, overlay, _ = table
+    end_the_shooting_phase(db, tmp_path)
+    with LiveServer(create_app(db, fast())) as server:
+        page = browser.new_page(viewport=SCENE)
+        looks = {}
+        for query in ("size=small", "", "size=large&theme=light", "side=imperium"):
+            page.goto("about:blank")
+            page.goto(overlay_url(server, "strip", overlay, query))
+            page.wait_for_selector("#strip[data-at='18'] .unit", timeout=WAIT_MS)
+            chip = page.locator(".unit").first
+            looks[query] = {
+                "font": float(chip.evaluate("e => parseFloat(getComputedStyle(e).fontSize)")),
+                "plate": chip.evaluate("e => getComputedStyle(e).backgroundColor"),
+                "sides": page.locator(".side").evaluate_all("rows => rows.map(r => r.dataset.side)"),
+            }
+            if query == "size=large&theme=light":
+                picture(page, "strip-large-light")
+        page.close()
+    assert looks["size=small"]["font"] < looks[""]["font"] < looks["size=large&theme=light"]["font"]
+    assert looks[""]["plate"] != looks["size=large&theme=light"]["plate"]
+    assert looks[""]["sides"] == ["imperium", "orks"] and looks["side=imperium"]["sides"] == ["imperium"]
