@@ -303,3 +303,38 @@ def test_size_and_theme_change_the_plates_and_side_keeps_to_one_side(browser, ta
     assert looks["size=small"]["font"] < looks[""]["font"] < looks["size=large&theme=light"]["font"]
     assert looks[""]["plate"] != looks["size=large&theme=light"]["plate"]
     assert looks[""]["sides"] == ["imperium", "orks"] and looks["side=imperium"]["sides"] == ["imperium"]
+
+
+def test_an_overlay_opened_late_in_a_long_battle_reads_what_the_shared_worker_no_longer_holds(browser, table, tmp_path):
+    """The worker holds a battle's last 1000 items: one opened after 1128 reads the first 128 itself."""
+    db, overlay, _ = table
+    rest = tmp_path / "rest.ndjson"
+    rest.write_text("\n".join(LINES[8:]) + "\n")
+    assert morale(db, "append", BATTLE, "--file", str(rest)).exit_code == 0  # to 104
+    turns = tmp_path / "turns.ndjson"
+    clock = [
+        {"type": kind, "turn": turn, "side": side, "phase": phase}
+        for turn in range(4, 4 + 64)
+        for side in ("imperium", "orks")
+        for phase in ("movement", "psychic", "shooting", "assault")
+        for kind in ("phase_started", "phase_ended")
+    ]
+    turns.write_text("".join(json.dumps(event) + "\n" for event in clock))
+    assert morale(db, "append", BATTLE, "--file", str(turns)).exit_code == 0
+    last = 104 + len(clock)
+    app = create_app(db, fast())
+    with LiveServer(app) as server:
+        context = browser.new_context(viewport=SCENE)
+        first = context.new_page()
+        first.goto(overlay_url(server, "ticker", overlay))
+        at_seq(first, last)
+        late = context.new_page()
+        exports: list[str] = []
+        late.on("request", lambda request: exports.append(request.url) if "feed.ndjson" in request.url else None)
+        late.goto(overlay_url(server, "banner", overlay))
+        at_seq(late, last)
+        counts = [page.evaluate("document.body.dataset.shown") for page in (first, late)]
+        assert app.state.hub.channel(BATTLE).followers == 1
+        context.close()
+    assert counts == [str(last), str(last)]  # every item, each once
+    assert [url.split("/battles/")[1] for url in exports] == [f"{BATTLE}/feed.ndjson?after=0&follow=false"]

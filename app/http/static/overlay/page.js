@@ -73,8 +73,14 @@ export async function overlay(start) {
   const offsetMs = Date.parse(answer.headers.get("Date")) - Date.now();
   const delay = Number(query.get("delay") || 0);
   const show = start({ battle, token, side, vocabulary: body, read });
+  let last = 0;
+  let count = 0;
   const shown = (item) => {
+    if (item.seq <= last) return;  // each item once, in log order, whichever way it came
+    last = item.seq;
+    count += 1;
     show(item);
+    document.body.dataset.shown = String(count);  // how many items it has shown
     document.body.dataset.seq = String(item.seq);
     document.body.dataset.shownAt = String(Date.now());  // when, on this page's clock (a delay's proof)
   };

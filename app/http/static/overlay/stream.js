@@ -14,10 +14,31 @@ export function follow(battle, token, { onItem, onStatus }) {
   }
   const worker = new SharedWorker(new URL("./worker.js", import.meta.url), { type: "module", name: "morale-feed" });
   const port = worker.port;
-  port.onmessage = ({ data }) => {
-    if (data.items) for (const item of data.items) onItem(item);
-    else if (data.item) onItem(data.item);
-    else if (data.status) onStatus(data.status, data.problem);
+  let held = null;  // what the worker sends while the page reads the items it no longer holds
+  const older = async (dropped) => {
+    for (;;) {
+      try {
+        return (await connect("", battle, token).items(0)).filter((item) => item.seq <= dropped);
+      } catch {
+        onStatus("offline", null);  // tried again until the server answers: nothing is skipped
+        await new Promise((wake) => setTimeout(wake, 3000));
+      }
+    }
+  };
+  port.onmessage = async ({ data }) => {
+    if (data.items && data.dropped) {
+      held = [...data.items];
+      for (const item of await older(data.dropped)) onItem(item);
+      for (const item of held) onItem(item);
+      held = null;
+    } else if (data.items) {
+      for (const item of data.items) onItem(item);
+    } else if (data.item) {
+      if (held) held.push(data.item);
+      else onItem(data.item);
+    } else if (data.status) {
+      onStatus(data.status, data.problem);
+    }
   };
   port.start();
   port.postMessage({ follow: { battle, token } });

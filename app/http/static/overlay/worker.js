@@ -12,16 +12,24 @@
 // follows the feed itself (stream.js).
 import { connect } from "../morale-client.js";
 
-const streams = new Map();  // "battle\ntoken" -> {items, status, ports, stop}
+const streams = new Map();  // "battle\ntoken" -> {items, dropped, status, ports, stop}
+// The items held for a page that opens late: the last KEEP. A long battle's older items (the
+// benchmark's has 100,000) would make the worker the heaviest thing in OBS; a page that opens late
+// reads those from the server itself, once (stream.js), and the worker sends it the rest.
+const KEEP = 1000;
 
 function open(battle, token) {
   const key = `${battle}\n${token}`;
   if (streams.has(key)) return streams.get(key);
-  const stream = { key, items: [], status: null, ports: new Set(), stop: null };
+  const stream = { key, items: [], dropped: 0, status: null, ports: new Set(), stop: null };
   const tell = (message) => { for (const port of stream.ports) port.postMessage(message); };
   stream.stop = connect("", battle, token).follow({
     after: 0,
-    onItem: (item) => { stream.items.push(item); tell({ item }); },
+    onItem: (item) => {
+      stream.items.push(item);
+      if (stream.items.length > KEEP) stream.dropped = stream.items.shift().seq;
+      tell({ item });
+    },
     onStatus: (status, error) => {
       stream.status = { status, problem: error ? { status: error.status, ...error.problem } : null };
       tell(stream.status);
@@ -46,7 +54,8 @@ onconnect = (connected) => {
     if (data.follow && !joined) {
       joined = open(data.follow.battle, data.follow.token);
       joined.ports.add(port);
-      port.postMessage({ items: joined.items });  // what came before this page, in one message
+      // What came before this page, in one message; `dropped`: the last seq it must read itself.
+      port.postMessage({ items: joined.items, dropped: joined.dropped });
       if (joined.status) port.postMessage(joined.status);
     } else if (data.leave && joined) {
       leave(joined, port);
