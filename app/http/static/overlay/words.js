@@ -9,7 +9,6 @@ export const WORDS = {
   models: "{left} of {starting} models",
   clock: "Turn {turn}, {side}: the {phase} phase.",
   waiting: "Waiting for the battle's first events.",
-  delayed: "Shown {delay} seconds after it happened.",
   noToken: "This overlay needs its battle and token in the address: #battle=ID&token=SECRET.",
   writes: "This overlay was opened with a {role}'s token, which can record: issue it an overlay token (morale tokens {battle} --issue overlay).",
   noSide: "side: {side} is not a side of {battle}; its sides are {sides}.",
