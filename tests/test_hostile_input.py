@@ -1105,6 +1105,14 @@ HTTP_CASES = [
         headers={"Last-Event-ID": b"7" * 5000},
         field="Last-Event-ID",
     ),
+    # -- the stream overlays: their address's query, checked before any page is sent
+    Http("an overlay delay of 400 digits", "GET", "/overlay/banner?delay=" + "9" * 400, 400, role=None, field="delay"),
+    Http("an overlay delay below zero", "GET", "/overlay/banner?delay=-1", 400, role=None, field="delay"),
+    Http("an overlay size with a NUL", "GET", "/overlay/strip?size=large%00", 400, role=None, field="size"),
+    Http("an overlay theme of markup", "GET", "/overlay/ticker?theme=%3Cscript%3E", 400, role=None, field="theme"),
+    Http("an overlay named as a path", "GET", "/overlay/..%2Fconsole", 404, role=None),
+    Http("an overlay of no such name", "GET", "/overlay/scores", 404, role=None, says="there is no overlay 'scores'"),
+    Http("a body posted to an overlay", "POST", "/overlay/banner", 405, role=None, body=b"{}"),
 ]
 
 

@@ -104,7 +104,8 @@ def test_the_installed_morale_plays_reports_and_shares_its_examples(installed, t
 
 
 def test_the_installed_server_serves_the_consoles_static_files(installed, tmp_path):
-    """The console's page, its modules, styles and the Redoc that draws /schema come with the wheel."""
+    """The console's page, its modules, styles, the Redoc that draws /schema and the stream overlays come
+    with the wheel."""
     script = (
         "from litestar.testing import TestClient\n"
         "from morale.app.http.server import create_app\n"
@@ -114,6 +115,9 @@ def test_the_installed_server_serves_the_consoles_static_files(installed, tmp_pa
         "    for name in ('js/main.js', 'js/api.js', 'console.css', 'vendor/redoc.standalone.js'):\n"
         "        assert client.get('/static/' + name).status_code == 200, name\n"
         "    assert 'redoc.standalone.js' in client.get('/schema').text\n"
+        "    assert '/static/overlay/banner.js' in client.get('/overlay/banner').text\n"
+        "    for name in ('banner.js', 'worker.js', 'stream.js', 'overlay.css'):\n"
+        "        assert client.get('/static/overlay/' + name).status_code == 200, name\n"
         "print('served')\n"
     )
     assert run(installed / "python", "-c", script, cwd=tmp_path).stdout.strip() == "served"

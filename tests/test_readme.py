@@ -257,6 +257,16 @@ def test_the_python_client_in_the_readme_follows_appends_and_meets_a_conflict(re
     assert printed[3:] == ["not written: the log ends at 105, not 104"]
 
 
+def test_the_overlay_urls_in_the_readme_carry_the_overlay_token_in_the_fragment_and_are_served(readme_run):
+    url = readme_run.output("/overlay/banner?size=large").strip()
+    port = readme_run.ports["8000"]
+    assert url.startswith(f"http://127.0.0.1:{port}/overlay/banner?size=large#battle=hive-tarsis&token=")
+    assert len(url.split("token=")[1]) > 20  # the token the README issued, not an empty variable
+    assert readme_run.output("overlay/ticker?theme=light").strip() == "200"
+    refused = json.loads(readme_run.output("overlay/ticker?delay=later"))
+    assert refused["status"] == 400 and refused["field"] == "delay"
+
+
 def test_the_rules_command_prints_the_clause(readme_run):
     assert "table edge" in readme_run.output("morale rules wh40k6 wh40k6.fall_back.edge")
 

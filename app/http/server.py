@@ -69,6 +69,7 @@ from .corrections import correction_routes
 from .cors import cors, origin_routes
 from .folds import Folds
 from .listen import listener
+from .overlays import overlay_route
 from .problems import EXCEPTION_HANDLERS, problem_responses
 from .tokens import token_routes
 
@@ -803,6 +804,7 @@ def create_app(db: str | Path, settings: Settings | None = None) -> Litestar:
             asyncapi_of_feed,
             home,
             viewer,
+            overlay_route(CONSOLE_POLICY),
             service_worker,
             web_manifest,
             health,
