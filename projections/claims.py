@@ -66,7 +66,7 @@ class ClaimsView(msgspec.Struct, frozen=True, kw_only=True):
 
 # How a dispute stands, in one sentence each (placeholders named, never glued from fragments).
 _ENDINGS = {
-    "": "Event {entry} is disputed by {side}: {reason}. Open: the phase does not end until it is resolved.",
+    "": "Event {entry} is disputed by {side}: {reason}. The phase does not end until it is resolved.",
     "stands": (
         "Event {entry} was disputed by {side}: {reason}. It stands, ruled by {ended_by} at #{ended_at}: {ruling}."
     ),
@@ -97,16 +97,18 @@ def claims_view(battle_id: str, events: Iterable[StoredEvent]) -> ClaimsView:
     stored = list(events)
     fold = Replay(battle_id)
     authors: dict[int, Author | None] = {}
+    # Each entry in words against the battle as it left it, as the log says it: "(6 left)" is the
+    # count then, the evidence the two sides argue over, not the count now.
+    entries: dict[int, tuple[str, str]] = {}
     for entry in stored:
         fold.apply(entry.seq, entry.event)
         authors[entry.seq] = entry.author
+        entries[entry.seq] = (entry.event.__struct_config__.tag, describe_event(entry.event, fold.state()))
     battle = fold.state()
     claims: Claims = ledger(battle.sides, stored)
 
     def said(seq: int) -> tuple[str, str]:
-        event = fold.log.get(seq)
-        assert event is not None  # the ledger names only events of this log
-        return event.__struct_config__.tag, describe_event(event, battle)
+        return entries[seq]
 
     awaiting = []
     for claim in claims.awaiting():

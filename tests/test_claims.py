@@ -381,3 +381,22 @@ def test_a_hot_seat_player_undoes_their_own_mistyped_loss_and_nothing_of_the_ref
     assert (struck.event.seq, struck.author.side, struck.author.role) == (mistyped, "orks", "player")
     again = morale(db, "undo", BATTLE, "--side", "orks", "--yes")
     assert again.exit_code == 2 and "nothing in this battle that still stands to undo" in again.output
+
+
+def test_a_disputed_entry_is_described_with_the_count_it_left_not_the_count_now(store):
+    """The evidence two sides argue over: "8 left" when the loss was entered, whatever came after."""
+    [claim] = enter(store, ORKS, loses("grots", 2))
+    enter(store, IMPERIUM, ev(type="entry_disputed", seq=claim.stored.seq, reason="only one was hit"))
+    enter(store, ORKS, loses("grots", 3))
+    [row] = view(store).disputes
+    assert row.entry_said == "Gretchin Mob loses 2 models (8 left)"
+    assert view(store).awaiting[0].said == "Gretchin Mob loses 3 models (5 left)"
+
+
+def test_the_hot_seat_clock_is_a_sides_own_phases(store, tmp_path):
+    db = tmp_path / "claims.db"
+    others = morale(db, "next-phase", BATTLE, "--side", "orks")
+    assert others.exit_code == 2 and "phase_ended is for the referee" in others.output
+    assert morale(db, "next-phase", BATTLE, "--side", "imperium").exit_code == 0
+    [ended] = [s for s in store.read(BATTLE) if s.seq == last(store)]
+    assert ended.event.__struct_config__.tag == "phase_ended" and ended.author.side == "imperium"

@@ -208,13 +208,22 @@ def roll(
 
 
 @app.command("next-phase")
-def next_phase_command(battle: BattleArg, db: Db = DEFAULT_DB, as_json: Json = False) -> None:
+def next_phase_command(
+    battle: BattleArg,
+    side: Annotated[
+        str | None,
+        typer.Option("--side", help="Move the clock as this side's player (a hot-seat game without a referee)."),
+    ] = None,
+    db: Db = DEFAULT_DB,
+    as_json: Json = False,
+) -> None:
     """End the phase in progress, or start the next one in the ruleset's order."""
     with refusals(as_json):
         store = open_store(db)
         fold = load(store, battle)
         event = clock_event(fold)
-        report(fold, record_on(store, fold, [event], author=cli_author()), as_json)
+        author = side_player_author(fold, side, [event]) if side is not None else cli_author()
+        report(fold, record_on(store, fold, [event], author=author), as_json)
 
 
 @app.command("board")

@@ -64,7 +64,7 @@ def _disputes(data: Report) -> str:
         f"disputed by {_e(row.disputed_by)}.</span></li>"
         for row in view.disputes
     )
-    disputes = f'<ol class="disputes">{items}</ol>' if items else "<p>No entry of this battle was disputed.</p>"
+    disputes = f'<ul class="disputes">{items}</ul>' if items else "<p>No entry of this battle was disputed.</p>"
     awaiting = ""
     if view.awaiting:
         rows = "".join(
