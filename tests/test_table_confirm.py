@@ -188,6 +188,8 @@ def test_two_players_confirm_dispute_strike_and_undo_and_a_judge_checks_the_batt
         disputed = combat + 1
         recorded(orks, disputed)
         assert orks.page.locator("#notice p").first.inner_text() == f"You disputed event {combat}."
+        due = orks.page.locator("#tab-due")  # the tests the result made due, counted on a one-line tab
+        assert due.locator(".badge").inner_text() == "1" and one_line(due)
         rolls = []
         while orks.page.locator("#due .test[data-unit='nobz']").count():
             test = orks.page.locator("#due .test[data-unit='nobz']").first.get_attribute("data-test")

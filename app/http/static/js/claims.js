@@ -3,7 +3,7 @@
 // The server's GET .../claims says what awaits whom and every dispute with how it ended; this
 // module draws it: the bar of what awaits this phone's confirmation (on every screen), the marks
 // of the Log's entries, and the Disputes screen with what each role may do about a dispute.
-import { $, el, fill, words } from "./dom.js";
+import { $, badged, el, fill, words } from "./dom.js";
 import { cite } from "./cite.js";
 import { isReferee, role, state } from "./state.js";
 import { submit } from "./outbox.js";
@@ -202,9 +202,5 @@ function askRuling(holder, row, presets) {
 export function disputesTab() {
   const open = openDisputes();
   $("#tab-disputes").hidden = !confirming();
-  // The count as a badge on the label, not in it: "Disputes (1)" wraps at a phone's width.
-  const tab = $("#tab-disputes");
-  tab.replaceChildren("Disputes", open ? el("span", { class: "badge", "aria-hidden": "true" }, String(open)) : "");
-  if (open) tab.setAttribute("aria-label", open === 1 ? "Disputes, 1 open" : `Disputes, ${open} open`);
-  else tab.removeAttribute("aria-label");
+  badged($("#tab-disputes"), "Disputes", open, open === 1 ? "Disputes: 1 is open" : `Disputes: ${open} are open`);
 }

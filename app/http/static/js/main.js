@@ -1,6 +1,6 @@
 // The referee's console: starts the page, keeps the battle in step with the server, and moves
 // between the screens (board, tests due, record, log, why).
-import { $, $$, el, words } from "./dom.js";
+import { $, $$, badged, el, words } from "./dom.js";
 import { connection } from "./api.js";
 import { cite, need } from "./cite.js";
 import { isReferee, mayRecord, phaseName, state, stateName, testName, unitName } from "./state.js";
@@ -32,7 +32,8 @@ function draw() {
   for (const button of $$("#tabs button")) {
     button.setAttribute("aria-current", String(button.dataset.tab === state.tab));
   }
-  $("#tab-due").textContent = state.due.length ? `Tests due (${state.due.length})` : "Tests due";
+  const due = state.due.length;
+  badged($("#tab-due"), "Tests due", due, due === 1 ? "Tests due: 1 test" : `Tests due: ${due} tests`);
   $("#tab-record").hidden = !mayRecord();
   $("#tab-why").hidden = !state.unit;
   $("#tab-share").hidden = !isReferee();
