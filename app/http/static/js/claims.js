@@ -75,9 +75,9 @@ const myDisputed = () => (role() === "player"
   ? claims().disputes.filter((d) => d.status === "open" && d.side !== mySide()) : []);
 
 function disputedMine(dispute) {
+  const reason = dispute.reason.replace(/\.+$/, "");  // the sentence gives its own full stop
   return el("p", { class: "disputed-mine", dataset: { entry: dispute.entry } },
-    `Your entry #${dispute.entry} (${dispute.entry_said}) is disputed by ${words(dispute.side)}: ${dispute.reason}. `
-    + `If they are right, strike your entry on the Disputes screen; if not, ask them to withdraw the dispute.`);
+    `Your entry #${dispute.entry} (${dispute.entry_said}) is disputed by ${words(dispute.side)}: ${reason}. If they are right, strike your entry on the Disputes screen; if not, ask them to withdraw the dispute.`);
 }
 
 const heading = (count) => (isReferee()
