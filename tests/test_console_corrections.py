@@ -36,9 +36,10 @@ def test_the_referee_strikes_an_entry_with_its_followers_for_a_reason_typed_in(b
     assert console.last == 17  # shown, not yet sent
     screenshot(page, "corrections-strike-phone")
     assert layout_problems(page) == []
-    confirm.locator("input[name='reason']").fill("the shots were at the boyz")
+    confirm.get_by_label("Another reason").fill("the shots were at the boyz")
     confirm.locator("button.reason-own").click()
     console.recorded(19)
+    assert page.locator("#notice p").first.inner_text() == "Event 15 is struck."  # said as done, not as a command
     assert console.state_of("kraak") == "steady"
     struck = page.locator("#log ol.log > li[data-seq='15']")
     assert "struck" in struck.get_attribute("class")
@@ -75,6 +76,7 @@ def test_a_player_undoes_their_own_last_entry_after_seeing_it(browser, served): 
     assert player.last == 15  # nothing sent before the player says so
     confirm.locator("button.undo-it").click()
     player.recorded(16)
+    assert page.locator("#notice p").first.inner_text() == "You undid event 15."
     struck = page.locator("#log ol.log > li[data-seq='15']")
     assert "struck" in struck.get_attribute("class")
     assert "at #16: undone by who entered it" in struck.locator(".struck-by").inner_text()

@@ -87,6 +87,28 @@ def mark(phone, seq: int) -> str:
     return entry.locator(".claim-mark").get_attribute("data-claim")
 
 
+def one_line(locator) -> bool:
+    """Whether the element's own words lie on one line (words that wrap have a box per line)."""
+    return locator.evaluate(
+        """e => {
+          const tops = new Set();
+          for (const node of e.childNodes) {
+            if (node.nodeType !== Node.TEXT_NODE) continue;
+            const range = document.createRange();
+            range.selectNodeContents(node);
+            for (const box of range.getClientRects()) tops.add(Math.round(box.top));
+          }
+          return tops.size === 1;
+        }"""
+    )
+
+
+def turn_mark(phone, side: str) -> str:
+    """What the board says beside the heading of `side`, whose turn it is."""
+    phone.tab("board")
+    return phone.page.locator(f"#board section.team[data-side='{side}'] .turn-mark").inner_text().strip()
+
+
 def test_two_players_confirm_dispute_strike_and_undo_and_a_judge_checks_the_battle(browser, tmp_path):
     db = battle_without_referee(tmp_path)
     start = json.loads(morale(db, "log", BATTLE, "--json").stdout)[-1]["seq"]
@@ -101,10 +123,19 @@ def test_two_players_confirm_dispute_strike_and_undo_and_a_judge_checks_the_batt
             phones[side] = phone
         imperium, orks = phones["imperium"], phones["orks"]
         assert imperium.page.locator("#tab-disputes").is_visible()
+        # Nothing disputed yet: the screen says so, in a sentence, and no rule ID leads it.
+        imperium.tab("disputes")
+        empty = [line for line in imperium.page.locator("#disputes").inner_text().splitlines() if line]
+        assert empty == ["Disputes", "No entry of this battle has been disputed."]
+        fits(imperium, "disputes")
 
         # No referee: the Imperium's player starts their own assault phase and declares the charge.
         imperium.next_phase()
         recorded(imperium, start + 1)
+        # Whose turn it is, in the words of each phone: the Imperium's own phone says it is theirs.
+        recorded(orks, start + 1)
+        assert turn_mark(imperium, "imperium") == "· your turn"
+        assert turn_mark(orks, "imperium") == "· their turn"
         assert orks.page.locator("#record #next-phase").count() == 0  # not the orks' phase to move
         imperium.charge(**CHARGE)
         charge = start + 2
@@ -118,6 +149,7 @@ def test_two_players_confirm_dispute_strike_and_undo_and_a_judge_checks_the_batt
         fits(orks, "board", "awaiting")
         claim.locator("button.confirm-one").click()
         recorded(orks, charge + 1)
+        assert orks.page.locator("#notice p").first.inner_text() == f"You confirmed event {charge}."
         assert orks.page.locator("#claims-bar").is_hidden()
         assert mark(orks, charge) == "confirmed"
 
@@ -147,12 +179,17 @@ def test_two_players_confirm_dispute_strike_and_undo_and_a_judge_checks_the_batt
         dispute = awaiting(orks, combat)
         dispute.locator("button.dispute").click()
         asked = dispute.locator(".confirm")
-        assert "the phase does not end until the dispute is resolved" in asked.inner_text()
+        # The form leads with what a dispute does, the rule ID after it; its own-words box is labelled.
+        assert asked.inner_text().startswith(f"Dispute event {combat}? Play goes on, but the phase does not end")
+        assert asked.locator("label", has_text="Another reason").is_visible()
         fits(orks, "board", "dispute-reason")
-        asked.locator("input[name='reason']").fill("the nobz struck back: one wound each")
+        asked.get_by_label("Another reason").fill("the nobz struck back: one wound each")
         asked.locator("button.reason-own").click()
         disputed = combat + 1
         recorded(orks, disputed)
+        assert orks.page.locator("#notice p").first.inner_text() == f"You disputed event {combat}."
+        due = orks.page.locator("#tab-due")  # the tests the result made due, counted on a one-line tab
+        assert due.locator(".badge").inner_text() == "1" and one_line(due)
         rolls = []
         while orks.page.locator("#due .test[data-unit='nobz']").count():
             test = orks.page.locator("#due .test[data-unit='nobz']").first.get_attribute("data-test")
@@ -165,8 +202,20 @@ def test_two_players_confirm_dispute_strike_and_undo_and_a_judge_checks_the_batt
         recorded(imperium, rolls[-1])
         imperium.tab("record")
         assert imperium.page.locator("#clock-waits[data-waits='disputes']").is_visible()
+        # The Imperium's player is told it is their entry that is disputed, by whom, why, and what to do.
+        mine = imperium.page.locator(f"#claims-bar .disputed-mine[data-entry='{combat}']").inner_text()
+        assert mine.startswith(f"Your entry #{combat} (")
+        assert ") is disputed by orks: the nobz struck back: one wound each." in mine
+        assert "strike your entry on the Disputes screen" in mine
+        answer = imperium.page.locator("#claims-bar button.see-disputes").inner_text()
+        assert answer == "Strike my entry, or see the disputes"
+        # The count of open disputes rides on the tab, whose label keeps to one line.
+        tab = imperium.page.locator("#tab-disputes")
+        assert tab.locator(".badge").inner_text() == "1" and one_line(tab)
+        fits(imperium, "record", "disputed-mine")
         assert mark(imperium, combat) == "disputed"
         imperium.tab("disputes")
+        assert imperium.page.locator("#disputes .hint").first.inner_text().startswith("A dispute ends when")
         row = imperium.page.locator(f"ol.disputes > li[data-entry='{combat}']")
         assert row.get_attribute("data-status") == "open"
         assert "the nobz struck back: one wound each" in row.inner_text()
@@ -182,6 +231,7 @@ def test_two_players_confirm_dispute_strike_and_undo_and_a_judge_checks_the_batt
         preview.locator("button.reason", has_text="the other side was right").click()
         struck = rolls[-1] + 1 + len(rolls)  # the combat and the rolls, latest first, one retraction each
         recorded(imperium, struck)
+        assert imperium.page.locator("#notice p").first.inner_text() == f"Event {combat} is struck."
 
         # Both phones: the dispute ended with the strike; the orks' only actions are gone.
         recorded(orks, struck)
@@ -283,6 +333,7 @@ def test_a_dispute_withdrawn_by_its_disputer_and_one_the_referee_rules_stands(br
     recorded(phone, first + 3)
     page.locator("#claims-bar button.confirm-all", has_text="Confirm all 2").click()
     recorded(phone, first + 4)
+    assert page.locator("#notice p").first.inner_text() == f"You confirmed events {first + 1}, {first + 2}."
     assert mark(phone, first + 1) == mark(phone, first + 2) == "confirmed"
     confirmed = json.loads(http.get(f"/battles/{BATTLE}/log?after={first + 3}", headers=bearer(orks)).text)[0]
     assert confirmed["event"] == {"type": "entry_confirmed", "seqs": [first + 1, first + 2]}
@@ -291,7 +342,7 @@ def test_a_dispute_withdrawn_by_its_disputer_and_one_the_referee_rules_stands(br
     row = page.locator(f"ol.disputes > li[data-entry='{first}']")
     assert row.locator("button.strike-entry").count() == 0  # the entry is the Imperium's to strike
     row.locator("button.withdraw").click()
-    row.locator(".confirm input[name='reason']").fill("I counted again: one is right")
+    row.locator(".confirm").get_by_label("Another reason").fill("I counted again: one is right")
     row.locator(".confirm button.reason-own").click()
     recorded(phone, first + 5)
     ended = page.locator(f"ol.disputes > li[data-entry='{first}']")
@@ -316,11 +367,13 @@ def test_a_dispute_withdrawn_by_its_disputer_and_one_the_referee_rules_stands(br
     assert layout_problems(page) == []
     row.locator(".confirm button.reason", has_text="the referee's call at the table").click()
     recorded(referee, second + 2)
+    assert page.locator("#notice p").first.inner_text() == f"Event {second} stands, and its dispute is ended."
     assert page.locator(f"ol.disputes > li[data-entry='{second}']").get_attribute("data-status") == "stands"
     assert mark(referee, second) == "stands"
     # Called over, the referee confirms too (never disputes: they rule or strike).
     assert post_events(server.url, BATTLE, imperium, [loss], second + 2).status_code == 201
     claim = awaiting(referee, second + 3)
+    assert page.locator("#notice").is_hidden()  # what the referee did is old news once the next claim is in
     assert "1 entry awaits a player's confirmation" in page.locator("#claims-bar").inner_text()
     assert claim.locator("button.dispute").count() == 0
     referee.tab("record")

@@ -21,11 +21,15 @@ export function drawBoard(holder, { onWhy, onDue }) {
       const gone = units.filter((u) => !inPlay(u));
       const draw = (u) => card(u, due.filter((d) => d.unit === u.unit), { onWhy, onDue });
       return el("section", { class: `team${side === board.side ? " active" : ""}`, dataset: { side } },
-        el("h2", {}, words(side), side === board.side ? el("span", { class: "turn-mark" }, " · their turn") : null),
+        el("h2", {}, words(side), side === board.side ? el("span", { class: "turn-mark" }, turnWords(side)) : null),
         units.filter(inPlay).map(draw),
         gone.length ? outOfPlay(side, gone, draw) : null);
     }));
 }
+
+// On a player's own phone, the side whose turn it is is theirs: "your turn", not "their turn".
+const turnWords = (side) => (state.info.caller.role === "player" && state.info.caller.side === side
+  ? " · your turn" : " · their turn");
 
 // Units out of play (destroyed, removed) take one line per side, not a card each: the cards are
 // drawn only when asked for (a long battle brings on reserves as units fall, thousands in the

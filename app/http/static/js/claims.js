@@ -3,7 +3,7 @@
 // The server's GET .../claims says what awaits whom and every dispute with how it ended; this
 // module draws it: the bar of what awaits this phone's confirmation (on every screen), the marks
 // of the Log's entries, and the Disputes screen with what each role may do about a dispute.
-import { $, el, fill, words } from "./dom.js";
+import { $, badged, el, fill, words } from "./dom.js";
 import { cite } from "./cite.js";
 import { isReferee, role, state } from "./state.js";
 import { submit } from "./outbox.js";
@@ -52,6 +52,7 @@ export function drawClaimsBar(holder, { showDisputes }) {
   const asked = shown ? awaitingMe() : [];
   const mine = shown ? mineAwaiting() : [];
   const open = shown && state.tab !== "disputes" ? openDisputes() : 0;  // that screen lists them
+  const theirs = open ? myDisputed() : [];
   holder.hidden = !asked.length && !mine.length && !open;
   if (holder.hidden) return;
   const count = asked.length;
@@ -61,9 +62,22 @@ export function drawClaimsBar(holder, { showDisputes }) {
     count > 1 ? el("button", { type: "button", class: "confirm-all",
       onclick: () => confirm(asked.map((c) => c.seq)) }, `Confirm all ${count}`) : null,
     mine.length ? el("p", { class: "hint waiting" }, mineWords(mine)) : null,
+    theirs.map(disputedMine),
     open ? el("p", { class: "open-disputes" }, open === 1 ? "1 dispute is open: the phase does not end until it is resolved."
       : `${open} disputes are open: the phase does not end until they are resolved.`) : null,
-    open ? el("button", { type: "button", class: "see-disputes", onclick: showDisputes }, "See the disputes") : null);
+    open ? el("button", { type: "button", class: "see-disputes", onclick: showDisputes },
+      theirs.length ? "Strike my entry, or see the disputes" : "See the disputes") : null);
+}
+
+// The open disputes of this player's own entries. A player disputes only the other side's claims
+// (engine.dispute.open), so a dispute this side did not open is of an entry of this side's.
+const myDisputed = () => (role() === "player"
+  ? claims().disputes.filter((d) => d.status === "open" && d.side !== mySide()) : []);
+
+function disputedMine(dispute) {
+  const reason = dispute.reason.replace(/\.+$/, "");  // the sentence gives its own full stop
+  return el("p", { class: "disputed-mine", dataset: { entry: dispute.entry } },
+    `Your entry #${dispute.entry} (${dispute.entry_said}) is disputed by ${words(dispute.side)}: ${reason}. If they are right, strike your entry on the Disputes screen; if not, ask them to withdraw the dispute.`);
 }
 
 const heading = (count) => (isReferee()
@@ -90,17 +104,21 @@ function claimRow(claim) {
 }
 
 function confirm(seqs) {
-  const label = seqs.length === 1 ? `confirm event ${seqs[0]}` : `confirm events ${seqs.join(", ")}`;
-  submit(label, "events", { events: [{ type: "entry_confirmed", seqs }] });
+  const one = seqs.length === 1;
+  const label = one ? `confirm event ${seqs[0]}` : `confirm events ${seqs.join(", ")}`;
+  const done = one ? `You confirmed event ${seqs[0]}.` : `You confirmed events ${seqs.join(", ")}.`;
+  submit(label, "events", { events: [{ type: "entry_confirmed", seqs }] }, 1, done);
 }
 
 function askReason(holder, seq) {
   holder.querySelector(":scope > .confirm")?.remove();
-  const send = (reason) => submit(`dispute event ${seq}`, "events", { events: [{ type: "entry_disputed", seq, reason }] });
+  const send = (reason) => submit(`dispute event ${seq}`, "events", { events: [{ type: "entry_disputed", seq, reason }] },
+    1, `You disputed event ${seq}.`);
   holder.append(ask(`dispute ${seq}`, el("div", { class: "confirm", role: "group", "aria-label": `why dispute event ${seq}` },
-    el("p", {}, `Dispute event ${seq}? Play goes on, but the phase does not end until the dispute is resolved. The reason:`),
+    el("p", {}, `Dispute event ${seq}? Play goes on, but the phase does not end until the dispute is resolved.`,
+      " ", cite("engine.dispute.meanwhile", { full: false })),
+    el("p", {}, "The reason:"),
     reasonPicker({ presets: DISPUTE_REASONS, send, label: "Dispute with this reason" }),
-    el("p", { class: "hint" }, cite("engine.dispute.meanwhile", { full: false })),
     keep("Do not dispute it"))));
 }
 
@@ -132,11 +150,15 @@ export function drawDisputes(holder) {
     return;
   }
   const { disputes } = claims();
+  if (!disputes.length) {
+    fill(holder, el("h2", {}, "Disputes"), el("p", { class: "hint" }, "No entry of this battle has been disputed."));
+    return;
+  }
   fill(holder,
     el("h2", {}, "Disputes"),
-    el("p", { class: "hint" }, cite("engine.dispute.resolve", { full: false })),
-    disputes.length ? el("ol", { class: "disputes" }, [...disputes].reverse().map(disputeRow))
-      : el("p", { class: "hint" }, "No entry of this battle has been disputed."));
+    el("p", { class: "hint" }, "A dispute ends when the side that disputed it withdraws it, the side that entered "
+      + "the entry strikes it, or the referee rules on it.", " ", cite("engine.dispute.resolve", { full: false })),
+    el("ol", { class: "disputes" }, [...disputes].reverse().map(disputeRow)));
 }
 
 function disputeRow(row) {
@@ -170,7 +192,7 @@ function askRuling(holder, row, presets) {
   holder.querySelector(":scope > .confirm")?.remove();
   asking.get(`resolve ${row.entry}`)?.remove();
   const send = (ruling) => submit(`resolve the dispute of event ${row.entry}`, "events",
-    { events: [{ type: "dispute_resolved", seq: row.entry, ruling }] });
+    { events: [{ type: "dispute_resolved", seq: row.entry, ruling }] }, 1, `Event ${row.entry} stands, and its dispute is ended.`);
   holder.append(ask(`resolve ${row.entry}`, el("div", { class: "confirm", role: "group", "aria-label": `why event ${row.entry} stands` },
     el("p", {}, `Event ${row.entry} stands as entered, and the dispute ends. The reason, for the log:`),
     reasonPicker({ presets, send, label: "End the dispute with this reason" }),
@@ -180,5 +202,5 @@ function askRuling(holder, row, presets) {
 export function disputesTab() {
   const open = openDisputes();
   $("#tab-disputes").hidden = !confirming();
-  $("#tab-disputes").textContent = open ? `Disputes (${open})` : "Disputes";
+  badged($("#tab-disputes"), "Disputes", open, open === 1 ? "Disputes: 1 is open" : `Disputes: ${open} are open`);
 }

@@ -26,3 +26,11 @@ export const percent = (chance) => `${Math.round(chance * 100)}%`;
 export function fill(holder, ...children) {
   holder.replaceChildren(...children.flat(Infinity).filter((c) => c !== null && c !== undefined && c !== false && c !== ""));
 }
+
+// A tab's label with a count as a badge in its corner ("Disputes (1)" wraps at a phone's width);
+// `spoken`, the whole sentence a screen reader says instead while there is a count.
+export function badged(tab, label, count, spoken) {
+  tab.replaceChildren(label, ...(count ? [el("span", { class: "badge", "aria-hidden": "true" }, String(count))] : []));
+  if (count) tab.setAttribute("aria-label", spoken);
+  else tab.removeAttribute("aria-label");
+}

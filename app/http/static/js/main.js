@@ -1,6 +1,6 @@
 // The referee's console: starts the page, keeps the battle in step with the server, and moves
 // between the screens (board, tests due, record, log, why).
-import { $, $$, el, words } from "./dom.js";
+import { $, $$, badged, el, words } from "./dom.js";
 import { connection } from "./api.js";
 import { cite, need } from "./cite.js";
 import { isReferee, mayRecord, phaseName, state, stateName, testName, unitName } from "./state.js";
@@ -32,7 +32,8 @@ function draw() {
   for (const button of $$("#tabs button")) {
     button.setAttribute("aria-current", String(button.dataset.tab === state.tab));
   }
-  $("#tab-due").textContent = state.due.length ? `Tests due (${state.due.length})` : "Tests due";
+  const due = state.due.length;
+  badged($("#tab-due"), "Tests due", due, due === 1 ? "Tests due: 1 test" : `Tests due: ${due} tests`);
   $("#tab-record").hidden = !mayRecord();
   $("#tab-why").hidden = !state.unit;
   $("#tab-share").hidden = !isReferee();
@@ -114,7 +115,12 @@ function setStatus(status) {
   $("#status").textContent = { live: "live", reconnecting: "reconnecting…", offline: "offline" }[status];
 }
 
+// A notice that only says what the user just did (a confirmation, a dispute, a strike) is old news
+// once a later entry lands (the next claim, say): it goes then. Others stay until the next notice.
+let noticeLasts = Infinity;  // the last seq a notice of the first kind speaks of
+
 function notice(node, { alert = false } = {}) {
+  noticeLasts = Infinity;
   const box = alert ? $("#problem") : $("#notice");
   (alert ? $("#notice") : $("#problem")).hidden = true;
   box.replaceChildren(...(node ? [node] : []));
@@ -148,6 +154,10 @@ async function refreshNow() {
   const known = state.log.at(-1)?.seq ?? state.last;
   const rows = (await state.api.get(`log?after=${known}`)).filter((row) => row.seq > (state.log.at(-1)?.seq ?? 0));
   state.log.push(...rows);
+  if (rows.some((row) => row.seq > noticeLasts)) {
+    $("#notice").hidden = true;
+    noticeLasts = Infinity;
+  }
   for (const row of rows.filter((r) => r.type === "phase_started")) {
     state.marks.push({ seq: row.seq, turn: row.event.turn, side: row.event.side, phase: row.event.phase });
   }
@@ -197,10 +207,13 @@ function answered(news) {
   if (!news) return;
   if (news.kind === "recorded") {
     const caused = news.items.flatMap((item) => item.caused);
-    notice(el("div", { dataset: { verdict: verdict(caused) } }, el("p", {}, el("strong", {}, "Recorded: "), news.entry.label,
-      news.already ? ` (it had reached the log as event ${news.already.seq})` : ""),
-    failures(caused),
-    el("ul", {}, caused.map(outcome))));
+    const { done, label } = news.entry;
+    notice(el("div", { dataset: { verdict: verdict(caused) } },
+      done ? el("p", {}, done) : el("p", {}, el("strong", {}, "Recorded: "), label,
+        news.already ? ` (it had reached the log as event ${news.already.seq})` : ""),
+      failures(caused),
+      el("ul", {}, caused.map(outcome))));
+    noticeLasts = done ? news.last : Infinity;
     refresh().catch(failed);
   } else if (news.kind === "refused") {
     const { detail, rule, field } = news.error.problem;

@@ -35,11 +35,13 @@ export const pending = () => ({ queue: [...queue], held: [...held], sending });
 // what they recorded on it.
 // `count`: how many events the write appends where its body does not list them (a strike with the
 // events that stood on it), so a write queued behind it expects the log where it will then end.
-export function submit(label, path, body, count = 1) {
+// `done`: the sentence the notice says once the server took it ("You confirmed event 11."), where
+// "Recorded: " and the label would read as a command; such a notice goes when a later entry lands.
+export function submit(label, path, body, count = 1, done = "") {
   const before = queue[queue.length - 1];
   const expected = before ? before.expected_seq + size(before) : state.last;
   queue.push({ id: `${Date.now()}-${Math.random().toString(36).slice(2, 8)}`, label, path, body,
-    expected_seq: expected, count });
+    expected_seq: expected, count, done });
   changed(null);
   return flush();
 }
@@ -69,7 +71,7 @@ export async function flush() {
     const items = await state.api.post(entry.path, { ...entry.body, expected_seq: entry.expected_seq });
     queue.shift();
     delay = 1000;
-    news = { kind: "recorded", entry, items };
+    news = { kind: "recorded", entry, items, last: entry.expected_seq + size(entry) };
   } catch (error) {
     news = await failed(entry, error);
   } finally {
@@ -88,7 +90,7 @@ async function failed(entry, error) {
   queue.shift();
   if (error.status !== 409) return { kind: "refused", entry, error };
   const after = await state.api.get(`log?after=${entry.expected_seq}&limit=20`, { fresh: true }).catch(() => []);
-  if (landed(entry, after)) return { kind: "recorded", entry, items: [], already: after[0] };
+  if (landed(entry, after)) return { kind: "recorded", entry, items: [], already: after[0], last: entry.expected_seq + size(entry) };
   held.push({ ...entry, conflict: after.map((row) => ({ seq: row.seq, summary: row.summary })) });
   return { kind: "conflict", entry, error, rows: after };
 }

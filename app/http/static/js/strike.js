@@ -19,7 +19,8 @@ export async function confirmStrike(holder, seq, { reasons = REASONS } = {}) {
     holder.append(group);
     return group;
   }
-  const send = (reason) => submit(`strike event ${seq}`, `strike/${seq}`, { reason }, preview.strikes.length);
+  const send = (reason) => submit(`strike event ${seq}`, `strike/${seq}`, { reason }, preview.strikes.length,
+    `Event ${seq} is struck.`);
   fill(group,
     el("p", {}, `Strike out event ${seq}? The log keeps it, struck, with the reason:`),
     strikes(preview),
@@ -41,7 +42,7 @@ export async function confirmUndo(holder) {
       el("p", {}, `Undo your last entry, event ${preview.seq}? The log keeps it, struck:`),
       strikes(preview),
       el("button", { type: "button", class: "undo-it", onclick: () => submit(`undo event ${preview.seq}`, "undo",
-        { reason: UNDO_REASON }, preview.strikes.length) }, "Undo it"),
+        { reason: UNDO_REASON }, preview.strikes.length, `You undid event ${preview.seq}.`) }, "Undo it"),
       keep());
   }
   holder.append(group);
@@ -49,11 +50,11 @@ export async function confirmUndo(holder) {
 
 // Preset reasons as buttons, and a field for one's own words with its own button: `send(reason)`.
 export function reasonPicker({ presets, send, label }) {
-  const own = el("input", { type: "text", name: "reason", maxlength: 2000, "aria-label": "Another reason, in your words" });
+  const own = el("input", { type: "text", name: "reason", maxlength: 2000, placeholder: "in your own words" });
   return [
     presets.map((reason) => el("button", { type: "button", class: "reason", onclick: () => send(reason) }, reason)),
     el("form", { class: "own-reason", onsubmit: (e) => { e.preventDefault(); if (own.value.trim()) send(own.value.trim()); } },
-      own, el("button", { type: "submit", class: "reason-own" }, label)),
+      el("label", {}, "Another reason", own), el("button", { type: "submit", class: "reason-own" }, label)),
   ];
 }
 
