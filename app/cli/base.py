@@ -111,6 +111,13 @@ def _not_negative(value: int | None) -> int | None:
     return value
 
 
+# A hot-seat game without a referee: both players at the machine that holds the store, each typing
+# as their side's player (held to what a player's token may enter), not as the referee.
+Side = Annotated[
+    str | None,
+    typer.Option("--side", help="Act as this side's player (a hot-seat game without a referee), not as the referee."),
+]
+
 Expect = Annotated[
     int | None,
     typer.Option(

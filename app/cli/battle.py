@@ -54,6 +54,7 @@ from .base import (
     Db,
     Expect,
     Json,
+    Side,
     app,
     emit_json,
     err,
@@ -147,10 +148,7 @@ def append(
     file: Annotated[
         Path | None, typer.Option("--file", "-f", help="Events as NDJSON (one per line); - for stdin.")
     ] = None,
-    side: Annotated[
-        str | None,
-        typer.Option("--side", help="Enter them as this side's player (a hot-seat game), not as the referee."),
-    ] = None,
+    side: Side = None,
     expect: Expect = None,
     db: Db = DEFAULT_DB,
     as_json: Json = False,
@@ -210,10 +208,7 @@ def roll(
 @app.command("next-phase")
 def next_phase_command(
     battle: BattleArg,
-    side: Annotated[
-        str | None,
-        typer.Option("--side", help="Move the clock as this side's player (a hot-seat game without a referee)."),
-    ] = None,
+    side: Side = None,
     db: Db = DEFAULT_DB,
     as_json: Json = False,
 ) -> None:

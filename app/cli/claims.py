@@ -17,12 +17,7 @@ from morale.projections.claims import claims_view
 
 from ..authors import cli_author, side_player_author
 from ..service import load, record_on
-from .base import DEFAULT_DB, BattleArg, Db, Expect, Json, app, emit_json, open_store, out, refusals, report
-
-Side = Annotated[
-    str | None,
-    typer.Option("--side", help="Enter it as this side's player (a hot-seat game), not as the referee."),
-]
+from .base import DEFAULT_DB, BattleArg, Db, Expect, Json, Side, app, emit_json, open_store, out, refusals, report
 
 
 def _record(battle: str, fields: dict, side: str | None, expect: int | None, db: str, as_json: bool) -> None:

@@ -18,7 +18,7 @@ from morale.projections.narrative import describe_event
 from ..authors import cli_author, login_name, side_player_author
 from ..corrections import StrikePlan, entered_at_this_machine, last_entry, nothing_to_undo, plan_strike
 from ..service import load, record_on
-from .base import DEFAULT_DB, BattleArg, Db, Json, app, open_store, out, refusals, report
+from .base import DEFAULT_DB, BattleArg, Db, Json, Side, app, open_store, out, refusals, report
 
 Yes = Annotated[bool, typer.Option("--yes", "-y", help="Strike without asking (for scripts).")]
 UNDO_REASON = "undone by who entered it"
@@ -45,9 +45,7 @@ def strike_command(
 def undo_command(
     battle: BattleArg,
     reason: Annotated[str, typer.Option("--reason", help="Why it is struck, for the log.")] = UNDO_REASON,
-    side: Annotated[
-        str | None, typer.Option("--side", help="Undo what you entered as this side's player (a hot-seat game).")
-    ] = None,
+    side: Side = None,
     yes: Yes = False,
     db: Db = DEFAULT_DB,
     as_json: Json = False,
