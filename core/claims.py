@@ -44,8 +44,10 @@ CLAIMED = frozenset(
     }
 )
 # What a player enters that is not playing on (`engine.claim.tacit`): answering the other side's
-# entries, and the seeds, which are about the dice rather than the table.
-NOT_PLAYING_ON = frozenset({"entry_confirmed", "entry_disputed", "dispute_resolved", "seed_committed", "seed_revealed"})
+# entries, striking one's own, and the seeds, which are about the dice rather than the table.
+NOT_PLAYING_ON = frozenset(
+    {"entry_confirmed", "entry_disputed", "dispute_resolved", "event_retracted", "seed_committed", "seed_revealed"}
+)
 
 Ending = Literal["", "stands", "withdrawn", "struck"]
 
@@ -97,11 +99,14 @@ class Claims:
     open_disputes: dict[int, Dispute] = field(default_factory=dict)
     _confirmations: set[int] = field(default_factory=set)  # seqs of confirmations
     _answers: set[int] = field(default_factory=set)  # seqs of disputes and their resolutions
+    # The claims still open, oldest first: what every entry of the other side settles (`_played_on`)
+    # is these few, not every claim the battle ever held.
+    _open: dict[int, Claim] = field(default_factory=dict)
 
     # -- what awaits whom --------------------------------------------------------------------
     def awaiting(self, side: str | None = None) -> list[Claim]:
         """The claims still waiting for confirmation (of `side`, if given), oldest first."""
-        return [c for c in self.claims.values() if c.open and (side is None or c.side == side)]
+        return [c for c in self._open.values() if side is None or c.side == side]
 
     def disputed_by(self, seq: int) -> str | None:
         """The side disputing entry `seq`, while the dispute is open."""
@@ -215,8 +220,7 @@ class Claims:
             case EntryConfirmed():
                 self._confirmations.add(seq)
                 for entry in event.seqs:
-                    if entry in self.claims:
-                        self.claims[entry].confirmed_at = seq
+                    self._settle(entry, seq)
             case EntryDisputed():
                 self._answers.add(seq)
                 dispute = Dispute(seq=seq, entry=event.seq, side=side, reason=event.reason, author=author)
@@ -228,25 +232,33 @@ class Claims:
                 if ended is not None:
                     withdrawn = bool(side) and side == ended.side
                     self._end(ended, seq, "withdrawn" if withdrawn else "stands", event.ruling, author)
-                if event.seq in self.claims:
-                    self.claims[event.seq].confirmed_at = seq  # it stands: nothing more to confirm
+                self._settle(event.seq, seq)  # it stands: nothing more to confirm
             case EventRetracted():
-                claim = self.claims.get(event.seq)
-                if claim is not None:
-                    claim.struck_at = seq
+                self._settle(event.seq, seq, struck=True)
                 ended = self.open_disputes.pop(event.seq, None)
                 if ended is not None:
                     self._end(ended, seq, "struck", event.reason, author)
-        if side and kind not in NOT_PLAYING_ON and type(event) is not EventRetracted:
+        if side and kind not in NOT_PLAYING_ON:
             self._played_on(side, seq)
         if side and is_claim(event):
-            self.claims[seq] = Claim(seq=seq, side=side, kind=kind)
+            self.claims[seq] = self._open[seq] = Claim(seq=seq, side=side, kind=kind)
+
+    def _settle(self, entry: int, seq: int, *, struck: bool = False, tacit: bool = False) -> None:
+        """Claim `entry` is confirmed (or struck) by event `seq`: it no longer awaits anyone."""
+        claim = self.claims.get(entry)
+        if claim is None:
+            return
+        if struck:
+            claim.struck_at = seq
+        else:
+            claim.confirmed_at, claim.tacit = seq, tacit
+        self._open.pop(entry, None)
 
     def _played_on(self, side: str, seq: int) -> None:
         """`engine.claim.tacit`: the other side's claims, neither confirmed nor disputed, are confirmed."""
         for claim in self.awaiting():
             if claim.side != side and claim.seq not in self.open_disputes:
-                claim.confirmed_at, claim.tacit = seq, True
+                self._settle(claim.seq, seq, tacit=True)
 
     @staticmethod
     def _end(dispute: Dispute, seq: int, ending: Ending, ruling: str, author: Author | None) -> None:

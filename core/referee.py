@@ -251,17 +251,17 @@ def _event_retracted(battle: Battle, event: EventRetracted) -> None:
 def _entry_confirmed(battle: Battle, event: EntryConfirmed) -> None:
     _check_confirmation(battle)
     for seq in event.seqs:
-        _check_earlier(battle, seq, "seqs")
+        _check_not_the_start(battle, seq, "seqs")
 
 
 def _entry_disputed(battle: Battle, event: EntryDisputed) -> None:
     _check_confirmation(battle)
-    _check_earlier(battle, event.seq, "seq")
+    _check_not_the_start(battle, event.seq, "seq")
 
 
 def _dispute_resolved(battle: Battle, event: DisputeResolved) -> None:
     _check_confirmation(battle)
-    _check_earlier(battle, event.seq, "seq")
+    _check_not_the_start(battle, event.seq, "seq")
 
 
 def _check_confirmation(battle: Battle) -> None:
@@ -271,7 +271,7 @@ def _check_confirmation(battle: Battle) -> None:
         raise Refusal("this battle does not ask the players to confirm each other's entries", rule=rules.CLAIM_OPEN)
 
 
-def _check_earlier(battle: Battle, seq: int, field: str) -> None:
+def _check_not_the_start(battle: Battle, seq: int, field: str) -> None:
     # Not "no such event yet": a strike refolds the log without the struck event, and an answer to
     # it must not then read as an answer to an event still to come (the ledger checks what exists).
     if seq == 1:

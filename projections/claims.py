@@ -107,12 +107,9 @@ def claims_view(battle_id: str, events: Iterable[StoredEvent]) -> ClaimsView:
     battle = fold.state()
     claims: Claims = ledger(battle.sides, stored)
 
-    def said(seq: int) -> tuple[str, str]:
-        return entries[seq]
-
     awaiting = []
     for claim in claims.awaiting():
-        kind, words = said(claim.seq)
+        kind, words = entries[claim.seq]
         if claim.seq in claims.open_disputes:
             continue  # disputed: listed with the disputes
         awaiting.append(
@@ -127,7 +124,7 @@ def claims_view(battle_id: str, events: Iterable[StoredEvent]) -> ClaimsView:
         )
     disputes = []
     for dispute in claims.disputes:
-        kind, words = said(dispute.entry)
+        kind, words = entries[dispute.entry]
         ended_by = author_words(dispute.ended_by) if dispute.ended_at else ""
         disputes.append(
             DisputeRow(

@@ -1088,6 +1088,8 @@ HTTP_CASES = [
     ),
     Http("an unknown battle without a token", "GET", "/battles/nowhere/board", 401, role=None),
     Http("an unknown battle with a token", "GET", "/battles/nowhere/board", 401),
+    Http("the claims of an unknown battle", "GET", "/battles/nowhere/claims", 401),
+    Http("the claims with no token", "GET", f"/battles/{BATTLE}/claims", 401, role=None),
     Http("a token in the query of an unknown battle", "GET", "/battles/nowhere/board?token=x", 401, role=None),
     # -- points and sequence numbers: only ASCII digits are numbers ('¹'.isdigit() is True; int('¹') fails)
     Http("superscript at", "GET", f"/battles/{BATTLE}/board?at=%C2%B9", 422, field="point", says="write N"),
