@@ -24,6 +24,7 @@ import base64
 import binascii
 import hashlib
 import os
+import secrets
 import stat
 from collections.abc import Callable
 from pathlib import Path
@@ -182,16 +183,24 @@ def read_key_file(path: Path) -> SigningKey:
 
 def create_key_file(path: Path, key: SigningKey | None = None) -> SigningKey:
     """Write a new key (or `key`) to `path`, which must not exist, readable by its owner alone. Two
-    processes creating it at once: one writes it, the other reads what the first wrote."""
+    writers creating it at once: one writes it, the other reads what the first wrote.
+
+    The key is written whole to a private file first and then linked into place: a link appears with
+    all its text or not at all, where a file created and then written could be read empty by a rival
+    that found it already there (six first appends at once on a new server did)."""
     key = key or generate()
+    draft = path.with_name(f"{path.name}.{os.getpid()}.{secrets.token_hex(8)}.new")
     try:
-        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        descriptor = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(descriptor, "wb") as file:
+            file.write(key.private_pem())
+        os.link(draft, path)
     except FileExistsError:
         return read_key_file(path)
     except OSError as exc:
         raise SigningKeyUnusable(path, f"cannot create the signing key: {exc.strerror}") from None
-    with os.fdopen(descriptor, "wb") as file:
-        file.write(key.private_pem())
+    finally:
+        draft.unlink(missing_ok=True)
     return key
 
 

@@ -129,7 +129,7 @@ def test_six_clients_creating_one_battle_over_http_get_one_201_and_five_409s(tmp
             thread.start()
         for thread in threads:
             thread.join(WAIT_S)
-    assert sorted(a.status_code for a in answers) == [201] + [409] * (WRITERS - 1)
+    assert sorted(a.status_code for a in answers) == [201] + [409] * (WRITERS - 1), [a.text for a in answers]
     refused = [a.json() for a in answers if a.status_code == 409]
     assert all(r["field"] == "battle" and "already exists" in r["detail"] for r in refused)
     store = SqliteEventStore(db)

@@ -15,7 +15,14 @@ from support.cli import morale, morale_command
 from support.examples import example_store
 
 from morale.events.codec import GENESIS_HASH, chain_hash, decode_raw, encode
-from morale.events.signing import KEY_FILE_VARIABLE, KEY_VARIABLE, generate
+from morale.events.signing import (
+    KEY_FILE_VARIABLE,
+    KEY_VARIABLE,
+    SigningKey,
+    generate,
+    read_key_file,
+    sqlite_key,
+)
 
 BATTLE = "hive-tarsis"
 
@@ -71,6 +78,28 @@ def test_the_key_is_made_beside_the_store_at_the_first_append_readable_by_its_ow
     # Not inside the store: a copy of the store file cannot sign as this store.
     assert b"PRIVATE KEY" not in signed_store.read_bytes()
     assert "PRIVATE KEY" in key_file.read_text()
+
+
+def test_a_rival_that_finds_the_key_file_while_it_is_being_written_reads_the_whole_key(tmp_path, monkeypatch):
+    # Six first appends at once on a new server: one writer creates the key file, and a rival that
+    # comes in while the key is being written finds the file. It must read the key the file will
+    # hold, never an empty file (the rival's append was refused with 503 when it could).
+    path = tmp_path / "new.db.key"
+    find = sqlite_key(str(tmp_path / "new.db"))
+    rival_found: list[str] = []
+    rivals = [find]  # one rival, once: its own write must not call another
+    writing = SigningKey.private_pem
+
+    def written_while_a_rival_looks(key: SigningKey) -> bytes:
+        if rivals:
+            rival_found.append(rivals.pop()().fingerprint)
+        return writing(key)
+
+    monkeypatch.setattr(SigningKey, "private_pem", written_while_a_rival_looks)
+    first = find()
+    assert rival_found == [first.fingerprint]
+    assert read_key_file(path).fingerprint == first.fingerprint
+    assert [p.name for p in tmp_path.iterdir()] == ["new.db.key"]  # no draft left beside it
 
 
 def test_a_reader_makes_no_key(tmp_path):
