@@ -131,6 +131,38 @@ MIGRATIONS += (
             )""",
         ),
     ),
+    Migration(
+        7,
+        "each battle's webhooks, their delivery attempts, and the lease of the one node that delivers",
+        (
+            """CREATE TABLE hooks (
+                battle text COLLATE "C" NOT NULL,
+                hook_id text COLLATE "C" NOT NULL,
+                url text NOT NULL,
+                kinds text NOT NULL,
+                secret text NOT NULL,
+                label text NOT NULL,
+                created text NOT NULL,
+                through_seq bigint NOT NULL,
+                failures integer NOT NULL,
+                paused text NOT NULL,
+                PRIMARY KEY (battle, hook_id)
+            )""",
+            """CREATE TABLE hook_attempts (
+                id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                battle text COLLATE "C" NOT NULL,
+                hook_id text COLLATE "C" NOT NULL,
+                seq bigint NOT NULL,
+                at text NOT NULL,
+                status integer NOT NULL,
+                answer text NOT NULL,
+                ms integer NOT NULL,
+                delivered boolean NOT NULL
+            )""",
+            "CREATE INDEX hook_attempts_of ON hook_attempts (battle, hook_id, id)",
+            "CREATE TABLE leases (name text PRIMARY KEY, holder text NOT NULL, expires timestamptz NOT NULL)",
+        ),
+    ),
 )
 LATEST = MIGRATIONS[-1].version
 
@@ -303,3 +335,28 @@ ALLOW_ORIGINS = (
     "INSERT INTO allowed_origins (battle, origin, added) SELECT %s, o, %s FROM unnest(%s::text[]) AS o "
     "ON CONFLICT (battle, origin) DO NOTHING"
 )
+
+_HOOK_FIELDS = "battle, hook_id, url, kinds, secret, label, created, through_seq, failures, paused"
+_ATTEMPT_FIELDS = "battle, hook_id, seq, at, status, answer, ms, delivered"
+HOOKS = f"SELECT {_HOOK_FIELDS} FROM hooks ORDER BY battle, hook_id"
+HOOKS_OF = f"SELECT {_HOOK_FIELDS} FROM hooks WHERE battle = %s ORDER BY hook_id"
+ADD_HOOK = f"INSERT INTO hooks ({_HOOK_FIELDS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
+DROP_HOOK_ATTEMPTS = "DELETE FROM hook_attempts WHERE battle = %s AND hook_id = %s"
+DROP_HOOK = "DELETE FROM hooks WHERE battle = %s AND hook_id = %s"
+RECORD_ATTEMPT = f"INSERT INTO hook_attempts ({_ATTEMPT_FIELDS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)"
+TRIM_ATTEMPTS = (
+    "DELETE FROM hook_attempts WHERE battle = %(battle)s AND hook_id = %(hook)s AND id <= (SELECT id "
+    "FROM hook_attempts WHERE battle = %(battle)s AND hook_id = %(hook)s ORDER BY id DESC LIMIT 1 OFFSET %(keep)s)"
+)
+ATTEMPTS = (
+    f"SELECT {_ATTEMPT_FIELDS} FROM (SELECT * FROM hook_attempts WHERE battle = %s AND hook_id = %s "
+    "ORDER BY id DESC LIMIT %s) AS last ORDER BY id"
+)
+# The database's clock, not the nodes': a lease taken where no one holds it, or it lapsed, or its
+# holder renews it; a row comes back only to the one that holds it.
+TAKE_LEASE = (
+    "INSERT INTO leases (name, holder, expires) VALUES (%s, %s, now() + make_interval(secs => %s)) "
+    "ON CONFLICT (name) DO UPDATE SET holder = EXCLUDED.holder, expires = EXCLUDED.expires "
+    "WHERE leases.holder = EXCLUDED.holder OR leases.expires < now() RETURNING holder"
+)
+RELEASE_LEASE = "DELETE FROM leases WHERE name = %s AND holder = %s"

@@ -18,11 +18,12 @@ from typing import Any
 
 import psycopg
 import psycopg_pool
-from psycopg import errors
+from psycopg import errors, sql
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
 from . import pg_schema as schema
 from .codec import GENESIS_HASH, read_rows, stored_events
+from .hooks import HOOK_CHANGES, DeliveryAttempt, StoredHook
 from .signing import SignedHead
 from .store import (
     BattleExists,
@@ -339,6 +340,45 @@ class PostgresEventStore(SealingStore):
                 conn.execute(schema.DROP_ORIGINS, (battle, list(drop)))
             if add:
                 conn.execute(schema.ALLOW_ORIGINS, (battle, now_utc(), list(add)))
+
+    # -- webhooks -------------------------------------------------------------------------------------
+    def hooks(self, battle: str | None = None) -> list[StoredHook]:
+        if battle is None:
+            return [StoredHook(*row) for row in self._fetch(schema.HOOKS, ())]
+        return [StoredHook(*row) for row in self._fetch(schema.HOOKS_OF, (battle,))]
+
+    def add_hook(self, hook: StoredHook) -> None:
+        with self._connection() as conn:
+            conn.execute(schema.ADD_HOOK, hook)
+
+    def drop_hook(self, battle: str, hook_id: str) -> bool:
+        with self._connection() as conn, conn.transaction():
+            conn.execute(schema.DROP_HOOK_ATTEMPTS, (battle, hook_id))
+            return conn.execute(schema.DROP_HOOK, (battle, hook_id)).rowcount > 0
+
+    def update_hook(self, battle: str, hook_id: str, **changes: int | str) -> bool:
+        if not changes or not set(changes) <= HOOK_CHANGES:
+            raise ValueError(f"a hook's delivery changes {sorted(HOOK_CHANGES)}, not {sorted(changes)}")
+        assigned = sql.SQL(", ").join(sql.SQL("{} = %s").format(sql.Identifier(column)) for column in changes)
+        query = sql.SQL("UPDATE hooks SET {} WHERE battle = %s AND hook_id = %s").format(assigned)
+        with self._connection() as conn:
+            return conn.execute(query, (*changes.values(), battle, hook_id)).rowcount > 0
+
+    def record_attempt(self, attempt: DeliveryAttempt, keep: int) -> None:
+        with self._connection() as conn, conn.transaction():
+            conn.execute(schema.RECORD_ATTEMPT, attempt)
+            conn.execute(schema.TRIM_ATTEMPTS, {"battle": attempt.battle, "hook": attempt.hook_id, "keep": keep})
+
+    def attempts(self, battle: str, hook_id: str, limit: int) -> list[DeliveryAttempt]:
+        return [DeliveryAttempt(*row) for row in self._fetch(schema.ATTEMPTS, (battle, hook_id, limit))]
+
+    def take_lease(self, name: str, holder: str, ttl_s: float) -> bool:
+        with self._connection() as conn:
+            return conn.execute(schema.TAKE_LEASE, (name, holder, ttl_s)).fetchone() is not None
+
+    def release_lease(self, name: str, holder: str) -> None:
+        with self._connection() as conn:
+            conn.execute(schema.RELEASE_LEASE, (name, holder))
 
 
 def _rows(conn: psycopg.Connection, query: Any, params: Sequence[Any]) -> list[tuple]:

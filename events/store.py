@@ -11,6 +11,7 @@ import json
 import sqlite3
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 from typing import NamedTuple, Protocol, runtime_checkable
@@ -18,6 +19,7 @@ from typing import NamedTuple, Protocol, runtime_checkable
 import sqlite_utils
 
 from .codec import GENESIS_HASH, body_bytes, chain_hash, read_rows, stored_events
+from .hooks import HOOK_CHANGES, DeliveryAttempt, StoredHook
 from .signing import SignedHead, SigningKey, given_key, sqlite_key
 from .types import AnyEvent, Author, LogEntry, PhaseEnded, StoredEvent
 
@@ -300,6 +302,40 @@ class EventStore(Protocol):
         and stop allowing those in `drop`."""
         ...
 
+    # -- webhooks: each battle's hooks, their attempts, and which node delivers (events/hooks.py) -----
+    def hooks(self, battle: str | None = None) -> list[StoredHook]:
+        """The battle's hooks (every battle's if None), by battle then id."""
+        ...
+
+    def add_hook(self, hook: StoredHook) -> None:
+        """Keep a new hook."""
+        ...
+
+    def drop_hook(self, battle: str, hook_id: str) -> bool:
+        """Forget a hook and its attempts; whether there was one."""
+        ...
+
+    def update_hook(self, battle: str, hook_id: str, **changes: int | str) -> bool:
+        """Change a hook's delivery fields (HOOK_CHANGES); whether the hook is still there."""
+        ...
+
+    def record_attempt(self, attempt: DeliveryAttempt, keep: int) -> None:
+        """Keep an attempt, and of the hook's attempts only the last `keep`."""
+        ...
+
+    def attempts(self, battle: str, hook_id: str, limit: int) -> list[DeliveryAttempt]:
+        """The hook's last `limit` attempts, oldest first."""
+        ...
+
+    def take_lease(self, name: str, holder: str, ttl_s: float) -> bool:
+        """Hold the lease `name` for `ttl_s` more seconds if no one else holds it now (or it lapsed);
+        whether `holder` holds it."""
+        ...
+
+    def release_lease(self, name: str, holder: str) -> None:
+        """Let go of the lease if `holder` holds it, so another may take it at once."""
+        ...
+
 
 def _unless_no_snapshots(exc: sqlite3.OperationalError) -> None:
     """Re-raise anything but a missing table made on first use: a file no snapshot was ever taken
@@ -465,6 +501,7 @@ class SqliteEventStore(SealingStore):
         self.path = str(path)
         self._find_key = sqlite_key(self.path)
         self._signing_tables = False  # created by the first append (see _write)
+        self._hook_tables = False  # created by the first write about webhooks (_hook_transaction)
         if self.path != ":memory:":
             check_store_path(Path(path), create)
         try:
@@ -894,6 +931,101 @@ class SqliteEventStore(SealingStore):
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
             raise
+
+    # -- webhooks: tables made at the first hook, so a store that never had one reads as none -------
+    def hooks(self, battle: str | None = None) -> list[StoredHook]:
+        where, params = ("WHERE battle = ?", (battle,)) if battle is not None else ("", ())
+        try:
+            rows = self.db.conn.execute(f"SELECT {_HOOK_FIELDS} FROM hooks {where} ORDER BY battle, hook_id", params)
+            return [StoredHook(*row) for row in rows.fetchall()]
+        except sqlite3.OperationalError as exc:
+            _unless_no_snapshots(exc)
+            return []
+
+    def add_hook(self, hook: StoredHook) -> None:
+        with self._hook_transaction() as conn:
+            conn.execute(f"INSERT INTO hooks ({_HOOK_FIELDS}) VALUES ({', '.join('?' * len(hook))})", hook)
+
+    def drop_hook(self, battle: str, hook_id: str) -> bool:
+        with self._hook_transaction() as conn:
+            conn.execute("DELETE FROM hook_attempts WHERE battle = ? AND hook_id = ?", (battle, hook_id))
+            return conn.execute("DELETE FROM hooks WHERE battle = ? AND hook_id = ?", (battle, hook_id)).rowcount > 0
+
+    def update_hook(self, battle: str, hook_id: str, **changes: int | str) -> bool:
+        if not changes or not set(changes) <= HOOK_CHANGES:
+            raise ValueError(f"a hook's delivery changes {sorted(HOOK_CHANGES)}, not {sorted(changes)}")
+        assigned = ", ".join(f"{column} = ?" for column in changes)
+        with self._hook_transaction() as conn:
+            changed = conn.execute(
+                f"UPDATE hooks SET {assigned} WHERE battle = ? AND hook_id = ?", (*changes.values(), battle, hook_id)
+            )
+            return changed.rowcount > 0
+
+    def record_attempt(self, attempt: DeliveryAttempt, keep: int) -> None:
+        with self._hook_transaction() as conn:
+            conn.execute(f"INSERT INTO hook_attempts ({_ATTEMPT_FIELDS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", attempt)
+            conn.execute(
+                "DELETE FROM hook_attempts WHERE battle = ? AND hook_id = ? AND rowid <= (SELECT rowid "
+                "FROM hook_attempts WHERE battle = ? AND hook_id = ? ORDER BY rowid DESC LIMIT 1 OFFSET ?)",
+                (attempt.battle, attempt.hook_id, attempt.battle, attempt.hook_id, keep),
+            )
+
+    def attempts(self, battle: str, hook_id: str, limit: int) -> list[DeliveryAttempt]:
+        try:
+            rows = self.db.conn.execute(
+                f"SELECT {_ATTEMPT_FIELDS} FROM hook_attempts WHERE battle = ? AND hook_id = ? "
+                "ORDER BY rowid DESC LIMIT ?",
+                (battle, hook_id, limit),
+            ).fetchall()
+        except sqlite3.OperationalError as exc:
+            _unless_no_snapshots(exc)
+            return []
+        return [DeliveryAttempt(*row[:7], bool(row[7])) for row in reversed(rows)]
+
+    def take_lease(self, name: str, holder: str, ttl_s: float) -> bool:
+        now = time.time()
+        with self._hook_transaction() as conn:
+            found = conn.execute("SELECT holder, expires FROM leases WHERE name = ?", (name,)).fetchone()
+            if found is not None and found[0] != holder and found[1] > now:
+                return False
+            conn.execute(
+                "INSERT OR REPLACE INTO leases (name, holder, expires) VALUES (?, ?, ?)", (name, holder, now + ttl_s)
+            )
+            return True
+
+    def release_lease(self, name: str, holder: str) -> None:
+        with self._hook_transaction() as conn:
+            conn.execute("DELETE FROM leases WHERE name = ? AND holder = ?", (name, holder))
+
+    @contextmanager
+    def _hook_transaction(self) -> Iterator[sqlite3.Connection]:
+        """One IMMEDIATE transaction (it waits for the write lock), with the webhook tables there."""
+        conn = self.db.conn
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            if not self._hook_tables:
+                for table in _HOOK_TABLES:
+                    conn.execute(table)
+            yield conn
+            conn.execute("COMMIT")
+            self._hook_tables = True
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+
+
+_HOOK_FIELDS = "battle, hook_id, url, kinds, secret, label, created, through_seq, failures, paused"
+_ATTEMPT_FIELDS = "battle, hook_id, seq, at, status, answer, ms, delivered"
+_HOOK_TABLES = (
+    'CREATE TABLE IF NOT EXISTS "hooks" ("battle" TEXT, "hook_id" TEXT, "url" TEXT, "kinds" TEXT, "secret" TEXT, '
+    '"label" TEXT, "created" TEXT, "through_seq" INTEGER, "failures" INTEGER, "paused" TEXT, '
+    'PRIMARY KEY ("battle", "hook_id"))',
+    'CREATE TABLE IF NOT EXISTS "hook_attempts" ("battle" TEXT, "hook_id" TEXT, "seq" INTEGER, "at" TEXT, '
+    '"status" INTEGER, "answer" TEXT, "ms" INTEGER, "delivered" INTEGER)',
+    'CREATE INDEX IF NOT EXISTS "hook_attempts_of" ON "hook_attempts" ("battle", "hook_id")',
+    'CREATE TABLE IF NOT EXISTS "leases" ("name" TEXT PRIMARY KEY, "holder" TEXT, "expires" REAL)',
+)
 
 
 _TOKEN_FIELDS = "token_hash, role, side, label, created, last_used"

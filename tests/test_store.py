@@ -10,6 +10,7 @@ import sqlite3
 import subprocess
 import sys
 import textwrap
+import time
 from datetime import UTC, datetime, timedelta
 from itertools import pairwise
 
@@ -19,6 +20,7 @@ import pytest
 from morale.events import postgres
 from morale.events import store as store_module
 from morale.events.codec import GENESIS_HASH, body_bytes, chain_hash, decode_raw
+from morale.events.hooks import DeliveryAttempt, StoredHook
 from morale.events.locate import open_store
 from morale.events.postgres import PostgresEventStore
 from morale.events.store import BattleExists, ConflictError, EventStore, SqliteEventStore, StoredToken
@@ -307,6 +309,55 @@ def test_origins_are_allowed_and_dropped_per_battle_and_kept_once(store):
     store.change_origins("b1", drop=["https://overlay.example", "https://never.example"])
     assert store.allowed_origins("b1") == ["http://127.0.0.1:9000"]
     assert store.allowed_origins("b2") == ["https://other.example"]  # another battle's are its own
+
+
+def hook(battle: str, hook_id: str, **fields) -> StoredHook:
+    return StoredHook(battle, hook_id, "http://127.0.0.1:9/in", "", "whsec_c2VjcmV0", "bot", "2026-12-01", **fields)
+
+
+def test_hooks_are_kept_per_battle_and_only_their_delivery_fields_change(store):
+    assert store.hooks() == [] and store.hooks("b1") == []  # none ever (SQLite: no table yet)
+    store.add_hook(hook("b1", "h2"))
+    store.add_hook(hook("b1", "h1"))
+    store.add_hook(hook("b2", "h1"))
+    assert [(h.battle, h.hook_id) for h in store.hooks()] == [("b1", "h1"), ("b1", "h2"), ("b2", "h1")]
+    assert store.update_hook("b1", "h1", through_seq=12, failures=0)
+    assert store.update_hook("b1", "h2", failures=3, paused="10 attempts in a row failed")
+    assert not store.update_hook("b1", "gone", failures=1)  # a hook the referee removed stays removed
+    assert store.hooks("b1") == [
+        hook("b1", "h1", through_seq=12),
+        hook("b1", "h2", failures=3, paused="10 attempts in a row failed"),
+    ]
+    assert store.hooks("b2") == [hook("b2", "h1")]
+    with pytest.raises(ValueError, match="url"):
+        store.update_hook("b1", "h1", url="http://elsewhere")  # the referee's fields are not delivery's to change
+
+
+def test_a_hooks_attempts_keep_the_last_few_oldest_first_and_go_with_the_hook(store):
+    store.add_hook(hook("b1", "h1"))
+    store.add_hook(hook("b1", "h2"))
+    for seq in range(1, 6):
+        store.record_attempt(DeliveryAttempt("b1", "h1", seq, f"t{seq}", 500, "HTTP 500", 3, False), keep=3)
+    store.record_attempt(DeliveryAttempt("b1", "h2", 1, "t", 200, "HTTP 200", 2, True), keep=3)
+    assert [a.seq for a in store.attempts("b1", "h1", limit=10)] == [3, 4, 5]
+    assert [a.seq for a in store.attempts("b1", "h1", limit=2)] == [4, 5]
+    assert store.attempts("b1", "h2", limit=10) == [DeliveryAttempt("b1", "h2", 1, "t", 200, "HTTP 200", 2, True)]
+    assert store.drop_hook("b1", "h1") and not store.drop_hook("b1", "h1")
+    assert store.attempts("b1", "h1", limit=10) == [] and [h.hook_id for h in store.hooks()] == ["h2"]
+
+
+def test_one_holder_at_a_time_takes_the_delivery_lease_until_it_lapses_or_is_let_go(store):
+    assert store.take_lease("webhooks", "node-a", ttl_s=30)
+    assert not store.take_lease("webhooks", "node-b", ttl_s=30)
+    assert store.take_lease("webhooks", "node-a", ttl_s=0.2)  # renewed by its holder, shorter
+    assert store.take_lease("other", "node-b", ttl_s=30)  # another lease is another matter
+    time.sleep(0.4)
+    assert store.take_lease("webhooks", "node-b", ttl_s=30)  # lapsed: its holder was killed
+    assert not store.take_lease("webhooks", "node-a", ttl_s=30)
+    store.release_lease("webhooks", "node-a")  # not its holder: nothing changes
+    assert not store.take_lease("webhooks", "node-c", ttl_s=30)
+    store.release_lease("webhooks", "node-b")
+    assert store.take_lease("webhooks", "node-c", ttl_s=30)
 
 
 def test_a_tokens_last_use_is_written_only_when_the_one_kept_is_older_than_asked(store):
