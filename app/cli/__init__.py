@@ -4,7 +4,8 @@ Every command reads the battle's log from the store, so there is no other state 
 Refused input prints one line naming the field or rule ID and exits with code 2; nothing is written.
 
 base.py holds the Typer `app` and what every command shares (options, refusals, output); battle.py
-(the battle at the table), cors.py (the web origins a battle allows), audit.py (audit and replay),
+(the battle at the table), cors.py (the web origins a battle allows), hooks.py (its webhooks),
+audit.py (audit and replay),
 rules.py (the rule catalogue), notation.py (the battle notation), tables.py, report.py, examples.py
 and stores.py (moving a store) register their commands on it; render.py and render_audit.py print
 for people.
@@ -16,7 +17,8 @@ from .base import app
 
 # Each module registers its commands on `app` as it is imported, in the order `morale -h` lists them.
 # isort: off
-from . import battle, corrections, claims, cors, audit, seeds, rules, notation, tables, report, examples, stores, signed  # noqa: F401
+from . import battle, corrections, claims, cors, hooks, audit, seeds, rules, notation  # noqa: F401
+from . import tables, report, examples, stores, signed  # noqa: F401
 # isort: on
 
 __all__ = ["app", "main"]

@@ -30,6 +30,7 @@ from morale.events.store import ConflictError, EventStore, StoreUnavailable, Unk
 from morale.projections.narrative import describe_event
 
 from ..service import Recorded
+from ..webhooks.hooks import UnknownHook
 from . import render
 
 # Typer re-exports Click's BadParameter (Typer vendors Click since 0.2x); its base is UsageError,
@@ -148,7 +149,16 @@ def _options(
     pass
 
 
-REFUSED = (Refusal, MalformedEvent, ConflictError, UnknownBattle, StoreUnavailable, UnreadableEvent, SigningKeyUnusable)
+REFUSED = (
+    Refusal,
+    MalformedEvent,
+    ConflictError,
+    UnknownBattle,
+    StoreUnavailable,
+    UnreadableEvent,
+    SigningKeyUnusable,
+    UnknownHook,
+)
 
 
 @contextmanager

@@ -46,6 +46,7 @@ from ..join import check_public_url
 from ..origins import check_origin
 from ..roster import refusal_in_roster
 from ..service import clock_event, fold_to_append_to, load, record_anew, record_on, roll_for, start_battle
+from ..webhooks.settings import DELIVERY
 from . import join_links, render
 from .base import (
     DEFAULT_DB,
@@ -409,6 +410,22 @@ def serve_command(
     ] = None,
     ssl_certfile: Annotated[Path | None, typer.Option(help="Serve over TLS with this certificate (PEM).")] = None,
     ssl_keyfile: Annotated[Path | None, typer.Option(help="The certificate's private key (PEM).")] = None,
+    webhooks: Annotated[
+        bool,
+        typer.Option(
+            help="Deliver the battles' webhooks (`morale hook`): of the nodes serving a store, one at a time does."
+        ),
+    ] = True,
+    webhook_attempts: Annotated[
+        int, typer.Option(min=1, help="Failed attempts in a row before a webhook is paused.")
+    ] = DELIVERY.attempts,
+    webhook_retry: Annotated[
+        float, typer.Option(min=0.01, help="Seconds before a failed delivery is tried again, doubled each time.")
+    ] = DELIVERY.retry_first_s,
+    webhook_lease: Annotated[
+        float,
+        typer.Option(min=0.3, help="Seconds the delivering node's lease lasts: how soon another node takes over."),
+    ] = DELIVERY.lease_s,
 ) -> None:
     """Serve the store over HTTP: the API (OpenAPI at /schema), the live feed and the viewer (/view)."""
     from ..http.node import serve as serve_node
@@ -434,6 +451,11 @@ def serve_command(
         allow_origins=origins,
         pool_size=pool_size,
         public_url=base if table is not None else public_url,
+        webhooks=dataclasses.replace(
+            DELIVERY, attempts=webhook_attempts, retry_first_s=webhook_retry, lease_s=webhook_lease, poll_s=poll
+        )
+        if webhooks
+        else None,
     )
     with refusals():
         _check_port(host, port)  # first: a busy port must not leave a new store behind

@@ -284,6 +284,7 @@ class Hub:
         self.keep = keep  # items each battle's shared tail holds; followers further behind read the gap
         self.closing = False
         self._writing: dict[str, int] = {}  # battles this process is appending to right now
+        self.also: list[Callable[[str], None]] = []  # told of every battle with news (the webhooks' deliverer)
 
     def channel(self, battle: str) -> Channel:
         if battle not in self._channels:
@@ -294,6 +295,8 @@ class Hub:
         """Battle `battle` has news; `seq`: the database announced it (up to that seq). An announced
         append the channel has already read wakes nobody; one that lands while this process is
         appending to the battle waits for that append to end (`writing`), which wakes the channel."""
+        for told in self.also:
+            told(battle)
         channel = self._channels.get(battle)
         if channel is None or (seq is not None and (channel.fold.seq >= seq or self._writing.get(battle))):
             return
@@ -315,6 +318,8 @@ class Hub:
 
     def notify_all(self) -> None:
         """Every battle followed may have news (announcements were missed): each reads what it lacks."""
+        for told in self.also:
+            told("")
         for channel in self._channels.values():
             channel.notify()
 

@@ -28,6 +28,7 @@ from morale.events.store import ConflictError, StoreUnavailable, UnknownBattle
 
 from ..access import Forbidden, UnknownToken
 from ..battlescribe import Unanswered
+from ..webhooks.hooks import UnknownHook
 
 MEDIA_TYPE = "application/problem+json"
 _PREFIX = "urn:morale:problem:"
@@ -150,6 +151,7 @@ EXCEPTION_HANDLERS: dict[type[Exception] | int, Callable[[Request, Any], Respons
     ),
     UnknownBattle: lambda _, exc: problem(404, str(exc), field="battle"),
     UnknownToken: lambda _, exc: problem(404, str(exc), field="token_id"),
+    UnknownHook: lambda _, exc: problem(404, str(exc), field="hook"),
     Forbidden: lambda _, exc: problem(403, str(exc), field=exc.field),
     # The database went away mid-request (PostgreSQL restarting): the client may try again.
     StoreUnavailable: lambda _, exc: problem(503, str(exc)),
@@ -167,7 +169,8 @@ _DESCRIPTIONS = {
     400: "Malformed: not UTF-8, not JSON (the line and column), or a field beyond its limits (`field`)",
     401: "No token, or one that does not open this battle (an unknown battle answers the same)",
     403: "The token's role may not do this (`field` names what it may not touch)",
-    404: "No such battle (`field`: battle), or no token of the battle with that id (`field`: token_id)",
+    404: "No such battle (`field`: battle), or no token (`field`: token_id) or webhook (`field`: hook) of the battle"
+    " with that id",
     409: "The log no longer ends at `expected_seq` (`actual_seq` says where it ends); nothing was written",
     413: "The body is larger than the server's --max-body",
     422: "The rules refuse it: `rule` names the rule ID, or `field` the field; or (type unanswered) a list"

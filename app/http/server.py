@@ -63,11 +63,14 @@ from ..battlescribe import Answers, read_answers
 from ..roster import refusal_in_roster, roster_from_list_files, roster_from_text
 from ..service import Recorded, clock_event, record_on, roll_for, start_battle
 from ..snapshot_cache import battle_at, fold_lock
+from ..webhooks.deliver import Deliverer, delivering
+from ..webhooks.settings import DELIVERY, DeliverySettings
 from . import asyncapi, live, offline, streaming
 from .bodies import read_body
 from .corrections import correction_routes
 from .cors import cors, origin_routes
 from .folds import Folds
+from .hooks import hook_routes
 from .listen import listener
 from .overlays import overlay_route
 from .problems import EXCEPTION_HANDLERS, problem_responses
@@ -85,6 +88,7 @@ class Settings:
     allow_origins: tuple[str, ...] = ()  # web origins allowed to call about every battle (CORS, cors.py)
     pool_size: int = 10  # PostgreSQL: the most connections this node opens to the database
     public_url: str | None = None  # where join links point (a proxy, TLS); else the request's own scheme and Host
+    webhooks: DeliverySettings | None = DELIVERY  # None: this node never delivers (`--no-webhooks`)
 
 
 # -- request bodies ---------------------------------------------------------------------------
@@ -780,6 +784,9 @@ def create_app(db: str | Path, settings: Settings | None = None) -> Litestar:
     stores = live.Stores(db, pool_size=settings.pool_size)
     stores.get()  # create the tables now, not inside the first request
     hub = live.Hub()
+    deliverer = Deliverer(stores, settings.webhooks) if settings.webhooks is not None else None
+    if deliverer is not None:
+        hub.also.append(deliverer.poke)
     return Litestar(
         route_handlers=[
             create_battle,
@@ -810,16 +817,17 @@ def create_app(db: str | Path, settings: Settings | None = None) -> Litestar:
             health,
             *token_routes(battle_token, TOKEN),
             *origin_routes(battle_token, TOKEN),
+            *hook_routes(battle_token, TOKEN),
             *correction_routes(battle_token, TOKEN, _author, _written, _fed),
             create_static_files_router(path="/static", directories=[STATIC], include_in_schema=False),
         ],
-        state=State({"stores": stores, "hub": hub, "folds": Folds(), "settings": settings}),
+        state=State({"stores": stores, "hub": hub, "folds": Folds(), "settings": settings, "deliverer": deliverer}),
         exception_handlers=EXCEPTION_HANDLERS,  # type: ignore[arg-type]
         request_max_body_size=settings.max_body_bytes,
         before_request=read_body,
         middleware=[cors, noting_token_use],  # CORS outermost: every answer, a refusal too, names an allowed origin
         before_send=[security_headers],
-        lifespan=[listener(stores.announcements(), hub)],
+        lifespan=[listener(stores.announcements(), hub), delivering(deliverer)],
         on_shutdown=[hub.close, stores.close],
         # Litestar's default raises the root logger to INFO, which would make `transitions` log every
         # state change of every replay.

@@ -1,0 +1,243 @@
+"""Delivering a battle's feed items to its hooks: at least once, in order per hook, from one node.
+
+- **One node delivers.** Of the nodes serving a store, the one holding its delivery lease (kept in
+  the store, renewed every third of its length) runs the deliveries; the others stand by and take
+  the lease when it lapses (a node killed) or is let go (a node stopped). A node that loses it
+  stops delivering before another could have taken it.
+- **In order, at least once.** Each hook has one worker, which posts its items one at a time in log
+  order and moves on only once the receiver answered 2xx: an item is never skipped and never
+  overtaken. How far a hook has delivered is kept in the store after each delivery, so a node
+  restarted, or the one that takes over, resumes after the last item delivered. A node killed
+  between the receiver's answer and that write sends the item again: the receiver drops it by its
+  `webhook-id` (message.py).
+- **Retries, then a pause.** A failed attempt (no answer, a timeout, any status but 2xx; redirects
+  are not followed) is tried again after a wait that doubles from `retry_first_s` up to
+  `retry_most_s`; after `attempts` failures in a row, or a 410 Gone, the hook is paused with the
+  reason, and nothing more is sent to it until the referee resumes it (`morale hook resume`).
+  Every attempt goes into the hook's delivery log with its answer.
+- **Woken, not polling the receiver.** An append made through this node, or announced by
+  PostgreSQL, wakes the battle's workers at once; on SQLite they also look every `poll_s` for
+  appends made by other processes (the CLI on the same file).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import secrets
+import socket
+import time
+from collections import deque
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from functools import partial
+
+import httpx
+
+from morale.core.replay import Replay
+from morale.events.hooks import DELIVERY_LEASE, DeliveryAttempt, StoredHook
+from morale.events.postgres import one_line
+from morale.events.store import EventStore, now_utc
+from morale.projections.feed import follow
+
+from ..http.live import Published, Stores, sse_names
+from .hooks import ATTEMPTS_KEPT
+from .message import signed_delivery
+from .settings import DeliverySettings, wait_after
+
+logger = logging.getLogger("morale.webhooks")
+GONE = 410  # the receiver says it will never take these again: paused at once
+
+
+def node_name() -> str:
+    """Who holds the lease: this host and process, and a few random bytes (a pid is reused)."""
+    return f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(3)}"
+
+
+class Deliverer:
+    """This node's part in delivering: holding the lease, and one worker per hook while it does."""
+
+    def __init__(self, stores: Stores, settings: DeliverySettings | None = None, holder: str | None = None) -> None:
+        self.stores = stores
+        self.settings = settings or DeliverySettings()
+        self.holder = holder or node_name()
+        self.leading = False
+        self._workers: dict[tuple[str, str], asyncio.Task[None]] = {}
+        self._news: dict[tuple[str, str], asyncio.Event] = {}
+        self._changed = asyncio.Event()  # a hook registered, resumed or removed through this node
+
+    # -- woken by this node's appends and by PostgreSQL's announcements (live.Hub) ------------------
+    def poke(self, battle: str) -> None:
+        """The battle has news ("": any battle may have: announcements were missed)."""
+        for (hooked, _), news in self._news.items():
+            if hooked == battle or not battle:
+                news.set()
+
+    def hooks_changed(self) -> None:
+        self._changed.set()
+
+    # -- the lease, and the workers it allows ------------------------------------------------------------
+    async def run(self, closing: Callable[[], bool] = lambda: False) -> None:
+        """Deliver while this node holds the lease, until cancelled."""
+        renew_s = self.settings.lease_s / 3
+        limits = httpx.Timeout(self.settings.timeout_s)
+        async with httpx.AsyncClient(timeout=limits, follow_redirects=False, trust_env=False) as client:
+            try:
+                while not closing():
+                    self._changed.clear()
+                    kept = await self._hooks()
+                    # A store without hooks is left alone: no lease written, so serving it stays a read.
+                    self.leading = kept is not None and any(not h.paused for h in kept) and await self._renew()
+                    if self.leading:
+                        await self._keep_workers(client, kept or [])
+                    else:
+                        await self._stop_workers()
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(self._changed.wait(), timeout=renew_s)
+            finally:
+                await self._stop_workers()
+                if self.leading:  # another node takes over at once, not when the lease lapses
+                    with contextlib.suppress(Exception):
+                        await self.stores.run(lambda store: store.release_lease(DELIVERY_LEASE, self.holder))
+
+    async def _renew(self) -> bool:
+        try:
+            held = await self.stores.run(
+                lambda store: store.take_lease(DELIVERY_LEASE, self.holder, self.settings.lease_s)
+            )
+        except Exception as exc:  # the store away: not sure to hold it, so not delivering
+            logger.warning("cannot renew the webhook delivery lease (%s)", one_line(exc))
+            return False
+        return bool(held)
+
+    async def _hooks(self) -> list[StoredHook] | None:
+        try:
+            return await self.stores.run(lambda store: store.hooks())  # type: ignore[return-value]
+        except Exception as exc:  # the store away: not sure what to deliver, so not delivering
+            logger.warning("cannot read the webhooks (%s)", one_line(exc))
+            return None
+
+    async def _keep_workers(self, client: httpx.AsyncClient, kept: list[StoredHook]) -> None:
+        """One worker for each hook delivering; none for a paused or removed one."""
+        wanted = {(h.battle, h.hook_id): h for h in kept if not h.paused}
+        for key in [k for k in self._workers if k not in wanted]:
+            await self._stop(key)
+        for key, hook in wanted.items():
+            worker = self._workers.get(key)
+            if worker is not None and worker.done():
+                if not worker.cancelled() and worker.exception() is not None:
+                    logger.warning("webhook %s of %s stopped (%s); starting again", key[1], key[0], worker.exception())
+                worker = None
+            if worker is None:
+                self._news[key] = asyncio.Event()
+                self._workers[key] = asyncio.get_running_loop().create_task(self._deliver(client, hook))
+
+    async def _stop(self, key: tuple[str, str]) -> None:
+        worker = self._workers.pop(key)
+        self._news.pop(key, None)
+        worker.cancel()
+        await asyncio.gather(worker, return_exceptions=True)
+
+    async def _stop_workers(self) -> None:
+        for key in list(self._workers):
+            await self._stop(key)
+
+    # -- one hook's worker -------------------------------------------------------------------------
+    async def _deliver(self, client: httpx.AsyncClient, hook: StoredHook) -> None:
+        """Post the hook's items in log order, each until it is taken, until it is paused or removed."""
+        news = self._news[(hook.battle, hook.hook_id)]
+        fold = Replay(hook.battle)
+        pending: deque[Published] = deque()
+        kinds = frozenset(hook.kinds.encode().split())
+        through, failures = hook.through_seq, hook.failures
+        while True:
+            if not pending:
+                news.clear()  # before reading: an append landing during the read is read next round
+                for published in await self._read_new(fold):
+                    if published.seq > through and (not kinds or kinds.intersection(sse_names(published.item))):
+                        pending.append(published)
+                if not pending:
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(news.wait(), timeout=self._look_every())
+                    continue
+            published = pending[0]
+            attempt = await self._attempt(client, hook, published)
+            await self.stores.run(partial(_record_on, attempt))
+            if attempt.delivered:
+                pending.popleft()
+                through, failures = published.seq, 0
+                if not await self._update(hook, through_seq=through, failures=0):
+                    return  # removed meanwhile
+                continue
+            failures += 1
+            paused = self._pause_reason(attempt, failures)
+            if not await self._update(hook, failures=failures, **({"paused": paused} if paused else {})) or paused:
+                return
+            await asyncio.sleep(wait_after(failures, self.settings))
+
+    def _look_every(self) -> float:
+        # PostgreSQL announces every append, so a worker is woken; it looks now and then all the same.
+        return self.settings.lease_s / 3 if self.stores.announced else self.settings.poll_s
+
+    async def _read_new(self, fold: Replay) -> list[Published]:
+        def read(store: EventStore) -> list[Published]:
+            if store.last_seq(fold.battle_id) <= fold.seq:
+                return []
+            return [Published(i) for i in follow(fold, store.read(fold.battle_id, after_seq=fold.seq))]
+
+        return await self.stores.run(read)  # type: ignore[return-value]
+
+    async def _update(self, hook: StoredHook, **changes: int | str) -> bool:
+        return bool(await self.stores.run(partial(_update_on, hook, changes)))
+
+    def _pause_reason(self, attempt: DeliveryAttempt, failures: int) -> str:
+        if attempt.status == GONE:
+            return f"the receiver answered 410 Gone at event {attempt.seq}"
+        if failures >= self.settings.attempts:
+            return f"{failures} attempts in a row failed at event {attempt.seq}; the last: {attempt.answer}"
+        return ""
+
+    async def _attempt(self, client: httpx.AsyncClient, hook: StoredHook, published: Published) -> DeliveryAttempt:
+        delivery = signed_delivery(hook.secret, hook.battle, published.item, published.json)
+        at, started = now_utc(), time.monotonic()
+        status = 0
+        try:
+            # The status is all a delivery needs of the answer: its body is never read.
+            async with client.stream("POST", hook.url, content=delivery.body, headers=delivery.headers) as answer:
+                status = answer.status_code
+            said = f"HTTP {status}"
+        except httpx.TimeoutException:
+            said = f"timed out after {self.settings.timeout_s:g} s"
+        except httpx.HTTPError as exc:
+            said = f"no answer: {one_line(exc) or type(exc).__name__}"
+        ms = round((time.monotonic() - started) * 1000)
+        ok = 200 <= status < 300
+        return DeliveryAttempt(hook.battle, hook.hook_id, published.seq, at, status, said[:200], ms, ok)
+
+
+def _record_on(attempt: DeliveryAttempt, store: EventStore) -> None:
+    store.record_attempt(attempt, ATTEMPTS_KEPT)
+
+
+def _update_on(hook: StoredHook, changes: dict[str, int | str], store: EventStore) -> bool:
+    return store.update_hook(hook.battle, hook.hook_id, **changes)
+
+
+def delivering(deliverer: Deliverer | None) -> Callable[[object], AbstractAsyncContextManager[None]]:
+    """The server's lifespan hook: delivers while the app runs (nothing when hooks are off)."""
+
+    @asynccontextmanager
+    async def lifespan(_app: object) -> AsyncIterator[None]:
+        if deliverer is None:
+            yield
+            return
+        task = asyncio.get_running_loop().create_task(deliverer.run())
+        try:
+            yield
+        finally:
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+
+    return lifespan
