@@ -64,6 +64,7 @@ class Deliverer:
         self.settings = settings or DeliverySettings()
         self.holder = holder or node_name()
         self.leading = False
+        self._held_until = 0.0  # (monotonic) when the lease lapses unless renewed: no attempt starts after it
         self._workers: dict[tuple[str, str], asyncio.Task[None]] = {}
         self._news: dict[tuple[str, str], asyncio.Event] = {}
         self._changed = asyncio.Event()  # a hook registered, resumed or removed through this node
@@ -103,6 +104,7 @@ class Deliverer:
                         await self.stores.run(lambda store: store.release_lease(DELIVERY_LEASE, self.holder))
 
     async def _renew(self) -> bool:
+        asked = time.monotonic()  # the lease runs from before it was asked for, at the latest
         try:
             held = await self.stores.run(
                 lambda store: store.take_lease(DELIVERY_LEASE, self.holder, self.settings.lease_s)
@@ -110,7 +112,15 @@ class Deliverer:
         except Exception as exc:  # the store away: not sure to hold it, so not delivering
             logger.warning("cannot renew the webhook delivery lease (%s)", one_line(exc))
             return False
+        if held:
+            self._held_until = asked + self.settings.lease_s
         return bool(held)
+
+    async def _while_held(self) -> None:
+        """Wait until the lease is surely still this node's: a node whose renewals were held up (a
+        busy machine) must not start an attempt another node may be making as well."""
+        while time.monotonic() >= self._held_until:
+            await asyncio.sleep(0.05)
 
     async def _hooks(self) -> list[StoredHook] | None:
         try:
@@ -163,6 +173,7 @@ class Deliverer:
                         await asyncio.wait_for(news.wait(), timeout=self._look_every())
                     continue
             published = pending[0]
+            await self._while_held()
             attempt = await self._attempt(client, hook, published)
             await self.stores.run(partial(_record_on, attempt))
             if attempt.delivered:

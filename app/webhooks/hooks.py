@@ -112,7 +112,7 @@ def register(
     last = _last_seq(store, battle)
     checked_url, checked_kinds, checked_label = check_url(url), check_kinds(kinds), check_label(label)
     if from_seq is not None and not 0 <= from_seq <= last:
-        raise Refusal(f"the log holds events 1 to {last}; a hook cannot start after {from_seq}", field="from")
+        raise Refusal(f"the log holds events 1 to {last}; a hook cannot start after {from_seq}", field="after")
     kept = store.hooks(battle)
     if len(kept) >= HOOKS_MAX:
         raise Refusal(f"a battle has at most {HOOKS_MAX} webhooks; remove one first", field="url")
