@@ -490,6 +490,22 @@ CLI_CASES = [
     Cli("an origin with an escape", ["cors", BATTLE, "--allow", "http://x\x1b[31m.example"], "not a web origin"),
     Cli("removing an origin never allowed", ["cors", BATTLE, "--remove", "https://x.example"], "remove: https://x"),
     Cli("origins of a battle not held", ["cors", "nowhere", "--allow", "https://x.example"], "no battle 'nowhere'"),
+    # -- a battle's webhooks
+    Cli("a webhook to a file URL", ["hook", "add", BATTLE, "file:///etc/passwd", "--label", "x"], "url: 'file:///etc"),
+    Cli(
+        "a webhook URL of 5000 characters",
+        ["hook", "add", BATTLE, "https://" + "x" * 5000, "--label", "x"],
+        "at most 2000",
+    ),
+    Cli("a webhook URL with an escape", ["hook", "add", BATTLE, "http://x\x1b[31m.example/", "--label", "x"], "url:"),
+    Cli("a webhook URL with a space", ["hook", "add", BATTLE, "https://bot.example/a b", "--label", "x"], "url:"),
+    Cli("a webhook label with a new line", ["hook", "add", BATTLE, "https://b.example", "--label", "a\nb"], "label:"),
+    Cli(
+        "a webhook starting past the log",
+        ["hook", "add", BATTLE, "https://b.example", "--label", "x", "--after", "999"],
+        "after:",
+    ),
+    Cli("a webhook of a battle not held", ["hook", "list", "nowhere"], "no battle 'nowhere'"),
     # -- list builders' rosters: hostile XML and zip files, refused before anything is read from them
     Cli(
         "a .ros with a DTD of entities (billion laughs)",
@@ -691,6 +707,7 @@ def appended(*events: Any, expected_seq: int = EVENTS) -> bytes:
 
 EVENTS_PATH = f"/battles/{BATTLE}/events"
 ORIGINS = f"/battles/{BATTLE}/origins"
+HOOKS = f"/battles/{BATTLE}/hooks"
 CASUALTY_ON = {"type": "casualties_suffered", "unit": "kraak", "count": 1}
 FEED = f"/battles/{BATTLE}/feed.ndjson?follow=false"
 
@@ -947,6 +964,48 @@ HTTP_CASES = [
     ),
     Http("a player allowing an origin", "POST", ORIGINS, 403, role="orks", body=body({"allow": ["https://x.example"]})),
     Http("a spectator listing the origins", "GET", ORIGINS, 403, role="spectator"),
+    Http("a webhook URL that is not text", "POST", HOOKS, 400, body=body({"url": 5, "label": "x"})),
+    Http("a webhook URL of 5000 characters", "POST", HOOKS, 400, body=body({"url": "h" * 5000, "label": "x"})),
+    Http(
+        "101 kinds of item",
+        "POST",
+        HOOKS,
+        400,
+        body=body({"url": "https://b.example", "label": "x", "kinds": ["x"] * 101}),
+    ),
+    Http(
+        "an unknown field of a webhook",
+        "POST",
+        HOOKS,
+        400,
+        body=body({"url": "https://b.example", "label": "x", "secret": "s"}),
+    ),
+    Http(
+        "a webhook starting before the log",
+        "POST",
+        HOOKS,
+        400,
+        body=body({"url": "https://b.example", "label": "x", "after": -1}),
+    ),
+    Http(
+        "a webhook to a file URL, over HTTP",
+        "POST",
+        HOOKS,
+        422,
+        body=body({"url": "file:///etc/passwd", "label": "x"}),
+        field="url",
+        says="not an http or https URL",
+    ),
+    Http(
+        "a player registering a webhook",
+        "POST",
+        HOOKS,
+        403,
+        role="orks",
+        body=body({"url": "https://b.example", "label": "x"}),
+    ),
+    Http("a spectator listing the webhooks", "GET", HOOKS, 403, role="spectator"),
+    Http("the log of a webhook not held", "GET", f"{HOOKS}/hknothere/attempts", 404, field="hook"),
     Http(
         "a preflight from an origin not allowed",
         "OPTIONS",

@@ -76,11 +76,17 @@ def check_url(url: str) -> str:
     given = url.strip()
     if len(given) > URL_MAX:
         raise Refusal(f"a webhook's URL is at most {URL_MAX} characters, not {len(given)}", field="url")
-    parts = urllib.parse.urlsplit(given)
-    if parts.scheme not in ("http", "https") or not parts.hostname or any(c.isspace() for c in given):
-        raise Refusal(
-            f"{given!r} is not an http or https URL a receiver listens at (https://bot.example/morale)", field="url"
-        )
+    not_a_url = Refusal(
+        f"{given!r} is not an http or https URL a receiver listens at (https://bot.example/morale)", field="url"
+    )
+    if any(char.isspace() or not char.isprintable() for char in given):  # a terminal obeys an escape
+        raise not_a_url
+    try:
+        parts = urllib.parse.urlsplit(given)
+    except ValueError:  # a bracket that opens no IPv6 address
+        raise not_a_url from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise not_a_url
     if parts.username is not None or parts.password is not None:
         raise Refusal(
             "a webhook's URL may not hold a user or password: the hook's secret signs each delivery", field="url"
