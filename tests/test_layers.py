@@ -173,12 +173,14 @@ STORE_WRITES = frozenset(
     {"append", "append_sealed", "save_snapshot", "drop_snapshots", "save_snapshot_units"}
     | {"replace_tokens", "change_tokens", "touch_token", "change_origins"}
     | {"signing_key"}  # a SQLite store makes its key file when it has none
+    | {"add_hook", "drop_hook", "update_hook", "record_attempt", "take_lease", "release_lease"}
 )
 STORE_READS = frozenset(
     {"read", "events", "events_of_type", "raw_rows", "hash_at", "last_seq", "battles", "snapshot_before"}
     | {"snapshot_units"}
     | {"dice_secret", "token_grant", "tokens", "token_battles", "allowed_origins"}
     | {"signed_heads", "public_keys"}
+    | {"hooks", "attempts"}
     | {"close"}  # close lets go of the store, and writes nothing
 )
 LIST_METHODS = frozenset(name for name in dir(list) if not name.startswith("_"))  # `append`: rows.append(...)

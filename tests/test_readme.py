@@ -39,7 +39,7 @@ SUITE = "make test"
 REFUSED = "refused:"
 BACKGROUND = "runs until Ctrl-C"
 README_PORT = "8000"
-README_PORTS = (README_PORT, "8001", "8002")  # the default, and two nodes side by side
+README_PORTS = (README_PORT, "8001", "8002", "8003")  # the default, two nodes side by side, a webhook receiver
 README_DATABASE = "postgresql://morale:change-me@127.0.0.1:5432/morale"
 EXIT_REFUSED = 2
 
@@ -308,3 +308,10 @@ def test_a_comment_starts_at_a_hash_after_white_space_outside_quotes(line, comma
 def test_every_readme_command_is_one_line():
     # A `\\` continuation would be run as two commands: the README keeps each on one line.
     assert not [c.line for c in readme_commands(README.read_text(encoding="utf-8")) if c.text.endswith("\\")]
+
+
+def test_the_webhook_receiver_in_the_readme_verifies_each_delivery_and_prints_its_story(readme_run):
+    said = readme_run.output("examples/webhooks/chat.py").splitlines()
+    assert said[0].startswith("listening on http://127.0.0.1:")
+    # Registered after the Python client's turn 4: the next item alone, the movement phase ending.
+    assert said[1:] == ["The imperium's movement phase of turn 4 ends."], said

@@ -7,17 +7,23 @@ nodes exactly one delivers, the other taking over when the first is killed mid-d
 
 from __future__ import annotations
 
+import base64
 import json
+import os
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
+from datetime import UTC, datetime
 
 import httpx
 import psycopg
 import pytest
+from standardwebhooks import Webhook
 from support.cli import morale
-from support.nodes import Node
+from support.nodes import Node, free_port
 from support.receiver import WAIT_S, Receiver, once_each
-from support.served import BATTLE, LiveServer, bearer, creation_body
+from support.served import BATTLE, ROOT, LiveServer, bearer, creation_body
 
 from morale.app.http.server import Settings, create_app
 from morale.app.webhooks.hooks import HOOKS_MAX
@@ -317,3 +323,36 @@ def test_of_two_nodes_one_delivers_and_the_other_takes_over_when_it_is_killed_mi
     assert [r.seq for r in kept] == list(range(1, last + 1))  # nothing lost, in order
     assert len(got) - len(kept) <= 1  # at most the item in flight when the node died came twice
     assert all(r.verified(hook["secret"]) for r in kept)
+
+
+# -- the example receiver in the README ----------------------------------------------------------------
+def test_the_example_chat_receiver_posts_each_story_once_and_refuses_a_forged_delivery(tmp_path):
+    secret = "whsec_" + base64.b64encode(b"k" * 24).decode()
+    port = free_port()
+    with Receiver() as chat:  # stands in for a chat's incoming webhook
+        chat.start()
+        receiver = subprocess.Popen(
+            [sys.executable, str(ROOT / "examples" / "webhooks" / "chat.py"), str(port), chat.url],
+            env={**os.environ, "MORALE_HOOK_SECRET": secret},
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            assert receiver.stdout.readline().startswith("listening on")
+            event = {
+                "id": f"{BATTLE}.12",
+                "data": {"seq": 12, "story": [{"kind": "event", "text": "Kraak falls back."}]},
+            }
+            body = json.dumps(event)
+            now = datetime.now(UTC)
+            signed = {"webhook-id": event["id"], "webhook-timestamp": str(int(now.timestamp()))}
+            signed["webhook-signature"] = Webhook(secret).sign(event["id"], now, body)
+            url = f"http://127.0.0.1:{port}/"
+            assert [httpx.post(url, content=body, headers=signed).status_code for _ in range(2)] == [204, 204]
+            forged = signed | {"webhook-signature": Webhook("whsec_" + "A" * 32).sign(event["id"], now, body)}
+            assert httpx.post(url, content=body, headers=forged).status_code == 401
+            assert receiver.stdout.readline() == "Kraak falls back.\n"
+        finally:
+            receiver.terminate()
+            receiver.wait(WAIT_S)
+    assert [json.loads(r.body) for r in chat.got] == [{"content": "Kraak falls back.", "text": "Kraak falls back."}]
