@@ -12,13 +12,16 @@ from pathlib import Path
 
 import httpx
 import jsonschema_rs
+import msgspec
 import pytest
 from support.served import ROOT, WAIT_S, LiveServer, bearer, example_lines, open_stream, roster_body, sse_messages
 
 from morale.app.http.asyncapi import SCHEMA_FORMAT, document
 from morale.app.http.kinds import outcome_kinds
 from morale.app.http.server import Settings, create_app
+from morale.app.webhooks.message import signed_delivery
 from morale.events.types import EVENT_TYPES
+from morale.projections.feed import FeedItem
 
 PARSER = ROOT / "tests" / "asyncapi"
 KEPT = ROOT / "schema" / "asyncapi.json"
@@ -84,7 +87,9 @@ def test_the_asyncapi_parser_finds_the_kept_document_valid_with_every_message_by
     assert {op: o["channels"] for op, o in understood["operations"].items()} == {
         "followSse": ["sse"],
         "followNdjson": ["ndjson"],
+        "deliverWebhook": ["webhook"],
     }
+    assert [m["name"] for m in understood["channels"]["webhook"]["messages"]] == ["delivery"]
 
 
 def test_the_parser_reports_a_broken_document(tmp_path):
@@ -151,3 +156,17 @@ def test_a_message_is_held_to_its_own_kind(server, battles):
     assert by_name["dice_rolled"].is_valid(item) and by_name["test_resolved"].is_valid(item)
     assert not by_name["phase_ended"].is_valid(item)
     assert not by_name["marker_placed"].is_valid(item)
+
+
+def test_a_webhook_delivery_is_what_the_document_says(server, battles):
+    delivery = _validators(parsed(KEPT)["document"]["channels"]["webhook"])["delivery"]
+    answer = httpx.get(
+        f"{server.url}/battles/hive-tarsis/feed.ndjson?follow=false", headers=bearer(battles["hive-tarsis"])
+    )
+    lines = [line.encode() for line in answer.text.splitlines() if line]
+    for line in lines:
+        sent = signed_delivery("whsec_" + "A" * 32, "hive-tarsis", msgspec.json.decode(line, type=FeedItem), line)
+        body = json.loads(sent.body)
+        assert delivery.is_valid(body), [e.message for e in delivery.iter_errors(body)]
+    assert not delivery.is_valid(body | {"data": {"seq": "not an item"}})
+    assert not delivery.is_valid({k: v for k, v in body.items() if k != "specversion"})

@@ -95,6 +95,46 @@ def messages() -> dict[str, dict[str, Any]]:
 
 
 PARAMETERS = {"battle": {"description": "The battle's id."}}
+
+# A webhook delivery (app/webhooks/message.py): the item as a structured-mode CloudEvent, with the
+# Standard Webhooks headers that sign it.
+DELIVERY = {
+    "name": "delivery",
+    "title": "webhook delivery",
+    "summary": "One feed item posted to a hook's URL as a CloudEvents 1.0 event, signed as Standard Webhooks says.",
+    "contentType": "application/cloudevents+json",
+    "headers": {
+        "type": "object",
+        "required": ["webhook-id", "webhook-timestamp", "webhook-signature"],
+        "properties": {
+            "webhook-id": {
+                "type": "string",
+                "description": "BATTLE.SEQ, the same on every attempt at one item: a receiver drops a repeat by it.",
+            },
+            "webhook-timestamp": {"type": "string", "description": "The attempt's moment, in Unix seconds."},
+            "webhook-signature": {
+                "type": "string",
+                "description": "v1,BASE64: HMAC-SHA256 of `id.timestamp.body` with the hook's secret (whsec_...).",
+            },
+        },
+    },
+    "payload": _payload(
+        {
+            "type": "object",
+            "required": ["specversion", "id", "source", "type", "subject", "time", "datacontenttype", "data"],
+            "properties": {
+                "specversion": {"const": "1.0"},
+                "id": {"type": "string", "description": "BATTLE.SEQ, as webhook-id."},
+                "source": {"type": "string", "description": "/battles/BATTLE"},
+                "type": {"type": "string", "description": "net.morale.feed.EVENT_TYPE"},
+                "subject": {"type": "string", "description": "the item's seq"},
+                "time": {"type": "string", "description": "when the event was recorded"},
+                "datacontenttype": {"const": "application/json"},
+                "data": _ref("FeedItem"),
+            },
+        }
+    ),
+}
 SECURITY = [{"$ref": "#/components/securitySchemes/bearer"}, {"$ref": "#/components/securitySchemes/token"}]
 
 
@@ -142,6 +182,13 @@ def document() -> dict[str, Any]:
                 "parameters": PARAMETERS,
                 "messages": {"item": {"$ref": "#/components/messages/item"}},
             },
+            "webhook": {
+                "address": None,  # the URL a referee registers (`morale hook add`, POST /battles/{battle}/hooks)
+                "title": "a battle's webhook",
+                "description": "Each feed item (or those of the kinds the hook names) posted to the hook's URL, at "
+                "least once and in log order: the next only once the receiver answered 2xx.",
+                "messages": {"delivery": {"$ref": "#/components/messages/delivery"}},
+            },
         },
         "operations": {
             "followSse": {
@@ -160,9 +207,16 @@ def document() -> dict[str, Any]:
                 "security": SECURITY,
                 "bindings": {"http": {"method": "GET"}},
             },
+            "deliverWebhook": {
+                "action": "send",
+                "title": "Post a battle's items to a registered webhook",
+                "channel": {"$ref": "#/channels/webhook"},
+                "messages": [{"$ref": "#/channels/webhook/messages/delivery"}],
+                "bindings": {"http": {"method": "POST"}},
+            },
         },
         "components": {
-            "messages": sse | {"item": line},
+            "messages": sse | {"item": line, "delivery": DELIVERY},
             "securitySchemes": {
                 "bearer": {"type": "http", "scheme": "bearer", "description": "A battle's token."},
                 "token": {
