@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar, cast, overload
 
 from morale.events.types import EVENT_TYPES
 
 from . import catalogue
 
 F = TypeVar("F", bound=Callable[..., object])
+# A clause function's parameters (P) and result (R); for a method, its ruleset (S) and the rest (Q).
+P = ParamSpec("P")
+Q = ParamSpec("Q")
+R = TypeVar("R")
+R_co = TypeVar("R_co", covariant=True)
+S = TypeVar("S")
 
 # The decision by which a player chooses which of several simultaneous tests is taken first.
 TEST_FIRST = "test_first"
@@ -40,18 +46,38 @@ ANSWERS = ("fact", "decision", "free_decision", "special_rule", "once_per_phase"
 # (another unit of the same side), `enemy` (a unit of the other side), `enemy_or_false`.
 FACT_KINDS = ("true", "bool", "number", "unit", "friend", "enemy", "enemy_or_false")
 
+
+class Clause(Protocol[P, R_co]):
+    """The function that carries out a clause, as `clause` leaves it: called as it was written (its
+    parameters still checked), and carrying its rule ID (`id`), what it answers and the clause's words
+    from the catalogue (`words`; `catalogue.Clause` is the catalogue's entry itself). It is the
+    function itself, not a wrapper: a call costs what it did, and a method still binds to its
+    ruleset (`self.tank_shock.id`), which `__get__` tells the type checker."""
+
+    id: str
+    answers: dict[str, Answer]
+    words: str
+
+    def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R_co: ...
+
+    @overload
+    def __get__(self, obj: None, owner: type | None = None) -> Clause[P, R_co]: ...
+    @overload
+    def __get__(self: Clause[Concatenate[S, Q], R], obj: S, owner: type | None = None) -> Clause[Q, R]: ...
+
+
 # Every clause the code declares, by rule ID, in the order the modules declare them.
-CLAUSES: dict[str, Callable[..., object] | Declared] = {}
+CLAUSES: dict[str, Clause[..., object] | Declared] = {}
 
 
-def clause(rule_id: str, **answers: Answer) -> Callable[[F], F]:
+def clause(rule_id: str, **answers: Answer) -> Callable[[Callable[P, R]], Clause[P, R]]:
     """Declare the function that carries out a clause: the one place its rule ID is written in the
     code. The function knows it (`fn.id`), and the clause's words from the catalogue (`fn.words`);
     what it answers (a fact, a decision...: see ANSWERS) fills its ruleset's tables."""
 
-    def register(fn: F) -> F:
+    def register(fn: Callable[P, R]) -> Clause[P, R]:
         _declare(rule_id, fn, answers)
-        return fn
+        return cast(Clause[P, R], fn)  # `_declare` gave it the three attributes a `Clause` adds
 
     return register
 
@@ -69,7 +95,8 @@ def _declare(rule_id: str, target: Any, answers: dict[str, Answer]) -> None:
         raise TypeError(f"{rule_id}: a clause answers {', '.join(ANSWERS)}, not {', '.join(sorted(unknown))}")
     if rule_id in CLAUSES:
         raise ValueError(f"{rule_id} is declared twice")
-    for kind in answers["fact"].values() if isinstance(answers.get("fact"), dict) else ():  # type: ignore[union-attr]
+    fact = answers.get("fact")
+    for kind in fact.values() if isinstance(fact, dict) else ():
         if isinstance(kind, str) and kind not in FACT_KINDS:
             raise TypeError(f"{rule_id}: a fact's value is one of {', '.join(FACT_KINDS)} or a tuple of words")
     words = catalogue.words(rule_id)
@@ -84,12 +111,12 @@ def declared(ruleset: str, answer: str) -> dict[str, str]:
     order they are declared; for `phrase`, {rule ID: phrase} (or {"rule ID:state": phrase})."""
     table: dict[str, str] = {}
     for rule_id, target in CLAUSES.items():
-        if not rule_id.startswith(f"{ruleset}.") or answer not in target.answers:  # type: ignore[union-attr]
+        if not rule_id.startswith(f"{ruleset}.") or answer not in target.answers:
             continue
-        given = target.answers[answer]  # type: ignore[union-attr]
+        given = target.answers[answer]
         if answer == "phrase":
             if isinstance(given, dict):  # one phrase per state the clause leads to: "rule:state"
-                table.update({f"{rule_id}:{state}": words for state, words in given.items()})
+                table.update({f"{rule_id}:{state}": str(words) for state, words in given.items()})
             else:
                 table[rule_id] = str(given)
             continue
@@ -104,7 +131,7 @@ def fact_kinds(ruleset: str) -> dict[str, str | tuple[str, ...]]:
     """{fact: the kind of value it is stated with} for the ruleset's facts (see FACT_KINDS)."""
     kinds: dict[str, str | tuple[str, ...]] = {}
     for rule_id, target in CLAUSES.items():
-        given = target.answers.get("fact") if rule_id.startswith(f"{ruleset}.") else None  # type: ignore[union-attr]
+        given = target.answers.get("fact") if rule_id.startswith(f"{ruleset}.") else None
         if isinstance(given, dict):
             kinds.update(given)
         elif given:
