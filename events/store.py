@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import NamedTuple, Protocol, runtime_checkable
+from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 import sqlite_utils
 
@@ -654,7 +654,7 @@ class SqliteEventStore(SealingStore):
         )
         return read_rows(self._readable(battle, rows))
 
-    def _readable(self, battle: str, rows: Iterable[tuple]) -> Iterator[tuple]:
+    def _readable(self, battle: str, rows: Iterable[tuple[Any, ...]]) -> Iterator[tuple[Any, ...]]:
         """The rows, or `UnreadableEvent` naming the first event whose bytes are not UTF-8 (sqlite3
         fails on it with an error that names no event, in the middle of a replay)."""
         try:
@@ -673,6 +673,7 @@ class SqliteEventStore(SealingStore):
             "CAST(hash AS BLOB) FROM events WHERE battle = ? ORDER BY seq",
             (battle,),
         )
+        seq: int
         for seq, *columns in rows:
             try:
                 for column in columns:

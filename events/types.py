@@ -7,7 +7,7 @@ Schema evolution: a new field always has a default; an existing field never chan
 
 from __future__ import annotations
 
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal, get_args
 
 import msgspec
 from msgspec import Meta
@@ -350,10 +350,7 @@ AnyEvent = (
     | EntryDisputed
     | DisputeResolved
 )
-EVENT_TYPES: dict[str, type[Event]] = {
-    cls.__struct_config__.tag: cls  # type: ignore[misc]
-    for cls in AnyEvent.__args__  # type: ignore[attr-defined]
-}
+EVENT_TYPES: dict[str, type[Event]] = {cls.__struct_config__.tag: cls for cls in get_args(AnyEvent)}
 
 
 # -- who appended an event -------------------------------------------------------------------------
