@@ -60,10 +60,10 @@ def apply(battle: Battle, outcome: Outcome) -> None:
 
 
 # How each kind of outcome changes a battle: outcome type -> apply(battle, outcome).
-_APPLY: dict[type, Callable[[Battle, Any], None]] = {}
+_APPLY: dict[type[Outcome], Callable[[Battle, Any], None]] = {}
 
 
-def _applies(outcome_type: type) -> Callable[[Callable[[Battle, Any], None]], Callable[[Battle, Any], None]]:
+def _applies(outcome_type: type[Outcome]) -> Callable[[Callable[[Battle, Any], None]], Callable[[Battle, Any], None]]:
     return filed_under(_APPLY, outcome_type)
 
 

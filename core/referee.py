@@ -332,7 +332,9 @@ def next_phase(battle: Battle) -> tuple[int, str, str]:
     return (turn + 1, battle.sides[0], phases[0])
 
 
-def _clock_message(battle: Battle, event: PhaseStarted | PhaseEnded, expected: tuple) -> str:
+def _clock_message(
+    battle: Battle, event: PhaseStarted | PhaseEnded, expected: tuple[int, str | None, str | None]
+) -> str:
     got = f"turn {event.turn}, {event.side}, {event.phase}"
     if isinstance(event, PhaseEnded):
         if not battle.phase_open:

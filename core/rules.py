@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar, cast, overload
 
 from morale.events.types import EVENT_TYPES
@@ -16,6 +16,7 @@ Q = ParamSpec("Q")
 R = TypeVar("R")
 R_co = TypeVar("R_co", covariant=True)
 S = TypeVar("S")
+T = TypeVar("T", bound=type)  # the type a table files a handler under
 
 # The decision by which a player chooses which of several simultaneous tests is taken first.
 TEST_FIRST = "test_first"
@@ -39,7 +40,7 @@ class Declared:
 # its tables from these. A phrase (how the narrative words the state change the clause makes) may be
 # one per state reached. A fact may be given with the kind of value the table states for it
 # ({fact: kind}, see FACT_KINDS; a tuple of words: one of them); a fact named alone is stated `true`.
-Answer = str | tuple[str, ...] | dict[str, str] | dict[str, str | tuple[str, ...]]
+Answer = str | tuple[str, ...] | Mapping[str, str | tuple[str, ...]]
 ANSWERS = ("fact", "decision", "free_decision", "special_rule", "once_per_phase", "ordered_test", "phrase", "cause")
 # What a fact's value is, for a form to ask it: `true` (recorded when it happens), `bool` (true or
 # false, as measured), `number` (a distance in inches), `unit` (another unit of the battle), `friend`
@@ -162,7 +163,7 @@ DISPUTE_MEANWHILE = declare("engine.dispute.meanwhile").id
 DISPUTE_RESOLVE = declare("engine.dispute.resolve").id
 
 
-def filed_under(table: dict[type, F], event_type: type) -> Callable[[F], F]:
+def filed_under(table: dict[T, F], event_type: T) -> Callable[[F], F]:
     """File a function in `table` under an event type: the referee's check and the fold of each type
     of event are found by the event's exact type (a `match` over the union tries each class in turn)."""
 

@@ -105,7 +105,7 @@ class Ruleset:
     tests: Mapping[str, str] = {}
     combat_reports: bool = True  # False: combat_resolved is refused (the ruleset reads melees otherwise)
     decisions: Mapping[str, str] = {}  # decision -> rule ID that allows it
-    parameters: Mapping[str, object] = {}  # house-rule-able numbers, with their defaults
+    parameters: Mapping[str, FactValue] = {}  # house-rule-able numbers, with their defaults
     restrictions: Mapping[str, str] = {}  # restriction -> what it forbids, in the rulebook's words
     # The ruleset's own profile fields (UnitJoined.profile), as a msgspec Struct with defaults and
     # constraints; None: the ruleset reads no profile fields.
@@ -211,7 +211,7 @@ class Ruleset:
         """What the ruleset notes about a unit as it joins (Unit.notes); {}: nothing yet."""
         return {}
 
-    def param(self, battle: Battle, key: str) -> object:
+    def param(self, battle: Battle, key: str) -> FactValue:
         return battle.house_rules.get(key, self.parameters[key])
 
     def check_unit(self, battle: Battle, event: UnitJoined) -> None:
@@ -332,7 +332,7 @@ class Ruleset:
 
     def profile_values(self, unit: Unit) -> dict[str, FactValue]:
         """The unit's profile fields as they stand, for a card ("formation": "column"); {}: none."""
-        return {name: value for name, value in unit.profile.items() if value is not None}  # type: ignore[misc]
+        return {name: value for name, value in unit.profile.items() if value is not None}
 
     def describe_profile(self, unit: Unit) -> str:
         """The unit's profile in a few words for the status board ("column, unformed"); "": none."""

@@ -71,7 +71,7 @@ ONE_PANIC_TEST_A_PHASE = declare("wfb8.panic.once_per_phase", once_per_phase="pa
 # Several units of one side must take Panic tests at once: their player chooses the order.
 PANIC_ORDER = declare("wfb8.panic.order", decision=TEST_FIRST, ordered_test="panic")
 
-PARAMETERS: dict[str, object] = {
+PARAMETERS = {
     "panic_threshold_percent": 25,  # heavy_casualties
     "rally_threshold_percent": 25,  # rallies_only_on_double_one
 }
@@ -227,7 +227,7 @@ class Wfb8(Ruleset):
             raise Refusal(f"{event.side} already has its Battle Standard Bearer", rule=hold_your_ground.id)
 
     def _threshold(self, battle: Battle, key: str) -> int:
-        return int(self.param(battle, key))  # type: ignore[call-overload]
+        return int(self.param(battle, key))
 
     # -- which tests a unit takes ------------------------------------------------------------------
     def on_due(self, battle: Battle, due: DueTest) -> Decided | None:
