@@ -126,7 +126,10 @@ def _restricted(battle: Battle, applied: RestrictionApplied) -> None:
 @_applies(RestrictionLifted)
 def _lifted(battle: Battle, lifted: RestrictionLifted) -> None:
     unit = battle.own(lifted.unit)
-    unit.restrictions.remove(unit.restricted(lifted.restriction))  # type: ignore[arg-type]
+    lifting = unit.restricted(lifted.restriction)
+    if lifting is None:  # a rule lifts only a restriction it finds on the unit
+        raise ValueError(f"{lifted.unit} has no restriction {lifted.restriction!r} to lift")
+    unit.restrictions.remove(lifting)
 
 
 @_applies(StateChangeScheduled)

@@ -55,6 +55,7 @@ class Clause(Protocol[P, R_co]):
     function itself, not a wrapper: a call costs what it did, and a method still binds to its
     ruleset (`self.tank_shock.id`), which `__get__` tells the type checker."""
 
+    __name__: str
     id: str
     answers: dict[str, Answer]
     words: str

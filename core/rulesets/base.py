@@ -44,7 +44,7 @@ from ..outcomes import (
     TestNotTaken,
     TestResolved,
 )
-from ..rules import CLAUSES, Refusal, declared, fact_kinds
+from ..rules import CLAUSES, Declared, Refusal, declared, fact_kinds
 from ..state import Battle, DueTest, Point, Unit
 
 
@@ -284,17 +284,19 @@ class Ruleset:
 
     def on_fact(self, battle: Battle, event: TableFactRecorded, seq: int) -> Decided:
         """The clause that answers the fact reads it: a method of the ruleset taking (battle, event, seq)."""
-        return self._readers[event.fact](battle, event, seq)  # type: ignore[no-any-return]
+        return self._readers[event.fact](battle, event, seq)
 
     @functools.cached_property
-    def _readers(self) -> dict[str, Callable[..., Any]]:
+    def _readers(self) -> dict[str, Callable[..., Decided]]:
         return {fact: self.answering(rule_id) for fact, rule_id in self.facts.items()}
 
     def answering(self, rule_id: str) -> Callable[..., Any]:
         """The function that carries out a clause: bound to this ruleset where it is one of its methods."""
         fn = CLAUSES[rule_id]
-        bound = getattr(self, getattr(fn, "__name__", ""), None)
-        return bound if getattr(bound, "__func__", None) is fn else fn  # type: ignore[return-value]
+        if isinstance(fn, Declared):
+            raise TypeError(f"{rule_id} is declared as a data row: no function carries it out")
+        bound: Callable[..., Any] | None = getattr(self, fn.__name__, None)
+        return bound if bound is not None and getattr(bound, "__func__", None) is fn else fn
 
     def check_roll(self, battle: Battle, event: DiceRolled) -> None:
         """Before the engine looks for the due test the dice are for: a ruleset may refuse with the

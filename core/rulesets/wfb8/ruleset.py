@@ -411,7 +411,7 @@ class Wfb8(Ruleset):
                 yield self.charging(charger.id, None, (seq,))
             if charger.state == "falling_back" or not charger.alive:
                 continue
-            for target_id in reached:  # type: ignore[attr-defined]
+            for target_id in reached:  # type: ignore[attr-defined]  # a list of unit ids, as `charging` notes it
                 target = battle.units[target_id]
                 if target.alive and target.state != "falling_back":
                     yield from self.locked_in_combat(battle, charger, target, (seq,))
