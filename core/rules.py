@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar, cast, overload
 
-from morale.events.types import EVENT_TYPES
+from morale.events.types import EVENT_TYPES, Event
 
 from . import catalogue
 
@@ -16,7 +16,8 @@ Q = ParamSpec("Q")
 R = TypeVar("R")
 R_co = TypeVar("R_co", covariant=True)
 S = TypeVar("S")
-T = TypeVar("T", bound=type)  # the type a table files a handler under
+K = TypeVar("K")  # what a table's handlers handle (an event, an outcome), filed by its exact type
+H = TypeVar("H")  # what the table holds for each type: a handler
 
 # The decision by which a player chooses which of several simultaneous tests is taken first.
 TEST_FIRST = "test_first"
@@ -164,26 +165,27 @@ DISPUTE_MEANWHILE = declare("engine.dispute.meanwhile").id
 DISPUTE_RESOLVE = declare("engine.dispute.resolve").id
 
 
-def filed_under(table: dict[T, F], event_type: T) -> Callable[[F], F]:
-    """File a function in `table` under an event type: the referee's check and the fold of each type
-    of event are found by the event's exact type (a `match` over the union tries each class in turn)."""
+def filed_under(table: dict[type[K], H], kind: type[K]) -> Callable[[H], H]:
+    """File the function below in `table` under `kind`, the exact type it handles: the one way a
+    table by type is filled (the referee's checks and the folds by event type, `apply`'s changes by
+    outcome type), so `filed_under(_FOLDS, DiceRolled)` finds a handler by grep. A lookup is one
+    dict access by `type(x)`, where a `match` over a union tries each class in turn."""
 
-    def register(fn: F) -> F:
-        table[event_type] = fn
+    def register(fn: H) -> H:
+        if kind in table:
+            raise ValueError(f"{kind.__name__} is filed twice in one table")
+        table[kind] = fn
         return fn
 
     return register
 
 
-def by_event_type(namespace: dict[str, Any], what: str, skip: tuple[type, ...] = ()) -> dict[type, Any]:
-    """{event type: its handler} for every type of event the log knows (`EVENT_TYPES`, the one list of
-    them), each handler found in `namespace` under the event's tag (`_casualties_suffered`); a type with
-    no handler stops the import, naming it."""
-    found = {cls: namespace.get(f"_{tag}") for tag, cls in EVENT_TYPES.items() if cls not in skip}
-    missing = [cls.__name__ for cls, handler in found.items() if handler is None]
+def every_event_type(table: Mapping[type[Event], object], what: str, skip: tuple[type[Event], ...] = ()) -> None:
+    """Stop the import if a type of event the log knows (`EVENT_TYPES`, the one list of them) has no
+    handler filed in `table`, naming each such type."""
+    missing = [cls.__name__ for cls in EVENT_TYPES.values() if cls not in table and cls not in skip]
     if missing:
-        raise ImportError(f"no {what} for {', '.join(missing)}: write `_{{tag}}` for each")
-    return found
+        raise ImportError(f"no {what} for {', '.join(missing)}: file one under each with `filed_under`")
 
 
 class Refusal(Exception):
