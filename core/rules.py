@@ -9,7 +9,6 @@ from morale.events.types import EVENT_TYPES, Event
 
 from . import catalogue
 
-F = TypeVar("F", bound=Callable[..., object])
 # A clause function's parameters (P) and result (R); for a method, its ruleset (S) and the rest (Q).
 P = ParamSpec("P")
 Q = ParamSpec("Q")
