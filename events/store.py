@@ -788,11 +788,12 @@ class SqliteEventStore(SealingStore):
     def snapshot_units(self, battle: str, ids: Iterable[int]) -> list[tuple[int, bytes, bytes]]:
         """(id, digest, pickled bytes) of the battle's kept units with these ids (those it has)."""
         try:
-            return self.db.conn.execute(
+            kept: list[tuple[int, bytes, bytes]] = self.db.conn.execute(
                 "SELECT id, digest, body FROM snapshot_units "
                 "WHERE battle = ? AND id IN (SELECT value FROM json_each(?))",
                 (battle, json.dumps(list(ids))),
             ).fetchall()
+            return kept
         except sqlite3.OperationalError as exc:
             _unless_no_snapshots(exc)
             return []
@@ -815,6 +816,7 @@ class SqliteEventStore(SealingStore):
         conn = self.db.conn
         conn.execute("BEGIN IMMEDIATE")
         try:
+            dropped: int
             if drop is None:
                 dropped = conn.execute("DELETE FROM access_tokens WHERE battle = ?", (battle,)).rowcount
             else:
