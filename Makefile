@@ -35,7 +35,7 @@ UV := $(TOOLS)/bin/uv
 COMPILE = $(UV) pip compile pyproject.toml --extra test --extra bench --extra mutation --python-version 3.11 \
 	--python-platform linux --custom-compile-command 'make lock' $(if $(UPGRADE),--upgrade)
 
-.PHONY: demo serve test bench bench-feed bench-pg bench-console mutate lint clean lock test-lowest postgresql node
+.PHONY: demo serve test typecheck bench bench-feed bench-pg bench-console mutate lint clean lock test-lowest postgresql node
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -58,6 +58,15 @@ $(VENV)/.installed-bench: pyproject.toml $(LOCK) | $(BIN)/python
 $(VENV)/.installed-mutation: pyproject.toml $(LOCK) | $(BIN)/python
 	$(BIN)/python -m pip install -q -c $(LOCK) -e '.[test,mutation]'
 	touch $@ $(VENV)/.installed-test $(VENV)/.installed-app
+
+# The type check with the venv $(1): mypy reads the packages as morale.*, which only the editable
+# install's import hook maps to the folders, so links under the venv give it the same tree first
+# (what to check, and how strictly, is [tool.mypy] in pyproject.toml).
+define typecheck
+	mkdir -p $(1)/typed/morale
+	for package in core events projections app examples; do ln -sfn $(CURDIR)/$$package $(1)/typed/morale/$$package; done
+	MYPYPATH=$(1)/typed $(1)/bin/mypy
+endef
 
 $(LOWEST_VENV)/.installed: pyproject.toml $(LOWEST)
 	rm -rf $(LOWEST_VENV)
@@ -109,16 +118,22 @@ demo: $(VENV)/.installed-app
 	$(BIN)/morale board hive-tarsis --db $(DB)
 	$(BIN)/morale verify hive-tarsis --db $(DB)
 
-## test: lint, then the whole test suite
+## test: lint, the type check, then the whole test suite
 test: $(VENV)/.installed-test | $(CHROMIUM) postgresql $(ASYNCAPI_PARSER)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(call typecheck,$(VENV))
 	$(BIN)/python -m pytest
 
-## test-lowest: lint, the tests and the quick benchmarks on the lowest versions pyproject.toml allows (not in `make test`)
+## typecheck: mypy, strict, on the referee and the log (core/, events/); part of `make test`
+typecheck: $(VENV)/.installed-test
+	$(call typecheck,$(VENV))
+
+## test-lowest: lint, the type check, the tests and the quick benchmarks on the lowest versions pyproject.toml allows (not in `make test`)
 test-lowest: $(LOWEST_VENV)/.installed | $(CHROMIUM) postgresql $(ASYNCAPI_PARSER)
 	$(LOWEST_VENV)/bin/ruff check .
 	$(LOWEST_VENV)/bin/ruff format --check .
+	$(call typecheck,$(LOWEST_VENV))
 	$(LOWEST_VENV)/bin/python -m pytest -x
 	$(LOWEST_VENV)/bin/python bench/run.py --quick
 

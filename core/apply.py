@@ -59,15 +59,12 @@ def apply(battle: Battle, outcome: Outcome) -> None:
     _APPLY[type(outcome)](battle, outcome)
 
 
-# How each kind of outcome changes a battle: outcome type -> apply(battle, outcome).
-_APPLY: dict[type, Callable[[Battle, Any], None]] = {}
+# How each kind of outcome changes a battle: outcome type -> apply(battle, outcome), each change filed
+# under its type where it is written (`@filed_under(_APPLY, StateChanged)`), as the folds are.
+_APPLY: dict[type[Outcome], Callable[[Battle, Any], None]] = {}
 
 
-def _applies(outcome_type: type) -> Callable[[Callable[[Battle, Any], None]], Callable[[Battle, Any], None]]:
-    return filed_under(_APPLY, outcome_type)
-
-
-@_applies(StateChanged)
+@filed_under(_APPLY, StateChanged)
 def _moved_on(battle: Battle, change: StateChanged) -> None:
     unit = battle.own(change.unit)
     if change.move:
@@ -78,7 +75,7 @@ def _moved_on(battle: Battle, change: StateChanged) -> None:
         battle.ruleset.graph.force(unit, change.to_state)
 
 
-@_applies(TestDue)
+@filed_under(_APPLY, TestDue)
 def _due(battle: Battle, due: TestDue) -> None:
     battle.due.append(
         DueTest(
@@ -96,24 +93,24 @@ def _due(battle: Battle, due: TestDue) -> None:
     )
 
 
-@_applies(TestNotTaken)
+@filed_under(_APPLY, TestNotTaken)
 def _not_taken(battle: Battle, skipped: TestNotTaken) -> None:
     if skipped.withdrawn:
         found = next(d for d in battle.due if (d.unit, d.test, d.rule) == (skipped.unit, skipped.test, skipped.trigger))
         battle.due.remove(found)
 
 
-@_applies(DueAmended)
+@filed_under(_APPLY, DueAmended)
 def _amended(battle: Battle, amended: DueAmended) -> None:
     battle.due[battle.due.index(amended.before)] = amended.after
 
 
-@_applies(DueSettled)
+@filed_under(_APPLY, DueSettled)
 def _settled(battle: Battle, settled: DueSettled) -> None:
     battle.due.remove(settled.due)
 
 
-@_applies(RestrictionApplied)
+@filed_under(_APPLY, RestrictionApplied)
 def _restricted(battle: Battle, applied: RestrictionApplied) -> None:
     unit = battle.own(applied.unit)
     if unit.restricted(applied.restriction):
@@ -123,38 +120,41 @@ def _restricted(battle: Battle, applied: RestrictionApplied) -> None:
     )
 
 
-@_applies(RestrictionLifted)
+@filed_under(_APPLY, RestrictionLifted)
 def _lifted(battle: Battle, lifted: RestrictionLifted) -> None:
     unit = battle.own(lifted.unit)
-    unit.restrictions.remove(unit.restricted(lifted.restriction))  # type: ignore[arg-type]
+    lifting = unit.restricted(lifted.restriction)
+    if lifting is None:  # a rule lifts only a restriction it finds on the unit
+        raise ValueError(f"{lifted.unit} has no restriction {lifted.restriction!r} to lift")
+    unit.restrictions.remove(lifting)
 
 
-@_applies(StateChangeScheduled)
-@_applies(Scheduled)
+@filed_under(_APPLY, StateChangeScheduled)
+@filed_under(_APPLY, Scheduled)
 def _scheduled(battle: Battle, scheduled: Scheduled | StateChangeScheduled) -> None:
     pending = Pending(trigger=scheduled.move, at=scheduled.when, caused_by=scheduled.caused_by)
     battle.own(scheduled.unit).pending.append(pending)
 
 
-@_applies(Unscheduled)
+@filed_under(_APPLY, Unscheduled)
 def _unscheduled(battle: Battle, done: Unscheduled) -> None:
     pending = battle.own(done.unit).pending
     pending.remove(next(p for p in pending if (p.trigger, p.at) == (done.move, done.when)))
 
 
-@_applies(Cleared)
+@filed_under(_APPLY, Cleared)
 def _cleared(battle: Battle, cleared: Cleared) -> None:
     unit = battle.own(cleared.unit)
     unit.pending.clear()
     unit.restrictions.clear()
 
 
-@_applies(Marked)
+@filed_under(_APPLY, Marked)
 def _marked(battle: Battle, marked: Marked) -> None:
     battle.own(marked.unit).phase_marks.add(marked.mark)
 
 
-@_applies(Noted)
+@filed_under(_APPLY, Noted)
 def _noted(battle: Battle, noted: Noted) -> None:
     notes = battle.own(noted.unit).notes
     for key, value in noted.notes.items():
@@ -164,7 +164,7 @@ def _noted(battle: Battle, noted: Noted) -> None:
             notes[key] = value
 
 
-@_applies(Remembered)
+@filed_under(_APPLY, Remembered)
 def _remembered(battle: Battle, remembered: Remembered) -> None:
     if not remembered.unit and not remembered.book:
         battle.bookkeeping = remembered.changes["memory"]
@@ -174,7 +174,7 @@ def _remembered(battle: Battle, remembered: Remembered) -> None:
         setattr(memory, name, value)
 
 
-@_applies(ProfileChanged)
+@filed_under(_APPLY, ProfileChanged)
 def _profile(battle: Battle, changed: ProfileChanged) -> None:
     battle.own(changed.unit).profile.update(changed.changes)
 

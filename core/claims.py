@@ -215,7 +215,7 @@ class Claims:
         """Fold in an event the log holds (or that `check` accepted)."""
         self.seq = seq
         side = player_side(author)
-        kind = event.__struct_config__.tag
+        kind = str(event.__struct_config__.tag)  # a string: every event type is tagged with its name
         match event:
             case EntryConfirmed():
                 self._confirmations.add(seq)
@@ -272,7 +272,7 @@ def player_side(author: Author | None) -> str:
 
 def is_claim(event: AnyEvent) -> bool:
     """Whether a player's entry of this event is a claim of their side (`engine.claim.open`)."""
-    kind = event.__struct_config__.tag
+    kind = str(event.__struct_config__.tag)
     if kind not in CLAIMED:
         return False
     return getattr(event, "source", "table") == "table"  # the engine's dice are the engine's

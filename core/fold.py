@@ -23,6 +23,7 @@ from morale.events.types import (
     DisputeResolved,
     EntryConfirmed,
     EntryDisputed,
+    Event,
     EventRetracted,
     PhaseEnded,
     PhaseStarted,
@@ -39,7 +40,7 @@ from . import order, rules
 from .apply import Decided, carry_out
 from .outcomes import Caused, Cleared, RestrictionLifted, TestNotTaken, TestResolved, Unscheduled
 from .referee import due_test, first_due
-from .rules import by_event_type
+from .rules import every_event_type, filed_under
 from .rulesets import lookup
 from .state import Battle, Unit
 
@@ -78,6 +79,13 @@ def _started(event: BattleStarted, seq: int) -> Battle:
     return fresh
 
 
+# How each type of event is folded in: event type -> fold(battle, event, seq) -> what the rules decide
+# of it. Each fold is filed under its type where it is written (`@filed_under(_FOLDS, DiceRolled)`),
+# as the referee files its checks and `apply` its changes.
+_FOLDS: dict[type[Event], Callable[[Battle, Any, int], Decided]] = {}
+
+
+@filed_under(_FOLDS, UnitJoined)
 def _unit_joined(battle: Battle, event: UnitJoined, seq: int) -> Decided:
     ruleset = battle.ruleset
     unit = battle.units[event.unit] = battle.living[event.unit] = Unit(
@@ -97,12 +105,14 @@ def _unit_joined(battle: Battle, event: UnitJoined, seq: int) -> Decided:
     return ()
 
 
+@filed_under(_FOLDS, UnitChanged)
 def _unit_changed(battle: Battle, event: UnitChanged, seq: int) -> Decided:
     unit = battle.units[event.unit]
     unit.profile = battle.ruleset.read_profile({**unit.profile, **event.changes})
     return battle.ruleset.on_unit_change(battle, unit, event, seq)
 
 
+@filed_under(_FOLDS, PhaseStarted)
 def _phase_started(battle: Battle, event: PhaseStarted, seq: int) -> Decided:
     ruleset = battle.ruleset
     window = ruleset.phase_window(battle)
@@ -121,6 +131,7 @@ def _phase_started(battle: Battle, event: PhaseStarted, seq: int) -> Decided:
     return ruleset.on_phase_started(battle, seq)
 
 
+@filed_under(_FOLDS, PhaseEnded)
 def _phase_ended(battle: Battle, event: PhaseEnded, seq: int) -> Decided:
     battle.phase_open = False
     ended = battle.ruleset.on_phase_ended(battle, seq)
@@ -132,6 +143,7 @@ def _then_expire(battle: Battle, ended: Decided, seq: int) -> Decided:
     yield from _expire(battle, seq)  # what carries over is read once the phase's own tests are decided
 
 
+@filed_under(_FOLDS, CasualtiesSuffered)
 def _casualties_suffered(battle: Battle, event: CasualtiesSuffered, seq: int) -> Decided:
     unit = battle.units[event.unit]
     unit.models -= event.count
@@ -148,24 +160,29 @@ def _destroyed(battle: Battle, unit: Unit, event: CasualtiesSuffered, seq: int) 
     yield from battle.ruleset.on_casualties(battle, unit, event, seq)
 
 
+@filed_under(_FOLDS, CombatResolved)
 def _combat_resolved(battle: Battle, event: CombatResolved, seq: int) -> Decided:
     return battle.ruleset.on_combat(battle, event, seq)
 
 
+@filed_under(_FOLDS, ChargeDeclared)
 def _charge_declared(battle: Battle, event: ChargeDeclared, seq: int) -> Decided:
     return battle.ruleset.on_charge(battle, event, seq)
 
 
+@filed_under(_FOLDS, TableFactRecorded)
 def _table_fact_recorded(battle: Battle, event: TableFactRecorded, seq: int) -> Decided:
     return battle.ruleset.on_fact(battle, event, seq)
 
 
+@filed_under(_FOLDS, DiceRolled)
 def _dice_rolled(battle: Battle, event: DiceRolled, seq: int) -> Decided:
     due = due_test(battle, event.unit, event.test)
     battle.due.remove(due)
     return battle.ruleset.resolve(battle, due, tuple(event.dice), seq)
 
 
+@filed_under(_FOLDS, DiceRevealed)
 def _dice_revealed(battle: Battle, event: DiceRevealed, seq: int) -> Decided:
     battle.dice_secret = event.secret
     # The fresh secret's commitment is in force from here ("": none, and the engine rolls no more).
@@ -175,16 +192,19 @@ def _dice_revealed(battle: Battle, event: DiceRevealed, seq: int) -> Decided:
     return ()
 
 
+@filed_under(_FOLDS, SeedCommitted)
 def _seed_committed(battle: Battle, event: SeedCommitted, seq: int) -> Decided:
     battle.seed_commitments[event.side] = event.commitment
     return ()
 
 
+@filed_under(_FOLDS, SeedRevealed)
 def _seed_revealed(battle: Battle, event: SeedRevealed, seq: int) -> Decided:
     battle.seeds[event.side] = event.seed
     return ()
 
 
+@filed_under(_FOLDS, PlayerDecided)
 def _player_decided(battle: Battle, event: PlayerDecided, seq: int) -> Decided:
     ruleset = battle.ruleset
     if event.decision in ruleset.free_decisions:
@@ -197,6 +217,7 @@ def _player_decided(battle: Battle, event: PlayerDecided, seq: int) -> Decided:
     return ruleset.on_decision(battle, due, event.decision, seq)
 
 
+@filed_under(_FOLDS, RefereeRuled)
 def _referee_ruled(battle: Battle, event: RefereeRuled, seq: int) -> Decided:
     unit = battle.own(event.unit)  # a ruling may bring back a unit that left play
     # A ruling on the unit's state makes the tests it was facing moot: they are waived with it.
@@ -218,27 +239,30 @@ def _referee_ruled(battle: Battle, event: RefereeRuled, seq: int) -> Decided:
         yield battle.ruleset.graph.ruling(unit, event.state, rules.RULING, (seq,))
 
 
+@filed_under(_FOLDS, EventRetracted)
 def _event_retracted(battle: Battle, event: EventRetracted, seq: int) -> Decided:
     raise AssertionError("retractions are folded by replay, which holds the log")
 
 
 # Confirmations, disputes and their resolutions change nothing on the table: who entered what, and
 # what the other side made of it, is the claims ledger's (`core/claims.py`), which reads authors.
+@filed_under(_FOLDS, EntryConfirmed)
 def _entry_confirmed(battle: Battle, event: EntryConfirmed, seq: int) -> Decided:
     return ()
 
 
+@filed_under(_FOLDS, EntryDisputed)
 def _entry_disputed(battle: Battle, event: EntryDisputed, seq: int) -> Decided:
     return ()
 
 
+@filed_under(_FOLDS, DisputeResolved)
 def _dispute_resolved(battle: Battle, event: DisputeResolved, seq: int) -> Decided:
     return ()
 
 
-# How each type of event is folded in: event type -> fold(battle, event, seq) -> what the rules decide
-# of it. Each is the function above named after the event's tag, as the referee finds its checks.
-_FOLDS: dict[type, Callable[[Battle, Any, int], Decided]] = by_event_type(globals(), "fold", skip=(BattleStarted,))
+# The log's own list of event types (`EVENT_TYPES`) is the only one: a type without its fold fails here.
+every_event_type(_FOLDS, "fold", skip=(BattleStarted,))
 
 
 def _destroy(battle: Battle, unit: Unit, seq: int) -> Decided:

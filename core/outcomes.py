@@ -30,6 +30,7 @@ class Modifier(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
 
 class Outcome(msgspec.Struct, frozen=True, kw_only=True, tag_field="kind", omit_defaults=True, gc=False):
     # gc=False: outcomes are immutable data with no cycles; an explanation trail holds many of them.
+    # Each kind repeats `frozen=True` (msgspec passes it down; a type checker reads a class's own).
 
     # False: bookkeeping, carried out by `apply` but not part of the explanation.
     reported: ClassVar[bool] = True
@@ -39,7 +40,7 @@ class Outcome(msgspec.Struct, frozen=True, kw_only=True, tag_field="kind", omit_
     caused_by: tuple[int, ...] = ()
 
 
-class TestDue(Outcome, tag="test_due"):
+class TestDue(Outcome, tag="test_due", frozen=True):
     test: str
     dice: int
     target: int | None = None  # the most the dice may show to pass, where the test has one
@@ -51,7 +52,7 @@ class TestDue(Outcome, tag="test_due"):
     opponents: tuple[str, ...] = ()  # the other units in a roll-off (a Sweeping Advance)
 
 
-class TestNotTaken(Outcome, tag="test_not_taken"):
+class TestNotTaken(Outcome, tag="test_not_taken", frozen=True):
     """A test the trigger called for, which the unit does not take (immune, already tested...)."""
 
     test: str
@@ -60,7 +61,7 @@ class TestNotTaken(Outcome, tag="test_not_taken"):
     withdrawn: bool = False  # True: the test was due, and leaves the list of tests due
 
 
-class TestResolved(Outcome, tag="test_resolved"):
+class TestResolved(Outcome, tag="test_resolved", frozen=True):
     """`rule` is the clause that decided the result; `trigger` the one that made the test due.
 
     A test read from a results table (General de Brigade) also names the `column` it was read in
@@ -80,7 +81,7 @@ class TestResolved(Outcome, tag="test_resolved"):
     column: str = ""
 
 
-class StateChanged(Outcome, tag="state_changed"):
+class StateChanged(Outcome, tag="state_changed", frozen=True):
     """A unit moved along its ruleset's graph by the graph's trigger `move`; "" for a referee's
     ruling, which is outside the graph by design."""
 
@@ -89,7 +90,7 @@ class StateChanged(Outcome, tag="state_changed"):
     move: str = ""
 
 
-class RestrictionApplied(Outcome, tag="restriction_applied"):
+class RestrictionApplied(Outcome, tag="restriction_applied", frozen=True):
     """A restriction on the unit until the end of the phase at `ends` (`until` words it). A unit
     holds one restriction of a name: a new one replaces it."""
 
@@ -98,11 +99,11 @@ class RestrictionApplied(Outcome, tag="restriction_applied"):
     ends: Point
 
 
-class RestrictionLifted(Outcome, tag="restriction_lifted"):
+class RestrictionLifted(Outcome, tag="restriction_lifted", frozen=True):
     restriction: str
 
 
-class StateChangeScheduled(Outcome, tag="state_change_scheduled"):
+class StateChangeScheduled(Outcome, tag="state_change_scheduled", frozen=True):
     """A state change the rules put off to a later moment ("removed at the end of the Assault phase")."""
 
     to_state: str
@@ -111,27 +112,27 @@ class StateChangeScheduled(Outcome, tag="state_change_scheduled"):
     when: Point
 
 
-class ProfileChanged(Outcome, tag="profile_changed"):
+class ProfileChanged(Outcome, tag="profile_changed", frozen=True):
     """The rules change a unit's profile themselves (a retreating unit becomes unformed)."""
 
     changes: dict[str, bool | int | float | str]
 
 
-class MarkerPlaced(Outcome, tag="marker_placed"):
+class MarkerPlaced(Outcome, tag="marker_placed", frozen=True):
     """Something the rules have the players mark on the table (where a routing unit dispersed)."""
 
     marker: str
     detail: str = ""
 
 
-class EngagementChanged(Outcome, tag="engagement_changed"):
+class EngagementChanged(Outcome, tag="engagement_changed", frozen=True):
     """A unit enters or leaves a close combat (where a ruleset's tests depend on it)."""
 
     engaged: bool
     detail: str = ""
 
 
-class Moved(Outcome, tag="moved"):
+class Moved(Outcome, tag="moved", frozen=True):
     """A move the rules impose (falling back, regrouping), with its distance in inches."""
 
     inches: int | float  # halved moves can end on a half inch
@@ -140,7 +141,7 @@ class Moved(Outcome, tag="moved"):
 
 
 # -- bookkeeping: carried out like the rest, never part of the explanation ---------------------------
-class Scheduled(Outcome, tag="scheduled"):
+class Scheduled(Outcome, tag="scheduled", frozen=True):
     """A state change put off to the end of the phase at `when` that the rulebook does not announce
     (a unit that Regrouped is steady again at the end of the turn)."""
 
@@ -149,7 +150,7 @@ class Scheduled(Outcome, tag="scheduled"):
     when: Point
 
 
-class Unscheduled(Outcome, tag="unscheduled"):
+class Unscheduled(Outcome, tag="unscheduled", frozen=True):
     """A scheduled state change whose moment has come leaves the unit's schedule (`move` at `when`);
     the change itself, where the unit can still make it, is a `StateChanged` of its own."""
 
@@ -158,14 +159,14 @@ class Unscheduled(Outcome, tag="unscheduled"):
     when: Point
 
 
-class Marked(Outcome, tag="marked"):
+class Marked(Outcome, tag="marked", frozen=True):
     """A mark the rules keep on the unit until the next rulebook phase starts (a test taken once a phase)."""
 
     reported: ClassVar[bool] = False
     mark: str
 
 
-class Noted(Outcome, tag="noted"):
+class Noted(Outcome, tag="noted", frozen=True):
     """What a ruleset notes about a unit beside its state (`Unit.notes`): each key set to its value,
     or dropped where the value is None."""
 
@@ -173,7 +174,7 @@ class Noted(Outcome, tag="noted"):
     notes: dict[str, Any]
 
 
-class Remembered(Outcome, tag="remembered"):
+class Remembered(Outcome, tag="remembered", frozen=True):
     """A ruleset's memory, changed field by field: the unit's book (`Unit.notes[book]`), or with no
     unit, the battle's (`Battle.bookkeeping`); `book=""` with no unit replaces the battle's memory
     with `changes["memory"]`."""
@@ -183,7 +184,7 @@ class Remembered(Outcome, tag="remembered"):
     changes: dict[str, Any]
 
 
-class DueAmended(Outcome, tag="due_amended"):
+class DueAmended(Outcome, tag="due_amended", frozen=True):
     """A due test restated before its dice (what the table said, modifiers that grew): it keeps its
     place in the list. `before` and `after` are `state.DueTest`s."""
 
@@ -192,7 +193,7 @@ class DueAmended(Outcome, tag="due_amended"):
     after: Any
 
 
-class DueSettled(Outcome, tag="due_settled"):
+class DueSettled(Outcome, tag="due_settled", frozen=True):
     """A due test the table settles without its dice (it reports the conditions met): it leaves the
     list, as a rolled test does; the result that settles it is reported on its own. `due` is the
     `state.DueTest`."""
@@ -201,7 +202,7 @@ class DueSettled(Outcome, tag="due_settled"):
     due: Any
 
 
-class Cleared(Outcome, tag="cleared"):
+class Cleared(Outcome, tag="cleared", frozen=True):
     """A unit out of the battle carries nothing on: its restrictions and scheduled changes go."""
 
     reported: ClassVar[bool] = False

@@ -22,6 +22,7 @@ from morale.events.types import (
     DisputeResolved,
     EntryConfirmed,
     EntryDisputed,
+    Event,
     EventRetracted,
     PhaseEnded,
     PhaseStarted,
@@ -36,7 +37,7 @@ from morale.events.types import (
 
 from . import order, rules
 from .dice import commitment, seeds_awaited
-from .rules import Refusal, by_event_type
+from .rules import Refusal, every_event_type, filed_under
 from .rulesets import lookup
 from .state import Battle, DueTest, Unit
 
@@ -58,6 +59,12 @@ def decide(battle: Battle | None, event: AnyEvent) -> None:
     _DECISIONS[type(event)](battle, event)
 
 
+# What each type of event must satisfy to be accepted: event type -> check(battle, event), raising
+# Refusal. Each check is filed under its type where it is written (`@filed_under(_DECISIONS, DiceRolled)`).
+_DECISIONS: dict[type[Event], Callable[[Battle, Any], None]] = {}
+
+
+@filed_under(_DECISIONS, UnitJoined)
 def _unit_joined(battle: Battle, event: UnitJoined) -> None:
     if event.unit in battle.units:
         raise Refusal(f"unit {event.unit!r} has already joined this battle", field="unit")
@@ -65,11 +72,13 @@ def _unit_joined(battle: Battle, event: UnitJoined) -> None:
     battle.ruleset.check_unit(battle, event)
 
 
+@filed_under(_DECISIONS, UnitChanged)
 def _unit_changed(battle: Battle, event: UnitChanged) -> None:
     unit = living_unit(battle, event.unit)
     battle.ruleset.check_unit_change(battle, unit, event)
 
 
+@filed_under(_DECISIONS, PhaseStarted)
 def _phase_started(battle: Battle, event: PhaseStarted) -> None:
     _check_no_tests_due(battle, "start a phase")
     expected = next_phase(battle)
@@ -77,6 +86,7 @@ def _phase_started(battle: Battle, event: PhaseStarted) -> None:
         raise Refusal(_clock_message(battle, event, expected), rule=rules.CLOCK_ORDER)
 
 
+@filed_under(_DECISIONS, PhaseEnded)
 def _phase_ended(battle: Battle, event: PhaseEnded) -> None:
     _check_no_tests_due(battle, "end the phase")
     current = (battle.turn, battle.active_side, battle.phase)
@@ -84,6 +94,7 @@ def _phase_ended(battle: Battle, event: PhaseEnded) -> None:
         raise Refusal(_clock_message(battle, event, current), rule=rules.CLOCK_ORDER)
 
 
+@filed_under(_DECISIONS, CasualtiesSuffered)
 def _casualties_suffered(battle: Battle, event: CasualtiesSuffered) -> None:
     unit = living_unit(battle, event.unit)
     if event.count > unit.models:
@@ -91,6 +102,7 @@ def _casualties_suffered(battle: Battle, event: CasualtiesSuffered) -> None:
     battle.ruleset.check_casualties(battle, unit, event)
 
 
+@filed_under(_DECISIONS, CombatResolved)
 def _combat_resolved(battle: Battle, event: CombatResolved) -> None:
     _check_no_tests_due(battle, "resolve a combat")
     seen: set[str] = set()
@@ -107,6 +119,7 @@ def _combat_resolved(battle: Battle, event: CombatResolved) -> None:
     battle.ruleset.check_combat(battle, event)
 
 
+@filed_under(_DECISIONS, ChargeDeclared)
 def _charge_declared(battle: Battle, event: ChargeDeclared) -> None:
     _check_no_tests_due(battle, "declare a charge")
     charger = living_unit(battle, event.charger, field="charger")
@@ -123,6 +136,7 @@ def _charge_declared(battle: Battle, event: ChargeDeclared) -> None:
     battle.ruleset.check_charge(battle, event)
 
 
+@filed_under(_DECISIONS, TableFactRecorded)
 def _table_fact_recorded(battle: Battle, event: TableFactRecorded) -> None:
     living_unit(battle, event.unit)
     if event.fact not in battle.ruleset.facts:
@@ -131,6 +145,7 @@ def _table_fact_recorded(battle: Battle, event: TableFactRecorded) -> None:
     battle.ruleset.check_fact(battle, event)
 
 
+@filed_under(_DECISIONS, DiceRolled)
 def _dice_rolled(battle: Battle, event: DiceRolled) -> None:
     unit = living_unit(battle, event.unit)
     tests = battle.ruleset.tests
@@ -177,6 +192,7 @@ def _dice_rolled(battle: Battle, event: DiceRolled) -> None:
             )
 
 
+@filed_under(_DECISIONS, DiceRevealed)
 def _dice_revealed(battle: Battle, event: DiceRevealed) -> None:
     if battle.dice_secret and not battle.dice_commitment:
         raise Refusal("the dice secret is already revealed and no fresh one was committed", rule=rules.DICE_REVEAL)
@@ -188,6 +204,7 @@ def _dice_revealed(battle: Battle, event: DiceRevealed) -> None:
         raise Refusal("the fresh commitment must be to a new secret, not to the one revealed", field="commitment")
 
 
+@filed_under(_DECISIONS, SeedCommitted)
 def _seed_committed(battle: Battle, event: SeedCommitted) -> None:
     _check_side(battle, event.side)
     if not battle.dice_commitment:
@@ -204,6 +221,7 @@ def _seed_committed(battle: Battle, event: SeedCommitted) -> None:
         )
 
 
+@filed_under(_DECISIONS, SeedRevealed)
 def _seed_revealed(battle: Battle, event: SeedRevealed) -> None:
     _check_side(battle, event.side)
     committed = battle.seed_commitments.get(event.side)
@@ -221,6 +239,7 @@ def _seed_revealed(battle: Battle, event: SeedRevealed) -> None:
         raise Refusal(f"this seed does not hash to the commitment of {event.side}", rule=rules.SEED_REVEAL)
 
 
+@filed_under(_DECISIONS, PlayerDecided)
 def _player_decided(battle: Battle, event: PlayerDecided) -> None:
     unit = living_unit(battle, event.unit)
     if event.decision in battle.ruleset.free_decisions:
@@ -231,6 +250,7 @@ def _player_decided(battle: Battle, event: PlayerDecided) -> None:
         order.check_turn(battle, first_due(battle, event.unit, event.decision))
 
 
+@filed_under(_DECISIONS, RefereeRuled)
 def _referee_ruled(battle: Battle, event: RefereeRuled) -> None:
     unit = known_unit(battle, event.unit)
     if event.state is None and not event.waive_tests:
@@ -241,6 +261,7 @@ def _referee_ruled(battle: Battle, event: RefereeRuled) -> None:
         raise Refusal(f"{unit.id} has no tests due to waive", field="waive_tests")
 
 
+@filed_under(_DECISIONS, EventRetracted)
 def _event_retracted(battle: Battle, event: EventRetracted) -> None:
     if event.seq > battle.seq:
         raise Refusal(f"there is no event {event.seq} yet (last is {battle.seq})", field="seq")
@@ -248,17 +269,20 @@ def _event_retracted(battle: Battle, event: EventRetracted) -> None:
         raise Refusal("battle_started cannot be struck: start a new battle instead", field="seq")
 
 
+@filed_under(_DECISIONS, EntryConfirmed)
 def _entry_confirmed(battle: Battle, event: EntryConfirmed) -> None:
     _check_confirmation(battle)
     for seq in event.seqs:
         _check_not_the_start(battle, seq, "seqs")
 
 
+@filed_under(_DECISIONS, EntryDisputed)
 def _entry_disputed(battle: Battle, event: EntryDisputed) -> None:
     _check_confirmation(battle)
     _check_not_the_start(battle, event.seq, "seq")
 
 
+@filed_under(_DECISIONS, DisputeResolved)
 def _dispute_resolved(battle: Battle, event: DisputeResolved) -> None:
     _check_confirmation(battle)
     _check_not_the_start(battle, event.seq, "seq")
@@ -332,7 +356,9 @@ def next_phase(battle: Battle) -> tuple[int, str, str]:
     return (turn + 1, battle.sides[0], phases[0])
 
 
-def _clock_message(battle: Battle, event: PhaseStarted | PhaseEnded, expected: tuple) -> str:
+def _clock_message(
+    battle: Battle, event: PhaseStarted | PhaseEnded, expected: tuple[int, str | None, str | None]
+) -> str:
     got = f"turn {event.turn}, {event.side}, {event.phase}"
     if isinstance(event, PhaseEnded):
         if not battle.phase_open:
@@ -374,7 +400,5 @@ def _check_no_tests_due(battle: Battle, action: str) -> None:
         raise Refusal(f"cannot {action} while tests are due: {waiting}", rule=rules.TESTS_FIRST)
 
 
-# What each type of event must satisfy to be accepted: event type -> check(battle, event), raising
-# Refusal. Each is the function above named after the event's tag (`_unit_joined`...): the log's
-# own list of event types (`EVENT_TYPES`) is the only one, and a type without its check fails here.
-_DECISIONS: dict[type, Callable[[Battle, Any], None]] = by_event_type(globals(), "check", skip=(BattleStarted,))
+# The log's own list of event types (`EVENT_TYPES`) is the only one: a type without its check fails here.
+every_event_type(_DECISIONS, "check", skip=(BattleStarted,))

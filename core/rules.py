@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, TypeVar
+from collections.abc import Callable, Mapping
+from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar, cast, overload
 
-from morale.events.types import EVENT_TYPES
+from morale.events.types import EVENT_TYPES, Event
 
 from . import catalogue
 
-F = TypeVar("F", bound=Callable[..., object])
+# A clause function's parameters (P) and result (R); for a method, its ruleset (S) and the rest (Q).
+P = ParamSpec("P")
+Q = ParamSpec("Q")
+R = TypeVar("R")
+R_co = TypeVar("R_co", covariant=True)
+S = TypeVar("S")
+K = TypeVar("K")  # what a table's handlers handle (an event, an outcome), filed by its exact type
+H = TypeVar("H")  # what the table holds for each type: a handler
 
 # The decision by which a player chooses which of several simultaneous tests is taken first.
 TEST_FIRST = "test_first"
@@ -33,25 +40,46 @@ class Declared:
 # its tables from these. A phrase (how the narrative words the state change the clause makes) may be
 # one per state reached. A fact may be given with the kind of value the table states for it
 # ({fact: kind}, see FACT_KINDS; a tuple of words: one of them); a fact named alone is stated `true`.
-Answer = str | tuple[str, ...] | dict[str, str] | dict[str, str | tuple[str, ...]]
+Answer = str | tuple[str, ...] | Mapping[str, str | tuple[str, ...]]
 ANSWERS = ("fact", "decision", "free_decision", "special_rule", "once_per_phase", "ordered_test", "phrase", "cause")
 # What a fact's value is, for a form to ask it: `true` (recorded when it happens), `bool` (true or
 # false, as measured), `number` (a distance in inches), `unit` (another unit of the battle), `friend`
 # (another unit of the same side), `enemy` (a unit of the other side), `enemy_or_false`.
 FACT_KINDS = ("true", "bool", "number", "unit", "friend", "enemy", "enemy_or_false")
 
+
+class Clause(Protocol[P, R_co]):
+    """The function that carries out a clause, as `clause` leaves it: called as it was written (its
+    parameters still checked), and carrying its rule ID (`id`), what it answers and the clause's words
+    from the catalogue (`words`; `catalogue.Clause` is the catalogue's entry itself). It is the
+    function itself, not a wrapper: a call costs what it did, and a method still binds to its
+    ruleset (`self.tank_shock.id`), which `__get__` tells the type checker."""
+
+    __name__: str
+    id: str
+    answers: dict[str, Answer]
+    words: str
+
+    def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R_co: ...
+
+    @overload
+    def __get__(self, obj: None, owner: type | None = None) -> Clause[P, R_co]: ...
+    @overload
+    def __get__(self: Clause[Concatenate[S, Q], R], obj: S, owner: type | None = None) -> Clause[Q, R]: ...
+
+
 # Every clause the code declares, by rule ID, in the order the modules declare them.
-CLAUSES: dict[str, Callable[..., object] | Declared] = {}
+CLAUSES: dict[str, Clause[..., object] | Declared] = {}
 
 
-def clause(rule_id: str, **answers: Answer) -> Callable[[F], F]:
+def clause(rule_id: str, **answers: Answer) -> Callable[[Callable[P, R]], Clause[P, R]]:
     """Declare the function that carries out a clause: the one place its rule ID is written in the
     code. The function knows it (`fn.id`), and the clause's words from the catalogue (`fn.words`);
     what it answers (a fact, a decision...: see ANSWERS) fills its ruleset's tables."""
 
-    def register(fn: F) -> F:
+    def register(fn: Callable[P, R]) -> Clause[P, R]:
         _declare(rule_id, fn, answers)
-        return fn
+        return cast(Clause[P, R], fn)  # `_declare` gave it the three attributes a `Clause` adds
 
     return register
 
@@ -69,7 +97,8 @@ def _declare(rule_id: str, target: Any, answers: dict[str, Answer]) -> None:
         raise TypeError(f"{rule_id}: a clause answers {', '.join(ANSWERS)}, not {', '.join(sorted(unknown))}")
     if rule_id in CLAUSES:
         raise ValueError(f"{rule_id} is declared twice")
-    for kind in answers["fact"].values() if isinstance(answers.get("fact"), dict) else ():  # type: ignore[union-attr]
+    fact = answers.get("fact")
+    for kind in fact.values() if isinstance(fact, dict) else ():
         if isinstance(kind, str) and kind not in FACT_KINDS:
             raise TypeError(f"{rule_id}: a fact's value is one of {', '.join(FACT_KINDS)} or a tuple of words")
     words = catalogue.words(rule_id)
@@ -84,12 +113,12 @@ def declared(ruleset: str, answer: str) -> dict[str, str]:
     order they are declared; for `phrase`, {rule ID: phrase} (or {"rule ID:state": phrase})."""
     table: dict[str, str] = {}
     for rule_id, target in CLAUSES.items():
-        if not rule_id.startswith(f"{ruleset}.") or answer not in target.answers:  # type: ignore[union-attr]
+        if not rule_id.startswith(f"{ruleset}.") or answer not in target.answers:
             continue
-        given = target.answers[answer]  # type: ignore[union-attr]
+        given = target.answers[answer]
         if answer == "phrase":
             if isinstance(given, dict):  # one phrase per state the clause leads to: "rule:state"
-                table.update({f"{rule_id}:{state}": words for state, words in given.items()})
+                table.update({f"{rule_id}:{state}": str(words) for state, words in given.items()})
             else:
                 table[rule_id] = str(given)
             continue
@@ -104,7 +133,7 @@ def fact_kinds(ruleset: str) -> dict[str, str | tuple[str, ...]]:
     """{fact: the kind of value it is stated with} for the ruleset's facts (see FACT_KINDS)."""
     kinds: dict[str, str | tuple[str, ...]] = {}
     for rule_id, target in CLAUSES.items():
-        given = target.answers.get("fact") if rule_id.startswith(f"{ruleset}.") else None  # type: ignore[union-attr]
+        given = target.answers.get("fact") if rule_id.startswith(f"{ruleset}.") else None
         if isinstance(given, dict):
             kinds.update(given)
         elif given:
@@ -135,26 +164,27 @@ DISPUTE_MEANWHILE = declare("engine.dispute.meanwhile").id
 DISPUTE_RESOLVE = declare("engine.dispute.resolve").id
 
 
-def filed_under(table: dict[type, F], event_type: type) -> Callable[[F], F]:
-    """File a function in `table` under an event type: the referee's check and the fold of each type
-    of event are found by the event's exact type (a `match` over the union tries each class in turn)."""
+def filed_under(table: dict[type[K], H], kind: type[K]) -> Callable[[H], H]:
+    """File the function below in `table` under `kind`, the exact type it handles: the one way a
+    table by type is filled (the referee's checks and the folds by event type, `apply`'s changes by
+    outcome type), so `filed_under(_FOLDS, DiceRolled)` finds a handler by grep. A lookup is one
+    dict access by `type(x)`, where a `match` over a union tries each class in turn."""
 
-    def register(fn: F) -> F:
-        table[event_type] = fn
+    def register(fn: H) -> H:
+        if kind in table:
+            raise ValueError(f"{kind.__name__} is filed twice in one table")
+        table[kind] = fn
         return fn
 
     return register
 
 
-def by_event_type(namespace: dict[str, Any], what: str, skip: tuple[type, ...] = ()) -> dict[type, Any]:
-    """{event type: its handler} for every type of event the log knows (`EVENT_TYPES`, the one list of
-    them), each handler found in `namespace` under the event's tag (`_casualties_suffered`); a type with
-    no handler stops the import, naming it."""
-    found = {cls: namespace.get(f"_{tag}") for tag, cls in EVENT_TYPES.items() if cls not in skip}
-    missing = [cls.__name__ for cls, handler in found.items() if handler is None]
+def every_event_type(table: Mapping[type[Event], object], what: str, skip: tuple[type[Event], ...] = ()) -> None:
+    """Stop the import if a type of event the log knows (`EVENT_TYPES`, the one list of them) has no
+    handler filed in `table`, naming each such type."""
+    missing = [cls.__name__ for cls in EVENT_TYPES.values() if cls not in table and cls not in skip]
     if missing:
-        raise ImportError(f"no {what} for {', '.join(missing)}: write `_{{tag}}` for each")
-    return found
+        raise ImportError(f"no {what} for {', '.join(missing)}: file one under each with `filed_under`")
 
 
 class Refusal(Exception):

@@ -16,7 +16,8 @@ import msgspec
 
 from morale.events.types import FactValue
 
-from .outcomes import Modifier, Outcome, Point, StateChanged
+from .outcomes import Modifier, Outcome, StateChanged
+from .outcomes import Point as Point  # re-exported: the rulesets take the clock's point with the battle
 
 if TYPE_CHECKING:
     from .rulesets.base import Ruleset
@@ -74,7 +75,7 @@ class Unit:
     ld: int | None = None
     initiative: int | None = None
     special_rules: frozenset[str] = frozenset()
-    profile: dict[str, object] = field(default_factory=dict)  # ruleset-specific, see Ruleset.profile_type
+    profile: dict[str, FactValue] = field(default_factory=dict)  # ruleset-specific, see Ruleset.profile_type
     state: str = "steady"
     models_at_phase_start: int = 0
     phase_losses: list[int] = field(default_factory=list)  # seqs of this phase's casualty events
@@ -126,7 +127,7 @@ class Battle:
     # after they were public), and the sides may commit anew.
     seed_commitments: dict[str, str] = field(default_factory=dict)
     seeds: dict[str, str] = field(default_factory=dict)
-    house_rules: dict[str, object] = field(default_factory=dict)
+    house_rules: dict[str, FactValue] = field(default_factory=dict)
     confirmation: bool = False  # players confirm each other's entries (`engine.claim.open`)
     seq: int = 0
     turn: int = 0  # 0 until the first phase starts

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Iterator
-from typing import Any
+from typing import Any, TypeVar
 
 import msgspec
 
@@ -14,6 +14,7 @@ from .wording import syntax_words, validation_words
 GENESIS_HASH = "0" * 64
 
 _event_decoder = msgspec.json.Decoder(AnyEvent)
+T = TypeVar("T")  # the type a decoder reads
 
 
 class _Body(msgspec.Struct):
@@ -42,7 +43,7 @@ class MalformedEvent(ValueError):
         return MalformedEvent(f"{where}: {self}", self.field)
 
 
-def decode_input(decoder: msgspec.json.Decoder, data: bytes | str) -> Any:
+def decode_input(decoder: msgspec.json.Decoder[T], data: bytes | str) -> T:
     """JSON from outside read as the decoder's type, or a `MalformedEvent` in words that says where:
     the line and column of a syntax error or of a byte that is not UTF-8, the field and the limit
     of a value out of bounds. Input nested too deep for the decoder is refused, not a traceback."""
@@ -156,7 +157,7 @@ class RawStored(msgspec.Struct, forbid_unknown_fields=True):
 
     @property
     def written_author(self) -> dict[str, Any] | None:
-        return None if self.author is msgspec.UNSET else self.author  # type: ignore[return-value]
+        return None if isinstance(self.author, msgspec.UnsetType) else self.author
 
     def read_event(self) -> AnyEvent:
         return upcast(self.event, self.schema_version)

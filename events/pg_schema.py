@@ -10,6 +10,7 @@ moves or deletes an event (`tests/test_pg_schema.py` holds them to it), so every
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import psycopg
 from psycopg import errors
@@ -176,7 +177,7 @@ VERSION_TABLE = """CREATE TABLE IF NOT EXISTS morale_schema_version (
 def prepare(conn: psycopg.Connection, *, create: bool, upto: int = LATEST) -> tuple[str, str]:
     """Bring the store at `conn` (autocommit) to schema version `upto`, creating it if `create`;
     returns its schema and the channel its appends are announced on. `NotAStore` if it cannot be."""
-    schema, channel = conn.execute("SELECT current_schema(), left('morale:' || current_schema(), 63)").fetchone()  # type: ignore[misc]
+    schema, channel = one_row(conn.execute("SELECT current_schema(), left('morale:' || current_schema(), 63)"))
     if schema is None:
         raise NotAStore("no schema to keep the store in: the search_path names none that exists")
     version = applied_version(conn)
@@ -195,7 +196,7 @@ def prepare(conn: psycopg.Connection, *, create: bool, upto: int = LATEST) -> tu
             conn.execute(VERSION_TABLE)
             for migration in MIGRATIONS[applied_version(conn) : upto]:
                 for statement in migration.statements:
-                    conn.execute(statement)  # type: ignore[arg-type]
+                    conn.execute(statement)
                 conn.execute(
                     "INSERT INTO morale_schema_version (version, what) VALUES (%s, %s)",
                     (migration.version, migration.what),
@@ -215,7 +216,16 @@ def applied_version(conn: psycopg.Connection) -> int:
     found = conn.execute("SELECT to_regclass(format('%I.morale_schema_version', current_schema()))").fetchone()
     if found is None or found[0] is None:
         return 0
-    return conn.execute("SELECT coalesce(max(version), 0) FROM morale_schema_version").fetchone()[0]  # type: ignore[index]
+    version: int = one_row(conn.execute("SELECT coalesce(max(version), 0) FROM morale_schema_version"))[0]
+    return version
+
+
+def one_row(cursor: psycopg.Cursor[tuple[Any, ...]]) -> tuple[Any, ...]:
+    """The row of a statement that always returns one (a SELECT of values, an aggregate's)."""
+    row = cursor.fetchone()
+    if row is None:
+        raise psycopg.InterfaceError("a statement that always returns a row returned none")
+    return row
 
 
 # -- the statements the store runs -------------------------------------------------------------------

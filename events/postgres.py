@@ -79,7 +79,7 @@ class PostgresEventStore(SealingStore):
             given = conninfo_to_dict(url)
         except psycopg.ProgrammingError as exc:
             raise StoreUnavailable(self.path, f"not a PostgreSQL URL: {one_line(exc)}") from None
-        defaults = {"connect_timeout": CONNECT_TIMEOUT_S, "fallback_application_name": "morale"}
+        defaults: dict[str, str | int] = {"connect_timeout": CONNECT_TIMEOUT_S, "fallback_application_name": "morale"}
         self.conninfo = make_conninfo(url, **{k: v for k, v in defaults.items() if k not in given})
         try:
             with psycopg.connect(self.conninfo, autocommit=True) as conn:
@@ -138,7 +138,7 @@ class PostgresEventStore(SealingStore):
             self.pool.check()
         return True
 
-    def _fetch(self, query: Any, params: Sequence[Any]) -> list[tuple]:
+    def _fetch(self, query: Any, params: Sequence[Any]) -> list[tuple[Any, ...]]:
         """The rows a read returns. A read changes nothing, so a connection the server cut (a
         restart) costs it one more try on a fresh connection, not an error."""
         try:
@@ -195,6 +195,8 @@ class PostgresEventStore(SealingStore):
         if known is not None and known[0] == expected_seq and not fresh:
             return known[1]
         row = conn.execute(schema.HEAD, (battle,)).fetchone()
+        actual_seq: int
+        prev_hash: str
         actual_seq, prev_hash = row if row else (0, GENESIS_HASH)
         if actual_seq != expected_seq:
             raise ConflictError(battle, expected_seq, actual_seq)
@@ -225,7 +227,7 @@ class PostgresEventStore(SealingStore):
     def raw_rows(self, battle: str) -> Iterator[RawRow]:
         return map(RawRow._make, self._chunks(schema.RAW, battle, 0))
 
-    def _chunks(self, query: Any, battle: str, after_seq: int, *extra: object) -> Iterator[tuple]:
+    def _chunks(self, query: Any, battle: str, after_seq: int, *extra: object) -> Iterator[tuple[Any, ...]]:
         """The rows of a read, in log order, CHUNK at a time; each chunk on a connection of its own,
         so a reader that stops half-way holds none."""
         while True:
@@ -240,15 +242,17 @@ class PostgresEventStore(SealingStore):
         rows = self._fetch(schema.HASH_AT, (battle, seq))
         if not rows:
             return None
-        self._known[battle] = (seq, rows[0][0])
-        return rows[0][0]
+        sealing: str = rows[0][0]
+        self._known[battle] = (seq, sealing)
+        return sealing
 
     def last_seq(self, battle: str) -> int:
         return self._fetch(schema.LAST_SEQ, (battle,))[0][0] or 0
 
     @staticmethod
     def _last_seq(conn: psycopg.Connection, battle: str) -> int:
-        return conn.execute(schema.LAST_SEQ, (battle,)).fetchone()[0] or 0  # type: ignore[index]
+        last: int | None = schema.one_row(conn.execute(schema.LAST_SEQ, (battle,)))[0]
+        return last or 0
 
     def battles(self) -> list[str]:
         return [row[0] for row in self._fetch(schema.BATTLES, ())]
@@ -381,7 +385,7 @@ class PostgresEventStore(SealingStore):
             conn.execute(schema.RELEASE_LEASE, (name, holder))
 
 
-def _rows(conn: psycopg.Connection, query: Any, params: Sequence[Any]) -> list[tuple]:
+def _rows(conn: psycopg.Connection, query: Any, params: Sequence[Any]) -> list[tuple[Any, ...]]:
     """Rows in PostgreSQL's binary format: numbers come as they are, not as text to parse (a long
     log reads markedly faster; bench/README.md)."""
     return conn.cursor(binary=True).execute(query, params).fetchall()
@@ -426,8 +430,14 @@ def _insert(
             "public_keys": list(signed.public_keys.values()),
         }
         if dice_secret is None:
-            return conn.execute(schema.APPEND_SIGNED, guard | rows).fetchone()[0]  # type: ignore[index]
-        return conn.execute(schema.APPEND_SIGNED_WITH_SECRET, guard | rows | {"secret": dice_secret}).fetchone()[0]  # type: ignore[index]
+            return _count(conn.execute(schema.APPEND_SIGNED, guard | rows))
+        return _count(conn.execute(schema.APPEND_SIGNED_WITH_SECRET, guard | rows | {"secret": dice_secret}))
     if dice_secret is None:
         return conn.execute(schema.APPEND_MANY, guard | rows).rowcount
-    return conn.execute(schema.APPEND_WITH_SECRET, guard | rows | {"secret": dice_secret}).fetchone()[0]  # type: ignore[index]
+    return _count(conn.execute(schema.APPEND_WITH_SECRET, guard | rows | {"secret": dice_secret}))
+
+
+def _count(cursor: psycopg.Cursor[tuple[Any, ...]]) -> int:
+    """How many rows a statement that ends `SELECT count(*) FROM written` wrote."""
+    written: int = schema.one_row(cursor)[0]
+    return written

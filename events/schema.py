@@ -24,4 +24,5 @@ def event_schema() -> dict[str, Any]:
         definitions[cls.__name__]["x-schema-version"] = cls.version
     # As plain JSON data: the defaults of sequence fields are tuples in Python, arrays in the schema.
     schema = {"$schema": DIALECT, "title": "morale event", **event, "$defs": definitions}
-    return msgspec.json.decode(msgspec.json.encode(schema))
+    plain: dict[str, Any] = msgspec.json.decode(msgspec.json.encode(schema))
+    return plain

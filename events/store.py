@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
-from typing import NamedTuple, Protocol, runtime_checkable
+from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 import sqlite_utils
 
@@ -691,7 +691,7 @@ class SqliteEventStore(SealingStore):
         )
         return read_rows(self._readable(battle, rows))
 
-    def _readable(self, battle: str, rows: Iterable[tuple]) -> Iterator[tuple]:
+    def _readable(self, battle: str, rows: Iterable[tuple[Any, ...]]) -> Iterator[tuple[Any, ...]]:
         """The rows, or `UnreadableEvent` naming the first event whose bytes are not UTF-8 (sqlite3
         fails on it with an error that names no event, in the middle of a replay)."""
         try:
@@ -710,6 +710,7 @@ class SqliteEventStore(SealingStore):
             "CAST(hash AS BLOB) FROM events WHERE battle = ? ORDER BY seq",
             (battle,),
         )
+        seq: int
         for seq, *columns in rows:
             try:
                 for column in columns:
@@ -824,11 +825,12 @@ class SqliteEventStore(SealingStore):
     def snapshot_units(self, battle: str, ids: Iterable[int]) -> list[tuple[int, bytes, bytes]]:
         """(id, digest, pickled bytes) of the battle's kept units with these ids (those it has)."""
         try:
-            return self.db.conn.execute(
+            kept: list[tuple[int, bytes, bytes]] = self.db.conn.execute(
                 "SELECT id, digest, body FROM snapshot_units "
                 "WHERE battle = ? AND id IN (SELECT value FROM json_each(?))",
                 (battle, json.dumps(list(ids))),
             ).fetchall()
+            return kept
         except sqlite3.OperationalError as exc:
             _unless_no_snapshots(exc)
             return []
@@ -851,6 +853,7 @@ class SqliteEventStore(SealingStore):
         conn = self.db.conn
         conn.execute("BEGIN IMMEDIATE")
         try:
+            dropped: int
             if drop is None:
                 dropped = conn.execute("DELETE FROM access_tokens WHERE battle = ?", (battle,)).rowcount
             else:

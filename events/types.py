@@ -7,7 +7,7 @@ Schema evolution: a new field always has a default; an existing field never chan
 
 from __future__ import annotations
 
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal, get_args
 
 import msgspec
 from msgspec import Meta
@@ -118,6 +118,8 @@ class Event(
     # Immutable all the way down (sequences are tuples) and never part of a reference cycle: with
     # gc=False and no lists inside, the cyclic garbage collector need not walk the many thousands a
     # replay keeps (lists are always tracked; tuples of strings and numbers are not).
+    # Each type repeats `frozen=True`: msgspec passes it down already, but a type checker reads only
+    # the keywords a class states itself, and a mutable class below a frozen one is an error to it.
 
     # This type's schema version, stored with each event. A type that changes shape bumps it and
     # carries `upcast_v{n}_v{n+1}(data: dict) -> dict`, applied in a chain to old events on read.
@@ -151,7 +153,7 @@ def nesting(value: Any) -> int:
     return deepest
 
 
-class BattleStarted(Event, tag="battle_started"):
+class BattleStarted(Event, tag="battle_started", frozen=True):
     """The first event of every battle: it pins the rules the log is to be read with."""
 
     ruleset: Slug
@@ -168,7 +170,7 @@ class BattleStarted(Event, tag="battle_started"):
     confirmation: bool = False
 
 
-class UnitJoined(Event, tag="unit_joined"):
+class UnitJoined(Event, tag="unit_joined", frozen=True):
     unit: Slug
     side: Slug
     name: Name
@@ -182,7 +184,7 @@ class UnitJoined(Event, tag="unit_joined"):
     profile: Facts = {}
 
 
-class UnitChanged(Event, tag="unit_changed"):
+class UnitChanged(Event, tag="unit_changed", frozen=True):
     """A change to a unit's profile at the table: a new formation, a commander joining..."""
 
     unit: Slug
@@ -190,13 +192,13 @@ class UnitChanged(Event, tag="unit_changed"):
     note: Text = ""
 
 
-class PhaseStarted(Event, tag="phase_started"):
+class PhaseStarted(Event, tag="phase_started", frozen=True):
     turn: Turn
     side: Slug
     phase: Slug
 
 
-class PhaseEnded(Event, tag="phase_ended"):
+class PhaseEnded(Event, tag="phase_ended", frozen=True):
     """A phase closes. `state_digest` (version 2) is the writer's digest of the battle as it stood when
     the phase was closed, before this event is applied, so `verify` can tell where a replay disagrees."""
 
@@ -213,7 +215,7 @@ class PhaseEnded(Event, tag="phase_ended"):
         return {**data, "state_digest": ""}
 
 
-class CasualtiesSuffered(Event, tag="casualties_suffered"):
+class CasualtiesSuffered(Event, tag="casualties_suffered", frozen=True):
     unit: Slug
     count: Positive
     cause: Text = ""
@@ -232,24 +234,24 @@ class CombatSide(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
     left_combat: Units = ()
 
 
-class CombatResolved(Event, tag="combat_resolved"):
+class CombatResolved(Event, tag="combat_resolved", frozen=True):
     sides: Annotated[tuple[CombatSide, ...], Meta(min_length=2, max_length=2)]
 
 
-class ChargeDeclared(Event, tag="charge_declared"):
+class ChargeDeclared(Event, tag="charge_declared", frozen=True):
     charger: Slug
     targets: Annotated[tuple[Slug, ...], Meta(min_length=1, max_length=64)]
     in_range: Units = ()  # targets that at least one charging model can reach, as measured
     flank: Units = ()  # targets charged in the flank or rear, as measured
 
 
-class TableFactRecorded(Event, tag="table_fact_recorded"):
+class TableFactRecorded(Event, tag="table_fact_recorded", frozen=True):
     unit: Slug
     fact: Slug
     value: FactValue = True
 
 
-class DiceRolled(Event, tag="dice_rolled"):
+class DiceRolled(Event, tag="dice_rolled", frozen=True):
     unit: Slug
     test: Slug  # which due roll these dice are for: morale, regroup, pinning, fall_back...
     dice: Annotated[tuple[Die, ...], Meta(min_length=1, max_length=12)]
@@ -257,7 +259,7 @@ class DiceRolled(Event, tag="dice_rolled"):
     reroll: bool = False  # these dice re-roll the unit's last, failed result (where a rule grants it)
 
 
-class DiceRevealed(Event, tag="dice_revealed"):
+class DiceRevealed(Event, tag="dice_revealed", frozen=True):
     """The battle's dice secret made public, so anyone can recompute every engine roll made with it;
     it must hash to the commitment in force. `commitment`: sha256 of a fresh secret the engine rolls
     with from here on, so the battle goes on (`engine.dice.reveal`); without one (a log written
@@ -267,7 +269,7 @@ class DiceRevealed(Event, tag="dice_revealed"):
     commitment: Annotated[str, Meta(pattern=r"^([0-9a-f]{64})?$", extra={"words": "64 lowercase hex digits"})] = ""
 
 
-class SeedCommitted(Event, tag="seed_committed"):
+class SeedCommitted(Event, tag="seed_committed", frozen=True):
     """A side commits to a seed of its own for the engine's dice: the sha256 of the seed, recorded
     before any seed is revealed (`engine.dice.seed.commit`)."""
 
@@ -275,7 +277,7 @@ class SeedCommitted(Event, tag="seed_committed"):
     commitment: Hex64
 
 
-class SeedRevealed(Event, tag="seed_revealed"):
+class SeedRevealed(Event, tag="seed_revealed", frozen=True):
     """A side's seed, once both sides have committed; it must hash to the side's commitment
     (`engine.dice.seed.reveal`). Every engine roll after both seeds are out mixes them in."""
 
@@ -283,13 +285,13 @@ class SeedRevealed(Event, tag="seed_revealed"):
     seed: Hex64
 
 
-class PlayerDecided(Event, tag="player_decided"):
+class PlayerDecided(Event, tag="player_decided", frozen=True):
     unit: Slug
     decision: Slug
     note: Text = ""
 
 
-class RefereeRuled(Event, tag="referee_ruled"):
+class RefereeRuled(Event, tag="referee_ruled", frozen=True):
     """The referee overrides the engine; the reason stays in the log for anyone auditing later."""
 
     unit: Slug
@@ -298,27 +300,27 @@ class RefereeRuled(Event, tag="referee_ruled"):
     waive_tests: bool = False
 
 
-class EventRetracted(Event, tag="event_retracted"):
+class EventRetracted(Event, tag="event_retracted", frozen=True):
     """Strikes an earlier event: replay reads the log as if it had never been recorded."""
 
     seq: Seq
     reason: Reason
 
 
-class EntryConfirmed(Event, tag="entry_confirmed"):
+class EntryConfirmed(Event, tag="entry_confirmed", frozen=True):
     """The other side (or the referee) accepts entries as they were entered (`engine.claim.confirm`)."""
 
     seqs: Annotated[tuple[Seq, ...], Meta(min_length=1, max_length=64)]
 
 
-class EntryDisputed(Event, tag="entry_disputed"):
+class EntryDisputed(Event, tag="entry_disputed", frozen=True):
     """The other side disputes an entry it has not confirmed, saying why (`engine.dispute.open`)."""
 
     seq: Seq
     reason: Reason
 
 
-class DisputeResolved(Event, tag="dispute_resolved"):
+class DisputeResolved(Event, tag="dispute_resolved", frozen=True):
     """A dispute ends with the entry standing as entered: the referee's ruling, or the disputing side
     withdrawing its dispute (`engine.dispute.resolve`). A dispute that ends with the entry struck
     ends with the strike itself."""
@@ -348,10 +350,7 @@ AnyEvent = (
     | EntryDisputed
     | DisputeResolved
 )
-EVENT_TYPES: dict[str, type[Event]] = {
-    cls.__struct_config__.tag: cls  # type: ignore[misc]
-    for cls in AnyEvent.__args__  # type: ignore[attr-defined]
-}
+EVENT_TYPES: dict[str, type[Event]] = {cls.__struct_config__.tag: cls for cls in get_args(AnyEvent)}
 
 
 # -- who appended an event -------------------------------------------------------------------------

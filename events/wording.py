@@ -160,8 +160,9 @@ def _settle(node: Any, value: Any) -> Any:
         members = [m.type if isinstance(m, inspect.Metadata) else m for m in node.types]
         if isinstance(value, dict):
             for member in members:
-                tagged = isinstance(member, inspect.StructType) and member.tag is not None
-                if tagged and value.get(member.tag_field) == member.tag:
+                if not isinstance(member, inspect.StructType) or member.tag is None:
+                    continue
+                if value.get(member.tag_field) == member.tag:
                     return member
         kind = _kind_of(value)
         for member in members:
@@ -179,7 +180,7 @@ def _kind_of(value: Any) -> str | None:
 
 
 def _kind_of_type(node: Any) -> str | None:
-    kinds = {
+    kinds: dict[type, str] = {
         inspect.BoolType: "bool",
         inspect.IntType: "int",
         inspect.FloatType: "float",
@@ -305,7 +306,7 @@ def _unknown_tag(node: Any, given: str) -> str:
     while isinstance(node, inspect.Metadata):
         node = node.type
     members = node.types if isinstance(node, inspect.UnionType) else [node]
-    tags = [m.tag for m in members if isinstance(m, inspect.StructType) and m.tag is not None]
+    tags = [str(m.tag) for m in members if isinstance(m, inspect.StructType) and m.tag is not None]
     return f"unknown type {given!r}" + (f" (known: {', '.join(tags)})" if tags else "")
 
 

@@ -277,8 +277,8 @@ def test_a_ruleset_that_reads_no_profile_fields_refuses_them_and_any_change():
 
 
 def test_each_event_type_the_log_knows_has_one_check_and_one_fold():
-    """The log's list of event types (`EVENT_TYPES`) is the only one: the referee and the fold find
-    each type's handler by its tag, so a new type without either stops the import."""
+    """The log's list of event types (`EVENT_TYPES`) is the only one: the referee and the fold file a
+    handler under each type (`@filed_under(_FOLDS, DiceRolled)`), each named after the type's tag."""
     from morale.core import fold, referee
     from morale.events.types import EVENT_TYPES, BattleStarted
 
@@ -287,6 +287,27 @@ def test_each_event_type_the_log_knows_has_one_check_and_one_fold():
     for tag, kind in EVENT_TYPES.items():
         if kind in kinds:
             assert referee._DECISIONS[kind].__name__ == fold._FOLDS[kind].__name__ == f"_{tag}"
+
+
+def test_a_table_by_event_type_without_a_handler_for_a_type_stops_the_import_naming_it():
+    from morale.core.rules import every_event_type
+    from morale.events.types import EVENT_TYPES, BattleStarted, DiceRolled
+
+    table = {kind: print for kind in EVENT_TYPES.values() if kind not in (BattleStarted, DiceRolled)}
+    with pytest.raises(ImportError, match=r"^no fold for DiceRolled: file one under each with `filed_under`$"):
+        every_event_type(table, "fold", skip=(BattleStarted,))
+    every_event_type({**table, DiceRolled: print}, "fold", skip=(BattleStarted,))  # complete: nothing said
+
+
+def test_a_type_filed_twice_in_one_table_is_refused_naming_it():
+    from morale.core.rules import filed_under
+    from morale.events.types import DiceRolled
+
+    table: dict[type, object] = {}
+    filed_under(table, DiceRolled)(print)
+    with pytest.raises(ValueError, match=r"^DiceRolled is filed twice in one table$"):
+        filed_under(table, DiceRolled)(repr)
+    assert table == {DiceRolled: print}  # the first stands
 
 
 def test_each_event_type_the_log_knows_has_its_own_line_in_the_narrative():

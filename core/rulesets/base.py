@@ -44,7 +44,7 @@ from ..outcomes import (
     TestNotTaken,
     TestResolved,
 )
-from ..rules import CLAUSES, Refusal, declared, fact_kinds
+from ..rules import CLAUSES, Declared, Refusal, declared, fact_kinds
 from ..state import Battle, DueTest, Point, Unit
 
 
@@ -105,7 +105,7 @@ class Ruleset:
     tests: Mapping[str, str] = {}
     combat_reports: bool = True  # False: combat_resolved is refused (the ruleset reads melees otherwise)
     decisions: Mapping[str, str] = {}  # decision -> rule ID that allows it
-    parameters: Mapping[str, object] = {}  # house-rule-able numbers, with their defaults
+    parameters: Mapping[str, FactValue] = {}  # house-rule-able numbers, with their defaults
     restrictions: Mapping[str, str] = {}  # restriction -> what it forbids, in the rulebook's words
     # The ruleset's own profile fields (UnitJoined.profile), as a msgspec Struct with defaults and
     # constraints; None: the ruleset reads no profile fields.
@@ -211,7 +211,7 @@ class Ruleset:
         """What the ruleset notes about a unit as it joins (Unit.notes); {}: nothing yet."""
         return {}
 
-    def param(self, battle: Battle, key: str) -> object:
+    def param(self, battle: Battle, key: str) -> FactValue:
         return battle.house_rules.get(key, self.parameters[key])
 
     def check_unit(self, battle: Battle, event: UnitJoined) -> None:
@@ -284,17 +284,19 @@ class Ruleset:
 
     def on_fact(self, battle: Battle, event: TableFactRecorded, seq: int) -> Decided:
         """The clause that answers the fact reads it: a method of the ruleset taking (battle, event, seq)."""
-        return self._readers[event.fact](battle, event, seq)  # type: ignore[no-any-return]
+        return self._readers[event.fact](battle, event, seq)
 
     @functools.cached_property
-    def _readers(self) -> dict[str, Callable[..., Any]]:
+    def _readers(self) -> dict[str, Callable[..., Decided]]:
         return {fact: self.answering(rule_id) for fact, rule_id in self.facts.items()}
 
     def answering(self, rule_id: str) -> Callable[..., Any]:
         """The function that carries out a clause: bound to this ruleset where it is one of its methods."""
         fn = CLAUSES[rule_id]
-        bound = getattr(self, getattr(fn, "__name__", ""), None)
-        return bound if getattr(bound, "__func__", None) is fn else fn  # type: ignore[return-value]
+        if isinstance(fn, Declared):
+            raise TypeError(f"{rule_id} is declared as a data row: no function carries it out")
+        bound: Callable[..., Any] | None = getattr(self, fn.__name__, None)
+        return bound if bound is not None and getattr(bound, "__func__", None) is fn else fn
 
     def check_roll(self, battle: Battle, event: DiceRolled) -> None:
         """Before the engine looks for the due test the dice are for: a ruleset may refuse with the
@@ -332,7 +334,7 @@ class Ruleset:
 
     def profile_values(self, unit: Unit) -> dict[str, FactValue]:
         """The unit's profile fields as they stand, for a card ("formation": "column"); {}: none."""
-        return {name: value for name, value in unit.profile.items() if value is not None}  # type: ignore[misc]
+        return {name: value for name, value in unit.profile.items() if value is not None}
 
     def describe_profile(self, unit: Unit) -> str:
         """The unit's profile in a few words for the status board ("column, unformed"); "": none."""

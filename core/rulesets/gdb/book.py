@@ -68,11 +68,12 @@ class BattleBook:
 
 
 def book(unit: Unit) -> UnitBook:
-    return unit.notes["gdb"]  # type: ignore[return-value]
+    return unit.notes["gdb"]  # type: ignore[return-value]  # notes hold each ruleset's own memory: GDB's is this
 
 
 def battle_book(battle: Battle) -> BattleBook:
-    return battle.bookkeeping  # type: ignore[no-any-return]
+    kept: BattleBook = battle.bookkeeping  # each ruleset's own (Ruleset.battle_bookkeeping): GDB's is this
+    return kept
 
 
 def remember(unit: Unit, rule: str, caused_by: tuple[int, ...], **changes: object) -> Remembered:

@@ -7,6 +7,7 @@ explanation lists every modifier with the clause behind it.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from ...outcomes import Modifier
 from ...rules import Refusal, clause
@@ -230,7 +231,7 @@ def total(modifiers: tuple[Modifier, ...]) -> int:
     return sum(m.value for m in modifiers if not m.ignored_by)
 
 
-def check_profile(unit_type: str, models: int, profile: dict, tags: frozenset[str] = frozenset()) -> None:
+def check_profile(unit_type: str, models: int, profile: dict[str, Any], tags: frozenset[str] = frozenset()) -> None:
     """What the rules allow each type of unit; a modifier's condition on a type it cannot apply
     to is refused with that modifier's rule ID."""
     shape = profile["formation"]

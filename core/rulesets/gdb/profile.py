@@ -73,7 +73,7 @@ def formed(unit: Unit) -> bool:
 
 def full_strength(unit: Unit) -> int:
     """Figures at full strength: as the profile says, else as many as the unit joined with."""
-    return int(unit.profile.get("full_strength") or unit.starting_models)  # type: ignore[call-overload]
+    return int(unit.profile.get("full_strength") or unit.starting_models)
 
 
 def figures_lost(unit: Unit) -> int:

@@ -73,12 +73,14 @@ def lift_restrictions(unit: Unit, caused_by: tuple[int, ...]) -> list[Outcome]:
     ]
 
 
-def set_profile(unit: Unit, rule_id: str, caused_by: tuple[int, ...], **changes: object) -> list[Outcome]:
+def set_profile(
+    unit: Unit, rule_id: str, caused_by: tuple[int, ...], **changes: bool | int | float | str
+) -> list[Outcome]:
     """The rules change the unit's profile; an outcome only when something actually changes."""
     changed = {k: v for k, v in changes.items() if unit.profile.get(k) != v}
     if not changed:
         return []
-    return [ProfileChanged(unit=unit.id, rule=rule_id, caused_by=caused_by, changes=changed)]  # type: ignore[arg-type]
+    return [ProfileChanged(unit=unit.id, rule=rule_id, caused_by=caused_by, changes=changed)]
 
 
 # -- the test ---------------------------------------------------------------------------------------

@@ -81,7 +81,10 @@ def tested_for_it_last_turn(battle: Battle, unit: Unit, router: Unit) -> bool:
 def _routers(battle: Battle, unit: Unit, rule_id: str, routers: list[Unit]) -> tuple[Call | None, NotTaken | None]:
     fresh = [r for r in routers if not tested_for_it_last_turn(battle, unit, r)]
     excused = [r for r in routers if r not in fresh]
-    seqs = lambda units: tuple(sorted({book(r).routed.seq for r in units if book(r).routed}))  # noqa: E731
+
+    def seqs(units: list[Unit]) -> tuple[int, ...]:  # of the results that made these friends rout
+        return tuple(sorted({routed.seq for r in units if (routed := book(r).routed)}))
+
     call = Call(rule_id, seqs(fresh), tuple(r.id for r in fresh)) if fresh else None
     skip = NotTaken("morale", tested_for_it_last_turn.id, rule_id, seqs(excused)) if excused else None
     return call, skip

@@ -15,7 +15,7 @@ from ...state import Unit
 
 
 def foes(unit: Unit) -> tuple[str, ...]:
-    return unit.notes.get("foes", ())  # type: ignore[return-value]
+    return unit.notes.get("foes", ())  # type: ignore[return-value]  # as `set_foes` notes them: a tuple of ids
 
 
 def engaged(unit: Unit) -> bool:

@@ -71,7 +71,7 @@ ONE_PANIC_TEST_A_PHASE = declare("wfb8.panic.once_per_phase", once_per_phase="pa
 # Several units of one side must take Panic tests at once: their player chooses the order.
 PANIC_ORDER = declare("wfb8.panic.order", decision=TEST_FIRST, ordered_test="panic")
 
-PARAMETERS: dict[str, object] = {
+PARAMETERS = {
     "panic_threshold_percent": 25,  # heavy_casualties
     "rally_threshold_percent": 25,  # rallies_only_on_double_one
 }
@@ -227,7 +227,7 @@ class Wfb8(Ruleset):
             raise Refusal(f"{event.side} already has its Battle Standard Bearer", rule=hold_your_ground.id)
 
     def _threshold(self, battle: Battle, key: str) -> int:
-        return int(self.param(battle, key))  # type: ignore[call-overload]
+        return int(self.param(battle, key))
 
     # -- which tests a unit takes ------------------------------------------------------------------
     def on_due(self, battle: Battle, due: DueTest) -> Decided | None:
@@ -411,7 +411,7 @@ class Wfb8(Ruleset):
                 yield self.charging(charger.id, None, (seq,))
             if charger.state == "falling_back" or not charger.alive:
                 continue
-            for target_id in reached:  # type: ignore[attr-defined]
+            for target_id in reached:  # type: ignore[attr-defined]  # a list of unit ids, as `charging` notes it
                 target = battle.units[target_id]
                 if target.alive and target.state != "falling_back":
                     yield from self.locked_in_combat(battle, charger, target, (seq,))

@@ -42,7 +42,7 @@ FALL_BACK_DICE = {
     "beast": 3,
 }
 
-PARAMETERS: dict[str, object] = {
+PARAMETERS = {
     "casualty_threshold_percent": 25,  # heavy_casualties
     "regroup_threshold_percent": 25,  # regroup_needs_insane_heroism
 }
@@ -239,7 +239,7 @@ class Wh40k6(FortyK):
         return self.casualty_tests(battle, hit, seq) if hit else ()  # most phases end with no unit hit
 
     def casualty_tests(self, battle: Battle, hit: list[Unit], seq: int) -> Decided:
-        threshold = int(self.param(battle, "casualty_threshold_percent"))  # type: ignore[call-overload]
+        threshold = int(self.param(battle, "casualty_threshold_percent"))
         phase = battle.phase
         for unit in hit:
             if heavy_casualties(unit, phase, threshold) and may_test_again(unit, "morale"):
@@ -351,7 +351,7 @@ class Wh40k6(FortyK):
     def evaluate(self, battle: Battle, unit: Unit, due: DueTest, dice: tuple[int, ...]) -> TestResolved:
         result = leadership_test(unit, due, dice)
         if due.rule == self.regroup_tests_due.id:
-            threshold = int(self.param(battle, "regroup_threshold_percent"))  # type: ignore[call-overload]
+            threshold = int(self.param(battle, "regroup_threshold_percent"))
             if regroup_needs_insane_heroism(unit, threshold) and not insane_heroism(dice):
                 detail = f"{unit.models} of {unit.starting_models} models left: under 25%, only a double 1 regroups"
                 return replace(result, passed=False, rule=regroup_needs_insane_heroism.id, detail=detail)

@@ -95,7 +95,7 @@ class Wh40k3Profile(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fi
     fall_back_dice: Annotated[int, Meta(ge=1, le=4)] = 2
 
 
-PARAMETERS: dict[str, object] = {
+PARAMETERS: dict[str, FactValue] = {
     "casualty_threshold_percent": 25,  # heavy_casualties
     "regroup_threshold_percent": 50,  # regroup_tests_due (1)
     "fall_back_towards": "table_edge",  # fall_back_direction: table_edge or deployment_zone
@@ -296,7 +296,7 @@ class Wh40k3(FortyK):
         return self.offer_regroup(battle, unit, self.regroup_tests_due.id, (seq,))
 
     def on_phase_ended(self, battle: Battle, seq: int) -> Decided:
-        threshold = int(self.param(battle, "casualty_threshold_percent"))  # type: ignore[call-overload]
+        threshold = int(self.param(battle, "casualty_threshold_percent"))
         for unit in battle.hit_this_phase():
             if heavy_casualties(battle, unit, threshold):
                 yield from self._morale_test_due(battle, unit, heavy_casualties.id, tuple(unit.phase_losses))
@@ -489,7 +489,7 @@ class Wh40k3(FortyK):
             detail = "it fell back out of a close combat through cover this turn"
             yield from self._may_not_regroup(battle, unit, trigger, caused_by, self.reaches_cover.id, detail)
             return
-        threshold = int(self.param(battle, "regroup_threshold_percent"))  # type: ignore[call-overload]
+        threshold = int(self.param(battle, "regroup_threshold_percent"))
         if unit.models * 100 < threshold * unit.starting_models and not knows_no_fear(unit):
             detail = f"{unit.models} of {unit.starting_models} models: under {threshold}% of its starting strength"
             yield from self._may_not_regroup(battle, unit, trigger, caused_by, self.regroup_tests_due.id, detail)
@@ -563,7 +563,7 @@ class Wh40k3(FortyK):
         yield from self.falls_back_by(battle, unit, "fail_morale", caused_by)
 
     def fall_back_move_due(self, battle: Battle, unit: Unit, caused_by: tuple[int, ...]) -> Decided:
-        dice = int(unit.profile.get("fall_back_dice", 2))  # type: ignore[call-overload]
+        dice = int(unit.profile.get("fall_back_dice", 2))
         return self.require(battle, unit, "fall_back", self.fall_back_move.id, caused_by, dice=dice)
 
     @clause("wh40k3.fall_back.distance", fact="through_difficult_terrain")  # stated before the Fall Back roll
