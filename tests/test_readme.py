@@ -33,6 +33,10 @@ from pathlib import Path
 
 import pytest
 
+from morale.core.replay import Replay
+from morale.events.store import SqliteEventStore
+from morale.projections.feed import follow
+
 REPO = Path(__file__).resolve().parents[1]
 README = REPO / "README.md"
 SUITE = "make test"
@@ -166,6 +170,7 @@ class Run:
     codes: dict[int, int]
     out: Path
     ports: dict[str, int]
+    folder: Path  # the clone the commands ran in
 
     def output(self, fragment: str) -> str:
         """What the first command containing `fragment` printed."""
@@ -191,7 +196,7 @@ def readme_run(tmp_path_factory, pg_server) -> Run:
     done = subprocess.run(["bash", str(path)], cwd=folder, env=env, timeout=600, start_new_session=True)
     assert done.returncode == 0
     codes = dict(tuple(map(int, row.split())) for row in (out / "codes").read_text().splitlines())
-    return Run(commands, codes, out, ports)
+    return Run(commands, codes, out, ports, folder)
 
 
 def test_the_readme_starts_with_the_two_commands_and_ci_runs_its_test_command():
@@ -313,5 +318,7 @@ def test_every_readme_command_is_one_line():
 def test_the_webhook_receiver_in_the_readme_verifies_each_delivery_and_prints_its_story(readme_run):
     said = readme_run.output("examples/webhooks/chat.py").splitlines()
     assert said[0].startswith("listening on http://127.0.0.1:")
-    # Registered after the Python client's turn 4: the next item alone, the movement phase ending.
-    assert said[1:] == ["The imperium's movement phase of turn 4 ends."], said
+    # The hook was registered from event 101: items 101 to 105 (the Python client's), each once, in order.
+    store = SqliteEventStore(readme_run.folder / "served.db")
+    items = [i for i in follow(Replay("hive-tarsis"), store.read("hive-tarsis")) if 101 <= i.seq <= 105]
+    assert said[1:] == [line.text for item in items for line in item.story], said
