@@ -765,7 +765,7 @@ class SqliteEventStore(SealingStore):
         self.db.conn.execute("DELETE FROM snapshot_units WHERE battle = ?", (battle,))
 
     def save_snapshot_units(self, battle: str, engine: str, units: Sequence[tuple[bytes, bytes]]) -> list[int]:
-        """Keep units that snapshots share, as (digest, pickled bytes), once each; returns their
+        """Keep units that snapshots share, as (digest, encoded bytes), once each; returns their
         ids, in order. A unit already kept (same battle, engine and digest) keeps its id."""
         self._snapshot_tables()
         conn = self.db.conn
@@ -785,7 +785,7 @@ class SqliteEventStore(SealingStore):
         return ids
 
     def snapshot_units(self, battle: str, ids: Iterable[int]) -> list[tuple[int, bytes, bytes]]:
-        """(id, digest, pickled bytes) of the battle's kept units with these ids (those it has)."""
+        """(id, digest, encoded bytes) of the battle's kept units with these ids (those it has)."""
         try:
             return self.db.conn.execute(
                 "SELECT id, digest, body FROM snapshot_units "
