@@ -311,6 +311,8 @@ class PostgresEventStore(SealingStore):
             if add:
                 columns = [list(column) for column in zip(*add, strict=True)]
                 conn.execute(schema.SAVE_TOKENS, (battle, *columns))
+            if dropped:  # the feeds those tokens opened end, on every node (sent at commit)
+                conn.execute(schema.ANNOUNCE_REVOKED, (self.channel, battle))
         return dropped
 
     def token_grant(self, battle: str, token_hash: str) -> StoredToken | None:

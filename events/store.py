@@ -703,6 +703,11 @@ class SqliteEventStore(SealingStore):
         row = self.db.conn.execute("SELECT MAX(seq) FROM events WHERE battle = ?", (battle,)).fetchone()
         return row[0] or 0
 
+    def data_version(self) -> int:
+        """A number that changes whenever another connection (another process, or another thread's
+        connection) commits to the file: a cheap way to ask whether anything changed at all."""
+        return int(self.db.conn.execute("PRAGMA data_version").fetchone()[0])
+
     def battles(self) -> list[str]:
         return [row[0] for row in self.db.conn.execute("SELECT DISTINCT battle FROM events ORDER BY battle")]
 
