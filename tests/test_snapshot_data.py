@@ -182,3 +182,18 @@ def test_a_note_with_no_declared_type_cannot_be_frozen(tmp_path):
     next(iter(battle.units.values())).notes["undeclared"] = (1, 2)
     with pytest.raises(TypeError, match="note 'undeclared' has no type in note_types"):
         snapshot_data.encode_unit(battle.ruleset, next(iter(battle.units.values())))
+
+
+def test_a_pickle_written_into_either_stores_snapshot_table_runs_nothing(store_location, tmp_path):
+    """On PostgreSQL the snapshot table is the one whoever may write to the database can reach: the
+    same crafted row, in each kind of store, is ignored and the battle still right."""
+    store = example_store(store_location, example=ROOT / "examples" / "wh40k6")
+    try:
+        (battle_id,) = store.battles()
+        marker = tmp_path / "code-ran"
+        store.save_snapshot(battle_id, 50, snapshots.engine_version(), sealed(pickle.dumps(RunsCode(marker))))
+        frozen.forget()
+        assert digest(battle_at(store, battle_id, 60)) == digest(full(store, battle_id, 60))
+        assert not marker.exists()
+    finally:
+        store.close()
