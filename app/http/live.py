@@ -242,10 +242,12 @@ class Channel:
         news = True
         try:
             while self.followers and not closing():
-                await self._end_revoked(stores)
                 if news or not stores.announced:
                     self._poked.clear()  # before reading: a poke landing during the read is read next round
                     await self._read_new(stores)
+                # After the read, so an append's delivery never waits on it (on SQLite every append
+                # by this process, made on another thread's connection, has it look at the tokens).
+                await self._end_revoked(stores)
                 if time.monotonic() - ticked >= tick:
                     self._heartbeats(heartbeat_s)
                     ticked = time.monotonic()
