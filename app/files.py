@@ -12,6 +12,10 @@ from morale.events.codec import MalformedEvent
 MAX_ROSTER_BYTES = 1 << 20  # a roster of a few hundred units is tens of kilobytes
 MAX_TABLE_BYTES = 1 << 20  # a data table (a results table, a house rule's numbers)
 MAX_LOG_BYTES = 64 << 20  # a battle's events or its notation: a long campaign is a few megabytes
+# A line of such a file, checked before it is parsed: a line is one event (or one line of notation),
+# the longest a battle_started with its data tables inline (a table file is at most 1 MB; as JSON,
+# escaped in a notation's quotes, it grows), so no field of any event needs more.
+MAX_LINE_CHARS = 4 << 20
 
 
 def read_bounded(path: Path, limit: int) -> bytes:
@@ -27,6 +31,28 @@ def read_bounded(path: Path, limit: int) -> bytes:
     if len(data) > limit:
         raise MalformedEvent(f"{path}: larger than the {_size(limit)} such a file may be")
     return data
+
+
+def first_long_line(text: str | bytes, limit: int = MAX_LINE_CHARS) -> int | None:
+    """The number of the first line of `text` longer than `limit` (characters, or bytes), if any:
+    found without splitting the text, and at once for a text shorter than the bound (most)."""
+    newline = "\n" if isinstance(text, str) else b"\n"
+    start = 0
+    while len(text) - start > limit:
+        end = text.find(newline, start)  # type: ignore[arg-type]
+        if end == -1:
+            end = len(text)
+        if end - start > limit:
+            return text.count(newline, 0, start) + 1  # type: ignore[arg-type]
+        start = end + 1
+    return None
+
+
+def check_line_lengths(text: str | bytes, source: str, limit: int = MAX_LINE_CHARS) -> None:
+    """Refuse a file of events with a line longer than any event needs, before a line is decoded."""
+    line = first_long_line(text, limit)
+    if line is not None:
+        raise MalformedEvent(f"{source} line {line}: longer than the {_size(limit)} a line of events may be")
 
 
 def _size(limit: int) -> str:

@@ -94,8 +94,9 @@ class Unit:
         return special_rule in self.special_rules
 
     def __reduce__(self) -> tuple[type[Unit], tuple[object, ...]]:
-        # Snapshots hold every unit that ever joined: rebuilding each through its constructor from a
-        # flat tuple unpickles faster than the dataclass's generated __setstate__ (bench/README.md).
+        # A copy (`Battle.own`, copy.deepcopy) rebuilds through the constructor from a flat tuple:
+        # faster than the dataclass's generated __setstate__ (bench/README.md). Snapshots are not
+        # pickled (projections/snapshot_data.py).
         return Unit, tuple(getattr(self, name) for name in _UNIT_FIELDS)
 
     @property

@@ -330,6 +330,10 @@ SIGNED_HEADS = "SELECT battle, seq, hash, key, signature FROM signed_heads WHERE
 PUBLIC_KEYS = "SELECT key, public_key FROM signing_keys ORDER BY key"
 DROP_TOKENS = "DELETE FROM access_tokens WHERE battle = %s"
 DROP_SOME_TOKENS = "DELETE FROM access_tokens WHERE battle = %s AND token_hash = ANY(%s)"
+# Tokens dropped are announced as "revoked BATTLE" on the appends' channel, sent at commit: every node
+# then ends the feeds those tokens opened (app/http/live.py). An older node reads it as news of the
+# battle and only looks for appends.
+ANNOUNCE_REVOKED = "SELECT pg_notify(%s, 'revoked ' || %s)"
 SAVE_TOKENS = (
     f"INSERT INTO access_tokens (battle, {_TOKEN_FIELDS}) "
     "SELECT %s, t.* FROM unnest(%s::text[], %s::text[], %s::text[], %s::text[], %s::text[], %s::text[]) AS t"

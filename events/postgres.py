@@ -280,7 +280,7 @@ class PostgresEventStore(SealingStore):
             conn.execute(schema.DROP_SNAPSHOT_UNITS, (battle,))
 
     def save_snapshot_units(self, battle: str, engine: str, units: Sequence[tuple[bytes, bytes]]) -> list[int]:
-        """Keep units that snapshots share, as (digest, pickled bytes), once each; returns their
+        """Keep units that snapshots share, as (digest, encoded bytes), once each; returns their
         ids, in order. A unit already kept (same battle, engine and digest) keeps its id."""
         if not units:
             return []
@@ -291,7 +291,7 @@ class PostgresEventStore(SealingStore):
         return [ids[digest] for digest in digests]
 
     def snapshot_units(self, battle: str, ids: Iterable[int]) -> list[tuple[int, bytes, bytes]]:
-        """(id, digest, pickled bytes) of the battle's kept units with these ids (those it has)."""
+        """(id, digest, encoded bytes) of the battle's kept units with these ids (those it has)."""
         return self._fetch(schema.SNAPSHOT_UNITS, (battle, list(ids)))
 
     # -- each battle's dice secret (`append` keeps it) and access tokens -----------------------------
@@ -316,6 +316,8 @@ class PostgresEventStore(SealingStore):
             if add:
                 columns = [list(column) for column in zip(*add, strict=True)]
                 conn.execute(schema.SAVE_TOKENS, (battle, *columns))
+            if dropped:  # the feeds those tokens opened end, on every node (sent at commit)
+                conn.execute(schema.ANNOUNCE_REVOKED, (self.channel, battle))
         return dropped
 
     def token_grant(self, battle: str, token_hash: str) -> StoredToken | None:

@@ -741,6 +741,11 @@ class SqliteEventStore(SealingStore):
         row = self.db.conn.execute("SELECT MAX(seq) FROM events WHERE battle = ?", (battle,)).fetchone()
         return row[0] or 0
 
+    def data_version(self) -> int:
+        """A number that changes whenever another connection (another process, or another thread's
+        connection) commits to the file: a cheap way to ask whether anything changed at all."""
+        return int(self.db.conn.execute("PRAGMA data_version").fetchone()[0])
+
     def battles(self) -> list[str]:
         return [row[0] for row in self.db.conn.execute("SELECT DISTINCT battle FROM events ORDER BY battle")]
 
@@ -803,7 +808,7 @@ class SqliteEventStore(SealingStore):
         self.db.conn.execute("DELETE FROM snapshot_units WHERE battle = ?", (battle,))
 
     def save_snapshot_units(self, battle: str, engine: str, units: Sequence[tuple[bytes, bytes]]) -> list[int]:
-        """Keep units that snapshots share, as (digest, pickled bytes), once each; returns their
+        """Keep units that snapshots share, as (digest, encoded bytes), once each; returns their
         ids, in order. A unit already kept (same battle, engine and digest) keeps its id."""
         self._snapshot_tables()
         conn = self.db.conn
@@ -823,7 +828,7 @@ class SqliteEventStore(SealingStore):
         return ids
 
     def snapshot_units(self, battle: str, ids: Iterable[int]) -> list[tuple[int, bytes, bytes]]:
-        """(id, digest, pickled bytes) of the battle's kept units with these ids (those it has)."""
+        """(id, digest, encoded bytes) of the battle's kept units with these ids (those it has)."""
         try:
             kept: list[tuple[int, bytes, bytes]] = self.db.conn.execute(
                 "SELECT id, digest, body FROM snapshot_units "

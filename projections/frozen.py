@@ -2,9 +2,11 @@
 
 A long battle holds thousands of units that have left play for good (`Battle.departed`), against a
 handful in play. They no longer change, so each is kept once, in the store's table of snapshot
-units (its pickled bytes, their digest, an id never given again; the keeper writes them), and a
-snapshot names them by id. A process materialises each once; battles restored later share the
-object (a ruling that brings one back copies it first, `Battle.own`).
+units (its bytes, their digest, an id never given again; the keeper writes them), and a snapshot
+names them by id. Both are data, never pickles (`projections.snapshot_data` says why): bytes that
+do not decode as what they must be are not believed, and a full replay answers. A process
+materialises each once; battles restored later share the object (a ruling that brings one back
+copies it first, `Battle.own`).
 
 Even naming them costs a Python step per unit on every restore (mostly cache misses), and a late
 point names thousands. So every `BASE_EVERY`-th snapshot is a base: a restored base leaves this
@@ -18,16 +20,19 @@ remembered can differ from what it holds. The figures behind this are in bench/R
 from __future__ import annotations
 
 import hashlib
-import pickle
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from itertools import islice
 from operator import itemgetter
 from typing import Protocol, cast
 
+from morale.core.rulesets.base import Ruleset
 from morale.core.state import Battle, Unit
 from morale.events.store import EventStore
+
+from . import snapshot_data
+from .snapshot_data import Since, Unreadable
 
 BASE_EVERY = 50  # snapshots from one base to the next: the most a restore has to name one by one
 _first, _second, _third = itemgetter(0), itemgetter(1), itemgetter(2)
@@ -38,25 +43,13 @@ class Keeper(Protocol):
     keeper is the app's snapshot cache (`morale.app.snapshot_cache`), which writes them to the store."""
 
     def keep_units(self, battle: str, engine: str, units: list[tuple[bytes, bytes]]) -> list[int]:
-        """Keep departed units, as (digest, pickled bytes), once each; their kept ids in order, a unit
+        """Keep departed units, as (digest, encoded bytes), once each; their kept ids in order, a unit
         kept before keeping its id. A snapshot names its departed units by these ids."""
         ...
 
     def keep_snapshot(self, battle: str, seq: int, engine: str, blob: bytes) -> None:
         """Keep `blob` as the battle's snapshot at `seq` by this engine version, replacing one kept there."""
         ...
-
-
-@dataclass(frozen=True)
-class Since:
-    """What a snapshot holds beyond its base: the base (its seq and checksum), the units that joined
-    since (ids, in join order), and the units that departed since (kept ids, with a digest of them)."""
-
-    base_seq: int
-    base_checksum: bytes
-    joined: list[str]
-    departed: list[int]
-    departed_digest: bytes
 
 
 @dataclass
@@ -85,7 +78,7 @@ class Freezer:
                 departed.append(unit)
             else:
                 current.append((place, unit))
-        ids, digests = self._kept_ids(departed)
+        ids, digests = self._kept_ids(battle.ruleset, departed)
         since = None
         if self._base is not None and self._since_base < BASE_EVERY:
             base_seq, base_checksum, base_joined, base_departed = self._base
@@ -94,20 +87,19 @@ class Freezer:
             new_digest = _digest_of(b"".join(map(self._digests.__getitem__, new)))
             since = Since(base_seq, base_checksum, joined, new, new_digest)
         # The digest's kept unit encodings (Battle.departed_views) are this process's cache, not state: left out.
-        core = replace(battle, units={}, departed_views={})
-        frozen = pickle.dumps((core, current, ids, _digest_of(digests), since), protocol=pickle.HIGHEST_PROTOCOL)
+        frozen = snapshot_data.encode(battle, current, ids, _digest_of(digests), since)
         checksum = hashlib.sha256(frozen).digest()
         if since is None:
             self._base, self._since_base = (battle.seq, checksum, len(battle.units), set(ids)), 0
         self._since_base += 1
         return checksum + frozen
 
-    def _kept_ids(self, units: list[Unit]) -> tuple[list[int], bytes]:
-        # A departed unit is never changed in place (a ruling copies it first), so each is pickled once.
+    def _kept_ids(self, ruleset: Ruleset, units: list[Unit]) -> tuple[list[int], bytes]:
+        # A departed unit is never changed in place (a ruling copies it first), so each is encoded once.
         found = list(map(self._kept.get, map(id, units)))  # thousands a snapshot: no Python step per unit
         if None in found:
             new = [unit for unit, row in zip(units, found, strict=True) if row is None]
-            bodies = [pickle.dumps(unit, protocol=pickle.HIGHEST_PROTOCOL) for unit in new]
+            bodies = [snapshot_data.encode_unit(ruleset, unit) for unit in new]
             digests = [_unit_digest(body) for body in bodies]
             kept = self.keep.keep_units(self.battle_id, self.engine, list(zip(digests, bodies, strict=True)))
             for unit, kept_id, digest in zip(new, kept, digests, strict=True):
@@ -123,29 +115,31 @@ def restore(store: EventStore, battle_id: str, engine: str, blob: bytes) -> Batt
     if hashlib.sha256(frozen).digest() != checksum:
         return None
     try:
-        battle, current, ids, departed_digest, since = pickle.loads(frozen)
-        if not isinstance(battle, Battle) or battle.id != battle_id:
+        snapshot, battle = snapshot_data.decode(frozen)
+        if battle.id != battle_id:
             return None
+        current, ids, since, ruleset = snapshot.current, snapshot.ids, snapshot.since, battle.ruleset
         template = _template(store, battle_id, engine, since) if since is not None else None
-        if template is not None:
-            units = _from_template(store, battle_id, template, since)
+        if template is not None and since is not None:
+            units = _from_template(store, battle_id, ruleset, template, since)
         else:
-            units = _named_one_by_one(store, battle_id, ids, departed_digest, current)
+            units = _named_one_by_one(store, battle_id, ruleset, ids, snapshot.departed_digest, current)
             if units is not None and since is None:  # a base: later snapshots start from its roster
                 _remember_template(checksum, units, current)
         if units is None:
             return None
         units.update((unit.id, unit) for _, unit in current)
-        battle.units = cast(dict[str, Unit], units)  # each None held the place of a unit just put in
-    except Exception:
+        # each None held the place of a unit just put in
+        snapshot_data.units_in_place(battle, snapshot, cast(dict[str, Unit], units))
+    except Exception:  # Unreadable, or a unit it names that is not among its own
         return None
     return battle
 
 
 def _from_template(
-    store: EventStore, battle_id: str, template: dict[str, Unit | None], since: Since
+    store: EventStore, battle_id: str, ruleset: Ruleset, template: dict[str, Unit | None], since: Since
 ) -> dict[str, Unit | None] | None:
-    departed = _departed_units(store, battle_id, since.departed, since.departed_digest)
+    departed = _departed_units(store, battle_id, ruleset, since.departed, since.departed_digest)
     if departed is None:
         return None
     units = template.copy()
@@ -155,9 +149,14 @@ def _from_template(
 
 
 def _named_one_by_one(
-    store: EventStore, battle_id: str, ids: list[int], recorded: bytes, current: list[tuple[int, Unit]]
+    store: EventStore,
+    battle_id: str,
+    ruleset: Ruleset,
+    ids: list[int],
+    recorded: bytes,
+    current: list[tuple[int, Unit]],
 ) -> dict[str, Unit] | None:
-    roster = _departed_units(store, battle_id, ids, recorded)
+    roster = _departed_units(store, battle_id, ruleset, ids, recorded)
     if roster is None:
         return None
     for place, unit in current:  # in ascending places, so each lands where it was
@@ -204,7 +203,9 @@ def _template(store: EventStore, battle_id: str, engine: str, since: Since) -> d
         return _templates.get(since.base_checksum)
 
 
-def _departed_units(store: EventStore, battle_id: str, ids: list[int], recorded: bytes) -> list[Unit] | None:
+def _departed_units(
+    store: EventStore, battle_id: str, ruleset: Ruleset, ids: list[int], recorded: bytes
+) -> list[Unit] | None:
     """The units a snapshot names, each materialised once by this process; None unless they are
     exactly what the snapshot recorded (a damaged row, a row gone...: a full replay answers then)."""
     with _lock:
@@ -215,10 +216,10 @@ def _departed_units(store: EventStore, battle_id: str, ids: list[int], recorded:
     found = _exactly(known, ids, recorded)
     if found is None:
         missing = set(ids).difference(known)
-        _read(store, battle_id, missing or set(ids), known)
+        _read(store, battle_id, ruleset, missing or set(ids), known)
         found = _exactly(known, ids, recorded)
         if found is None and missing:  # what it had under these ids came from another store of the same name
-            _read(store, battle_id, set(ids), known)
+            _read(store, battle_id, ruleset, set(ids), known)
             found = _exactly(known, ids, recorded)
     return found
 
@@ -233,12 +234,17 @@ def _exactly(known: dict[int, tuple[Unit, bytes]], ids: list[int], recorded: byt
     return list(map(_first, entries))
 
 
-def _read(store: EventStore, battle_id: str, ids: set[int], known: dict[int, tuple[Unit, bytes]]) -> None:
-    read = {
-        kept_id: (pickle.loads(body), digest)
-        for kept_id, digest, body in store.snapshot_units(battle_id, ids)
-        if _unit_digest(body) == digest  # a damaged row is left unread
-    }
+def _read(
+    store: EventStore, battle_id: str, ruleset: Ruleset, ids: set[int], known: dict[int, tuple[Unit, bytes]]
+) -> None:
+    read = {}
+    for kept_id, digest, body in store.snapshot_units(battle_id, ids):
+        if _unit_digest(body) != digest:  # a damaged row is left unread
+            continue
+        try:
+            read[kept_id] = (snapshot_data.decode_unit(ruleset, body), digest)
+        except Unreadable:  # not a unit (an old engine's pickle, say): left unread, so a full replay answers
+            continue
     with _lock:
         known.update(read)
 

@@ -6,7 +6,7 @@ also carries a checksum of what it holds, checked when it is read, so a damaged 
 ignored, not believed. The answer is always what a full replay gives (a test compares them at
 random points); snapshots only shorten the way there.
 
-The check is a sha256 of the pickled bytes, written first: recomputing the state digest instead
+The check is a sha256 of the encoded bytes, written first: recomputing the state digest instead
 would cost a walk over every unit that ever joined, thousands in a long battle. How a battle is
 frozen, and why restoring one costs about the same however many units it ever had, is in
 `projections.frozen`; what each costs is in bench/README.md.
@@ -37,7 +37,8 @@ SNAPSHOT_EVERY = 100  # events between snapshots: at most this many are folded a
 @cache
 def engine_version() -> str:
     """A hash of the code that folds the log (core/ and its rulesets, data tables included) and of
-    the code that freezes a folded battle (frozen.py): a snapshot is used only by the same code."""
+    the code that freezes a folded battle (frozen.py, snapshot_data.py): a snapshot is used only by
+    the same code, so those of an older engine (pickled, before snapshots were data) are never read."""
     import morale.core
 
     root = Path(next(iter(morale.core.__path__)))
@@ -45,7 +46,8 @@ def engine_version() -> str:
     hasher = hashlib.sha256()
     for path in files:
         hasher.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
-    hasher.update(b"frozen.py\0" + Path(__file__).with_name("frozen.py").read_bytes())
+    for name in ("frozen.py", "snapshot_data.py"):
+        hasher.update(name.encode() + b"\0" + Path(__file__).with_name(name).read_bytes())
     return hasher.hexdigest()[:16]
 
 

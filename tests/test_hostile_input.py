@@ -14,6 +14,8 @@ import base64
 import io
 import json
 import sqlite3
+import subprocess
+import sys
 import zipfile
 from collections.abc import Iterator
 from contextlib import closing
@@ -26,6 +28,7 @@ import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 from support.cli import morale
+from support.nodes import MORALE
 from support.served import BATTLE, EXAMPLE_EVENTS, ROSTER, bearer
 
 from morale.app.access import issue_tokens
@@ -480,7 +483,34 @@ CLI_CASES = [
             head='[Battle "n"]\n[Ruleset "wh40k6"]\n[Sides "imperium" "orks"]\n[HouseRule x 1]\n[HouseRule x 2]\n'
         ),
     ),
+    # -- notation too large to parse: refused before the parser sees it, naming the limit
+    notation_import(
+        "a notation line of 10 MB (a unit's name)",
+        "line 4, column 4194305: a line of a notation holds at most 4,194,304 characters",
+        notation('unit kraak imperium infantry 10 "' + "K" * (10 << 20) + '" ld 8'),
+    ),
+    notation_import(
+        "a notation of a million comment lines",
+        "line 500001, column 1: a notation holds at most 500,000 lines; this one has 1,000,004",
+        notation(*["; a comment"] * 1_000_000),
+    ),
     Cli("a file of events that never ends", ["append", BATTLE, "--file", "/dev/zero"], "larger than the 64 MB"),
+    Cli(
+        "a file of events with a 10 MB line",
+        ["append", BATTLE, "--file", "{dir}/e.ndjson"],
+        "e.ndjson line 2: longer than the 4 MB a line of events may be",
+        files={
+            "e.ndjson": (
+                CASUALTY + "\n" + CASUALTY.replace('"count"', '"cause": "' + "x" * (10 << 20) + '", "count"')
+            ).encode()
+        },
+    ),
+    Cli(
+        "an exported battle with a 10 MB line",
+        ["import", "{dir}/e.ndjson"],
+        "e.ndjson line 1: longer than the 4 MB a line of events may be",
+        files={"e.ndjson": exported("b" * (10 << 20))},
+    ),
     # -- the origins a battle allows (CORS)
     Cli("an origin with a path", ["cors", BATTLE, "--allow", "https://x.example/overlay"], "allow: 'https://x.example"),
     Cli("an origin that any page claims", ["cors", BATTLE, "--allow", "null"], "allow: 'null' is not an origin"),
@@ -612,6 +642,65 @@ def test_the_cli_refuses_hostile_input_in_one_line_and_writes_nothing(case: Cli,
     assert dump(db) == before
 
 
+# -- what refused (or merely large) input costs: the memory of the process that reads it ----------------
+PEAK_MB = 200  # a generous bound: the CLI itself is ~80-110 MB; these cost 0.7-1.5 GB before they were bounded
+EXAMPLE_NOTATION = (ROSTER.parent / "battle.notation").read_text()
+
+
+def with_comments(count: int) -> str:
+    """The example battle's notation with `count` comment lines before its first turn."""
+    header, turns = EXAMPLE_NOTATION.split("== Turn 1 ==", 1)
+    return header + "; a comment\n" * count + "== Turn 1 ==" + turns
+
+
+UNIT_JOINED = {"type": "unit_joined", "unit": "x", "side": "imperium", "unit_type": "infantry", "models": 5}
+NAMED = {"battle": BATTLE, "seq": 1, "schema_version": 1, "recorded_at": "2026-01-01T00:00:00Z", "prev_hash": "0" * 64}
+
+MEMORY_CASES = {
+    # (the command, the file it reads, what it says: a refusal's words, or "Imported" for a file within the bounds)
+    "a 10 MB unit name": (
+        "notation",
+        EXAMPLE_NOTATION.replace('"Tactical Squad Varro"', '"' + "A" * (10 << 20) + '"', 1),
+        "a line of a notation holds at most 4,194,304 characters",
+    ),
+    "a 1 MB unit name, within the line's bound": (
+        "notation",
+        EXAMPLE_NOTATION.replace('"Tactical Squad Varro"', '"' + "A" * 1_000_000 + '"', 1),
+        "name: a name of 1 to 200 characters",
+    ),
+    "a million comment lines": ("notation", with_comments(1_000_000), "a notation holds at most 500,000 lines"),
+    "490,000 comment lines, within the bound": ("notation", with_comments(490_000), "Imported battle hive-tarsis"),
+    "a 60 MB unit name in a file of events": (
+        "import",
+        json.dumps(NAMED | {"event": UNIT_JOINED | {"name": "A" * (60 << 20)}, "hash": "0" * 64}) + "\n",
+        "line 1: longer than the 4 MB a line of events may be",
+    ),
+}
+
+
+# Runs a command and prints its peak resident memory (KB on Linux), its exit code, then what it said. Run
+# from a small Python of its own: a child forked straight from pytest would count pytest's pages as its own.
+PEAK_OF = (
+    "import resource, subprocess, sys; done = subprocess.run(sys.argv[1:], capture_output=True, text=True); "
+    "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, done.returncode); print(done.stdout + done.stderr)"
+)
+
+
+@pytest.mark.parametrize("case", MEMORY_CASES, ids=list(MEMORY_CASES))
+def test_a_file_read_peaks_under_a_bound_whether_refused_or_not(case: str, tmp_path: Path):
+    how, text, says = MEMORY_CASES[case]
+    source = tmp_path / "n.txt"
+    source.write_text(text)
+    reads = ["notation", "import", str(source)] if how == "notation" else ["import", str(source)]
+    command = [MORALE, *reads, "--db", str(tmp_path / "n.db")]
+    measured = subprocess.run([sys.executable, "-c", PEAK_OF, *command], capture_output=True, text=True, check=True)
+    figures, said = measured.stdout.split("\n", 1)
+    peak_kb, exit_code = map(int, figures.split())
+    assert says in said, said[:300]
+    assert exit_code == (0 if says.startswith("Imported") else 2), said[:300]
+    assert peak_kb < PEAK_MB * 1024, f"{peak_kb // 1024} MB"
+
+
 # -- a store changed outside morale: each read names what is wrong, in one line ------------------------
 def overwrite_body_byte(db: Path, seq: int, byte: bytes) -> None:
     """One byte of event `seq`'s stored body replaced, behind the store's back (its hash not redone)."""
@@ -737,7 +826,22 @@ HTTP_CASES = [
     Http("events 1000 deep", "POST", EVENTS_PATH, 400, body=appended(json.loads(deep(900))), says="events[0]"),
     Http("events not UTF-8", "POST", EVENTS_PATH, 400, body=b'{"expected_seq": 1, "events": ["\xc3\x28"]}'),
     # -- sizes, control characters, ids
-    Http("a body over the limit", "POST", EVENTS_PATH, 413, body=b" " * 1_000_001),
+    Http(
+        "a body over the limit",
+        "POST",
+        EVENTS_PATH,
+        413,
+        body=b" " * 1_000_001,
+        says="larger than the 1,000,000 bytes this server reads (its --max-body)",
+    ),
+    Http(
+        "a 10 MB unit name",
+        "POST",
+        EVENTS_PATH,
+        413,
+        body=appended({"type": "unit_changed", "unit": "kraak", "changes": {"name": "K" * (10 << 20)}}),
+        says="larger than the 1,000,000 bytes",
+    ),
     Http(
         "a 10 KB cause",
         "POST",

@@ -28,7 +28,7 @@ from morale.projections.verify import verify
 from morale.projections.whatif import Amendment, what_if
 
 from ..authors import cli_author
-from ..files import MAX_LOG_BYTES, read_bounded
+from ..files import MAX_LOG_BYTES, check_line_lengths, read_bounded
 from ..service import load, reveal
 from ..signed import store_heads
 from ..transfer import check_lines, export_lines, write_checked
@@ -227,6 +227,7 @@ def import_command(
         if not is_database_url(db):
             check_not_foreign(Path(db))  # a --db that cannot be a store is refused before the file is read
         data = read_bounded(file, MAX_LOG_BYTES)
+        check_line_lengths(data, str(file))
         checked = check_lines(data.splitlines(), str(file))  # a bad file is refused before a new store is made
         done = write_checked(open_store(db, create=True), checked)
         if as_json:

@@ -41,7 +41,7 @@ from ..access import (
 )
 from ..authors import cli_author, side_player_author
 from ..battlescribe import Unanswered, template
-from ..files import MAX_LOG_BYTES, read_bounded
+from ..files import MAX_LOG_BYTES, check_line_lengths, read_bounded
 from ..join import check_public_url
 from ..origins import check_origin
 from ..roster import refusal_in_roster
@@ -533,9 +533,11 @@ def _events_from(event_type: str | None, fields: list[str], json_text: str | Non
 
 
 def _read(path: Path) -> str:
-    """The text of a file, or of standard input for -."""
+    """The text of a file of events, or of standard input for -: no line longer than an event may be."""
+    data = read_bounded(path, MAX_LOG_BYTES)
+    check_line_lengths(data, str(path))  # before the text is decoded, as well as before its events are
     try:
-        return read_bounded(path, MAX_LOG_BYTES).decode("utf-8")
+        return data.decode("utf-8")
     except UnicodeDecodeError as exc:  # a binary file, or text in another encoding
         raise MalformedEvent(f"{path}: not UTF-8 text (byte {exc.start})") from None
 

@@ -13,7 +13,7 @@ from rich.text import Text
 
 from morale.core.rules import Refusal
 
-from ..files import MAX_LOG_BYTES, read_bounded
+from ..files import MAX_LOG_BYTES, check_line_lengths, read_bounded
 from ..signed import StoreHeads, key_of, rotate, verify_file
 from .base import DEFAULT_DB, Db, Json, app, emit_json, open_store, out, refusals
 
@@ -89,6 +89,7 @@ def verify_file_command(file: str, key_given: str, as_json: bool, *, secret_give
                 field="--secret",
             )
         data = read_bounded(Path(file), MAX_LOG_BYTES)
+        check_line_lengths(data, str(file))
         done = verify_file(data.splitlines(), file, key_given)
     heads, checked = done.heads, done.checked
     if as_json:

@@ -1,5 +1,6 @@
 """A node's ear on PostgreSQL: the appends the database announces (LISTEN/NOTIFY), made through any
-node or by the CLI, wake the followed battle's watcher at once.
+node or by the CLI, wake the followed battle's watcher at once; the revocations it announces end
+the feeds the revoked tokens opened.
 
 One connection per node listens on the store's channel; each notification names a battle and its
 last seq. A notification missed while the connection was down (the server restarted, the network
@@ -31,10 +32,22 @@ def application_name() -> str:
     return f"morale listen (pid {os.getpid()})"
 
 
+REVOKED = "revoked"  # the first word of a revocation's notification: "revoked BATTLE"
+
+
 def announced(payload: str) -> tuple[str, int | None]:
     """The battle a notification names and its last seq: the payload is "SEQ BATTLE"."""
     seq, _, battle = payload.partition(" ")
     return battle, int(seq) if seq.isdigit() else None
+
+
+def hear(payload: str, hub: Hub) -> None:
+    """Tell the hub what a notification says: tokens of a battle revoked, or its appends."""
+    word, _, battle = payload.partition(" ")
+    if word == REVOKED:
+        hub.revoked(battle)
+    else:
+        hub.notify(*announced(payload))
 
 
 async def listen(announcements: Announcements, hub: Hub) -> None:
@@ -49,7 +62,7 @@ async def listen(announcements: Announcements, hub: Hub) -> None:
                 failures = 0
                 hub.notify_all()  # what was announced while nobody listened is read now
                 async for notice in conn.notifies():
-                    hub.notify(*announced(notice.payload))
+                    hear(notice.payload, hub)
         except psycopg.Error as exc:
             wait_s = RETRY_S[min(failures, len(RETRY_S) - 1)]
             failures += 1

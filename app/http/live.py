@@ -138,13 +138,21 @@ NDJSON = Format("application/x-ndjson", b"", b"\n", lambda p: p.json + b"\n")
 
 
 class Follower:
-    """One connection following a battle: where it is in the log, and how to write to it."""
+    """One connection following a battle: where it is in the log, how to write to it, and the token
+    (its sha256) that opened it, whose revocation ends it."""
 
-    def __init__(self, send: Send, form: Format, position: int) -> None:
+    def __init__(self, send: Send, form: Format, position: int, token_hash: str = "") -> None:
         self.send, self.form, self.position = send, form, position
+        self.token_hash = token_hash
         self.last_write = time.monotonic()
         self.let_go = asyncio.Event()  # the channel's watcher no longer writes to it
         self.unfinished: asyncio.Task[None] | None = None  # a write that had to wait for the connection
+        self.revoked = False  # its token no longer opens the battle: the stream ends
+
+    def end(self) -> None:
+        """Its token was revoked: nothing more is written to it, and its response ends."""
+        self.revoked = True
+        self.let_go.set()
 
     async def write(self, published: Published) -> None:
         """Write while catching up on its own: waiting for the connection if it must."""
@@ -174,11 +182,19 @@ class Channel:
         self.recent: deque[Published] = deque(maxlen=keep)
         self.seq = 0  # the last event in the tail (the fold runs ahead of it while a worker thread reads)
         self.followers = 0  # connections following, handed over or not
+        self.everyone: dict[Follower, None] = {}  # every follower, handed over or not (a revocation ends them)
         self._level: dict[Follower, None] = {}  # those the watcher writes to, in the order they came
         self._poked = asyncio.Event()  # an append in this process: the watcher reads at once
         self._watcher: asyncio.Task[None] | None = None
+        self._tokens_changed = False  # a token of the battle was revoked: its followers are checked
+        self._data_version: int | None = None  # SQLite: the file's, when the tokens were last checked
 
     def notify(self) -> None:
+        self._poked.set()
+
+    def tokens_changed(self) -> None:
+        """Some token of the battle was revoked: the watcher ends the feeds the revoked ones opened."""
+        self._tokens_changed = True
         self._poked.set()
 
     def watch(self, stores: Stores, poll_s: float, heartbeat_s: float, closing: Callable[[], bool]) -> None:
@@ -229,6 +245,9 @@ class Channel:
                 if news or not stores.announced:
                     self._poked.clear()  # before reading: a poke landing during the read is read next round
                     await self._read_new(stores)
+                # After the read, so an append's delivery never waits on it (on SQLite every append
+                # by this process, made on another thread's connection, has it look at the tokens).
+                await self._end_revoked(stores)
                 if time.monotonic() - ticked >= tick:
                     self._heartbeats(heartbeat_s)
                     ticked = time.monotonic()
@@ -257,6 +276,26 @@ class Channel:
                 if published.seq > follower.position and not follower.write_now(published):
                     self._let_go(follower)
                     break
+
+    async def _end_revoked(self, stores: Stores) -> None:
+        """End the followers whose token no longer opens the battle, once a revocation is heard of:
+        told by this process, by the database (PostgreSQL announces every revocation to every node),
+        or, on SQLite, when another connection has written to the file (the CLI's `morale revoke`)."""
+        if not stores.announced:
+            version = stores.get().data_version()  # type: ignore[attr-defined]
+            if version != self._data_version:
+                self._tokens_changed, self._data_version = True, version
+        if not self._tokens_changed:
+            return
+        self._tokens_changed = False
+        held = {follower.token_hash for follower in self.everyone if follower.token_hash}
+        if not held:
+            return
+        alive: set[str] = await stores.run(lambda store: {t.token_hash for t in store.tokens(self.battle)})  # type: ignore[assignment]
+        for follower in list(self.everyone):
+            if follower.token_hash and follower.token_hash not in alive:
+                self._level.pop(follower, None)
+                follower.end()
 
     def _heartbeats(self, heartbeat_s: float) -> None:
         quiet_since = time.monotonic() - heartbeat_s
@@ -301,6 +340,12 @@ class Hub:
         if channel is None or (seq is not None and (channel.fold.seq >= seq or self._writing.get(battle))):
             return
         channel.notify()
+
+    def revoked(self, battle: str) -> None:
+        """Tokens of `battle` were revoked (here, or announced by the database): the feeds they opened end."""
+        channel = self._channels.get(battle)
+        if channel is not None:
+            channel.tokens_changed()
 
     @contextlib.contextmanager
     def writing(self, battle: str) -> Iterator[None]:
@@ -363,32 +408,40 @@ async def follow_live(
     after: int = 0,
     poll_s: float = 0.5,
     heartbeat_s: float = 15.0,
+    token_hash: str = "",
 ) -> None:
     """Write the feed items after `after` to one connection, in log order, then each new one as it
-    lands, until the hub closes (the connection's response cancels this when its client goes).
-    What the follower lacks it takes from the shared tail, or reads itself; once level with the
-    tail it is handed over to the channel's watcher."""
+    lands, until the hub closes or the token that opened it (`token_hash`) is revoked (the
+    connection's response cancels this when its client goes). What the follower lacks it takes
+    from the shared tail, or reads itself; once level with the tail it is handed over to the
+    channel's watcher."""
     channel = hub.channel(battle)
-    follower = Follower(send, form, after)
+    follower = Follower(send, form, after, token_hash)
     gap: _GapReader | None = None
     if form.prelude:
         await send(streaming.body(form.prelude))
     channel.followers += 1
+    channel.everyone[follower] = None
+    # Its token was good when the request came in; a revocation heard before this point would miss it.
+    channel.tokens_changed()
     try:
-        while not hub.closing:
+        while not hub.closing and not follower.revoked:
             channel.watch(stores, poll_s, heartbeat_s, lambda: hub.closing)
             lacking = channel.since(follower.position)
             if lacking is None:
                 gap = gap or _GapReader(stores, battle)
                 lacking = await gap.read()
             for published in lacking:
+                if follower.revoked:
+                    break
                 if published.seq > follower.position:
                     await follower.write(published)
-            if follower.position < channel.seq:  # the tail grew meanwhile
+            if follower.revoked or follower.position < channel.seq:  # revoked, or the tail grew meanwhile
                 continue
             await channel.hand_over(follower)
     finally:
         channel.followers -= 1
+        channel.everyone.pop(follower, None)
 
 
 def check_resume_point(store: EventStore, battle: str, after: int, field: str = "after") -> None:

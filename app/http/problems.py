@@ -101,11 +101,14 @@ def _phrase(status: int) -> str:
         return "Error"
 
 
-def _http_problem(_: Request, exc: HTTPException) -> Response:
+def _http_problem(request: Request, exc: HTTPException) -> Response:
     """Litestar's own refusals (an unknown path, a method not allowed, a body over the limit, a
     query parameter of the wrong type) and the guards' (401, 403), in the one shape."""
     if isinstance(exc, ValidationException):
         return _invalid_parameter(exc)
+    if exc.status_code == HTTPStatus.REQUEST_ENTITY_TOO_LARGE:  # refused unread: say the limit, not "Too Large"
+        limit = request.app.state.settings.max_body_bytes
+        return problem(413, f"the body is larger than the {limit:,} bytes this server reads (its --max-body)")
     return problem(exc.status_code, exc.detail, exc.headers)
 
 

@@ -582,6 +582,7 @@ async def _feed(request: Request, battle: str, after: int, form: live.Format, ke
             after=after,
             poll_s=state.settings.poll_s,
             heartbeat_s=state.settings.heartbeat_s,
+            token_hash=request.state.opened.token_hash,  # its revocation ends the stream
         )
 
     async def export(send: Send) -> None:

@@ -113,5 +113,6 @@ def token_routes(guard: Callable, security: list[dict[str, list[str]]]) -> list[
                 field="token_id",
             )
         await state.stores.run(lambda store: revoke_token_id(store, battle, token_id))
+        state.hub.revoked(battle)  # its open feeds end here at once (other nodes hear it from the database)
 
     return [list_tokens, new_token, revoke]

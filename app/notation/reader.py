@@ -17,6 +17,7 @@ from morale.events.codec import MalformedEvent, event_from_dict
 from morale.events.types import AnyEvent, Author, PhaseEnded
 from morale.events.wording import validation_words
 
+from ..files import MAX_LINE_CHARS, first_long_line
 from .header import Tag, battle_events
 from .syntax import parser, read_text, read_value
 
@@ -59,9 +60,27 @@ _AUTHOR_FORMS = "write who entered the events as `by referee via cli`, `by SIDE 
 _PATH = re.compile(r"([A-Za-z_]*)(\[[0-9]+\])?")
 
 
+# Bounds checked before the text is parsed: the parse tree costs memory by the line, and a line of
+# any length was matched whole before the field it held could be refused.
+MAX_LINES = 500_000  # a battle of 100,000 events is about as many lines
+
+
+def check_size(text: str, source: str) -> None:
+    """Refuse a notation of more lines, or with a longer line, than any battle needs, naming the limit."""
+    lines = text.count("\n") + 1
+    if lines > MAX_LINES:
+        message = f"a notation holds at most {MAX_LINES:,} lines; this one has {lines:,}"
+        raise NotationError(source, MAX_LINES + 1, 1, message)
+    line = first_long_line(text, MAX_LINE_CHARS)
+    if line is not None:
+        message = f"a line of a notation holds at most {MAX_LINE_CHARS:,} characters; this one holds more"
+        raise NotationError(source, line, MAX_LINE_CHARS + 1, message)
+
+
 def read(text: str, source: str = "input", base: Path | None = None, battle: str | None = None) -> Notation:
     """The events of a battle written in notation. `base`: the folder a [Roster] or [Table] file is
     relative to; `battle`: the battle's id, over any the notation gives."""
+    check_size(text, source)
     try:
         tree = parser().parse(text)
     except UnexpectedInput as exc:

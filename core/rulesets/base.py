@@ -110,6 +110,10 @@ class Ruleset:
     # The ruleset's own profile fields (UnitJoined.profile), as a msgspec Struct with defaults and
     # constraints; None: the ruleset reads no profile fields.
     profile_type: type[msgspec.Struct] | None = None
+    # What each of a unit's notes (Unit.notes) holds, as a type msgspec reads: a snapshot stores the
+    # notes as data and reads each back as this type (a tuple stays a tuple). A note not named here
+    # cannot be frozen into a snapshot (projections/snapshot_data.py).
+    note_types: Mapping[str, Any] = {}
     changeable: frozenset[str] = frozenset()  # profile fields a unit_changed event may set
     phrases: Mapping[str, str] = {}  # rule ID -> how the narrative words the state change it causes
     # State -> the ruleset's own word for it ("fleeing", "routing"), wherever a person reads a unit's
@@ -161,7 +165,7 @@ class Ruleset:
         return self.state_names.get(state, state.replace("_", " "))
 
     def __reduce__(self) -> tuple[object, tuple[str, str]]:
-        # A pickled battle (a snapshot) refers to its ruleset by id and version, never by copy, and
+        # A copied or pickled battle refers to its ruleset by id and version, never by copy, and
         # finds it again in the registry below (unpickling imports this module, and so its package,
         # whose __init__ registers every ruleset).
         return (lookup, (self.id, self.version))

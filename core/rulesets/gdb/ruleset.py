@@ -149,6 +149,9 @@ TESTS = {
 }
 
 
+NOTE_TYPES: dict[str, object] = {"gdb": UnitBook}  # what a unit's notes hold: its book (`first_notes`)
+
+
 class Gdb(Ruleset):
     id = "gdb"
     version = "1"
@@ -159,6 +162,7 @@ class Gdb(Ruleset):
     unit_types = UNIT_TYPES
     restrictions = RESTRICTIONS
     profile_type = GdbProfile
+    note_types = NOTE_TYPES
     changeable = CHANGEABLE
     tables = TABLES
     state_names = STATE_NAMES

@@ -14,6 +14,7 @@ from morale.events.types import (
     CasualtiesSuffered,
     ChargeDeclared,
     CombatResolved,
+    FactValue,
     TableFactRecorded,
     UnitJoined,
 )
@@ -203,6 +204,16 @@ CAUSES = {
 TESTS = {"panic": "Panic test", "break": "Break test", "rally": "Rally test", "flee": "Flee roll"}
 
 
+# What a unit's notes hold: foes (`set_foes`), charging (`charging`), broke_in (a `phase_window`) and
+# near_battle_standard (the fact as stated).
+NOTE_TYPES: dict[str, object] = {
+    "foes": tuple[str, ...],
+    "charging": list[str],
+    "broke_in": list[int | str | None],
+    "near_battle_standard": FactValue,
+}
+
+
 class Wfb8(Ruleset):
     id = "wfb8"
     version = "1"
@@ -216,6 +227,7 @@ class Wfb8(Ruleset):
     combat_detail = frozenset({"ranks", "unit_bonus", "left_combat"})
     tests = TESTS
     casualty_causes = CAUSES
+    note_types = NOTE_TYPES
 
     def check_unit(self, battle: Battle, event: UnitJoined) -> None:
         super().check_unit(battle, event)
