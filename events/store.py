@@ -988,7 +988,11 @@ class SqliteEventStore(SealingStore):
         except sqlite3.OperationalError as exc:
             _unless_no_snapshots(exc)
             return []
-        return [DeliveryAttempt(*row[:7], bool(row[7])) for row in reversed(rows)]
+        # SQLite keeps `delivered` as 0 or 1.
+        return [
+            DeliveryAttempt(b, h, seq, at, status, said, ms, bool(ok))
+            for b, h, seq, at, status, said, ms, ok in reversed(rows)
+        ]
 
     def take_lease(self, name: str, holder: str, ttl_s: float) -> bool:
         now = time.time()
