@@ -75,7 +75,8 @@ class Unit:
     ld: int | None = None
     initiative: int | None = None
     special_rules: frozenset[str] = frozenset()
-    profile: dict[str, FactValue] = field(default_factory=dict)  # ruleset-specific, see Ruleset.profile_type
+    # Ruleset-specific (Ruleset.profile_type); None where a field was not given (GDB's formation).
+    profile: dict[str, FactValue | None] = field(default_factory=dict)
     state: str = "steady"
     models_at_phase_start: int = 0
     phase_losses: list[int] = field(default_factory=list)  # seqs of this phase's casualty events

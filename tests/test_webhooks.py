@@ -26,6 +26,7 @@ from support.receiver import WAIT_S, Receiver, once_each
 from support.served import BATTLE, ROOT, LiveServer, bearer, creation_body
 
 from morale.app.http.server import Settings, create_app
+from morale.app.webhooks import deliver
 from morale.app.webhooks.hooks import HOOKS_MAX
 from morale.app.webhooks.settings import DeliverySettings
 from morale.events.store import SqliteEventStore
@@ -177,7 +178,8 @@ def test_a_receiver_that_answers_410_gone_is_paused_at_once(served):
         assert receiver.answered == [410]
 
 
-def test_a_server_restarted_resumes_after_the_last_item_delivered(tmp_path):
+def test_a_server_restarted_resumes_after_the_last_item_delivered(tmp_path, monkeypatch):
+    monkeypatch.setattr(deliver, "READ_AT_ONCE", 4)  # the battle so far read a few items at a time
     db = tmp_path / "hooks.db"
     with Receiver() as receiver:
         receiver.start()

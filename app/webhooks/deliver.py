@@ -33,6 +33,7 @@ from collections import deque
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from functools import partial
+from itertools import islice
 
 import httpx
 
@@ -49,6 +50,7 @@ from .settings import DeliverySettings, wait_after
 
 logger = logging.getLogger("morale.webhooks")
 GONE = 410  # the receiver says it will never take these again: paused at once
+READ_AT_ONCE = 500  # items a worker reads ahead of its deliveries
 
 
 def node_name() -> str:
@@ -165,12 +167,14 @@ class Deliverer:
         while True:
             if not pending:
                 news.clear()  # before reading: an append landing during the read is read next round
-                for published in await self._read_new(fold):
+                read = await self._read_new(fold)
+                for published in read:
                     if published.seq > through and (not kinds or kinds.intersection(sse_names(published.item))):
                         pending.append(published)
                 if not pending:
-                    with contextlib.suppress(TimeoutError):
-                        await asyncio.wait_for(news.wait(), timeout=self._look_every())
+                    if len(read) < READ_AT_ONCE:  # level with the log: wait for news
+                        with contextlib.suppress(TimeoutError):
+                            await asyncio.wait_for(news.wait(), timeout=self._look_every())
                     continue
             published = pending[0]
             await self._while_held()
@@ -196,7 +200,11 @@ class Deliverer:
         def read(store: EventStore) -> list[Published]:
             if store.last_seq(fold.battle_id) <= fold.seq:
                 return []
-            return [Published(i) for i in follow(fold, store.read(fold.battle_id, after_seq=fold.seq))]
+            items = follow(fold, store.read(fold.battle_id, after_seq=fold.seq))
+            try:  # a hook from the start of a long battle holds a few hundred items at a time, not all
+                return [Published(item) for item in islice(items, READ_AT_ONCE)]
+            finally:
+                items.close()  # in this thread, which holds the store's cursor
 
         return await self.stores.run(read)  # type: ignore[return-value]
 

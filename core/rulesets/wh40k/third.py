@@ -563,7 +563,7 @@ class Wh40k3(FortyK):
         yield from self.falls_back_by(battle, unit, "fail_morale", caused_by)
 
     def fall_back_move_due(self, battle: Battle, unit: Unit, caused_by: tuple[int, ...]) -> Decided:
-        dice = int(unit.profile.get("fall_back_dice", 2))
+        dice = int(unit.profile.get("fall_back_dice") or 2)
         return self.require(battle, unit, "fall_back", self.fall_back_move.id, caused_by, dice=dice)
 
     @clause("wh40k3.fall_back.distance", fact="through_difficult_terrain")  # stated before the Fall Back roll
