@@ -8,6 +8,8 @@ nodes exactly one delivers, the other taking over when the first is killed mid-d
 from __future__ import annotations
 
 import base64
+import hashlib
+import hmac
 import json
 import os
 import subprocess
@@ -112,6 +114,12 @@ def test_a_receiver_down_for_a_while_gets_every_item_once_in_order_signed_when_i
     kept = once_each(got)  # the receiver drops a repeat by its webhook-id
     assert [r.seq for r in kept] == list(range(11, last + 1))  # every item after the hook began, in order
     feed = feed_export(served)
+    # As the README says, for a receiver without the library: HMAC-SHA256 over ID.TIMESTAMP.BODY,
+    # keyed with the base64 after whsec_, decoded.
+    first = kept[0]
+    signed = f"{first.id}.{first.headers['webhook-timestamp']}.".encode() + first.body
+    digest = hmac.new(base64.b64decode(hook["secret"].removeprefix("whsec_")), signed, hashlib.sha256).digest()
+    assert first.headers["webhook-signature"] == "v1," + base64.b64encode(digest).decode()
     for received in kept:
         event = received.verified(hook["secret"])  # raises if the signature or its timestamp is wrong
         assert received.headers["content-type"] == "application/cloudevents+json"
@@ -163,8 +171,31 @@ def test_a_receiver_that_keeps_failing_is_paused_with_the_reason_and_resumed_by_
         resumed = table.post(f"/hooks/{hook['id']}/resume", {})
         assert resumed.status_code == 200 and resumed.json()["state"] == "delivering", resumed.text
         assert [r.seq for r in receiver.wait_for_seqs({10})] == [10]  # from where it stopped
+        table.wait_for_hook(hook["id"], lambda h: h["state"] == "delivering" and h["failures"] == 0, "delivering")
         again = table.post(f"/hooks/{hook['id']}/resume", {})
-        assert again.status_code == 422 and again.json()["field"] == "hook"  # not paused
+        assert again.status_code == 422 and again.json()["field"] == "hook"  # neither paused nor retrying
+
+
+def test_a_hook_retrying_says_so_with_the_receivers_answer_and_the_referee_has_it_try_again_at_once(tmp_path):
+    patient = DeliverySettings(retry_first_s=60, retry_most_s=60, attempts=10, lease_s=1.0, poll_s=0.1)
+    db = tmp_path / "hooks.db"
+    with LiveServer(create_app(db, Settings(webhooks=patient))) as server, Receiver() as receiver:
+        created = httpx.post(f"{server.url}/battles", json=creation_body(), timeout=WAIT_S).json()
+        table = Table(server.url, created["tokens"])
+        receiver.status, receiver.answer = 500, b"invalid signature\n(check the secret)"
+        receiver.start()
+        hook = table.hook(receiver.url)
+        table.append(MOVEMENT)
+        retrying = table.wait_for_hook(hook["id"], lambda h: h["state"] == "retrying", "retrying")
+        assert retrying["last_attempt"]["answer"] == "HTTP 500: invalid signature (check the secret)"
+        listed = morale(db, "hook", "list", BATTLE).output
+        said = "Retrying event 10: one attempt has failed: HTTP 500: invalid signature (check the secret)."
+        assert said in listed and f"`morale hook resume {BATTLE} {hook['id']}` has it try again at once." in listed
+        receiver.status = 204
+        started = time.monotonic()
+        assert table.post(f"/hooks/{hook['id']}/resume", {}).status_code == 200
+        receiver.wait_for_seqs({10})
+        assert time.monotonic() - started < 30  # not the minute's wait the failure began
 
 
 def test_a_receiver_that_answers_410_gone_is_paused_at_once(served):
@@ -231,7 +262,8 @@ def test_only_the_referee_sees_or_changes_hooks_and_the_secret_is_shown_once(ser
         ({"url": "https://anna:pw@bot.example/in"}, "url", "may not hold a user or password"),
         ({"url": "https://bot.example:99999/in"}, "url", "a port is 1 to 65535"),
         ({"url": "https://bot.example/in", "kinds": ["test_resolvd"]}, "kinds", "'test_resolvd' is not a kind"),
-        ({"url": "https://bot.example/in", "label": ""}, "label", "a label is needed"),
+        ({"url": "https://bot.example/in#bot", "label": "bot"}, "url", "has no #fragment"),
+        ({"url": "https://bot.example/in", "label": " "}, "label", "to tell this webhook from the others"),
         ({"url": "https://bot.example/in", "after": 99}, "after", "the log holds events 1 to 10"),
     ],
 )
@@ -280,7 +312,7 @@ def test_the_cli_registers_lists_and_removes_a_hook_and_refuses_bad_input_with_e
         (("add", BATTLE, "https://bot.example", "--label", "x", "--kind", "nope"), "refused: kinds:"),
         (("add", "nowhere", "https://bot.example", "--label", "x"), "refused: battle:"),
         (("log", BATTLE, "hkmissing"), "has no webhook with id 'hkmissing'"),
-        (("resume", BATTLE, hook_id), "is not paused"),
+        (("resume", BATTLE, hook_id), "is delivering: it is neither paused nor retrying"),
         (("remove", BATTLE, "hkmissing"), "has no webhook with id 'hkmissing'"),
     ]:
         refused = morale(db, "hook", *args)
@@ -350,6 +382,9 @@ def test_the_example_chat_receiver_posts_each_story_once_and_refuses_a_forged_de
             signed = {"webhook-id": event["id"], "webhook-timestamp": str(int(now.timestamp()))}
             signed["webhook-signature"] = Webhook(secret).sign(event["id"], now, body)
             url = f"http://127.0.0.1:{port}/"
+            chat.status = 500  # the chat fails: the item is not had, and morale will send it again
+            assert httpx.post(url, content=body, headers=signed).status_code == 502
+            chat.status = 204
             assert [httpx.post(url, content=body, headers=signed).status_code for _ in range(2)] == [204, 204]
             forged = signed | {"webhook-signature": Webhook("whsec_" + "A" * 32).sign(event["id"], now, body)}
             assert httpx.post(url, content=body, headers=forged).status_code == 401

@@ -85,8 +85,14 @@ def list_command(battle: BattleArg, db: Db = DEFAULT_DB, as_json: Json = False) 
         if listed.paused_because:
             resuming = f"morale hook resume {battle} {listed.id}"
             out.print(f"  Paused: {listed.paused_because}. `{resuming}` resumes it.", markup=False)
-        elif listed.failures:
-            out.print(f"  Retrying: {listed.failures} attempts in a row have failed.", markup=False)
+        elif listed.failures and listed.last_attempt is not None:
+            last = listed.last_attempt
+            if listed.failures == 1:
+                out.print(f"  Retrying event {last.seq}: one attempt has failed: {last.answer}.", markup=False)
+            else:
+                failed = f"{listed.failures} attempts in a row have failed; the last: {last.answer}"
+                out.print(f"  Retrying event {last.seq}: {failed}.", markup=False)
+            out.print(f"  `morale hook resume {battle} {listed.id}` has it try again at once.", markup=False)
 
 
 @hook.command("log")
@@ -101,20 +107,21 @@ def log_command(battle: BattleArg, hook_id: HookArg, db: Db = DEFAULT_DB, as_jso
         out.print(f"Webhook {hook_id} has made no attempt yet.", markup=False)
     for attempt in attempts:
         if attempt.delivered:
-            out.print(f"{attempt.at}  event {attempt.seq} delivered: {attempt.answer} in {attempt.ms} ms", markup=False)
+            out.print(f"{attempt.at}  event {attempt.seq} delivered in {attempt.ms} ms: {attempt.answer}", markup=False)
         else:
-            out.print(f"{attempt.at}  event {attempt.seq} failed: {attempt.answer} in {attempt.ms} ms", markup=False)
+            out.print(f"{attempt.at}  event {attempt.seq} failed after {attempt.ms} ms: {attempt.answer}", markup=False)
 
 
 @hook.command("resume")
 def resume_command(battle: BattleArg, hook_id: HookArg, db: Db = DEFAULT_DB, as_json: Json = False) -> None:
-    """A paused webhook delivers again, from the first item it had not delivered."""
+    """A paused webhook delivers again, from the first item it had not delivered; one retrying tries again now."""
     with refusals(as_json):
         resumed = resume(open_store(db), battle, hook_id)
     if as_json:
         emit_json(resumed)
         return
-    out.print(f"Webhook {hook_id} delivers again, from the item after event {resumed.delivered_through}.", markup=False)
+    after = resumed.delivered_through
+    out.print(f"Webhook {hook_id} is tried again within seconds, from the item after event {after}.", markup=False)
 
 
 @hook.command("remove")

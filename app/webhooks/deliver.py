@@ -33,6 +33,7 @@ from collections import deque
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from functools import partial
+from importlib.metadata import version
 from itertools import islice
 
 import httpx
@@ -51,6 +52,7 @@ from .settings import DeliverySettings, wait_after
 logger = logging.getLogger("morale.webhooks")
 GONE = 410  # the receiver says it will never take these again: paused at once
 READ_AT_ONCE = 500  # items a worker reads ahead of its deliveries
+ANSWER_SHOWN = 120  # bytes of a receiver's answer kept in the delivery log
 
 
 def node_name() -> str:
@@ -69,6 +71,7 @@ class Deliverer:
         self._held_until = 0.0  # (monotonic) when the lease lapses unless renewed: no attempt starts after it
         self._workers: dict[tuple[str, str], asyncio.Task[None]] = {}
         self._news: dict[tuple[str, str], asyncio.Event] = {}
+        self._retry_now: dict[tuple[str, str], asyncio.Event] = {}  # the referee resumed a hook while it waited
         self._changed = asyncio.Event()  # a hook registered, resumed or removed through this node
 
     # -- woken by this node's appends and by PostgreSQL's announcements (live.Hub) ------------------
@@ -86,7 +89,8 @@ class Deliverer:
         """Deliver while this node holds the lease, until cancelled."""
         renew_s = self.settings.lease_s / 3
         limits = httpx.Timeout(self.settings.timeout_s)
-        async with httpx.AsyncClient(timeout=limits, follow_redirects=False, trust_env=False) as client:
+        agent = {"user-agent": f"morale-webhooks/{version('morale')}"}
+        async with httpx.AsyncClient(timeout=limits, follow_redirects=False, trust_env=False, headers=agent) as client:
             try:
                 while not closing():
                     self._changed.clear()
@@ -137,18 +141,21 @@ class Deliverer:
         for key in [k for k in self._workers if k not in wanted]:
             await self._stop(key)
         for key, hook in wanted.items():
+            if not hook.failures and key in self._retry_now:  # set back to none by `morale hook resume`
+                self._retry_now[key].set()
             worker = self._workers.get(key)
             if worker is not None and worker.done():
                 if not worker.cancelled() and worker.exception() is not None:
                     logger.warning("webhook %s of %s stopped (%s); starting again", key[1], key[0], worker.exception())
                 worker = None
             if worker is None:
-                self._news[key] = asyncio.Event()
+                self._news[key], self._retry_now[key] = asyncio.Event(), asyncio.Event()
                 self._workers[key] = asyncio.get_running_loop().create_task(self._deliver(client, hook))
 
     async def _stop(self, key: tuple[str, str]) -> None:
         worker = self._workers.pop(key)
         self._news.pop(key, None)
+        self._retry_now.pop(key, None)
         worker.cancel()
         await asyncio.gather(worker, return_exceptions=True)
 
@@ -159,7 +166,7 @@ class Deliverer:
     # -- one hook's worker -------------------------------------------------------------------------
     async def _deliver(self, client: httpx.AsyncClient, hook: StoredHook) -> None:
         """Post the hook's items in log order, each until it is taken, until it is paused or removed."""
-        news = self._news[(hook.battle, hook.hook_id)]
+        news, retry_now = self._news[(hook.battle, hook.hook_id)], self._retry_now[(hook.battle, hook.hook_id)]
         fold = Replay(hook.battle)
         pending: deque[Published] = deque()
         kinds = frozenset(hook.kinds.encode().split())
@@ -188,9 +195,15 @@ class Deliverer:
                 continue
             failures += 1
             paused = self._pause_reason(attempt, failures)
+            if paused:
+                logger.warning("webhook %s of battle %s is paused: %s", hook.hook_id, hook.battle, paused)
+            retry_now.clear()
             if not await self._update(hook, failures=failures, **({"paused": paused} if paused else {})) or paused:
                 return
-            await asyncio.sleep(wait_after(failures, self.settings))
+            with contextlib.suppress(TimeoutError):  # the wait, unless the referee says try now
+                await asyncio.wait_for(retry_now.wait(), timeout=wait_after(failures, self.settings))
+            if retry_now.is_set():
+                failures = 0
 
     def _look_every(self) -> float:
         # PostgreSQL announces every append, so a worker is woken; it looks now and then all the same.
@@ -214,6 +227,8 @@ class Deliverer:
     def _pause_reason(self, attempt: DeliveryAttempt, failures: int) -> str:
         if attempt.status == GONE:
             return f"the receiver answered 410 Gone at event {attempt.seq}"
+        if failures >= self.settings.attempts == 1:
+            return f"the one attempt allowed failed at event {attempt.seq}: {attempt.answer}"
         if failures >= self.settings.attempts:
             return f"{failures} attempts in a row failed at event {attempt.seq}; the last: {attempt.answer}"
         return ""
@@ -223,10 +238,9 @@ class Deliverer:
         at, started = now_utc(), time.monotonic()
         status = 0
         try:
-            # The status is all a delivery needs of the answer: its body is never read.
             async with client.stream("POST", hook.url, content=delivery.body, headers=delivery.headers) as answer:
                 status = answer.status_code
-            said = f"HTTP {status}"
+                said = f"HTTP {status}{await _first_words(answer)}"
         except httpx.TimeoutException:
             said = f"timed out after {self.settings.timeout_s:g} s"
         except httpx.HTTPError as exc:
@@ -234,6 +248,15 @@ class Deliverer:
         ms = round((time.monotonic() - started) * 1000)
         ok = 200 <= status < 300
         return DeliveryAttempt(hook.battle, hook.hook_id, published.seq, at, status, said[:200], ms, ok)
+
+
+async def _first_words(answer: httpx.Response) -> str:
+    """The start of what the receiver answered ("invalid signature"), for the delivery log: its
+    first chunk, on one line; never read to its end."""
+    async for chunk in answer.aiter_bytes():
+        words = " ".join(chunk[:ANSWER_SHOWN].decode("utf-8", "replace").split())
+        return f": {words}" if words else ""
+    return ""
 
 
 def _record_on(attempt: DeliveryAttempt, store: EventStore) -> None:

@@ -36,27 +36,7 @@ class UnknownHook(LookupError):
     field = "hook"
 
     def __init__(self, battle: str, hook_id: str) -> None:
-        super().__init__(f"battle {battle!r} has no webhook with id {hook_id!r}")
-
-
-class Hook(msgspec.Struct, frozen=True, kw_only=True):
-    """A hook as it is listed: never its secret."""
-
-    id: str
-    url: str
-    kinds: tuple[str, ...]  # empty: every item
-    label: str
-    created: str
-    delivered_through: int  # the last seq it is done with: delivered, or not of its kinds
-    failures: int  # attempts in a row that failed since its last delivery
-    state: str  # "delivering" or "paused"
-    paused_because: str = ""
-
-
-class Registered(Hook, frozen=True, kw_only=True):
-    """A hook just registered: the one time its secret is shown."""
-
-    secret: str  # whsec_...: what a receiver verifies each delivery's signature with
+        super().__init__(f"hook: battle {battle!r} has no webhook with id {hook_id!r}")
 
 
 class Attempt(msgspec.Struct, frozen=True, kw_only=True):
@@ -68,6 +48,27 @@ class Attempt(msgspec.Struct, frozen=True, kw_only=True):
     answer: str
     ms: int
     delivered: bool
+
+
+class Hook(msgspec.Struct, frozen=True, kw_only=True):
+    """A hook as it is listed: never its secret."""
+
+    id: str
+    url: str
+    kinds: tuple[str, ...]  # empty: every item
+    label: str
+    created: str
+    delivered_through: int  # the items after this seq are still to be delivered
+    failures: int  # attempts in a row that failed since its last delivery
+    state: str  # "delivering", "retrying" (failures since its last delivery) or "paused"
+    paused_because: str = ""
+    last_attempt: Attempt | None = None  # the last try, with the receiver's answer
+
+
+class Registered(Hook, frozen=True, kw_only=True):
+    """A hook just registered: the one time its secret is shown."""
+
+    secret: str  # whsec_...: what a receiver verifies each delivery's signature with
 
 
 def check_url(url: str) -> str:
@@ -87,6 +88,8 @@ def check_url(url: str) -> str:
         raise not_a_url from None
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise not_a_url
+    if parts.fragment or given.endswith("#"):
+        raise Refusal(f"{given!r}: a webhook's URL has no #fragment: a receiver never sees one", field="url")
     if parts.username is not None or parts.password is not None:
         raise Refusal(
             "a webhook's URL may not hold a user or password: the hook's secret signs each delivery", field="url"
@@ -116,6 +119,8 @@ def register(
     """A new hook for the battle, delivering the items after `from_seq` (the battle's last event if
     None); its secret is in the answer, once."""
     last = _last_seq(store, battle)
+    if not label.strip():
+        raise Refusal("a label is needed, to tell this webhook from the others (e.g. league table)", field="label")
     checked_url, checked_kinds, checked_label = check_url(url), check_kinds(kinds), check_label(label)
     if from_seq is not None and not 0 <= from_seq <= last:
         raise Refusal(f"the log holds events 1 to {last}; a hook cannot start after {from_seq}", field="after")
@@ -139,16 +144,17 @@ def register(
 
 def hooks_of(store: EventStore, battle: str) -> list[Hook]:
     _last_seq(store, battle)
-    return [listed(stored) for stored in store.hooks(battle)]
+    return [listed(stored, store.attempts(battle, stored.hook_id, 1)) for stored in store.hooks(battle)]
 
 
 def resume(store: EventStore, battle: str, hook_id: str) -> Hook:
-    """A paused hook delivers again, from the first item it had not delivered."""
+    """A paused hook delivers again, from the first item it had not delivered; one retrying tries
+    again now rather than at the end of its wait (the receiver is back)."""
     found = _found(store, battle, hook_id)
-    if not found.paused:
-        raise Refusal(f"webhook {hook_id!r} is not paused: it is delivering", field="hook")
+    if not found.paused and not found.failures:
+        raise Refusal(f"webhook {hook_id!r} is delivering: it is neither paused nor retrying", field="hook")
     store.update_hook(battle, hook_id, paused="", failures=0)
-    return listed(found._replace(paused="", failures=0))
+    return listed(found._replace(paused="", failures=0), store.attempts(battle, hook_id, 1))
 
 
 def remove(store: EventStore, battle: str, hook_id: str) -> Hook:
@@ -162,7 +168,8 @@ def delivery_log(store: EventStore, battle: str, hook_id: str, limit: int = ATTE
     return [attempt_of(kept) for kept in store.attempts(battle, hook_id, limit)]
 
 
-def listed(stored: StoredHook) -> Hook:
+def listed(stored: StoredHook, last: list[DeliveryAttempt] | None = None) -> Hook:
+    state = "paused" if stored.paused else "retrying" if stored.failures else "delivering"
     return Hook(
         id=stored.hook_id,
         url=stored.url,
@@ -171,8 +178,9 @@ def listed(stored: StoredHook) -> Hook:
         created=stored.created,
         delivered_through=stored.through_seq,
         failures=stored.failures,
-        state="paused" if stored.paused else "delivering",
+        state=state,
         paused_because=stored.paused,
+        last_attempt=attempt_of(last[-1]) if last else None,
     )
 
 

@@ -44,6 +44,7 @@ class Receiver:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}/morale"
         self.status = 204
+        self.answer = b""  # the body it answers with
         self.delay_s = 0.0
         self.got: list[Received] = []
         self.answered: list[int] = []  # the status of each request, in order
@@ -64,8 +65,9 @@ class Receiver:
                     receiver.answered.append(status)
                     receiver._changed.notify_all()
                 self.send_response(status)
-                self.send_header("content-length", "0")
+                self.send_header("content-length", str(len(receiver.answer)))
                 self.end_headers()
+                self.wfile.write(receiver.answer)
 
             def log_message(self, *_: object) -> None:
                 pass
