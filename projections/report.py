@@ -17,7 +17,7 @@ from .authorship import author_words
 from .board import Board
 from .claims import ClaimsView, claims_view
 from .log import struck_words
-from .luck import Luck, luck, passes_distribution
+from .luck import Luck, SideLuck, luck
 from .narrative import Line, narrate
 from .sql_rows import battle_rows
 from .timeline import Timeline
@@ -25,16 +25,6 @@ from .timeline import Timeline
 # The order a state chart's axis reads, from holding to gone (a ruleset uses the states it knows).
 STATE_ORDER = ("steady", "regrouped", "wavering", "falling_back", "broken", "dispersed", "destroyed")
 assert set(STATE_ORDER) == set(STATES)
-
-
-@dataclass(frozen=True)
-class SideLuck:
-    side: str
-    tests: int
-    expected: float
-    passes: int
-    at_least: float  # the exact chance of this many passes or more
-    verdict: str
 
 
 @dataclass(frozen=True)
@@ -63,7 +53,7 @@ class Report:
     events: int
     head: str
     turns: list[Turn]
-    luck: list[SideLuck]
+    luck: list[SideLuck]  # as `morale luck` gives them: the same statistic and verdict
     luck_detail: Luck
     phase_ends: list[str]  # labels of the phase ends the series run over
     series: list[UnitSeries]
@@ -99,7 +89,7 @@ def report(battle_id: str, events: Iterable[StoredEvent]) -> Report:
         events=len(events),
         head=events[-1].hash,
         turns=turns,
-        luck=[_side_luck(found, side.side) for side in found.sides],
+        luck=found.sides,
         luck_detail=found,
         phase_ends=_phase_end_labels(rows["boards"]),
         series=_series(rows["boards"], rows["units"]),
@@ -116,20 +106,6 @@ def _struck(events: list[StoredEvent]) -> dict[int, str]:
         for stored in events
         if isinstance(stored.event, EventRetracted)
     }
-
-
-def _side_luck(found: Luck, side: str) -> SideLuck:
-    summary = next(s for s in found.sides if s.side == side)
-    rolls = [r for r in found.rolls if r.side == side]
-    distribution = passes_distribution([r.chance for r in rolls])
-    return SideLuck(
-        side=side,
-        tests=summary.tests,
-        expected=summary.expected_passes,
-        passes=summary.passes,
-        at_least=min(1.0, sum(distribution[summary.passes :])),
-        verdict=summary.verdict,
-    )
 
 
 def _phase_end_labels(boards: list[dict]) -> list[str]:

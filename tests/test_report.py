@@ -146,29 +146,34 @@ def test_the_report_is_read_on_a_phone_without_the_page_scrolling_sideways(brows
     context.close()
 
 
-def test_the_chance_of_doing_at_least_as_well_is_exact(written):
-    _, out, events, _ = written
+def test_the_luck_percentile_is_exact_and_the_same_as_morale_luck_says(written):
+    _, out, events, db = written
     html = out.read_text(encoding="utf-8")
     found = luck(events[0].battle, events)
+    printed = morale(db, "luck", events[0].battle).stdout
+    assert "luck percentile" in html and "luck percentile" in printed
+    assert "chance of doing at least as well" not in html and "how unusual" not in printed
     for side in found.sides:
         rolls = [r.chance for r in found.rolls if r.side == side.side]
-        at_least = _at_least(rolls, side.passes)
-        assert f'<tr data-side="{side.side}">' in html
+        at = f"{100 * _percentile(rolls, side.passes):.1f}%"
         row = html.split(f'<tr data-side="{side.side}">', 1)[1].split("</tr>", 1)[0]
-        assert f"{100 * at_least:.1f}%" in row
+        assert at in row and side.verdict in row
+        line = next(line for line in printed.splitlines() if line.startswith(f"│ {side.side} "))
+        assert at in line and side.verdict.split()[0] in line
 
 
-def _at_least(chances: list[float], passes: int) -> float:
-    """By brute force over every pass/fail outcome, independently of projections/luck.py."""
+def _percentile(chances: list[float], passes: int) -> float:
+    """By brute force over every pass/fail outcome, independently of projections/luck.py: the chance
+    of fewer passes, and half the chance of as many."""
     from itertools import product
 
     total = 0.0
     for outcome in product((0, 1), repeat=len(chances)):
-        if sum(outcome) >= passes:
+        if sum(outcome) <= passes:
             p = 1.0
             for passed, chance in zip(outcome, chances, strict=True):
                 p *= chance if passed else 1 - chance
-            total += p
+            total += p if sum(outcome) < passes else p / 2
     return total
 
 

@@ -7,7 +7,7 @@ from rich.table import Table
 from rich.text import Text
 
 from morale.projections.explain import Explanation, Step
-from morale.projections.luck import Luck
+from morale.projections.luck import PERCENTILE_NAME, PERCENTILE_WORDS, Luck
 from morale.projections.timeline import Diff, UnitChange
 from morale.projections.verify import Verification
 from morale.projections.whatif import WhatIf
@@ -145,7 +145,7 @@ def print_verification(console: Console, view: Verification) -> None:
 
 def print_luck(console: Console, view: Luck) -> None:
     table = Table(title=f"{view.battle}: luck of the morale dice", title_justify="left")
-    for column in ("side", "tests rolled", "expected passes", "passes", "how unusual", "verdict"):
+    for column in ("side", "tests rolled", "expected passes", "passes", PERCENTILE_NAME, "verdict"):
         table.add_column(column)
     for side in view.sides:
         table.add_row(
@@ -153,10 +153,11 @@ def print_luck(console: Console, view: Luck) -> None:
             str(side.tests),
             f"{side.expected_passes:.2f}",
             str(side.passes),
-            f"{100 * side.tail:.1f}%",
+            f"{100 * side.percentile:.1f}%",
             side.verdict,
         )
     console.print(table)
+    console.print(PERCENTILE_WORDS)
     rolls = Table(title="Rolls", title_justify="left")
     for column in ("#", "unit", "test", "dice", "chance", "result"):
         rolls.add_column(column)

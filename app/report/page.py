@@ -11,6 +11,7 @@ from morale.core import catalogue
 from morale.events.codec import encode
 from morale.events.signing import PublicKey, PublicKeyLine, SignedHead, SignedHeadLine
 from morale.projections.board import Board
+from morale.projections.luck import PERCENTILE_NAME, PERCENTILE_WORDS
 from morale.projections.narrative import Line
 from morale.projections.report import Report, Turn
 
@@ -109,20 +110,19 @@ def _e(text: object) -> str:
 def _summary(data: Report) -> str:
     rows = "".join(
         f'<tr data-side="{_e(s.side)}"><td>{_e(s.side)}</td><td class="num">{s.tests}</td>'
-        f'<td class="num">{s.expected:.2f}</td><td class="num">{s.passes}</td>'
-        f'<td class="num at-least">{100 * s.at_least:.1f}%</td><td>{_e(s.verdict)}</td></tr>'
+        f'<td class="num">{s.expected_passes:.2f}</td><td class="num">{s.passes}</td>'
+        f'<td class="num percentile">{100 * s.percentile:.1f}%</td><td>{_e(s.verdict)}</td></tr>'
         for s in data.luck
     )
     final = data.turns[-1].board if data.turns else None
     return (
         '<section id="summary"><h2>Summary</h2>'
         "<h3>Luck of the morale dice</h3>"
-        "<p>Each side's rolled tests against the exact chance each had of passing. The chance of doing "
-        "at least as well is the chance that as many tests or more pass, at those odds.</p>"
+        f"<p>Each side's rolled tests against the exact chance each had of passing. {_e(PERCENTILE_WORDS)}</p>"
         + _wide(
             "Luck of the morale dice",
             '<table id="luck"><thead><tr><th>side</th><th>tests rolled</th><th>expected passes</th><th>passes</th>'
-            f"<th>chance of doing at least as well</th><th>verdict</th></tr></thead><tbody>{rows}</tbody></table>",
+            f"<th>{_e(PERCENTILE_NAME)}</th><th>verdict</th></tr></thead><tbody>{rows}</tbody></table>",
         )
         + (f"<h3>The board at the end</h3>{_board(final, 'final-board', 'The board at the end')}" if final else "")
         + "</section>"
