@@ -25,11 +25,22 @@ def test_explain_prints_each_test_with_its_rules_and_chance(db):
     assert result.exit_code == 0, result.output
     text = result.stdout
     assert "Sergeant Kraak's Guardsmen (kraak, imperium): steady" in text
-    assert "why: morale test due  [wh40k6.trigger.combat_lost]" in text
+    assert "why: morale test due at #48  [wh40k6.trigger.combat_lost]" in text
     assert "-2 combat lost by 2  [wh40k6.trigger.combat_lost]" in text
     assert "chance of passing: 41.7% (15/36)" in text and "result: failed  [wh40k6.test.morale]" in text
     data = json.loads(morale(db, "explain", "hive-tarsis", "kraak", "--at", "50", "--json").stdout)
     assert data["state"] == "falling_back" and data["at"] == 50
+
+
+def test_explain_numbers_each_result_by_the_event_that_settled_it(db):
+    """The combat report (#48) made the Morale test due and the dice (#49) failed it: the line that
+    says it failed is #49; the Fall Back move due at #50 was moved by the dice at #51."""
+    lines = morale(db, "explain", "hive-tarsis", "kraak").stdout.splitlines()
+    failed = next(line for line in lines if "fails the morale test" in line)
+    moved = next(line for line in lines if 'moves 6"' in line)
+    assert failed.split()[0] == "49" and moved.split()[0] == "51"
+    assert lines[lines.index(failed) + 1].strip().startswith("why: morale test due at #48")
+    assert lines[lines.index(moved) + 1].strip().startswith("why: fall back move due at #50")
 
 
 def test_at_and_diff_show_the_board_then_and_what_changed(db):

@@ -22,13 +22,17 @@ def _rule(rule: str) -> Text:
 
 
 def _step_lines(console: Console, step: Step, indent: str = "") -> None:
-    console.print(Text(f"{indent}{step.seq:>4}  ", style=DIM) + Text(step.text) + _rule(step.rule))
+    # A settled test reads as its result ("fails the morale test"): numbered by the event that settled
+    # it (the dice), with the event where it fell due on its "why" line.
+    shown = step.settled_at if step.kind == "test" and step.settled_at is not None else step.seq
+    console.print(Text(f"{indent}{shown:>4}  ", style=DIM) + Text(step.text) + _rule(step.rule))
     pad = indent + "      "
-    if step.by:
+    if step.by and shown == step.seq:
         console.print(Text(f"{pad}entered by: {step.by}", style=DIM))
     if step.kind == "test":
         kind = " move due" if step.status == "moved" else " test due"
-        test = Text(step.test.replace("_", " ")) + Text(kind)
+        due_at = f" at #{step.seq}" if shown != step.seq else ""
+        test = Text(step.test.replace("_", " ")) + Text(kind + due_at)
         console.print(Text(f"{pad}why: ", style="bold") + test + _rule(step.trigger))
         if step.trigger_words:
             console.print(Text(f"{pad}     {step.trigger_words}", style="italic"))
