@@ -55,6 +55,11 @@ def test_at_and_diff_show_the_board_then_and_what_changed(db):
     assert [u["unit"] for u in json.loads(morale(db, "diff", "hive-tarsis", "22", "--json").stdout)["units"]]
 
 
+def test_diff_counts_one_model_as_one_model(db):
+    said = morale(db, "diff", "hive-tarsis", "start", "end:1").stdout
+    assert "steady, 1 model " in said and "1 models" not in said  # the Nobz, 5 down to 1
+
+
 def test_what_if_shows_the_first_divergence_and_the_final_board(db):
     before = log_of(db)
     result = morale(db, "what-if", "hive-tarsis", "--amend", '61={"count": 4}')

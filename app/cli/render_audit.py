@@ -84,7 +84,7 @@ def _change_table(title: str, changes: list[UnitChange], before: str, after: str
             if row is None:
                 return Text("(not yet joined)")
             return state_text(row.state, row.state_name) + Text(
-                f", {row.models} models" + "".join(f"\ndue: {d}" for d in row.due)
+                f", {row.models} model{'s' * (row.models != 1)}" + "".join(f"\ndue: {d}" for d in row.due)
             )
 
         table.add_row(name_text(change.name, change.unit), ", ".join(change.changed), cell(was), cell(now))
