@@ -133,7 +133,7 @@ SCHEMA: dict[str, tuple[dict[str, type], tuple[str, ...]]] = {
             "state": str,
             "state_name": str,
             "models": int,
-            "restrictions": str,  # JSON list of {text, rule, until}
+            "restrictions": str,  # JSON list of {text, rule, until, at} (at: when a scheduled change happens)
             "due": str,  # JSON list
         },
         ("battle", "seq", "unit"),
@@ -258,7 +258,7 @@ def _board_rows(rows: Rows, view: Board) -> None:
                 "state_name": unit.state_name,
                 "models": unit.models,
                 "restrictions": json.dumps(
-                    [{"text": r.text, "rule": r.rule, "until": r.until} for r in unit.restrictions]
+                    [{"text": r.text, "rule": r.rule, "until": r.until, "at": r.at} for r in unit.restrictions]
                 ),
                 "due": json.dumps(unit.due),
             }

@@ -55,6 +55,18 @@ def test_at_and_diff_show_the_board_then_and_what_changed(db):
     assert [u["unit"] for u in json.loads(morale(db, "diff", "hive-tarsis", "22", "--json").stdout)["units"]]
 
 
+def test_the_board_says_a_scheduled_change_as_the_change_it_is(db):
+    """Kraak's Guardsmen have just Regrouped (#54): steady again when the Assault phase ends, said so
+    (`said`, what every view prints), and not as the graph's trigger ("end regroup until the ...")."""
+    units = json.loads(morale(db, "at", "hive-tarsis", "55", "--json").stdout)["board"]["units"]
+    [kraak] = [u for u in units if u["unit"] == "kraak"]
+    said = [r["said"] for r in kraak["restrictions"]]
+    assert "will be steady at the end of the assault phase (imperium, turn 2)" in said
+    assert not any("end regroup" in r for r in said)
+    change = next(r for r in kraak["restrictions"] if r["at"])
+    assert (change["text"], change["until"]) == ("will be steady", "")
+
+
 def test_diff_counts_one_model_as_one_model(db):
     said = morale(db, "diff", "hive-tarsis", "start", "end:1").stdout
     assert "steady, 1 model " in said and "1 models" not in said  # the Nobz, 5 down to 1

@@ -221,7 +221,7 @@ def test_a_free_decision_and_a_unit_change_are_recorded_on_their_forms_on_a_phon
     assert [r["rule"] for r in reforming] == ["gdb.waver.reform"]
     console.tab("board")
     notes = console.card(unit).locator("ul.notes").inner_text()
-    assert reforming[0]["text"] in notes and "gdb.waver.reform" in notes
+    assert reforming[0]["said"] in notes and "gdb.waver.reform" in notes  # the card says it whole
 
     # The rest of the example up to its square, recorded elsewhere: the page follows.
     before = post_events(http, battle, tokens["referee"], events[reform + 1 : square])

@@ -217,7 +217,7 @@ def _board(view: Board, ident: str, label: str) -> str:
         f'<tr data-unit="{_e(u.unit)}"><td>{_e(u.side)}</td><td>{_e(u.name)}</td>'
         f'<td class="state" data-state="{_e(u.state)}">{_e(u.state_name)}</td>'
         f'<td class="num">{u.models}/{u.starting_models}</td>'
-        f"<td>{_e('; '.join(r.text + (' until ' + r.until if r.until else '') for r in u.restrictions))}</td>"
+        f"<td>{_e('; '.join(r.said for r in u.restrictions))}</td>"
         f"<td>{_e('; '.join(u.due))}</td></tr>"
         for u in view.units
     )
