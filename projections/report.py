@@ -9,8 +9,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from morale.core.machine import STATES
+from morale.core.referee import next_phase
 from morale.core.replay import replay
 from morale.core.rules import Refusal
+from morale.core.state import Battle
 from morale.events.types import EventRetracted, StoredEvent
 
 from .authorship import author_words
@@ -31,8 +33,9 @@ assert set(STATE_ORDER) == set(STATES)
 class Turn:
     number: int
     lines: list[Line]
-    board: Board  # at the end of the turn
+    board: Board  # at the end of the turn, or as it stands if the turn is still being played
     tests: list[dict]  # rows of `tests` (projections/sql_rows.py) that fell due this turn
+    over: bool = True  # False: the log ends inside this turn, so `board` is the board as it stands
 
 
 @dataclass(frozen=True)
@@ -75,10 +78,11 @@ def report(battle_id: str, events: Iterable[StoredEvent]) -> Report:
     for number in sorted({line.turn for line in lines} - {0}):
         end = timeline.board_at(timeline.point(f"end:{number}"))
         tests = [t for t in rows["tests"] if t["turn"] == number]
-        turns.append(Turn(number=number, lines=[line for line in lines if line.turn == number], board=end, tests=tests))
+        told = [line for line in lines if line.turn == number]
+        turns.append(Turn(number=number, lines=told, board=end, tests=tests, over=turn_over(battle, number)))
     prologue = [line for line in lines if line.turn == 0]
     if prologue and turns:
-        turns[0] = Turn(turns[0].number, prologue + turns[0].lines, turns[0].board, turns[0].tests)
+        turns[0] = Turn(turns[0].number, prologue + turns[0].lines, turns[0].board, turns[0].tests, turns[0].over)
     found = luck(battle_id, events)
     return Report(
         battle=battle_id,
@@ -97,6 +101,14 @@ def report(battle_id: str, events: Iterable[StoredEvent]) -> Report:
         struck=_struck(events),
         claims=claims_view(battle_id, events) if battle.confirmation else None,
     )
+
+
+def turn_over(battle: Battle, number: int) -> bool:
+    """Turn `number` has been played to its end by the battle as its log leaves it: a later turn has
+    begun, or the last phase of the turn has ended and the next to start is the next turn's first."""
+    if battle.turn != number:
+        return battle.turn > number
+    return not battle.phase_open and next_phase(battle)[0] == number + 1
 
 
 def _struck(events: list[StoredEvent]) -> dict[int, str]:

@@ -9,12 +9,15 @@ import re
 from pathlib import Path
 
 import pytest
-from support.browser import PHONE, serious_violations
+from support.browser import DESKTOP, PHONE, serious_violations
 from support.cli import morale
 from support.examples import ROOT, example_store
 
+from morale.app.report.page import page as report_page
 from morale.events.store import SqliteEventStore
+from morale.events.types import PhaseStarted
 from morale.projections.luck import luck
+from morale.projections.report import report
 
 EXAMPLES = ["wh40k6", "wh40k3", "wfb8", "gdb"]
 SCREENSHOTS = ROOT / "screenshots"
@@ -119,6 +122,40 @@ _TABLES = """
 """
 
 
+# The smallest text of any chart as the screen shows it, in CSS pixels: its font size in the SVG's
+# own units times the SVG's scale on the page.
+_SMALLEST_CHART_TEXT = """
+() => Math.min(...[...document.querySelectorAll(".chart svg text")].filter((t) => t.textContent.trim()).map((t) => {
+  const svg = t.ownerSVGElement;
+  return parseFloat(getComputedStyle(t).fontSize) * svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+}))
+"""
+
+# The cells of the tests tables that do not read as a line of their own named by their column.
+_CARDS = """
+() => [...document.querySelectorAll("table.tests td")].filter((td) => td.textContent.trim()).filter((td) => {
+  const label = getComputedStyle(td, "::before").content;
+  return getComputedStyle(td).display !== "block" || !label.includes(td.dataset.label);
+}).map((td) => td.outerHTML.slice(0, 80))
+"""
+
+
+def test_every_column_of_the_tests_is_in_sight_on_a_desktop(browser, written):
+    """At 1280 px wide each tests table fits the page: no column, the last included, is clipped."""
+    example, out, _, _ = written
+    context = browser.new_context(viewport=DESKTOP)
+    page = context.new_page()
+    page.goto(out.as_uri())
+    page.wait_for_load_state("load")
+    tests = [t for t in page.evaluate(_TABLES) if t["table"] == "tests"]
+    assert tests
+    for table in tests:
+        assert table["inner"] <= table["right"] - table["left"] + 1, (example, table)
+        assert table["wide"] <= table["right"] - table["left"] + 1, (example, table)
+    assert page.evaluate(_SMALLEST_CHART_TEXT) >= 11, example
+    context.close()
+
+
 def test_the_report_is_read_on_a_phone_without_the_page_scrolling_sideways(browser, written):
     """A report shared to a phone (390x844): the page never scrolls sideways; a table too wide for
     the screen scrolls within its own box, which lies within the screen and which a keyboard or a
@@ -140,6 +177,11 @@ def test_the_report_is_read_on_a_phone_without_the_page_scrolling_sideways(brows
         if table["scrolls"]:  # every column within reach of the box's scrolling, by touch or by key
             assert table["inner"] >= table["wide"] - 1, (example, table)
             assert table["focusable"] and table["role"] == "region" and table["name"], (example, table)
+    # Each test reads whole, as a card a test, with no box to scroll; the charts' text is readable.
+    for table in (t for t in tables if t["table"] == "tests"):
+        assert table["inner"] <= table["right"] - table["left"] + 1 and table["wide"] <= width, (example, table)
+    assert page.evaluate(_CARDS) == [], example  # every cell of a test on its own named line
+    assert page.evaluate(_SMALLEST_CHART_TEXT) >= 11, example
     assert serious_violations(page) == []
     SCREENSHOTS.mkdir(exist_ok=True)
     page.screenshot(path=str(SCREENSHOTS / f"report-{example}-phone.png"), full_page=True)
@@ -241,3 +283,20 @@ def test_the_story_crosses_out_a_struck_event_and_says_who_struck_it(browser, tm
     )
     assert page.locator("li.event[data-seq='14'].struck").count() == 0
     context.close()
+
+
+def test_a_turn_still_being_played_is_not_headed_as_ended(tmp_path):
+    """A report made while turn 2 is being played: turn 1's board is the board at its end, turn 2's
+    the board as it stands, said so."""
+    store = example_store(tmp_path / "battles.db")
+    events = list(store.read("hive-tarsis"))
+    second = next(i for i, s in enumerate(events) if isinstance(s.event, PhaseStarted) and s.event.turn == 2)
+    played = events[: second + 3]
+
+    html = report_page(report("hive-tarsis", played), "the test")
+
+    assert "<h3>The board at the end of turn 1</h3>" in html
+    assert "The board at the end of turn 2" not in html
+    assert f"<h3>The board after event {played[-1].seq}, with turn 2 still being played</h3>" in html
+    finished = report_page(report("hive-tarsis", events), "the test")
+    assert "still being played" not in finished and "<h3>The board at the end of turn 3</h3>" in finished
