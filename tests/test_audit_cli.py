@@ -67,6 +67,14 @@ def test_the_board_says_a_scheduled_change_as_the_change_it_is(db):
     assert (change["text"], change["until"]) == ("will be steady", "")
 
 
+def test_explain_shows_a_sweeping_advance_as_two_opposed_rolls(db):
+    """Each side rolls D6 + Initiative (wh40k6.sweeping_advance): 5 + 3 against 2 + 2, not 5 + 2 = 8."""
+    said = morale(db, "explain", "hive-tarsis", "kraak").stdout
+    rolled = next(line for line in said.split("\n") if "rolled at #50" in line)
+    assert rolled.endswith(": loser 5 + initiative 3 = 8 against winners 2 + initiative 2 = 4")
+    assert "5 + 2 = 8" not in said
+
+
 def test_diff_counts_one_model_as_one_model(db):
     said = morale(db, "diff", "hive-tarsis", "start", "end:1").stdout
     assert "steady, 1 model " in said and "1 models" not in said  # the Nobz, 5 down to 1

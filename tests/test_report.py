@@ -81,7 +81,8 @@ def test_the_report_shows_each_turn_every_rolled_test_and_the_head_in_chromium(b
     for roll in found.rolls:
         row = page.locator(f"table.tests tr[data-unit='{roll.unit}'][data-settled='{roll.seq}']")
         assert row.count() == 1, (roll.unit, roll.seq)
-        assert row.locator("td.dice").inner_text() == " + ".join(map(str, roll.dice))
+        if roll.test != "sweeping_advance":  # two opposed rolls, not one sum: see below
+            assert row.locator("td.dice").inner_text() == " + ".join(map(str, roll.dice))
         assert row.locator("td.odds").inner_text() == f"{100 * roll.chance:.1f}%"
     for side in found.sides:
         cells = page.locator(f"#luck tr[data-side='{side.side}'] td").all_inner_texts()
@@ -300,3 +301,13 @@ def test_a_turn_still_being_played_is_not_headed_as_ended(tmp_path):
     assert f"<h3>The board after event {played[-1].seq}, with turn 2 still being played</h3>" in html
     finished = report_page(report("hive-tarsis", events), "the test")
     assert "still being played" not in finished and "<h3>The board at the end of turn 3</h3>" in finished
+
+
+def test_the_tests_table_shows_a_sweeping_advance_as_two_opposed_rolls(tmp_path):
+    """wh40k6.sweeping_advance: each side's die and Initiative, with no total of the two dice."""
+    store = example_store(tmp_path / "battles.db")
+    html = report_page(report("hive-tarsis", list(store.read("hive-tarsis"))), "the test")
+    row = html.split('data-unit="kraak" data-settled="50">', 1)[1].split("</tr>", 1)[0]
+    dice = re.search(r'<td class="num dice" data-label="dice">(.*?)</td>', row).group(1)
+    total = re.search(r'<td class="num" data-label="total">(.*?)</td>', row).group(1)
+    assert (dice, total) == ("loser 5 + initiative 3 = 8 against winners 2 + initiative 2 = 4", "")

@@ -46,10 +46,8 @@ def _step_lines(console: Console, step: Step, indent: str = "") -> None:
         if step.chance is not None:
             console.print(Text(f"{pad}chance of passing: {100 * step.chance:.1f}% ({step.chance_ways})"))
         if step.roll is not None:
-            dice = " + ".join(map(str, step.roll.dice))
-            total = f" = {step.roll.total}" if step.roll.total is not None else ""
-            seq, by = step.roll.seq, step.roll.by
-            rolled = f"rolled at #{seq} by {by}: {dice}{total}" if by else f"rolled at #{seq}: {dice}{total}"
+            seq, by, dice = step.roll.seq, step.roll.by, step.roll.said
+            rolled = f"rolled at #{seq} by {by}: {dice}" if by else f"rolled at #{seq}: {dice}"
             console.print(Text(f"{pad}{rolled}"))
         status = step.status + (" automatically" if step.automatic else "")
         console.print(Text(f"{pad}result: ", style="bold") + Text(status) + _rule(step.rule))

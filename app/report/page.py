@@ -199,7 +199,7 @@ def _tests(data: Report, turn: Turn) -> str:
             f"{m['value']:+d} {m['reason']}" + (f" (not counted: {m['ignored_by']})" if m["ignored_by"] else "")
             for m in _json(t["modifiers"])
         )
-        dice = " + ".join(map(str, _json(t["dice"]))) if t["dice"] else ""
+        dice = t["rolled"] or ""  # two opposed rolls side by side, never one sum (projections/sql_rows.py)
         chance = f"{100 * t['chance']:.1f}%" if t["chance"] is not None else ""
         cells = (
             ("due at", "num", str(t["due_at"])),

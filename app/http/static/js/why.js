@@ -79,7 +79,9 @@ function test(step, cited) {
     step.chance !== null && step.chance !== undefined
       ? ["Odds", `${Math.round(step.chance * 100)}% to pass (${step.chance_ways})`]
       : null,
-    roll ? ["Dice", `${roll.dice.join(" + ")}${roll.total !== null ? ` = ${roll.total}` : ""}${roll.detail ? ` (${roll.detail})` : ""}`]
+    // `said`: the dice in the server's words (two opposed rolls side by side, never one sum); the
+    // detail of an opposed roll is those same words, so it is not said twice.
+    roll ? ["Dice", `${roll.said}${roll.detail && !roll.opposed?.length ? ` (${roll.detail})` : ""}`]
       : step.automatic ? ["Dice", "none: settled without a roll"] : null,
     step.status && step.status !== "due" ? ["Result", el("span", {}, `${step.status} `, cited(step.rule))] : null,
   ].filter(Boolean);
