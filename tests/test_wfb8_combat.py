@@ -290,6 +290,17 @@ def test_wfb8_multi_a_report_cannot_move_a_unit_into_another_combat():
     assert "spearmen is in close combat with boyz, none of whom is in this combat" in str(refused)
 
 
+def test_wfb8_multi_a_report_cannot_leave_out_a_unit_still_in_the_combat():
+    """The boyz charged the spearmen and the halberdiers: a report of the spearmen alone against the
+    boyz would leave the halberdiers fighting boyz who, by the report, no longer fight them."""
+    table = boyz_charge("spearmen", "halberdiers")
+
+    refused = table.refuse(combat(side("empire", "spearmen", wounds=1), side("orcs", "boyz", wounds=3)))
+
+    assert refused.field == "units"
+    assert "halberdiers is in close combat with boyz but is not in this combat report" in str(refused)
+
+
 def test_wfb8_multi_no_more_foes_the_unit_acts_normally_out_of_the_combat():
     table = knights_wiped_out_the_wolves()
     table.record(

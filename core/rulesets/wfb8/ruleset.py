@@ -444,6 +444,14 @@ class Wfb8(Ruleset):
                         f"{unit_id} is in close combat with {', '.join(fighting)}, none of whom is in this combat",
                         field="units",
                     )
+                # ...and one combat is resolved whole: a foe left out would keep fighting a unit that,
+                # by this report, no longer fights it.
+                left_out = [f for f in fighting if f not in enemy.units]
+                if left_out:
+                    raise Refusal(
+                        f"{left_out[0]} is in close combat with {unit_id} but is not in this combat report",
+                        field="units",
+                    )
 
     def on_combat(self, battle: Battle, event: CombatResolved, seq: int) -> Decided:
         # The round is scored, and who tests decided, from the battle as the round left it: before the
