@@ -77,6 +77,10 @@ class StateGraph:
     def can(self, unit: Unit, trigger: str) -> bool:
         return (trigger, unit.state) in self._rule
 
+    def destination(self, unit: Unit, trigger: str) -> str | None:
+        """The state `trigger` would put the unit in from the state it is in now (None: it cannot)."""
+        return self._dest.get((trigger, unit.state))
+
     def rule_for(self, unit: Unit, trigger: str) -> str:
         return self._rule[(trigger, unit.state)]
 

@@ -61,6 +61,23 @@ class TestNotTaken(Outcome, tag="test_not_taken", frozen=True):
     withdrawn: bool = False  # True: the test was due, and leaves the list of tests due
 
 
+class OpposedRoll(msgspec.Struct, frozen=True, kw_only=True):
+    """One side's roll in a test both sides roll against each other (a Sweeping Advance): its die,
+    plus a characteristic (`adds`, a machine name: "initiative") of `bonus`, makes `total`."""
+
+    side: str  # whose roll, as the rule names them: "loser", "winners"
+    die: int
+    adds: str
+    bonus: int
+    total: int
+
+
+def opposed_words(rolls: tuple[OpposedRoll, ...]) -> str:
+    """Opposed rolls as every view says them: "loser 5 + initiative 3 = 8 against winners 2 +
+    initiative 2 = 4" (the console's main.js and why.js say them in the same words)."""
+    return " against ".join(f"{r.side} {r.die} + {r.adds.replace('_', ' ')} {r.bonus} = {r.total}" for r in rolls)
+
+
 class TestResolved(Outcome, tag="test_resolved", frozen=True):
     """`rule` is the clause that decided the result; `trigger` the one that made the test due.
 
@@ -79,6 +96,9 @@ class TestResolved(Outcome, tag="test_resolved", frozen=True):
     detail: str = ""
     result: str = ""
     column: str = ""
+    # A test both sides roll against each other: each side's roll, in the order of `dice`. Such a
+    # test has no `total` and no `target` of its own: the dice are not added up.
+    opposed: tuple[OpposedRoll, ...] = ()
 
 
 class StateChanged(Outcome, tag="state_changed", frozen=True):

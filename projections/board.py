@@ -5,14 +5,19 @@ from __future__ import annotations
 import msgspec
 
 from morale.core.referee import next_phase
-from morale.core.state import Battle
+from morale.core.state import Battle, Unit
 from morale.events.types import FactValue
 
 
 class RestrictionView(msgspec.Struct, frozen=True, kw_only=True):
+    """What holds a unit back, or a change the rules have scheduled for it. `said` is the whole entry
+    in words, as every view shows it; the other fields are its parts, for machines."""
+
     text: str
     rule: str
-    until: str = ""
+    until: str = ""  # a restriction: the point it lasts until
+    at: str = ""  # a scheduled change: the point it happens at
+    said: str = ""
 
 
 class UnitRow(msgspec.Struct, frozen=True, kw_only=True):
@@ -53,27 +58,32 @@ class Board(msgspec.Struct, frozen=True, kw_only=True):
     next_clock: ClockStep | None = None  # what `morale next-phase` would record now
 
 
+def restricted(battle: Battle, name: str, rule: str, until: str) -> RestrictionView:
+    text = battle.ruleset.restrictions.get(name, name.replace("_", " "))
+    return RestrictionView(text=text, rule=rule, until=until, said=f"{text} until the {until}" if until else text)
+
+
+def scheduled(battle: Battle, unit: Unit, trigger: str, at: str) -> RestrictionView:
+    """A change the rules put off (`Pending`), said as the narrative says it was scheduled: "will be
+    steady at the end of the assault phase", not the graph's trigger ("end regroup")."""
+    graph = battle.ruleset.graph
+    dest = graph.destination(unit, trigger)
+    text = f"will be {battle.ruleset.state_name(dest)}" if dest else trigger.replace("_", " ")
+    rule = graph.rule_for(unit, trigger) if dest else ""
+    return RestrictionView(text=text, rule=rule, at=at, said=f"{text} at the {at}" if at else text)
+
+
 def board(battle: Battle) -> Board:
     ruleset = battle.ruleset
     rows = []
     for unit in battle.units.values():
         restrictions = [
-            RestrictionView(
-                text=ruleset.restrictions.get(r.name, r.name.replace("_", " ")),
-                rule=r.rule,
-                until=ruleset.describe_point(battle, r.until),
-            )
-            for r in unit.restrictions
+            restricted(battle, r.name, r.rule, ruleset.describe_point(battle, r.until)) for r in unit.restrictions
         ]
+        restrictions += [scheduled(battle, unit, p.trigger, ruleset.describe_point(battle, p.at)) for p in unit.pending]
         restrictions += [
-            RestrictionView(
-                text=p.trigger.replace("_", " "),
-                rule=ruleset.graph.rule_for(unit, p.trigger) if ruleset.graph.can(unit, p.trigger) else "",
-                until=ruleset.describe_point(battle, p.at),
-            )
-            for p in unit.pending
+            RestrictionView(text=text, rule=rule, said=text) for text, rule in ruleset.implied_restrictions(unit)
         ]
-        restrictions += [RestrictionView(text=text, rule=rule) for text, rule in ruleset.implied_restrictions(unit)]
         rows.append(
             UnitRow(
                 unit=unit.id,

@@ -20,6 +20,7 @@ from morale.core.outcomes import (
     MarkerPlaced,
     Modifier,
     Moved,
+    OpposedRoll,
     Outcome,
     ProfileChanged,
     RestrictionApplied,
@@ -29,6 +30,7 @@ from morale.core.outcomes import (
     TestDue,
     TestNotTaken,
     TestResolved,
+    opposed_words,
 )
 from morale.core.replay import Replay
 from morale.core.rules import Refusal
@@ -56,11 +58,20 @@ class Cited(msgspec.Struct, frozen=True, kw_only=True):
 class Roll(msgspec.Struct, frozen=True, kw_only=True):
     seq: int
     dice: tuple[int, ...]
-    total: int | None
+    total: int | float | None
     target: int | None
     modifiers: tuple[Modifier, ...]
     detail: str = ""
     by: str = ""  # who entered the dice, in words (`authorship.author_words`); "" where not recorded
+    opposed: tuple[OpposedRoll, ...] = ()  # a test both sides roll: each side's roll, not one sum
+    said: str = ""  # the dice in words, as every view shows them (`rolled_words`)
+
+
+def rolled_words(dice: tuple[int, ...], total: float | None, opposed: tuple[OpposedRoll, ...] = ()) -> str:
+    """ "4 + 3 = 7"; opposed rolls side by side, each its die and what it adds, never as one sum."""
+    if opposed:
+        return opposed_words(opposed)
+    return " + ".join(map(str, dice)) + (f" = {total:g}" if total is not None else "")
 
 
 class Step(msgspec.Struct, kw_only=True):
@@ -239,6 +250,8 @@ def _fold_outcome(
                     target=outcome.target,
                     modifiers=outcome.modifiers,
                     detail=outcome.detail,
+                    opposed=outcome.opposed,
+                    said=rolled_words(outcome.dice, outcome.total, outcome.opposed),
                 )
         case Moved() if any(s.trigger == outcome.rule for s in open_tests):
             # A forced move is the roll a due move test was waiting for: it settles that step.
@@ -246,7 +259,14 @@ def _fold_outcome(
             open_tests.remove(step)
             step.rule, step.words, step.settled_at, step.status = outcome.rule, rule_words(outcome.rule), seq, "moved"
             step.text = describe_outcome(outcome, battle)
-            step.roll = Roll(seq=seq, dice=outcome.dice, total=outcome.inches, target=None, modifiers=())
+            step.roll = Roll(
+                seq=seq,
+                dice=outcome.dice,
+                total=outcome.inches,
+                target=None,
+                modifiers=(),
+                said=rolled_words(outcome.dice, outcome.inches),
+            )
         case (
             StateChanged()
             | StateChangeScheduled()

@@ -163,7 +163,8 @@ def describe_event(event: AnyEvent, battle: Battle) -> str:
             return f"{_name(battle, event.charger)} declares a charge on {targets} (in range: {in_range})"
         case TableFactRecorded():
             named = _name(battle, event.value) if isinstance(event.value, str) else event.value
-            value = "" if event.value is True else f": {named}"
+            # A fact that no longer holds reads "no", not the machine's False.
+            value = "" if event.value is True else ": no" if event.value is False else f": {named}"
             return f"At the table: {_name(battle, event.unit)} {_words(event.fact)}{value}"
         case DiceRolled():
             dice = " + ".join(str(d) for d in event.dice)

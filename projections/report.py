@@ -9,15 +9,17 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from morale.core.machine import STATES
+from morale.core.referee import next_phase
 from morale.core.replay import replay
 from morale.core.rules import Refusal
+from morale.core.state import Battle
 from morale.events.types import EventRetracted, StoredEvent
 
 from .authorship import author_words
 from .board import Board
 from .claims import ClaimsView, claims_view
 from .log import struck_words
-from .luck import Luck, luck, passes_distribution
+from .luck import Luck, SideLuck, luck
 from .narrative import Line, narrate
 from .sql_rows import battle_rows
 from .timeline import Timeline
@@ -28,21 +30,12 @@ assert set(STATE_ORDER) == set(STATES)
 
 
 @dataclass(frozen=True)
-class SideLuck:
-    side: str
-    tests: int
-    expected: float
-    passes: int
-    at_least: float  # the exact chance of this many passes or more
-    verdict: str
-
-
-@dataclass(frozen=True)
 class Turn:
     number: int
     lines: list[Line]
-    board: Board  # at the end of the turn
+    board: Board  # at the end of the turn, or as it stands if the turn is still being played
     tests: list[dict]  # rows of `tests` (projections/sql_rows.py) that fell due this turn
+    over: bool = True  # False: the log ends inside this turn, so `board` is the board as it stands
 
 
 @dataclass(frozen=True)
@@ -63,7 +56,7 @@ class Report:
     events: int
     head: str
     turns: list[Turn]
-    luck: list[SideLuck]
+    luck: list[SideLuck]  # as `morale luck` gives them: the same statistic and verdict
     luck_detail: Luck
     phase_ends: list[str]  # labels of the phase ends the series run over
     series: list[UnitSeries]
@@ -85,10 +78,11 @@ def report(battle_id: str, events: Iterable[StoredEvent]) -> Report:
     for number in sorted({line.turn for line in lines} - {0}):
         end = timeline.board_at(timeline.point(f"end:{number}"))
         tests = [t for t in rows["tests"] if t["turn"] == number]
-        turns.append(Turn(number=number, lines=[line for line in lines if line.turn == number], board=end, tests=tests))
+        told = [line for line in lines if line.turn == number]
+        turns.append(Turn(number=number, lines=told, board=end, tests=tests, over=turn_over(battle, number)))
     prologue = [line for line in lines if line.turn == 0]
     if prologue and turns:
-        turns[0] = Turn(turns[0].number, prologue + turns[0].lines, turns[0].board, turns[0].tests)
+        turns[0] = Turn(turns[0].number, prologue + turns[0].lines, turns[0].board, turns[0].tests, turns[0].over)
     found = luck(battle_id, events)
     return Report(
         battle=battle_id,
@@ -99,7 +93,7 @@ def report(battle_id: str, events: Iterable[StoredEvent]) -> Report:
         events=len(events),
         head=events[-1].hash,
         turns=turns,
-        luck=[_side_luck(found, side.side) for side in found.sides],
+        luck=found.sides,
         luck_detail=found,
         phase_ends=_phase_end_labels(rows["boards"]),
         series=_series(rows["boards"], rows["units"]),
@@ -109,6 +103,14 @@ def report(battle_id: str, events: Iterable[StoredEvent]) -> Report:
     )
 
 
+def turn_over(battle: Battle, number: int) -> bool:
+    """Turn `number` has been played to its end by the battle as its log leaves it: a later turn has
+    begun, or the last phase of the turn has ended and the next to start is the next turn's first."""
+    if battle.turn != number:
+        return battle.turn > number
+    return not battle.phase_open and next_phase(battle)[0] == number + 1
+
+
 def _struck(events: list[StoredEvent]) -> dict[int, str]:
     """Each struck event's retraction in the log's words (as `morale log` says it)."""
     return {
@@ -116,20 +118,6 @@ def _struck(events: list[StoredEvent]) -> dict[int, str]:
         for stored in events
         if isinstance(stored.event, EventRetracted)
     }
-
-
-def _side_luck(found: Luck, side: str) -> SideLuck:
-    summary = next(s for s in found.sides if s.side == side)
-    rolls = [r for r in found.rolls if r.side == side]
-    distribution = passes_distribution([r.chance for r in rolls])
-    return SideLuck(
-        side=side,
-        tests=summary.tests,
-        expected=summary.expected_passes,
-        passes=summary.passes,
-        at_least=min(1.0, sum(distribution[summary.passes :])),
-        verdict=summary.verdict,
-    )
 
 
 def _phase_end_labels(boards: list[dict]) -> list[str]:

@@ -19,7 +19,7 @@ from typing import Any
 import msgspec
 
 from morale.core.odds import Odds, odds
-from morale.core.outcomes import Outcome, TestDue, TestResolved
+from morale.core.outcomes import OpposedRoll, Outcome, TestDue, TestResolved
 from morale.core.state import Battle, DueTest
 from morale.events.types import DiceRolled, StoredEvent
 
@@ -65,6 +65,7 @@ class TestShown(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     rolled: tuple[int, ...] = ()
     total: int | None = None
     passed: bool | None = None
+    opposed: tuple[OpposedRoll, ...] = ()  # a test both sides roll: each side's roll; no total then
 
 
 class Shown(msgspec.Struct, frozen=True, kw_only=True):
@@ -141,6 +142,7 @@ def _tests(caused: tuple[Outcome, ...], battle: Battle, was: Before | None) -> I
                 rolled=outcome.dice,
                 total=outcome.total,
                 passed=outcome.passed,
+                opposed=outcome.opposed,
             )
 
 

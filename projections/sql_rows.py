@@ -12,13 +12,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from morale.core.outcomes import StateChanged
+from morale.core.outcomes import StateChanged, opposed_words
 from morale.events.types import PhaseStarted, StoredEvent, UnitJoined
 
 from .authorship import author_words
 from .board import Board, board
 from .claims import ClaimsView, claims_view
-from .explain import Chronicle, Step
+from .explain import Chronicle, Roll, Step
 from .luck import luck
 from .snapshots import engine_version
 
@@ -60,6 +60,9 @@ SCHEMA: dict[str, tuple[dict[str, type], tuple[str, ...]]] = {
             "modifier_total": int,  # the modifiers that counted
             "chance": float,  # of passing, exactly, as the dice were rolled (or as it fell due)
             "dice": str,  # JSON list
+            # the dice in words: "4 + 3"; a test both sides roll, each side's die and what it adds
+            # ("loser 5 + initiative 3 = 8 against winners 2 + initiative 2 = 4"), with no total
+            "rolled": str,
             "total": int,
             "result": str,  # passed, failed, not taken, moved, or due (not settled yet)
             "words": str,  # the test in words, as explain tells it (a results table's reading included)
@@ -133,7 +136,7 @@ SCHEMA: dict[str, tuple[dict[str, type], tuple[str, ...]]] = {
             "state": str,
             "state_name": str,
             "models": int,
-            "restrictions": str,  # JSON list of {text, rule, until}
+            "restrictions": str,  # JSON list of {text, rule, until, at} (at: when a scheduled change happens)
             "due": str,  # JSON list
         },
         ("battle", "seq", "unit"),
@@ -258,7 +261,7 @@ def _board_rows(rows: Rows, view: Board) -> None:
                 "state_name": unit.state_name,
                 "models": unit.models,
                 "restrictions": json.dumps(
-                    [{"text": r.text, "rule": r.rule, "until": r.until} for r in unit.restrictions]
+                    [{"text": r.text, "rule": r.rule, "until": r.until, "at": r.at} for r in unit.restrictions]
                 ),
                 "due": json.dumps(unit.due),
             }
@@ -286,6 +289,12 @@ def _unit_rows(rows: Rows, final: Board, joined: dict[str, tuple[int, UnitJoined
                 "final_models": unit.models,
             }
         )
+
+
+def _rolled(roll: Roll | None) -> str | None:
+    if roll is None:
+        return None
+    return opposed_words(roll.opposed) if roll.opposed else " + ".join(map(str, roll.dice))
 
 
 def _test_rows(
@@ -326,6 +335,7 @@ def _test_rows(
                 # the chance as the dice were rolled (luck's), else as the test fell due
                 "chance": rolled.get((unit, step.settled_at or 0), step.chance),
                 "dice": json.dumps(list(step.roll.dice)) if step.roll else None,
+                "rolled": _rolled(step.roll),
                 "total": step.roll.total if step.roll else None,
                 "result": step.status,
                 "words": step.text,

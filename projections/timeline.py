@@ -176,7 +176,7 @@ def compare_boards(before: Board, after: Board) -> list[UnitChange]:
 
 def _changed_fields(was: UnitRow, now: UnitRow) -> list[str]:
     fields = [name for name in ("state", "models", "due") if getattr(was, name) != getattr(now, name)]
-    if [(r.text, r.until) for r in was.restrictions] != [(r.text, r.until) for r in now.restrictions]:
+    if [(r.text, r.until, r.at) for r in was.restrictions] != [(r.text, r.until, r.at) for r in now.restrictions]:
         fields.append("restrictions")
     return fields
 

@@ -25,11 +25,22 @@ def test_explain_prints_each_test_with_its_rules_and_chance(db):
     assert result.exit_code == 0, result.output
     text = result.stdout
     assert "Sergeant Kraak's Guardsmen (kraak, imperium): steady" in text
-    assert "why: morale test due  [wh40k6.trigger.combat_lost]" in text
+    assert "why: morale test due at #48  [wh40k6.trigger.combat_lost]" in text
     assert "-2 combat lost by 2  [wh40k6.trigger.combat_lost]" in text
     assert "chance of passing: 41.7% (15/36)" in text and "result: failed  [wh40k6.test.morale]" in text
     data = json.loads(morale(db, "explain", "hive-tarsis", "kraak", "--at", "50", "--json").stdout)
     assert data["state"] == "falling_back" and data["at"] == 50
+
+
+def test_explain_numbers_each_result_by_the_event_that_settled_it(db):
+    """The combat report (#48) made the Morale test due and the dice (#49) failed it: the line that
+    says it failed is #49; the Fall Back move due at #50 was moved by the dice at #51."""
+    lines = morale(db, "explain", "hive-tarsis", "kraak").stdout.splitlines()
+    failed = next(line for line in lines if "fails the morale test" in line)
+    moved = next(line for line in lines if 'moves 6"' in line)
+    assert failed.split()[0] == "49" and moved.split()[0] == "51"
+    assert lines[lines.index(failed) + 1].strip().startswith("why: morale test due at #48")
+    assert lines[lines.index(moved) + 1].strip().startswith("why: fall back move due at #50")
 
 
 def test_at_and_diff_show_the_board_then_and_what_changed(db):
@@ -42,6 +53,31 @@ def test_at_and_diff_show_the_board_then_and_what_changed(db):
     diff = morale(db, "diff", "hive-tarsis", "end:1", "end:2")
     assert diff.exit_code == 0 and "why Sergeant Kraak's Guardsmen changed:" in diff.stdout
     assert [u["unit"] for u in json.loads(morale(db, "diff", "hive-tarsis", "22", "--json").stdout)["units"]]
+
+
+def test_the_board_says_a_scheduled_change_as_the_change_it_is(db):
+    """Kraak's Guardsmen have just Regrouped (#54): steady again when the Assault phase ends, said so
+    (`said`, what every view prints), and not as the graph's trigger ("end regroup until the ...")."""
+    units = json.loads(morale(db, "at", "hive-tarsis", "55", "--json").stdout)["board"]["units"]
+    [kraak] = [u for u in units if u["unit"] == "kraak"]
+    said = [r["said"] for r in kraak["restrictions"]]
+    assert "will be steady at the end of the assault phase (imperium, turn 2)" in said
+    assert not any("end regroup" in r for r in said)
+    change = next(r for r in kraak["restrictions"] if r["at"])
+    assert (change["text"], change["until"]) == ("will be steady", "")
+
+
+def test_explain_shows_a_sweeping_advance_as_two_opposed_rolls(db):
+    """Each side rolls D6 + Initiative (wh40k6.sweeping_advance): 5 + 3 against 2 + 2, not 5 + 2 = 8."""
+    said = morale(db, "explain", "hive-tarsis", "kraak").stdout
+    rolled = next(line for line in said.split("\n") if "rolled at #50" in line)
+    assert rolled.endswith(": loser 5 + initiative 3 = 8 against winners 2 + initiative 2 = 4")
+    assert "5 + 2 = 8" not in said
+
+
+def test_diff_counts_one_model_as_one_model(db):
+    said = morale(db, "diff", "hive-tarsis", "start", "end:1").stdout
+    assert "steady, 1 model " in said and "1 models" not in said  # the Nobz, 5 down to 1
 
 
 def test_what_if_shows_the_first_divergence_and_the_final_board(db):

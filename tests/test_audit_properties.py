@@ -47,4 +47,4 @@ def test_any_accepted_battle_verifies_round_trips_and_replays_unchanged(new_batt
     unchanged = what_if(battle, events, [])
     assert unchanged.divergence is None and unchanged.final == [] and unchanged.dropped == []
     for side in luck(battle, events).sides:
-        assert 0 <= side.expected_passes <= side.tests and 0 < side.tail <= 1
+        assert 0 <= side.expected_passes <= side.tests and 0 < side.percentile < 1

@@ -331,10 +331,14 @@ def test_the_notation_writes_confirmations_disputes_and_resolutions_and_reads_th
     enter(store, IMPERIUM, ev(type="entry_confirmed", seqs=[lootas.stored.seq]))
     stored = list(store.read(BATTLE))
     text = write(BATTLE, [s.event for s in stored], [s.author for s in stored])
-    assert '[Confirmation "on"]' in text.splitlines()
+    uncommented = [line.split("  ; ")[0] for line in text.splitlines()]
+    assert '[Confirmation "on"]' in uncommented
     for line in (f'dispute {claim.stored.seq} "only one was hit"', f'resolve {claim.stored.seq} "measured again"'):
-        assert line in text.splitlines()
-    assert f"confirm {lootas.stored.seq}" in text.splitlines()
+        assert line in uncommented
+    assert f"confirm {lootas.stored.seq}" in uncommented
+    # each line that cites an entry by number says which line that entry is
+    confirm = next(line for line in text.splitlines() if line.startswith("confirm "))
+    assert confirm.endswith(f"; #{lootas.stored.seq} is line {uncommented.index('lootas loses 1') + 1}: lootas loses 1")
     assert check(read(text), "notation").events == [s.event for s in stored]
 
 

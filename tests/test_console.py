@@ -113,6 +113,9 @@ def test_a_whole_turn_is_played_explained_stepped_back_and_struck_out_through_th
         assert rule in shown_why and catalogue.words(rule) in shown_why
     for term in ("Trigger", "Dice", "Result"):
         assert term in shown_why
+    # numbered by the dice that settled it, with the event where it fell due beside
+    assert f"event {seq} · {step['status']}" in shown_why
+    assert step["seq"] == seq or re.search(rf"Due\s+at event {step['seq']}\b", shown_why)
     if step["target"] is not None:
         assert re.search(rf"Target\s+{step['target']} or less", shown_why)
     for modifier in step["roll"]["modifiers"] if step["roll"] else ():
@@ -218,7 +221,7 @@ def test_a_free_decision_and_a_unit_change_are_recorded_on_their_forms_on_a_phon
     assert [r["rule"] for r in reforming] == ["gdb.waver.reform"]
     console.tab("board")
     notes = console.card(unit).locator("ul.notes").inner_text()
-    assert reforming[0]["text"] in notes and "gdb.waver.reform" in notes
+    assert reforming[0]["said"] in notes and "gdb.waver.reform" in notes  # the card says it whole
 
     # The rest of the example up to its square, recorded elsewhere: the page follows.
     before = post_events(http, battle, tokens["referee"], events[reform + 1 : square])
@@ -439,3 +442,24 @@ def test_the_api_description_is_drawn_with_no_other_site_to_reach(browser, serve
     screenshot(page, "schema")
     context.close()
     assert [url for url in elsewhere if "logo" not in url] == []
+
+
+def test_why_shows_a_sweeping_advance_as_two_opposed_rolls(browser, served):
+    """Kraak's Guardsmen lose a combat, fail Morale and escape the Sweeping Advance (5 + Initiative 3
+    against 2 + Initiative 2): Why? says each side's roll, not a sum of the two dice, and no target."""
+    server, http = served
+    body = roster_body("wh40k6")
+    battle, events = body["battle"], example_lines("wh40k6")
+    swept = next(i for i, e in enumerate(events) if e.get("test") == "sweeping_advance")
+    tokens = http.post("/battles", json=body).json()["tokens"]
+    for start in range(0, swept + 1, 40):
+        post_events(http, battle, tokens["referee"], events[start : min(start + 40, swept + 1)])
+    context, page, errors = open_console(browser, server.url, battle, tokens["referee"], PHONE)
+    console = Console(page, wide=False)
+
+    shown = console.why("kraak", "falling_back")
+
+    assert "loser 5 + initiative 3 = 8 against winners 2 + initiative 2 = 4" in shown
+    assert "5 + 2 = 8" not in shown and "Target 4 or less" not in shown
+    assert errors == []
+    context.close()

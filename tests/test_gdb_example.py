@@ -324,3 +324,10 @@ def test_gdb_retreat_no_fire_in_the_example_the_board_says_kaunitz_does_not_shoo
 def test_the_narrative_shows_each_turn_of_fortune_citing_its_rule(store, phrase, rule):
     lines = narrate("pratzen", store.read("pratzen"))
     assert any(phrase in line.text and rule in line.rules for line in lines)
+
+
+def test_the_narrative_says_a_fact_that_no_longer_holds_in_words(store):
+    """An enemy no longer within charge range reads "no", never the machine's False."""
+    said = [line.text for line in narrate("pratzen", store.read("pratzen"))]
+    assert "At the table: Ryazan Musketeers enemy in charge range: no" in said
+    assert not any("False" in text or "True" in text for text in said)

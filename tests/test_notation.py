@@ -16,6 +16,7 @@ from morale.app.cli import app
 from morale.app.notation.reader import read
 from morale.app.notation.syntax import grammar
 from morale.events.store import SqliteEventStore
+from morale.events.types import DiceRolled
 from morale.projections.verify import verify
 
 EXAMPLES = ["wh40k6", "wh40k3", "wfb8", "gdb"]
@@ -306,3 +307,24 @@ def test_a_by_line_that_names_no_author_is_refused_naming_line_and_column(tmp_pa
     (printed,) = refused.stderr.strip().splitlines()
     assert f"bad.txt line {number}, " in printed and says in printed, printed
     assert not db.exists()
+
+
+def test_a_struck_entry_is_found_by_the_line_its_retraction_names(tmp_path):
+    """The notation numbers no line: a `retract N` line says which line #N is, and that line says #N."""
+    db = tmp_path / "battles.db"
+    example_store(db).close()
+    last_roll = max(s.seq for s in SqliteEventStore(db).read("hive-tarsis") if isinstance(s.event, DiceRolled))
+    assert morale(db, "strike", "hive-tarsis", str(last_roll), "--reason", "wrong dice", "-y").exit_code == 0
+
+    lines = morale(db, "notation", "export", "hive-tarsis").stdout.splitlines()
+
+    retract = next(line for line in lines if line.startswith(f'retract {last_roll} "wrong dice"'))
+    cited = re.search(rf"; #{last_roll} is line (\d+): (.+)$", retract)
+    assert cited, retract
+    struck = lines[int(cited.group(1)) - 1]
+    assert struck == f"{cited.group(2)}  ; #{last_roll}" and " rolls " in struck
+    written = tmp_path / "battle.txt"
+    written.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    copy = tmp_path / "copy.db"
+    assert morale(copy, "notation", "import", str(written)).exit_code == 0  # the comments change nothing
+    assert events_of(copy, "hive-tarsis") == events_of(db, "hive-tarsis")

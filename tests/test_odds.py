@@ -9,14 +9,18 @@ from itertools import product
 import pytest
 from support.examples import example_store
 from support.table import Table, unit
+from support.wh40k3 import table as wh40k3_table
 from support.wh40k6 import lose_combat, shot_up
 
+from morale.app.service import record
 from morale.core import outcomes as out
 from morale.core.odds import odds
 from morale.core.rulesets.base import Ruleset
+from morale.events.store import SqliteEventStore
 from morale.events.types import DiceRolled, TableFactRecorded
 from morale.projections.due import due_tests
 from morale.projections.luck import Roll, luck, passes_distribution, side_luck
+from morale.projections.luck import verdict as luck_verdict
 
 
 def chance_of(table: Table):
@@ -119,12 +123,38 @@ def roll(passed: bool, chance: float) -> Roll:
 def test_a_side_that_fails_every_likely_test_is_reported_as_very_unlucky():
     report = side_luck("s", [roll(False, 0.72)] * 5)
     assert report.expected_passes == pytest.approx(3.6) and report.passes == 0
-    assert report.tail == pytest.approx(0.28**5) and report.verdict == "exceptionally unlucky"
+    # none pass fewer than 0; all 5 fail 0.28**5 of the time, counting half
+    assert report.percentile == pytest.approx(0.28**5 / 2) and report.verdict == "exceptionally unlucky"
 
 
 def test_a_side_that_passes_a_coin_flip_half_the_time_is_as_expected():
     report = side_luck("s", [roll(True, 0.5), roll(False, 0.5)])
-    assert report.verdict == "about as expected" and report.tail == pytest.approx(0.75)
+    assert report.verdict == "about as expected" and report.percentile == pytest.approx(0.5)
+
+
+def test_the_luck_percentile_against_a_hand_count():
+    """Three tests, at 1/2, 3/4 and 1/3; two pass. By hand over the 8 outcomes (p = pass, f = fail):
+    fewer than 2 pass in fff 1/2*1/4*2/3 = 1/12, pff 1/2*1/4*2/3 = 1/12, fpf 1/2*3/4*2/3 = 1/4 and
+    ffp 1/2*1/4*1/3 = 1/24: 11/24. Exactly 2 in ppf 1/4, pfp 1/24, fpp 1/8: 10/24, counting half.
+    The percentile is 11/24 + 5/24 = 2/3: luckier than par, but not unusually."""
+    report = side_luck("s", [roll(True, 1 / 2), roll(True, 3 / 4), roll(False, 1 / 3)])
+    assert report.percentile == pytest.approx(2 / 3) and report.verdict == "about as expected"
+
+
+@pytest.mark.parametrize(
+    ("at", "verdict"),
+    [
+        (0.005, "exceptionally unlucky"),
+        (0.05, "very unlucky"),
+        (0.15, "unlucky"),
+        (0.5, "about as expected"),
+        (0.85, "lucky"),
+        (0.96, "very lucky"),
+        (0.995, "exceptionally lucky"),
+    ],
+)
+def test_the_verdict_reads_the_percentile_from_its_nearer_end(at, verdict):
+    assert luck_verdict(at) == verdict
 
 
 def test_the_luck_report_of_the_example_battle(tmp_path):
@@ -135,3 +165,25 @@ def test_the_luck_report_of_the_example_battle(tmp_path):
     assert sides["orks"].expected_passes == pytest.approx(sum(r.chance for r in report.rolls if r.side == "orks"))
     regroup = next(r for r in report.rolls if (r.unit, r.test) == ("tacticals", "regroup"))
     assert math.isclose(regroup.chance, 1 / 36) and not regroup.passed  # under 25% left: only a double 1
+
+
+def test_luck_counts_a_fall_back_roll_that_stops_short_of_the_enemy_in_its_corridor():
+    """40K 3rd edition: the guard fail Morale with an enemy 5" away in their corridor; 1 + 1 falls back
+    2", short of it: a roll with odds (the crossfire) whose outcome is a move, not a resolved test.
+    Luck counts it as passed, at the chance of a 2D6 roll under 5 (2 to 4: 6 of 36 rolls)."""
+    t = wh40k3_table(unit("guard", ld=7), unit("boyz", "orks"))
+    t.go_to(1, "orks", "shooting")
+    t.casualties("guard", 3)
+    t.end_phase()
+    t.roll("guard", "morale", 6, 6)
+    t.record(TableFactRecorded(unit="guard", fact="enemy_in_corridor", value=5.0))
+    t.roll("guard", "fall_back", 1, 1)
+    store = SqliteEventStore(":memory:")
+    record(store, "corridor", t.events)
+
+    found = luck("corridor", store.read("corridor"))
+
+    fall_back = next(r for r in found.rolls if r.test == "fall_back")
+    assert fall_back.passed and fall_back.chance == pytest.approx(6 / 36)
+    imperium = next(s for s in found.sides if s.side == "imperium")
+    assert (imperium.tests, imperium.passes) == (2, 1)

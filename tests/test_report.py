@@ -9,12 +9,15 @@ import re
 from pathlib import Path
 
 import pytest
-from support.browser import PHONE, serious_violations
+from support.browser import DESKTOP, PHONE, serious_violations
 from support.cli import morale
 from support.examples import ROOT, example_store
 
+from morale.app.report.page import page as report_page
 from morale.events.store import SqliteEventStore
+from morale.events.types import PhaseStarted
 from morale.projections.luck import luck
+from morale.projections.report import report
 
 EXAMPLES = ["wh40k6", "wh40k3", "wfb8", "gdb"]
 SCREENSHOTS = ROOT / "screenshots"
@@ -78,7 +81,8 @@ def test_the_report_shows_each_turn_every_rolled_test_and_the_head_in_chromium(b
     for roll in found.rolls:
         row = page.locator(f"table.tests tr[data-unit='{roll.unit}'][data-settled='{roll.seq}']")
         assert row.count() == 1, (roll.unit, roll.seq)
-        assert row.locator("td.dice").inner_text() == " + ".join(map(str, roll.dice))
+        if roll.test != "sweeping_advance":  # two opposed rolls, not one sum: see below
+            assert row.locator("td.dice").inner_text() == " + ".join(map(str, roll.dice))
         assert row.locator("td.odds").inner_text() == f"{100 * roll.chance:.1f}%"
     for side in found.sides:
         cells = page.locator(f"#luck tr[data-side='{side.side}'] td").all_inner_texts()
@@ -119,6 +123,40 @@ _TABLES = """
 """
 
 
+# The smallest text of any chart as the screen shows it, in CSS pixels: its font size in the SVG's
+# own units times the SVG's scale on the page.
+_SMALLEST_CHART_TEXT = """
+() => Math.min(...[...document.querySelectorAll(".chart svg text")].filter((t) => t.textContent.trim()).map((t) => {
+  const svg = t.ownerSVGElement;
+  return parseFloat(getComputedStyle(t).fontSize) * svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+}))
+"""
+
+# The cells of the tests tables that do not read as a line of their own named by their column.
+_CARDS = """
+() => [...document.querySelectorAll("table.tests td")].filter((td) => td.textContent.trim()).filter((td) => {
+  const label = getComputedStyle(td, "::before").content;
+  return getComputedStyle(td).display !== "block" || !label.includes(td.dataset.label);
+}).map((td) => td.outerHTML.slice(0, 80))
+"""
+
+
+def test_every_column_of_the_tests_is_in_sight_on_a_desktop(browser, written):
+    """At 1280 px wide each tests table fits the page: no column, the last included, is clipped."""
+    example, out, _, _ = written
+    context = browser.new_context(viewport=DESKTOP)
+    page = context.new_page()
+    page.goto(out.as_uri())
+    page.wait_for_load_state("load")
+    tests = [t for t in page.evaluate(_TABLES) if t["table"] == "tests"]
+    assert tests
+    for table in tests:
+        assert table["inner"] <= table["right"] - table["left"] + 1, (example, table)
+        assert table["wide"] <= table["right"] - table["left"] + 1, (example, table)
+    assert page.evaluate(_SMALLEST_CHART_TEXT) >= 11, example
+    context.close()
+
+
 def test_the_report_is_read_on_a_phone_without_the_page_scrolling_sideways(browser, written):
     """A report shared to a phone (390x844): the page never scrolls sideways; a table too wide for
     the screen scrolls within its own box, which lies within the screen and which a keyboard or a
@@ -140,35 +178,45 @@ def test_the_report_is_read_on_a_phone_without_the_page_scrolling_sideways(brows
         if table["scrolls"]:  # every column within reach of the box's scrolling, by touch or by key
             assert table["inner"] >= table["wide"] - 1, (example, table)
             assert table["focusable"] and table["role"] == "region" and table["name"], (example, table)
+    # Each test reads whole, as a card a test, with no box to scroll; the charts' text is readable.
+    for table in (t for t in tables if t["table"] == "tests"):
+        assert table["inner"] <= table["right"] - table["left"] + 1 and table["wide"] <= width, (example, table)
+    assert page.evaluate(_CARDS) == [], example  # every cell of a test on its own named line
+    assert page.evaluate(_SMALLEST_CHART_TEXT) >= 11, example
     assert serious_violations(page) == []
     SCREENSHOTS.mkdir(exist_ok=True)
     page.screenshot(path=str(SCREENSHOTS / f"report-{example}-phone.png"), full_page=True)
     context.close()
 
 
-def test_the_chance_of_doing_at_least_as_well_is_exact(written):
-    _, out, events, _ = written
+def test_the_luck_percentile_is_exact_and_the_same_as_morale_luck_says(written):
+    _, out, events, db = written
     html = out.read_text(encoding="utf-8")
     found = luck(events[0].battle, events)
+    printed = morale(db, "luck", events[0].battle).stdout
+    assert "luck percentile" in html and "luck percentile" in printed
+    assert "chance of doing at least as well" not in html and "how unusual" not in printed
     for side in found.sides:
         rolls = [r.chance for r in found.rolls if r.side == side.side]
-        at_least = _at_least(rolls, side.passes)
-        assert f'<tr data-side="{side.side}">' in html
+        at = f"{100 * _percentile(rolls, side.passes):.1f}%"
         row = html.split(f'<tr data-side="{side.side}">', 1)[1].split("</tr>", 1)[0]
-        assert f"{100 * at_least:.1f}%" in row
+        assert at in row and side.verdict in row
+        line = next(line for line in printed.splitlines() if line.startswith(f"│ {side.side} "))
+        assert at in line and side.verdict.split()[0] in line
 
 
-def _at_least(chances: list[float], passes: int) -> float:
-    """By brute force over every pass/fail outcome, independently of projections/luck.py."""
+def _percentile(chances: list[float], passes: int) -> float:
+    """By brute force over every pass/fail outcome, independently of projections/luck.py: the chance
+    of fewer passes, and half the chance of as many."""
     from itertools import product
 
     total = 0.0
     for outcome in product((0, 1), repeat=len(chances)):
-        if sum(outcome) >= passes:
+        if sum(outcome) <= passes:
             p = 1.0
             for passed, chance in zip(outcome, chances, strict=True):
                 p *= chance if passed else 1 - chance
-            total += p
+            total += p if sum(outcome) < passes else p / 2
     return total
 
 
@@ -236,3 +284,30 @@ def test_the_story_crosses_out_a_struck_event_and_says_who_struck_it(browser, tm
     )
     assert page.locator("li.event[data-seq='14'].struck").count() == 0
     context.close()
+
+
+def test_a_turn_still_being_played_is_not_headed_as_ended(tmp_path):
+    """A report made while turn 2 is being played: turn 1's board is the board at its end, turn 2's
+    the board as it stands, said so."""
+    store = example_store(tmp_path / "battles.db")
+    events = list(store.read("hive-tarsis"))
+    second = next(i for i, s in enumerate(events) if isinstance(s.event, PhaseStarted) and s.event.turn == 2)
+    played = events[: second + 3]
+
+    html = report_page(report("hive-tarsis", played), "the test")
+
+    assert "<h3>The board at the end of turn 1</h3>" in html
+    assert "The board at the end of turn 2" not in html
+    assert f"<h3>The board after event {played[-1].seq}, with turn 2 still being played</h3>" in html
+    finished = report_page(report("hive-tarsis", events), "the test")
+    assert "still being played" not in finished and "<h3>The board at the end of turn 3</h3>" in finished
+
+
+def test_the_tests_table_shows_a_sweeping_advance_as_two_opposed_rolls(tmp_path):
+    """wh40k6.sweeping_advance: each side's die and Initiative, with no total of the two dice."""
+    store = example_store(tmp_path / "battles.db")
+    html = report_page(report("hive-tarsis", list(store.read("hive-tarsis"))), "the test")
+    row = html.split('data-unit="kraak" data-settled="50">', 1)[1].split("</tr>", 1)[0]
+    dice = re.search(r'<td class="num dice" data-label="dice">(.*?)</td>', row).group(1)
+    total = re.search(r'<td class="num" data-label="total">(.*?)</td>', row).group(1)
+    assert (dice, total) == ("loser 5 + initiative 3 = 8 against winners 2 + initiative 2 = 4", "")

@@ -226,6 +226,81 @@ def test_wfb8_multi_no_more_foes_counts_as_having_won_and_takes_no_break_test():
     assert table.due() == ["spearmen:break"]
 
 
+def test_wfb8_multi_no_more_foes_holds_when_the_report_does_not_say_the_unit_left():
+    """The engine saw the last wolf rider die: a combat report that lists the knights on their side but
+    not in left_combat cannot give them the boyz as foes again, nor a Break test."""
+    table = knights_wiped_out_the_wolves()
+
+    caused = table.record(combat(side("empire", "spearmen", "knights", wounds=5), side("orcs", "boyz", wounds=8)))
+
+    not_taken = only(caused, out.TestNotTaken)
+    assert (not_taken.unit, not_taken.test, not_taken.rule) == ("knights", "break", "wfb8.multi.no_more_foes")
+    assert table.due() == ["spearmen:break"]
+    assert "foes" not in table.unit("knights").notes
+    assert table.unit("boyz").notes["foes"] == ("spearmen",)
+
+
+def test_wfb8_multi_no_more_foes_the_freed_unit_adds_its_wounds_but_not_its_bonuses():
+    """Out of the combat as a unit that left it (`wfb8.multi.left_combat`): the knights' standard no longer
+    counts though the report gives it, so the empire loses 5 + 1 to 7 and not 5 + 4 to 7."""
+    table = knights_wiped_out_the_wolves()
+
+    caused = table.record(
+        combat(
+            side("empire", "spearmen", "knights", wounds=5, unit_bonus={"spearmen": 1, "knights": 3}),
+            side("orcs", "boyz", wounds=7),
+        )
+    )
+
+    due = only(caused, out.TestDue)
+    assert (due.unit, due.modifiers[0].value) == ("spearmen", -1)
+
+
+def test_wfb8_multi_no_more_foes_lasts_until_the_close_combat_phase_ends():
+    """Freed in one Close Combat phase, the knights may be brought into a fight by a later report."""
+    table = knights_wiped_out_the_wolves()
+    table.record(combat(side("empire", "spearmen", "knights", wounds=8), side("orcs", "boyz", wounds=5)))
+    table.roll("boyz", "break", 1, 2)  # the boyz hold
+    table.go_to(2, "empire", "close_combat")
+
+    caused = table.record(combat(side("empire", "spearmen", "knights", wounds=1), side("orcs", "boyz", wounds=4)))
+
+    assert sorted(table.due()) == ["knights:break", "spearmen:break"]
+    assert table.unit("knights").notes["foes"] == ("boyz",)
+    assert not any(isinstance(o, out.TestNotTaken) for o in caused)
+
+
+def test_wfb8_multi_a_report_cannot_move_a_unit_into_another_combat():
+    """Two combats: the spearmen fight the boyz, the knights the wolves. A report of spearmen against the
+    wolves would hand the spearmen new foes the engine never saw them meet: refused, nothing changed."""
+    table = battle(
+        regiment("spearmen"),
+        regiment("knights", models=6, unit_type="cavalry"),
+        regiment("boyz", "orcs", models=25),
+        regiment("wolves", "orcs", models=5, unit_type="cavalry"),
+    )
+    table.go_to(1, "orcs", "movement")
+    table.record(charge("boyz", "spearmen"))
+    table.record(charge("wolves", "knights"))
+    table.go_to(1, "orcs", "close_combat")
+
+    refused = table.refuse(combat(side("empire", "spearmen", wounds=1), side("orcs", "wolves", wounds=3)))
+
+    assert refused.field == "units"
+    assert "spearmen is in close combat with boyz, none of whom is in this combat" in str(refused)
+
+
+def test_wfb8_multi_a_report_cannot_leave_out_a_unit_still_in_the_combat():
+    """The boyz charged the spearmen and the halberdiers: a report of the spearmen alone against the
+    boyz would leave the halberdiers fighting boyz who, by the report, no longer fight them."""
+    table = boyz_charge("spearmen", "halberdiers")
+
+    refused = table.refuse(combat(side("empire", "spearmen", wounds=1), side("orcs", "boyz", wounds=3)))
+
+    assert refused.field == "units"
+    assert "halberdiers is in close combat with boyz but is not in this combat report" in str(refused)
+
+
 def test_wfb8_multi_no_more_foes_the_unit_acts_normally_out_of_the_combat():
     table = knights_wiped_out_the_wolves()
     table.record(

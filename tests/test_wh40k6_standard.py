@@ -214,7 +214,10 @@ def test_wh40k6_sweeping_advance_d6_plus_initiative_equal_or_higher_catches(dice
     caused = table.roll("guard", "sweeping_advance", *dice)
 
     result = only(caused, out.TestResolved)
-    assert (result.total, result.target) == (dice[0] + 3, dice[1] + 2)
+    loser, winners = result.opposed  # two opposed rolls, each its die and Initiative: no sum, no target
+    assert (loser.side, loser.die, loser.bonus, loser.total) == ("loser", dice[0], 3, dice[0] + 3)
+    assert (winners.side, winners.die, winners.bonus, winners.total) == ("winners", dice[1], 2, dice[1] + 2)
+    assert (result.total, result.target) == (None, None)
     assert result.passed is not caught
     if caught:
         assert table.state("guard") == "dispersed"

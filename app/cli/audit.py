@@ -191,7 +191,8 @@ def reveal_command(battle: BattleArg, db: Db = DEFAULT_DB, as_json: Json = False
 
 @app.command("luck")
 def luck_command(battle: BattleArg, db: Db = DEFAULT_DB, as_json: Json = False) -> None:
-    """Each side's rolled tests against the exact chance each had: expected passes, actual, how unusual."""
+    """Each side's rolled tests against the exact chance each had: expected passes, actual, and the luck
+    percentile (the chance of passing fewer at those odds, an equal number counting half)."""
     with refusals(as_json):
         view = luck(battle, _events(open_store(db), battle))
         emit_json(view) if as_json else render_audit.print_luck(out, view)

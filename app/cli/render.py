@@ -43,9 +43,7 @@ def print_board(console: Console, view: Board) -> None:
     for column in ("side", "unit", "state", "models", "Ld", "restrictions", "due"):
         table.add_column(column)
     for row in view.units:
-        restrictions = "\n".join(
-            f"{r.text}{' until ' + r.until if r.until else ''} [{r.rule}]" for r in row.restrictions
-        )
+        restrictions = "\n".join(f"{r.said}" + (f" [{r.rule}]" if r.rule else "") for r in row.restrictions)
         table.add_row(
             row.side,
             name_text(row.name, row.unit),

@@ -7,7 +7,7 @@ from rich.table import Table
 from rich.text import Text
 
 from morale.projections.explain import Explanation, Step
-from morale.projections.luck import Luck
+from morale.projections.luck import PERCENTILE_NAME, PERCENTILE_WORDS, Luck
 from morale.projections.timeline import Diff, UnitChange
 from morale.projections.verify import Verification
 from morale.projections.whatif import WhatIf
@@ -22,13 +22,17 @@ def _rule(rule: str) -> Text:
 
 
 def _step_lines(console: Console, step: Step, indent: str = "") -> None:
-    console.print(Text(f"{indent}{step.seq:>4}  ", style=DIM) + Text(step.text) + _rule(step.rule))
+    # A settled test reads as its result ("fails the morale test"): numbered by the event that settled
+    # it (the dice), with the event where it fell due on its "why" line.
+    shown = step.settled_at if step.kind == "test" and step.settled_at is not None else step.seq
+    console.print(Text(f"{indent}{shown:>4}  ", style=DIM) + Text(step.text) + _rule(step.rule))
     pad = indent + "      "
-    if step.by:
+    if step.by and shown == step.seq:
         console.print(Text(f"{pad}entered by: {step.by}", style=DIM))
     if step.kind == "test":
         kind = " move due" if step.status == "moved" else " test due"
-        test = Text(step.test.replace("_", " ")) + Text(kind)
+        due_at = f" at #{step.seq}" if shown != step.seq else ""
+        test = Text(step.test.replace("_", " ")) + Text(kind + due_at)
         console.print(Text(f"{pad}why: ", style="bold") + test + _rule(step.trigger))
         if step.trigger_words:
             console.print(Text(f"{pad}     {step.trigger_words}", style="italic"))
@@ -42,10 +46,8 @@ def _step_lines(console: Console, step: Step, indent: str = "") -> None:
         if step.chance is not None:
             console.print(Text(f"{pad}chance of passing: {100 * step.chance:.1f}% ({step.chance_ways})"))
         if step.roll is not None:
-            dice = " + ".join(map(str, step.roll.dice))
-            total = f" = {step.roll.total}" if step.roll.total is not None else ""
-            seq, by = step.roll.seq, step.roll.by
-            rolled = f"rolled at #{seq} by {by}: {dice}{total}" if by else f"rolled at #{seq}: {dice}{total}"
+            seq, by, dice = step.roll.seq, step.roll.by, step.roll.said
+            rolled = f"rolled at #{seq} by {by}: {dice}" if by else f"rolled at #{seq}: {dice}"
             console.print(Text(f"{pad}{rolled}"))
         status = step.status + (" automatically" if step.automatic else "")
         console.print(Text(f"{pad}result: ", style="bold") + Text(status) + _rule(step.rule))
@@ -80,7 +82,7 @@ def _change_table(title: str, changes: list[UnitChange], before: str, after: str
             if row is None:
                 return Text("(not yet joined)")
             return state_text(row.state, row.state_name) + Text(
-                f", {row.models} models" + "".join(f"\ndue: {d}" for d in row.due)
+                f", {row.models} model{'s' * (row.models != 1)}" + "".join(f"\ndue: {d}" for d in row.due)
             )
 
         table.add_row(name_text(change.name, change.unit), ", ".join(change.changed), cell(was), cell(now))
@@ -145,7 +147,7 @@ def print_verification(console: Console, view: Verification) -> None:
 
 def print_luck(console: Console, view: Luck) -> None:
     table = Table(title=f"{view.battle}: luck of the morale dice", title_justify="left")
-    for column in ("side", "tests rolled", "expected passes", "passes", "how unusual", "verdict"):
+    for column in ("side", "tests rolled", "expected passes", "passes", PERCENTILE_NAME, "verdict"):
         table.add_column(column)
     for side in view.sides:
         table.add_row(
@@ -153,10 +155,11 @@ def print_luck(console: Console, view: Luck) -> None:
             str(side.tests),
             f"{side.expected_passes:.2f}",
             str(side.passes),
-            f"{100 * side.tail:.1f}%",
+            f"{100 * side.percentile:.1f}%",
             side.verdict,
         )
     console.print(table)
+    console.print(PERCENTILE_WORDS)
     rolls = Table(title="Rolls", title_justify="left")
     for column in ("#", "unit", "test", "dice", "chance", "result"):
         rolls.add_column(column)

@@ -54,6 +54,8 @@ def write(
     turn = 0
     open_phase: tuple[int, str, str] | None = None
     written: Author | None = None
+    at_line: dict[int, int] = {}  # each event's seq -> the index in `lines` of the line that writes it
+    cited: dict[int, list[int]] = {}  # an index in `lines` -> the seqs that line cites (retract, confirm...)
     for index, event in enumerate(events):
         author = authors[index] if index < len(authors) else None
         if author != written:
@@ -81,7 +83,35 @@ def write(
                 open_phase = None
             case _:
                 lines.append(event_line(event))
-    return "\n".join(lines).strip("\n") + "\n"
+                if seqs := cited_seqs(event):
+                    cited[len(lines) - 1] = seqs
+        at_line[index + 1] = 0 if isinstance(event, BattleStarted) else len(lines) - 1
+    return "\n".join(_with_citations(lines, at_line, cited)).strip("\n") + "\n"
+
+
+def cited_seqs(event: AnyEvent) -> list[int]:
+    """The sequence numbers an event names: what it strikes, confirms, disputes or settles."""
+    match event:
+        case EventRetracted() | EntryDisputed() | DisputeResolved():
+            return [event.seq]
+        case EntryConfirmed():
+            return list(event.seqs)
+    return []
+
+
+def _with_citations(lines: list[str], at_line: dict[int, int], cited: dict[int, list[int]]) -> list[str]:
+    """The notation numbers no line, so a line that cites an entry by its sequence number says, in a
+    comment, which line that entry is, and the cited line is marked with its number: `retract 61
+    "the reason"  ; #61 is line 140: boyz loses 5 to shooting`, and `boyz loses 5 to shooting  ; #61`."""
+    out = list(lines)
+    first = next((i for i, line in enumerate(lines) if line), 0)  # blank lines before it are not written
+    for index, seqs in cited.items():
+        found = [f"#{seq} is line {at_line[seq] + 1 - first}: {lines[at_line[seq]]}" for seq in seqs if seq in at_line]
+        if found:
+            out[index] += "  ; " + "; ".join(found)
+    for seq in sorted({seq for seqs in cited.values() for seq in seqs if seq in at_line}):
+        out[at_line[seq]] += f"  ; #{seq}"
+    return out
 
 
 def author_line(author: Author | None) -> str:

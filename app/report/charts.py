@@ -18,6 +18,12 @@ STYLE = Style(
     foreground_strong="#111",
     foreground_subtle="#888",
     font_family="system-ui, sans-serif",
+    # Sized for the page's box (report.css: 640 to 900px wide for 900 drawn), so none is under 11px.
+    label_font_size=16,
+    major_label_font_size=16,
+    legend_font_size=16,
+    title_font_size=20,
+    value_font_size=16,
     colors=("#1b6ca8", "#d1495b", "#2e933c", "#edae49", "#6a4c93", "#00798c", "#8d5a3b", "#555555"),
 )
 _COMMON = {
@@ -25,7 +31,7 @@ _COMMON = {
     "js": [],
     "disable_xml_declaration": True,
     "width": 900,
-    "height": 360,
+    "height": 460,
     "legend_at_bottom": True,
     "x_label_rotation": 40,
     "truncate_label": 40,

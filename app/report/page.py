@@ -11,6 +11,7 @@ from morale.core import catalogue
 from morale.events.codec import encode
 from morale.events.signing import PublicKey, PublicKeyLine, SignedHead, SignedHeadLine
 from morale.projections.board import Board
+from morale.projections.luck import PERCENTILE_NAME, PERCENTILE_WORDS
 from morale.projections.narrative import Line
 from morale.projections.report import Report, Turn
 
@@ -109,20 +110,19 @@ def _e(text: object) -> str:
 def _summary(data: Report) -> str:
     rows = "".join(
         f'<tr data-side="{_e(s.side)}"><td>{_e(s.side)}</td><td class="num">{s.tests}</td>'
-        f'<td class="num">{s.expected:.2f}</td><td class="num">{s.passes}</td>'
-        f'<td class="num at-least">{100 * s.at_least:.1f}%</td><td>{_e(s.verdict)}</td></tr>'
+        f'<td class="num">{s.expected_passes:.2f}</td><td class="num">{s.passes}</td>'
+        f'<td class="num percentile">{100 * s.percentile:.1f}%</td><td>{_e(s.verdict)}</td></tr>'
         for s in data.luck
     )
     final = data.turns[-1].board if data.turns else None
     return (
         '<section id="summary"><h2>Summary</h2>'
         "<h3>Luck of the morale dice</h3>"
-        "<p>Each side's rolled tests against the exact chance each had of passing. The chance of doing "
-        "at least as well is the chance that as many tests or more pass, at those odds.</p>"
+        f"<p>Each side's rolled tests against the exact chance each had of passing. {_e(PERCENTILE_WORDS)}</p>"
         + _wide(
             "Luck of the morale dice",
             '<table id="luck"><thead><tr><th>side</th><th>tests rolled</th><th>expected passes</th><th>passes</th>'
-            f"<th>chance of doing at least as well</th><th>verdict</th></tr></thead><tbody>{rows}</tbody></table>",
+            f"<th>{_e(PERCENTILE_NAME)}</th><th>verdict</th></tr></thead><tbody>{rows}</tbody></table>",
         )
         + (f"<h3>The board at the end</h3>{_board(final, 'final-board', 'The board at the end')}" if final else "")
         + "</section>"
@@ -131,23 +131,30 @@ def _summary(data: Report) -> str:
 
 def _charts(data: Report) -> str:
     states = "".join(
-        f'<div class="chart" data-chart="states-{_e(side)}">{state_chart(data, side)}</div>' for side in data.sides
+        _chart(f"states-{side}", f"{side}: each unit's state at every phase end", state_chart(data, side))
+        for side in data.sides
     )
-    return (
-        '<section id="charts"><h2>Charts</h2>'
-        f"{states}"
-        f'<div class="chart" data-chart="luck">{luck_chart(data)}</div>'
-        "</section>"
-    )
+    luck = _chart("luck", "Cumulative luck", luck_chart(data))
+    return f'<section id="charts"><h2>Charts</h2>{states}{luck}</section>'
+
+
+def _chart(name: str, label: str, svg: str) -> str:
+    """A chart in a box of its own: never drawn narrower than its text can be read (report.css), it
+    scrolls sideways on a phone, as a named region a keyboard can reach."""
+    return f'<div class="chart" data-chart="{_e(name)}" role="region" aria-label="{_e(label)}" tabindex="0">{svg}</div>'
 
 
 def _turn(data: Report, turn: Turn) -> str:
+    if turn.over:
+        board = f"The board at the end of turn {turn.number}"
+    else:  # the log ends inside this turn: there is no end of it to show yet
+        board = f"The board after event {turn.board.seq}, with turn {turn.number} still being played"
     return (
         f'<section id="turn-{turn.number}" data-turn="{turn.number}"><h2>Turn {turn.number}</h2>'
         f"{_story(turn.lines, data.struck)}"
         f"<h3>Tests in turn {turn.number}</h3>{_tests(data, turn)}"
-        f"<h3>The board at the end of turn {turn.number}</h3>"
-        f"{_board(turn.board, f'board-{turn.number}', f'The board at the end of turn {turn.number}')}"
+        f"<h3>{_e(board)}</h3>"
+        f"{_board(turn.board, f'board-{turn.number}', board)}"
         "</section>"
     )
 
@@ -192,24 +199,51 @@ def _tests(data: Report, turn: Turn) -> str:
             f"{m['value']:+d} {m['reason']}" + (f" (not counted: {m['ignored_by']})" if m["ignored_by"] else "")
             for m in _json(t["modifiers"])
         )
-        dice = " + ".join(map(str, _json(t["dice"]))) if t["dice"] else ""
+        dice = t["rolled"] or ""  # two opposed rolls side by side, never one sum (projections/sql_rows.py)
         chance = f"{100 * t['chance']:.1f}%" if t["chance"] is not None else ""
+        cells = (
+            ("due at", "num", str(t["due_at"])),
+            ("unit", "", _e(names.get(t["unit"], t["unit"]))),
+            ("test", "", _e(t["test"].replace("_", " "))),
+            ("why", "", _rule(t["trigger"])),
+            ("target", "num", "" if t["target"] is None else str(t["target"])),
+            ("modifiers", "", _e(modifiers)),
+            ("chance of passing", "num odds", chance),
+            ("dice", "num dice", _e(dice)),
+            ("total", "num", "" if t["total"] is None else str(t["total"])),
+            ("result", f"result-{_e(t['result'])}", _e(t["result"])),
+            ("by", "", _rule(t["rule"]) if t["rule"] else ""),
+        )
         rows.append(
             f'<tr data-test="{t["id"]}" data-unit="{_e(t["unit"])}" data-settled="{t["settled_at"] or ""}">'
-            f'<td class="num">{t["due_at"]}</td>'
-            f"<td>{_e(names.get(t['unit'], t['unit']))}</td><td>{_e(t['test'].replace('_', ' '))}</td>"
-            f'<td>{_rule(t["trigger"])}</td><td class="num">{"" if t["target"] is None else t["target"]}</td>'
-            f'<td>{_e(modifiers)}</td><td class="num odds">{chance}</td><td class="num dice">{_e(dice)}</td>'
-            f'<td class="num">{"" if t["total"] is None else t["total"]}</td>'
-            f'<td class="result-{_e(t["result"])}">{_e(t["result"])}</td>'
-            f"<td>{_rule(t['rule']) if t['rule'] else ''}</td></tr>"
+            + "".join(_cell(label, kind, html) for label, kind, html in cells)
+            + "</tr>"
         )
-    head = (
-        "<tr><th>due at</th><th>unit</th><th>test</th><th>why</th><th>target</th><th>modifiers</th>"
-        "<th>chance of passing</th><th>dice</th><th>total</th><th>result</th><th>by</th></tr>"
-    )
-    table = f'<table class="tests"><thead>{head}</thead><tbody>{"".join(rows)}</tbody></table>'
+    head = "".join(f"<th>{label}</th>" for label in TEST_COLUMNS)
+    table = f'<table class="tests"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
     return _wide(f"Tests in turn {turn.number}", table)
+
+
+TEST_COLUMNS = (
+    "due at",
+    "unit",
+    "test",
+    "why",
+    "target",
+    "modifiers",
+    "chance of passing",
+    "dice",
+    "total",
+    "result",
+    "by",
+)
+
+
+def _cell(label: str, kind: str, html: str) -> str:
+    """A cell of the tests table, named by its column (`data-label`): on a phone each test reads as a
+    card, one named line a cell, and an empty cell is left out (report.css)."""
+    classes = f' class="{kind}"' if kind else ""
+    return f'<td{classes} data-label="{label}">{html}</td>'
 
 
 def _board(view: Board, ident: str, label: str) -> str:
@@ -217,7 +251,7 @@ def _board(view: Board, ident: str, label: str) -> str:
         f'<tr data-unit="{_e(u.unit)}"><td>{_e(u.side)}</td><td>{_e(u.name)}</td>'
         f'<td class="state" data-state="{_e(u.state)}">{_e(u.state_name)}</td>'
         f'<td class="num">{u.models}/{u.starting_models}</td>'
-        f"<td>{_e('; '.join(r.text + (' until ' + r.until if r.until else '') for r in u.restrictions))}</td>"
+        f"<td>{_e('; '.join(r.said for r in u.restrictions))}</td>"
         f"<td>{_e('; '.join(u.due))}</td></tr>"
         for u in view.units
     )

@@ -3,15 +3,23 @@ multiple-combat clauses (`wfb8.multi.*` in `clauses.toml`).
 
 Who is locked in combat with whom is kept in each unit's notes (`foes`): Panic and Break tests depend
 on it. It comes from charges that reach their targets, from combat reports and from the table.
+A unit whose last foe the engine saw go (destroyed or fled) is marked `NO_ENEMY_LEFT` until the Close
+Combat phase ends or it fights again: a combat report that still lists it, with or without it in
+`left_combat`, cannot put it back in the combat or make it take a Break test.
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterator
 
 from morale.events.types import CombatSide
 
 from ...outcomes import EngagementChanged, Noted
 from ...rules import clause
 from ...state import Unit
+
+# The note on a unit the engine freed from its combat (`no_more_foes`): every foe it had is gone.
+NO_ENEMY_LEFT = "no_enemy_left"
 
 
 def foes(unit: Unit) -> tuple[str, ...]:
@@ -23,10 +31,12 @@ def engaged(unit: Unit) -> bool:
 
 
 def set_foes(unit: Unit, enemies: tuple[str, ...], rule: str, caused_by: tuple[int, ...]) -> Noted:
-    """The unit now fights `enemies` (none: the note goes), as `rule` has it."""
-    return Noted(
-        unit=unit.id, rule=rule, caused_by=caused_by, notes={"foes": tuple(sorted(set(enemies))) if enemies else None}
-    )
+    """The unit now fights `enemies` (none: the note goes), as `rule` has it. A unit given foes again
+    is in a combat of its own: it is no longer one the engine freed."""
+    notes: dict[str, object] = {"foes": tuple(sorted(set(enemies))) if enemies else None}
+    if enemies and unit.notes.get(NO_ENEMY_LEFT):
+        notes[NO_ENEMY_LEFT] = None
+    return Noted(unit=unit.id, rule=rule, caused_by=caused_by, notes=notes)
 
 
 def has_no_more_foes(unit_id: str, caused_by: tuple[int, ...]) -> EngagementChanged:
@@ -39,30 +49,52 @@ def has_no_more_foes(unit_id: str, caused_by: tuple[int, ...]) -> EngagementChan
     )
 
 
+def foes_gone(unit_id: str, caused_by: tuple[int, ...]) -> Iterator[EngagementChanged | Noted]:
+    """The engine saw the unit's last foe go (destroyed or fled): it counts as having won, and the
+    engine remembers it for the rest of the phase, whatever a combat report then says of it."""
+    yield Noted(unit=unit_id, rule=no_more_foes.id, caused_by=caused_by, notes={NO_ENEMY_LEFT: True})
+    yield has_no_more_foes(unit_id, caused_by)
+
+
+def freed(unit: Unit) -> bool:
+    """The engine saw every foe of the unit go since the Close Combat phase began (`has_no_more_foes`)."""
+    return bool(unit.notes.get(NO_ENEMY_LEFT))
+
+
+def out_of_the_combat(side: CombatSide, units: dict[str, Unit]) -> frozenset[str]:
+    """The side's units out of the combat at the end of the round: those the report says lost base
+    contact, and those the engine knows have no enemy left, whether or not the report says so."""
+    return frozenset(side.left_combat) | {u for u in side.units if freed(units[u])}
+
+
 @clause("wfb8.multi.left_combat")
-def still_in_combat(side: CombatSide) -> list[str]:
+def still_in_combat(side: CombatSide, units: dict[str, Unit]) -> list[str]:
     """A unit that leaves the combat because it lost base contact still adds its wounds to the result
     (they are in the side's wounds_inflicted), but none of its other bonuses, and it no longer counts
     when deciding which enemy units are Steadfast. The units that still count:"""
-    return [u for u in side.units if u not in side.left_combat]
+    out = out_of_the_combat(side, units)
+    return [u for u in side.units if u not in out]
 
 
-def combat_score(side: CombatSide) -> int:
-    return side.wounds_inflicted + side.bonus + sum(side.unit_bonus.get(u, 0) for u in still_in_combat(side))
+def combat_score(side: CombatSide, units: dict[str, Unit]) -> int:
+    bonuses = sum(side.unit_bonus.get(u, 0) for u in still_in_combat(side, units))
+    return side.wounds_inflicted + side.bonus + bonuses
 
 
 @clause("wfb8.multi.no_more_foes")
 def no_more_foes(unit: Unit, side: CombatSide) -> bool:
     """Left with no enemy in base contact at the end of a round (its foes destroyed), a unit counts as
-    having won the combat and acts normally, with no penalty: it takes no Break test."""
-    return unit.id in side.left_combat
+    having won the combat and acts normally, with no penalty: it takes no Break test. The engine's
+    own record (`freed`) is enough; the report's `left_combat` adds the units that lost contact in
+    ways the engine cannot see."""
+    return freed(unit) or unit.id in side.left_combat
 
 
-def steadfast(unit: Unit, side: CombatSide, enemy: CombatSide) -> str:
+def steadfast(unit: Unit, side: CombatSide, enemy: CombatSide, units: dict[str, Unit]) -> str:
     """For the Break test (`ruleset.break_test`): more ranks than every enemy unit still in the
     combat; Stubborn units always are. Returns why the unit is Steadfast, or ""."""
     if unit.has("stubborn"):
         return "Stubborn: always Steadfast"
     own = side.ranks.get(unit.id, 0)
-    best = max((enemy.ranks.get(u, 0) for u in still_in_combat(enemy)), default=0)
+    best = max((enemy.ranks.get(u, 0) for u in still_in_combat(enemy, units)), default=0)
     return f"Steadfast: {own} ranks to {best}" if own > best else ""

@@ -35,11 +35,15 @@ from ...rules import DESTROYED, TEST_FIRST, Refusal, clause, declare
 from ...state import Battle, DueTest, Unit
 from ..base import Ruleset, leadership_result
 from .combat import (
+    NO_ENEMY_LEFT,
     combat_score,
     engaged,
     foes,
+    foes_gone,
+    freed,
     has_no_more_foes,
     no_more_foes,
+    out_of_the_combat,
     set_foes,
     steadfast,
     still_in_combat,
@@ -389,7 +393,7 @@ class Wfb8(Ruleset):
             if unit.id in foes(other):
                 yield set_foes(other, tuple(f for f in foes(other) if f != unit.id), no_more_foes.id, caused_by)
                 if not engaged(other):
-                    yield has_no_more_foes(other.id, caused_by)
+                    yield from foes_gone(other.id, caused_by)
 
     def check_charge(self, battle: Battle, event: ChargeDeclared) -> None:
         charger = battle.units[event.charger]
@@ -415,6 +419,8 @@ class Wfb8(Ruleset):
         return Noted(unit=unit_id, rule=panic_exemption.id, caused_by=caused_by, notes={"charging": targets})
 
     def on_phase_ended(self, battle: Battle, seq: int) -> Decided:
+        if battle.phase == "close_combat":
+            yield from self.rounds_over(battle, seq)
         if battle.phase != "movement":
             return
         for charger in battle.units.values():
@@ -428,42 +434,76 @@ class Wfb8(Ruleset):
                 if target.alive and target.state != "falling_back":
                     yield from self.locked_in_combat(battle, charger, target, (seq,))
 
+    @staticmethod
+    def rounds_over(battle: Battle, seq: int) -> Decided:
+        """The Close Combat phase is over: the units the engine freed (`no_more_foes`) are no longer
+        remembered as such, so a later combat report may bring them into a fight again."""
+        for unit in battle.units.values():
+            if freed(unit):
+                yield Noted(unit=unit.id, rule=no_more_foes.id, caused_by=(seq,), notes={NO_ENEMY_LEFT: None})
+
     def check_combat(self, battle: Battle, event: CombatResolved) -> None:
         if not (battle.phase_open and battle.phase == "close_combat"):
             raise Refusal("close combats are resolved in a Close Combat phase", field="type")
-        for side in event.sides:
+        for side, enemy in ((event.sides[0], event.sides[1]), (event.sides[1], event.sides[0])):
             for unit_id in side.units:
                 if battle.units[unit_id].state == "falling_back":
                     raise Refusal(f"{unit_id} is fleeing and can do nothing but flee", rule=self.flee_move.id)
+                # Who fights whom is the engine's to know: a unit locked with other foes is in their combat.
+                fighting = foes(battle.units[unit_id])
+                if fighting and not set(fighting) & set(enemy.units):
+                    raise Refusal(
+                        f"{unit_id} is in close combat with {', '.join(fighting)}, none of whom is in this combat",
+                        field="units",
+                    )
+                # ...and one combat is resolved whole: a foe left out would keep fighting a unit that,
+                # by this report, no longer fights it.
+                left_out = [f for f in fighting if f not in enemy.units]
+                if left_out:
+                    raise Refusal(
+                        f"{left_out[0]} is in close combat with {unit_id} but is not in this combat report",
+                        field="units",
+                    )
 
     def on_combat(self, battle: Battle, event: CombatResolved, seq: int) -> Decided:
-        yield from self._after_the_round(battle, event, (seq,))
-        scores = [combat_score(side) for side in event.sides]
-        if scores[0] == scores[1]:
-            return  # a draw: nobody tests
+        # The round is scored, and who tests decided, from the battle as the round left it: before the
+        # report's own changes to who fights whom.
+        scores = [combat_score(side, battle.units) for side in event.sides]
         lost = 0 if scores[0] < scores[1] else 1
         loser, winner = event.sides[lost], event.sides[1 - lost]
         margin = abs(scores[0] - scores[1])
+        tests = {
+            unit_id: steadfast(battle.units[unit_id], loser, winner, battle.units)
+            for unit_id in loser.units
+            if not no_more_foes(battle.units[unit_id], loser)
+        }
+        yield from self._after_the_round(battle, event, (seq,))
+        if scores[0] == scores[1]:
+            return  # a draw: nobody tests
         for unit_id in loser.units:
             unit = battle.units[unit_id]
-            if no_more_foes(unit, loser):
+            if unit_id not in tests:
                 yield TestNotTaken(
                     unit=unit_id, rule=no_more_foes.id, caused_by=(seq,), test="break", trigger=break_test.id
                 )
                 continue
-            modifier = break_modifier(margin, steadfast(unit, loser, winner))
+            modifier = break_modifier(margin, tests[unit_id])
             yield from self.require(battle, unit, "break", break_test.id, (seq,), modifiers=(modifier,))
 
     def _after_the_round(self, battle: Battle, event: CombatResolved, caused_by: tuple[int, ...]) -> Decided:
         """Who still fights whom: the units that left the combat are out of it, the rest face the enemy
-        units still in it."""
+        units still in it. A unit the engine saw lose its last foe this phase (`freed`) stays out, listed
+        in `left_combat` or not: the report cannot give it foes again."""
         for side, enemy in ((event.sides[0], event.sides[1]), (event.sides[1], event.sides[0])):
-            enemies = tuple(still_in_combat(enemy))
+            enemies = tuple(still_in_combat(enemy, battle.units))
+            out = out_of_the_combat(side, battle.units)
             for unit_id in side.units:
                 unit = battle.units[unit_id]
+                if freed(unit) and unit_id not in side.left_combat:
+                    continue  # out of the combat since its last foe went (`leaves_combat` said so)
                 was_engaged = engaged(unit)
-                yield set_foes(unit, () if unit_id in side.left_combat else enemies, still_in_combat.id, caused_by)
-                if unit_id in side.left_combat:
+                yield set_foes(unit, () if unit_id in out else enemies, still_in_combat.id, caused_by)
+                if unit_id in out:
                     yield EngagementChanged(
                         unit=unit_id,
                         rule=still_in_combat.id,

@@ -11,7 +11,15 @@ from msgspec.structs import replace
 from morale.events.types import ChargeDeclared, CombatResolved, TableFactRecorded, UnitJoined
 
 from ...apply import Decided
-from ...outcomes import Modifier, Moved, RestrictionApplied, StateChangeScheduled, TestResolved
+from ...outcomes import (
+    Modifier,
+    Moved,
+    OpposedRoll,
+    RestrictionApplied,
+    StateChangeScheduled,
+    TestResolved,
+    opposed_words,
+)
 from ...rules import Refusal, clause
 from ...state import Battle, DueTest, Unit
 from .shared import (
@@ -415,6 +423,11 @@ class Wh40k6(FortyK):
         """Both sides roll D6 + Initiative (the loser's die first); if the winners' total is equal or
         higher the loser is caught and destroyed, else it Falls Back."""
         loser_total, winner_total, winner_initiative, caught = self.sweep(battle, unit, due, dice)
+        # Two opposed rolls, not one sum: each side's die and Initiative, and no target of its own.
+        rolls = (
+            OpposedRoll(side="loser", die=dice[0], adds="initiative", bonus=unit.initiative or 0, total=loser_total),
+            OpposedRoll(side="winners", die=dice[1], adds="initiative", bonus=winner_initiative, total=winner_total),
+        )
         yield TestResolved(
             unit=unit.id,
             rule=self.sweeping_advance.id,
@@ -423,10 +436,8 @@ class Wh40k6(FortyK):
             trigger=due.rule,
             passed=not caught,
             dice=dice,
-            total=loser_total,
-            target=winner_total,
-            detail=f"loser {dice[0]}+I{unit.initiative} = {loser_total}, "
-            f"winners {dice[1]}+I{winner_initiative} = {winner_total}",
+            opposed=rolls,
+            detail=opposed_words(rolls),
         )
         if caught:
             yield from self.remove(battle, unit, "be_swept", caused_by)

@@ -76,7 +76,7 @@ function card(unit, due, { onWhy, onDue }) {
       : null,
     unit.restrictions.length
       ? el("ul", { class: "notes" }, unit.restrictions.map((r) => el("li", {},
-        `${r.text}${r.until ? ` until the ${r.until}` : ""} `, cite(r.rule, { full: false }))))
+        `${r.said} `, r.rule ? cite(r.rule, { full: false }) : null)))
       : null,
     due.map((test) => el("button", {
       type: "button", class: "due-line", dataset: { test: test.test },

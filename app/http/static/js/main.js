@@ -244,7 +244,10 @@ function outcome(caused) {
   const who = unitName(caused.unit);
   let text = "";
   if (caused.kind === "test_resolved") {
-    const roll = caused.dice?.length ? `: ${caused.dice.join(" + ")} = ${caused.total}${caused.target != null ? ` against ${caused.target}` : ""}` : "";
+    // Opposed rolls (a Sweeping Advance) side by side, in core/outcomes.py's words (opposed_words), never one sum.
+    const opposed = (caused.opposed ?? []).map((r) => `${r.side} ${r.die} + ${r.adds.replaceAll("_", " ")} ${r.bonus} = ${r.total}`).join(" against ");
+    const roll = opposed ? `: ${opposed}`
+      : caused.dice?.length ? `: ${caused.dice.join(" + ")} = ${caused.total}${caused.target != null ? ` against ${caused.target}` : ""}` : "";
     text = `${who} ${caused.passed ? "passes" : "fails"} the ${testName(caused.test)}${roll}`;
   } else if (caused.kind === "state_changed") {
     text = `${who}: ${stateName(caused.from_state)} → ${stateName(caused.to_state)}`;

@@ -44,10 +44,17 @@ function answerOf(why) {
   return cause ? [change, cause] : [change];
 }
 
+// A settled test reads as its result ("fails the morale test"): it is numbered by the event that
+// settled it (its dice), and says on a row of its own the event where it fell due.
+function shownAt(step) {
+  return step.kind === "test" && step.settled_at !== null && step.settled_at !== undefined ? step.settled_at : step.seq;
+}
+
 function stepItem(step, { goTo, cited, causes = true }) {
+  const at = shownAt(step);
   return el("li", { class: `step ${step.kind}`, dataset: { seq: step.seq, kind: step.kind, rule: step.rule, status: step.status } },
-    el("button", { type: "button", class: "where", onclick: () => goTo(step.seq) },
-      `event ${step.seq}${step.status ? ` · ${step.status}` : ""}`),
+    el("button", { type: "button", class: "where", onclick: () => goTo(at) },
+      `event ${at}${step.status ? ` · ${step.status}` : ""}`),
     el("p", { class: "text" }, step.text),
     enteredBy(step),
     step.kind === "test" ? test(step, cited) : step.rule ? el("p", { class: "rule" }, cited(step.rule)) : null,
@@ -62,6 +69,7 @@ function test(step, cited) {
   const roll = step.roll;
   const rows = [
     ["Trigger", cited(step.trigger)],
+    shownAt(step) !== step.seq ? ["Due", `at event ${step.seq}`] : null,
     step.modifiers.length || roll?.modifiers?.length
       ? ["Modifiers", el("ul", { class: "modifiers" }, (roll?.modifiers?.length ? roll.modifiers : step.modifiers).map(modifier))]
       : null,
@@ -71,7 +79,9 @@ function test(step, cited) {
     step.chance !== null && step.chance !== undefined
       ? ["Odds", `${Math.round(step.chance * 100)}% to pass (${step.chance_ways})`]
       : null,
-    roll ? ["Dice", `${roll.dice.join(" + ")}${roll.total !== null ? ` = ${roll.total}` : ""}${roll.detail ? ` (${roll.detail})` : ""}`]
+    // `said`: the dice in the server's words (two opposed rolls side by side, never one sum); the
+    // detail of an opposed roll is those same words, so it is not said twice.
+    roll ? ["Dice", `${roll.said}${roll.detail && !roll.opposed?.length ? ` (${roll.detail})` : ""}`]
       : step.automatic ? ["Dice", "none: settled without a roll"] : null,
     step.status && step.status !== "due" ? ["Result", el("span", {}, `${step.status} `, cited(step.rule))] : null,
   ].filter(Boolean);
