@@ -81,15 +81,16 @@ def test_wh40k6_special_fearless_passes_regroup_tests():
 
 
 # -- wh40k6.special.stubborn --------------------------------------------------------------------
-def test_wh40k6_special_stubborn_ignores_the_combat_margin():
+@pytest.mark.parametrize("by", [1, 3])  # the smallest margin is ignored as the larger ones are
+def test_wh40k6_special_stubborn_ignores_the_combat_margin(by):
     table = Table(unit("veterans", ld=8, rules=("stubborn",)), unit("boyz", "orks"))
 
-    caused = lose_combat(table, "veterans", by=3)
+    caused = lose_combat(table, "veterans", by=by)
     result = only(table.roll("veterans", "morale", 4, 4), out.TestResolved)
 
     due = only(caused, out.TestDue)
     # Shown on the test due as on the result, marked as not counted: the target is the plain Ld.
-    assert [(m.value, m.ignored_by) for m in due.modifiers] == [(-3, "wh40k6.special.stubborn")]
+    assert [(m.value, m.ignored_by) for m in due.modifiers] == [(-by, "wh40k6.special.stubborn")]
     assert due.target == 8
     assert [m.ignored_by for m in result.modifiers] == ["wh40k6.special.stubborn"]
     assert (result.target, result.passed) == (8, True)
