@@ -39,11 +39,12 @@ def tests_of(*patterns: str) -> str:
     return " ".join(str(p.relative_to(ROOT)) for p in found if "properties" not in p.name and "_cli" not in p.name)
 
 
+# The odds (`result_of`) are each ruleset's own reading of a roll: test_odds.py speaks for them all.
 RULESET_TESTS = {
-    "wh40k6": tests_of("tests/test_wh40k6_*.py", "tests/test_example_battle.py"),
-    "wh40k3": tests_of("tests/test_wh40k3_*.py", "tests/test_example_battle_wh40k3.py"),
-    "wfb8": tests_of("tests/test_wfb8_*.py"),
-    "gdb": tests_of("tests/test_gdb_*.py"),
+    "wh40k6": tests_of("tests/test_wh40k6_*.py", "tests/test_example_battle.py", "tests/test_odds.py"),
+    "wh40k3": tests_of("tests/test_wh40k3_*.py", "tests/test_example_battle_wh40k3.py", "tests/test_odds.py"),
+    "wfb8": tests_of("tests/test_wfb8_*.py", "tests/test_odds.py"),
+    "gdb": tests_of("tests/test_gdb_*.py", "tests/test_odds.py"),
 }
 # The engine's own modules: every ruleset's example battle, the referee's and apply's tests and the
 # 40K 6th rules.

@@ -204,6 +204,17 @@ def test_retraction_targets_are_checked():
     assert table.refuse(EventRetracted(seq=99, reason="future")).field == "seq"
 
 
+def test_striking_an_event_not_recorded_yet_is_refused_as_not_there_yet_engine_retraction():
+    """The refusal says why: the event does not exist yet (and which is the last), not that it is
+    already struck, which would send the user looking for a retraction that was never made."""
+    table = a_battle()
+    last = table.fold.seq
+
+    refused = table.refuse(EventRetracted(seq=99, reason="future"))
+
+    assert (refused.field, str(refused)) == ("seq", f"seq: there is no event 99 yet (last is {last})")
+
+
 def test_a_retraction_replays_identically():
     table = a_battle()
     table.go_to(1, "orks", "shooting")

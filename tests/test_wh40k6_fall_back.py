@@ -14,6 +14,7 @@ from morale.events.types import (
     PlayerDecided,
     TableFactRecorded,
 )
+from morale.projections.board import board as status_board
 
 
 def fled_from_shooting(table: Table, unit_id: str = "marines", lost: int = 3, fall_back_dice=(3, 3)) -> list:
@@ -270,6 +271,18 @@ def test_wh40k6_fall_back_shooting_snap_shots_only_on_the_status_board():
     board = dict(WH40K6.implied_restrictions(table.unit("marines")))
 
     assert board["Snap Shots only; cannot Go to Ground; passes Pinning tests"] == "wh40k6.fall_back.shooting"
+
+
+def test_wh40k6_fall_back_shooting_a_unit_removed_while_falling_back_is_shown_with_no_snap_shots():
+    """The board still lists a unit removed at its table edge, but what Falling Back forbids
+    (wh40k6.fall_back.shooting) ends with its stay: its row shows no restriction."""
+    table = Table(unit("marines"), unit("boyz", "orks"))
+    fled_from_shooting(table)
+    table.record(fact("marines", "reached_table_edge"))
+
+    (row,) = [r for r in status_board(table.battle).units if r.unit == "marines"]
+
+    assert (row.state, row.restrictions) == ("dispersed", [])
 
 
 # -- wh40k6.fall_back.no_charge -----------------------------------------------------------------

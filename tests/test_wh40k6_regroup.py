@@ -6,6 +6,8 @@ from support.table import Table, only, rules_cited, unit
 
 from morale.core import outcomes as out
 from morale.events.types import ChargeDeclared, DiceRolled, PhaseEnded, PlayerDecided
+from morale.projections.board import board
+from morale.projections.narrative import describe_outcome
 
 
 def fled_from_shooting(table: Table, unit_id: str = "marines", lost: int = 3) -> None:
@@ -295,6 +297,25 @@ def test_wh40k6_assaulted_fail_removed_at_the_end_of_the_assault_phase():
 
     change = only(caused, out.StateChanged)
     assert (change.to_state, change.rule) == ("dispersed", "wh40k6.assaulted.fail")
+
+
+def test_wh40k6_assaulted_fail_the_judge_reads_the_end_of_the_assault_phase_not_another():
+    """What a person reads of the removal (wh40k6.assaulted.fail) names the phase it happens in: the
+    scheduled change, its line in the narrative and the board's line all say the end of the Assault
+    phase, never the Shooting phase that came before it."""
+    table = Table(unit("marines"), unit("boyz", "orks"))
+    fled_from_shooting(table)
+    table.go_to(1, "orks", "assault")
+    table.record(charge("boyz", "marines"))
+
+    scheduled = only(table.roll("marines", "regroup", 6, 5), out.StateChangeScheduled)
+
+    assert scheduled.rule == "wh40k6.assaulted.fail"
+    assert scheduled.when == (1, 1, 3)  # turn 1, the orks' (second) side, the fourth phase: Assault
+    assert scheduled.at == "end of the assault phase (orks, turn 1)"
+    assert describe_outcome(scheduled, table.battle).endswith("at the end of the assault phase (orks, turn 1)")
+    (line,) = [r for r in next(u for u in board(table.battle).units if u.unit == "marines").restrictions if r.until]
+    assert (line.rule, line.until) == ("wh40k6.assaulted.fail", "end of the assault phase (orks, turn 1)")
 
 
 def test_wh40k6_assaulted_fail_not_undone_by_a_second_charge():

@@ -81,15 +81,16 @@ def test_wh40k6_special_fearless_passes_regroup_tests():
 
 
 # -- wh40k6.special.stubborn --------------------------------------------------------------------
-def test_wh40k6_special_stubborn_ignores_the_combat_margin():
+@pytest.mark.parametrize("by", [1, 3])  # the smallest margin is ignored as the larger ones are
+def test_wh40k6_special_stubborn_ignores_the_combat_margin(by):
     table = Table(unit("veterans", ld=8, rules=("stubborn",)), unit("boyz", "orks"))
 
-    caused = lose_combat(table, "veterans", by=3)
+    caused = lose_combat(table, "veterans", by=by)
     result = only(table.roll("veterans", "morale", 4, 4), out.TestResolved)
 
     due = only(caused, out.TestDue)
     # Shown on the test due as on the result, marked as not counted: the target is the plain Ld.
-    assert [(m.value, m.ignored_by) for m in due.modifiers] == [(-3, "wh40k6.special.stubborn")]
+    assert [(m.value, m.ignored_by) for m in due.modifiers] == [(-by, "wh40k6.special.stubborn")]
     assert due.target == 8
     assert [m.ignored_by for m in result.modifiers] == ["wh40k6.special.stubborn"]
     assert (result.target, result.passed) == (8, True)
@@ -226,6 +227,53 @@ def test_wh40k6_sweeping_advance_d6_plus_initiative_equal_or_higher_catches(dice
     else:
         assert table.state("guard") == "falling_back"
         assert table.due() == ["guard:fall_back"]
+
+
+def test_wh40k6_sweeping_advance_the_winners_are_the_other_side_when_the_report_lists_the_loser_second():
+    """The combat report may list the losing side second: the winners who may sweep it are still the
+    other side, and their Initiative is the one the Sweeping Advance adds (wh40k6.sweeping_advance)."""
+    table = Table(unit("guard", initiative=5), unit("boyz", "orks", ld=7, initiative=2))
+    table.go_to(1, "orks", "assault")
+    lost = table.record(
+        CombatResolved(
+            sides=[
+                CombatSide(side="imperium", units=("guard",), wounds_inflicted=3),
+                CombatSide(side="orks", units=("boyz",), wounds_inflicted=1),
+            ]
+        )
+    )
+    assert only(lost, out.TestDue).opponents == ("guard",)
+    sweep = only(table.roll("boyz", "morale", 6, 6), out.TestDue)
+    assert (sweep.test, sweep.opponents) == ("sweeping_advance", ("guard",))
+
+    caused = table.roll("boyz", "sweeping_advance", 3, 1)  # loser 3 + I2 = 5, winners 1 + I5 = 6: caught
+
+    result = only(caused, out.TestResolved)
+    assert (result.total, result.target, result.passed) == (5, 6, False)
+    assert table.state("boyz") == "dispersed"
+
+
+@pytest.mark.parametrize(
+    ("loser_initiative", "winner_initiative", "dice", "caught"),
+    [
+        (3, 0, (1, 4), True),  # loser 1 + I3 = 4, winners 4 + I0 = 4: equal is caught
+        (0, 2, (6, 3), False),  # loser 6 + I0 = 6, winners 3 + I2 = 5
+    ],
+)
+def test_wh40k6_sweeping_advance_an_initiative_of_0_adds_nothing(loser_initiative, winner_initiative, dice, caught):
+    """Initiative 0 is a characteristic like any other (wh40k6.sweeping_advance): it adds 0 to the
+    die, and the judge reads it as I0."""
+    table = Table(unit("guard", ld=7, initiative=loser_initiative), unit("boyz", "orks", initiative=winner_initiative))
+    lose_combat(table, "guard")
+    table.roll("guard", "morale", 6, 6)
+
+    result = only(table.roll("guard", "sweeping_advance", *dice), out.TestResolved)
+
+    loser_total, winner_total = dice[0] + loser_initiative, dice[1] + winner_initiative
+    assert (result.total, result.target, result.passed) == (loser_total, winner_total, not caught)
+    assert result.detail == (
+        f"loser {dice[0]}+I{loser_initiative} = {loser_total}, winners {dice[1]}+I{winner_initiative} = {winner_total}"
+    )
 
 
 def test_wh40k6_sweeping_advance_declined_loser_falls_back():
