@@ -314,8 +314,10 @@ def test_wh40k6_assaulted_fail_the_judge_reads_the_end_of_the_assault_phase_not_
     assert scheduled.when == (1, 1, 3)  # turn 1, the orks' (second) side, the fourth phase: Assault
     assert scheduled.at == "end of the assault phase (orks, turn 1)"
     assert describe_outcome(scheduled, table.battle).endswith("at the end of the assault phase (orks, turn 1)")
-    (line,) = [r for r in next(u for u in board(table.battle).units if u.unit == "marines").restrictions if r.until]
-    assert (line.rule, line.until) == ("wh40k6.assaulted.fail", "end of the assault phase (orks, turn 1)")
+    marines = next(u for u in board(table.battle).units if u.unit == "marines")
+    (line,) = [r for r in marines.restrictions if r.rule == "wh40k6.assaulted.fail"]
+    assert line.at == "end of the assault phase (orks, turn 1)"
+    assert line.said.endswith("at the end of the assault phase (orks, turn 1)"), line.said
 
 
 def test_wh40k6_assaulted_fail_not_undone_by_a_second_charge():

@@ -249,8 +249,8 @@ def test_wh40k6_sweeping_advance_the_winners_are_the_other_side_when_the_report_
     caused = table.roll("boyz", "sweeping_advance", 3, 1)  # loser 3 + I2 = 5, winners 1 + I5 = 6: caught
 
     result = only(caused, out.TestResolved)
-    assert (result.total, result.target, result.passed) == (5, 6, False)
-    assert table.state("boyz") == "dispersed"
+    assert [(r.side, r.die, r.bonus, r.total) for r in result.opposed] == [("loser", 3, 2, 5), ("winners", 1, 5, 6)]
+    assert not result.passed and table.state("boyz") == "dispersed"
 
 
 @pytest.mark.parametrize(
@@ -270,9 +270,14 @@ def test_wh40k6_sweeping_advance_an_initiative_of_0_adds_nothing(loser_initiativ
     result = only(table.roll("guard", "sweeping_advance", *dice), out.TestResolved)
 
     loser_total, winner_total = dice[0] + loser_initiative, dice[1] + winner_initiative
-    assert (result.total, result.target, result.passed) == (loser_total, winner_total, not caught)
-    assert result.detail == (
-        f"loser {dice[0]}+I{loser_initiative} = {loser_total}, winners {dice[1]}+I{winner_initiative} = {winner_total}"
+    assert [(r.bonus, r.total) for r in result.opposed] == [
+        (loser_initiative, loser_total),
+        (winner_initiative, winner_total),
+    ]
+    assert result.passed is not caught
+    assert out.opposed_words(result.opposed) == (
+        f"loser {dice[0]} + initiative {loser_initiative} = {loser_total}"
+        f" against winners {dice[1]} + initiative {winner_initiative} = {winner_total}"
     )
 
 
