@@ -35,7 +35,18 @@ UV := $(TOOLS)/bin/uv
 COMPILE = $(UV) pip compile pyproject.toml --extra test --extra bench --extra mutation --python-version 3.11 \
 	--python-platform linux --custom-compile-command 'make lock' $(if $(UPGRADE),--upgrade)
 
-.PHONY: demo serve test typecheck bench bench-feed bench-pg bench-console mutate lint clean lock test-lowest postgresql node
+# `make check`, the edit loop: the rules, the store contract on SQLite (its PostgreSQL half deselected)
+# and the CLI, on WORKERS processes (pytest-xdist). None of these files has a costly module fixture, so
+# their tests are dealt out one by one. Not CI: `make test` runs everything, in one process for now.
+WORKERS ?= 4
+CHECK_TESTS = $(CHECK_RULES) tests/test_store.py $(CHECK_CLI)
+CHECK_RULES = $(wildcard tests/test_wh40k6_*.py tests/test_wh40k3_*.py) tests/test_wfb8_panic.py \
+	tests/test_wfb8_flee_rally.py tests/test_wfb8_combat.py tests/test_wfb8_causes.py tests/test_gdb_modifiers.py \
+	tests/test_gdb_results.py tests/test_gdb_tables.py tests/test_gdb_triggers.py tests/test_referee.py \
+	tests/test_due_results.py
+CHECK_CLI = tests/test_cli.py tests/test_rules_cli.py
+
+.PHONY: demo serve test check typecheck bench bench-feed bench-pg bench-console mutate lint clean lock test-lowest postgresql node
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -124,6 +135,10 @@ test: $(VENV)/.installed-test | $(CHROMIUM) postgresql $(ASYNCAPI_PARSER)
 	$(BIN)/ruff format --check .
 	$(call typecheck,$(VENV))
 	$(BIN)/python -m pytest
+
+## check: the edit loop, under a minute: the rules, the store contract on SQLite and the CLI (no lint; not CI)
+check: $(VENV)/.installed-test
+	$(BIN)/python -m pytest -n $(WORKERS) -k "not postgresql" $(CHECK_TESTS)
 
 ## typecheck: mypy, strict, on the referee and the log (core/, events/); part of `make test`
 typecheck: $(VENV)/.installed-test
