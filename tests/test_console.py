@@ -115,7 +115,7 @@ def test_a_whole_turn_is_played_explained_stepped_back_and_struck_out_through_th
         assert term in shown_why
     # numbered by the dice that settled it, with the event where it fell due beside
     assert f"event {seq} · {step['status']}" in shown_why
-    assert step["seq"] == seq or re.search(rf"Due\s+at event {step['seq']}\b", shown_why)
+    assert step["seq"] == seq or re.search(rf"due at event {step['seq']}\b", shown_why)
     if step["target"] is not None:
         assert re.search(rf"Target\s+{step['target']} or less", shown_why)
     for modifier in step["roll"]["modifiers"] if step["roll"] else ():

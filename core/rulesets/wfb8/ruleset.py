@@ -215,6 +215,7 @@ NOTE_TYPES: dict[str, object] = {
     "charging": list[str],
     "broke_in": list[int | str | None],
     "near_battle_standard": FactValue,
+    NO_ENEMY_LEFT: bool,  # wfb8.multi.no_more_foes: out of the combat since its last foe went
 }
 
 

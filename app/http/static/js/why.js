@@ -45,7 +45,7 @@ function answerOf(why) {
 }
 
 // A settled test reads as its result ("fails the morale test"): it is numbered by the event that
-// settled it (its dice), and says on a row of its own the event where it fell due.
+// settled it (its dice), and says beside it the event where it fell due.
 function shownAt(step) {
   return step.kind === "test" && step.settled_at !== null && step.settled_at !== undefined ? step.settled_at : step.seq;
 }
@@ -53,8 +53,10 @@ function shownAt(step) {
 function stepItem(step, { goTo, cited, causes = true }) {
   const at = shownAt(step);
   return el("li", { class: `step ${step.kind}`, dataset: { seq: step.seq, kind: step.kind, rule: step.rule, status: step.status } },
+    // Where a settled test fell due, on its button's line: no line more, so the answer stays on a
+    // phone's first screen.
     el("button", { type: "button", class: "where", onclick: () => goTo(at) },
-      `event ${at}${step.status ? ` · ${step.status}` : ""}`),
+      `event ${at}${step.status ? ` · ${step.status}` : ""}${at !== step.seq ? ` · due at event ${step.seq}` : ""}`),
     el("p", { class: "text" }, step.text),
     enteredBy(step),
     step.kind === "test" ? test(step, cited) : step.rule ? el("p", { class: "rule" }, cited(step.rule)) : null,
@@ -69,7 +71,6 @@ function test(step, cited) {
   const roll = step.roll;
   const rows = [
     ["Trigger", cited(step.trigger)],
-    shownAt(step) !== step.seq ? ["Due", `at event ${step.seq}`] : null,
     step.modifiers.length || roll?.modifiers?.length
       ? ["Modifiers", el("ul", { class: "modifiers" }, (roll?.modifiers?.length ? roll.modifiers : step.modifiers).map(modifier))]
       : null,
