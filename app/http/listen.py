@@ -13,14 +13,16 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-from collections.abc import AsyncIterator, Callable
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
+from functools import partial
 
 import psycopg
 from psycopg import sql
 
 from morale.events.postgres import Announcements, one_line
 
+from .background import while_serving
 from .live import Hub
 
 logger = logging.getLogger("morale.listen")
@@ -72,17 +74,4 @@ async def listen(announcements: Announcements, hub: Hub) -> None:
 
 def listener(announcements: Announcements | None, hub: Hub) -> Callable[[object], AbstractAsyncContextManager[None]]:
     """The server's lifespan hook: listens while the app runs (nothing to do for a SQLite store)."""
-
-    @asynccontextmanager
-    async def lifespan(_app: object) -> AsyncIterator[None]:
-        if announcements is None:
-            yield
-            return
-        task = asyncio.get_running_loop().create_task(listen(announcements, hub))
-        try:
-            yield
-        finally:
-            task.cancel()
-            await asyncio.gather(task, return_exceptions=True)
-
-    return lifespan
+    return while_serving(partial(listen, announcements, hub) if announcements is not None else None)

@@ -30,8 +30,8 @@ import secrets
 import socket
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Callable
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
 from functools import partial
 from importlib.metadata import version
 from itertools import islice
@@ -44,6 +44,7 @@ from morale.events.postgres import one_line
 from morale.events.store import EventStore, now_utc
 from morale.projections.feed import follow
 
+from ..http.background import while_serving
 from ..http.live import Published, Stores, sse_names
 from .hooks import ATTEMPTS_KEPT
 from .message import signed_delivery
@@ -269,17 +270,4 @@ def _update_on(hook: StoredHook, changes: dict[str, int | str], store: EventStor
 
 def delivering(deliverer: Deliverer | None) -> Callable[[object], AbstractAsyncContextManager[None]]:
     """The server's lifespan hook: delivers while the app runs (nothing when hooks are off)."""
-
-    @asynccontextmanager
-    async def lifespan(_app: object) -> AsyncIterator[None]:
-        if deliverer is None:
-            yield
-            return
-        task = asyncio.get_running_loop().create_task(deliverer.run())
-        try:
-            yield
-        finally:
-            task.cancel()
-            await asyncio.gather(task, return_exceptions=True)
-
-    return lifespan
+    return while_serving(deliverer.run if deliverer is not None else None)
