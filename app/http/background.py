@@ -7,9 +7,12 @@ import asyncio
 from collections.abc import AsyncIterator, Callable, Coroutine
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 
+Work = Callable[[], Coroutine[object, object, None]]
 
-def while_serving(work: Callable[[], Coroutine[object, object, None]] | None) -> Callable[[object], AbstractAsyncContextManager[None]]:
-    """A lifespan hook running `work` as a task while the app runs, cancelled when it stops (None: nothing to run)."""
+
+def while_serving(work: Work | None) -> Callable[[object], AbstractAsyncContextManager[None]]:
+    """A lifespan hook running `work` as a task while the app runs, cancelled when it stops (None:
+    nothing to run)."""
 
     @asynccontextmanager
     async def lifespan(_app: object) -> AsyncIterator[None]:
