@@ -36,6 +36,8 @@ from morale.events.types import (
 from morale.projections.board import next_clock
 from morale.projections.shown import Before, Shown, before, shown
 
+from .read_back import ReadBackLog
+
 # Puts an event in words against the battle as it stands (projections.narrative.describe_event).
 Describe = Callable[[AnyEvent, Battle], str]
 
@@ -48,14 +50,16 @@ class Recorded:
     shown: Shown | None = None  # what a screen shows of it, as the feed gives it (when the writer asked)
 
 
-def fold_of(store: EventStore, battle: str) -> Replay:
-    """The battle's whole log folded (nothing yet if the battle is new: its first event starts it)."""
-    return replay_log(battle, store.events(battle))
+def fold_of(store: EventStore, battle: str, *, read_back: bool = False) -> Replay:
+    """The battle's whole log folded (nothing yet if the battle is new: its first event starts it).
+    `read_back`: the fold keeps only its last events in memory and reads older ones back from
+    `store` when a strike needs them (for folds a server keeps: app/read_back.py)."""
+    return replay_log(battle, store.events(battle), ReadBackLog(battle, store) if read_back else None)
 
 
-def load(store: EventStore, battle: str) -> Replay:
+def load(store: EventStore, battle: str, *, read_back: bool = False) -> Replay:
     """The fold of a battle that exists."""
-    fold = fold_of(store, battle)
+    fold = fold_of(store, battle, read_back=read_back)
     if fold.battle is None:
         raise UnknownBattle(battle)
     return fold

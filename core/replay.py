@@ -10,6 +10,7 @@ from array import array
 from bisect import bisect_left
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from morale.events.types import AnyEvent, EventRetracted, LogEntry, StoredEvent
 
@@ -22,8 +23,21 @@ from .rules import Refusal
 from .state import Battle
 
 
+class Log(Protocol):
+    """What a fold keeps of the events it has read: a strike folds them again without the one it
+    strikes. `EventLog` keeps them all in memory; a long-lived fold in a server may keep only the
+    last few and read the rest back from its store (app/read_back.py), so it does not grow with its
+    battle."""
+
+    def append(self, seq: int, event: AnyEvent) -> None: ...
+    def __iter__(self) -> Iterator[LogEntry]: ...
+    def __len__(self) -> int: ...
+    def last_seq(self, otherwise: int) -> int: ...
+    def get(self, seq: int) -> AnyEvent | None: ...
+
+
 class EventLog:
-    """The (seq, event) pairs a fold has read, in order.
+    """The (seq, event) pairs a fold has read, in order, all in memory.
 
     Kept as an array of sequence numbers beside a list of events, not as a list of pairs: each pair
     was one more object allocated for the cyclic GC and never freed, so a long replay ran its young
@@ -56,7 +70,7 @@ class EventLog:
 class Replay:
     battle_id: str
     battle: Battle | None = None
-    log: EventLog = field(default_factory=EventLog)
+    log: Log = field(default_factory=EventLog)
     struck: set[int] = field(default_factory=set)
     start_seq: int = 0  # where a fold begun from a snapshot starts (its log holds only what follows)
     # Who entered what and what the other side made of it, in a battle that asks for confirmation:
@@ -150,9 +164,10 @@ def replay(battle_id: str, events: Iterable[StoredEvent]) -> Replay:
     return replay_log(battle_id, ((stored.seq, stored.event) for stored in events))
 
 
-def replay_log(battle_id: str, log: Iterable[LogEntry]) -> Replay:
-    """Rebuild a battle from its (seq, event) pairs, as `EventStore.events` reads them."""
-    fold = Replay(battle_id)
+def replay_log(battle_id: str, log: Iterable[LogEntry], keep: Log | None = None) -> Replay:
+    """Rebuild a battle from its (seq, event) pairs, as `EventStore.events` reads them; `keep`: where
+    the fold keeps them (all in memory unless told otherwise)."""
+    fold = Replay(battle_id) if keep is None else Replay(battle_id, log=keep)
     for seq, event in log:
         fold.apply(seq, event)
     return fold

@@ -24,6 +24,7 @@ from morale.core.rules import Refusal
 from morale.events.store import ConflictError, EventStore
 
 from ..access import Forbidden
+from ..read_back import ReadBackLog, reading_through
 from ..service import load
 
 # Raised by the checks before a fold moves: a refusal leaves the fold as it was, and is the common
@@ -39,9 +40,10 @@ class _Kept:
 
 class Folds:
     def __init__(self, max_events: int = 500_000) -> None:
-        # A fold holds its log, so it grows with its battle: what is kept is capped in events, not
-        # battles, and the least recently used battle goes first. What an event weighs, and what
-        # the cap comes to, is in bench/README.md.
+        # A kept fold holds its battle's last events (at most read_back.KEEP) and reads older ones
+        # back from the store for a strike, so it no longer grows with its battle; what is kept is
+        # still capped in events held, and the least recently used battle goes first. What an event
+        # weighs, and what the cap comes to, is in bench/README.md.
         self.max_events = max_events
         self._kept: OrderedDict[str, _Kept] = OrderedDict()
         self._locks: dict[str, threading.Lock] = {}
@@ -77,22 +79,28 @@ class Folds:
             stored = store.read(battle, after_seq=kept.fold.seq - 1)
             head = next(stored, None)
             if head is not None and head.seq == kept.fold.seq and head.hash == kept.head_hash:
+                reading_through(kept.fold, store)
                 for later in stored:
                     kept.fold.apply(later.seq, later.event)
                     head = later
                 return kept.fold, head.hash
-        fold = load(store, battle)
+        fold = load(store, battle, read_back=True)
         return fold, store.hash_at(battle, fold.seq)
 
     def _keep(self, battle: str, fold: Replay, head_hash: str | None) -> None:
         kept = _Kept(fold, head_hash)
         with self._guard:
             self._kept[battle] = kept
-            held = sum(k.fold.seq for k in self._kept.values())
+            held = sum(_held(k.fold) for k in self._kept.values())
             while held > self.max_events and len(self._kept) > 1:
                 _, dropped = self._kept.popitem(last=False)
-                held -= dropped.fold.seq
+                held -= _held(dropped.fold)
 
     def _lock(self, battle: str) -> threading.Lock:
         with self._guard:
             return self._locks.setdefault(battle, threading.Lock())
+
+
+def _held(fold: Replay) -> int:
+    """The events a fold holds in memory."""
+    return fold.log.held if isinstance(fold.log, ReadBackLog) else len(fold.log)

@@ -33,6 +33,7 @@ from morale.events.locate import is_database_url, open_store
 from morale.events.store import EventStore, SqliteEventStore
 from morale.projections.feed import FeedItem, encode_item, follow
 
+from ..read_back import read_back_fold, reading_through
 from . import streaming
 
 if TYPE_CHECKING:
@@ -178,7 +179,7 @@ class Channel:
 
     def __init__(self, battle: str, keep: int = 256) -> None:
         self.battle = battle
-        self.fold = Replay(battle)
+        self.fold = read_back_fold(battle)  # it lives as long as its followers: its log must not grow
         self.recent: deque[Published] = deque(maxlen=keep)
         self.seq = 0  # the last event in the tail (the fold runs ahead of it while a worker thread reads)
         self.followers = 0  # connections following, handed over or not
@@ -388,7 +389,7 @@ class _GapReader:
 
 def _read_on(fold: Replay, store: EventStore) -> list[Published]:
     """The feed items of what the log holds after `fold`, which reads them (in a worker thread)."""
-    return [Published(i) for i in follow(fold, store.read(fold.battle_id, after_seq=fold.seq))]
+    return [Published(i) for i in follow(reading_through(fold, store), store.read(fold.battle_id, after_seq=fold.seq))]
 
 
 async def export(stores: Stores, battle: str, after: int = 0) -> AsyncIterator[Published]:

@@ -46,6 +46,7 @@ from morale.projections.feed import follow
 
 from ..http.background import while_serving
 from ..http.live import Published, Stores, sse_names
+from ..read_back import read_back_fold, reading_through
 from .hooks import ATTEMPTS_KEPT
 from .message import signed_delivery
 from .settings import DeliverySettings, wait_after
@@ -168,7 +169,7 @@ class Deliverer:
     async def _deliver(self, client: httpx.AsyncClient, hook: StoredHook) -> None:
         """Post the hook's items in log order, each until it is taken, until it is paused or removed."""
         news, retry_now = self._news[(hook.battle, hook.hook_id)], self._retry_now[(hook.battle, hook.hook_id)]
-        fold = Replay(hook.battle)
+        fold = read_back_fold(hook.battle)  # a worker lives as long as the server: its log must not grow
         pending: deque[Published] = deque()
         kinds = frozenset(hook.kinds.encode().split())
         through, failures = hook.through_seq, hook.failures
@@ -214,7 +215,7 @@ class Deliverer:
         def read(store: EventStore) -> list[Published]:
             if store.last_seq(fold.battle_id) <= fold.seq:
                 return []
-            items = follow(fold, store.read(fold.battle_id, after_seq=fold.seq))
+            items = follow(reading_through(fold, store), store.read(fold.battle_id, after_seq=fold.seq))
             try:  # a hook from the start of a long battle holds a few hundred items at a time, not all
                 return [Published(item) for item in islice(items, READ_AT_ONCE)]
             finally:
