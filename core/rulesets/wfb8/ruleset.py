@@ -222,6 +222,7 @@ NOTE_TYPES: dict[str, object] = {
 class Wfb8(Ruleset):
     id = "wfb8"
     version = "1"
+    listing_order = 30  # where `morale rulesets` has always listed it
     title = "Warhammer Fantasy Battle 8th edition"
     phases = PHASES
     phase_of = PHASE_OF

@@ -186,6 +186,7 @@ TESTS = {
 class Wh40k6(FortyK):
     id = "wh40k6"
     version = "1"
+    listing_order = 10  # where `morale rulesets` has always listed it
     title = "Warhammer 40,000 6th edition"
     phases = PHASES
     unit_types = FALL_BACK_DICE

@@ -227,6 +227,7 @@ TESTS = {"morale": "Morale test", "pinning": "Pinning test", "regroup": "Regroup
 class Wh40k3(FortyK):
     id = "wh40k3"
     version = "1"
+    listing_order = 20  # where `morale rulesets` has always listed it
     title = "Warhammer 40,000 3rd edition"
     phases = PHASES
     unit_types = TAKES_MORALE_TESTS
