@@ -556,21 +556,34 @@ class Registry:
         self._loaded[(point.name, point.value)] = ruleset
         return ruleset
 
-    def all(self) -> dict[tuple[str, str], Ruleset]:
-        """Every ruleset installed, in their listing order."""
-        loaded = [self._load(point) for point in self._points()]
+    def all(self, *, broken: list[BrokenGame] | None = None) -> dict[tuple[str, str], Ruleset]:
+        """Every ruleset installed, in their listing order. An entry point that gives none is refused,
+        unless `broken` is given: then it is left out, and its refusal added there."""
+        loaded = []
+        for point in self._points():
+            try:
+                loaded.append(self._load(point))
+            except BrokenGame as refusal:
+                if broken is None:
+                    raise
+                broken.append(refusal)
         return {(r.id, r.version): r for r in sorted(loaded, key=lambda r: r.listing_order)}
 
-    def find(self, ruleset_id: str, version: str) -> Ruleset | None:
-        """The ruleset of that id and version, importing the entry point named by the id first and
-        every other only if that one does not give it."""
+    def find(self, ruleset_id: str, version: str | None) -> Ruleset | None:
+        """The ruleset of that id and version (None: its newest), importing the entry point named by
+        the id first. Every other is imported when that one does not give it, or to find the newest
+        version; a broken one among those is refused only if no entry point gives the ruleset, so a
+        broken game installed beside them does not stop the others from being played."""
         for point in self._points():
             if point.name == ruleset_id:
                 self._load(point)
-        if (ruleset_id, version) not in self._by_key:
-            self.all()
-        found = self._by_key.get((ruleset_id, version))
-        return found[1] if found else None
+        broken: list[BrokenGame] = []
+        if version is None or (ruleset_id, version) not in self._by_key:
+            self.all(broken=broken)
+        found = [r for (i, v), (_, r) in self._by_key.items() if i == ruleset_id and version in (None, v)]
+        if not found and broken:
+            raise broken[0]
+        return max(found, key=lambda r: int(r.version)) if found else None
 
 
 _REGISTRY = Registry(installed.games)
@@ -585,7 +598,7 @@ def lookup(ruleset_id: str, version: str) -> Ruleset:
     found = _REGISTRY.find(ruleset_id, version)
     if found is not None:
         return found
-    known = rulesets()
+    known = _REGISTRY.all(broken=[])
     versions = sorted(v for (i, v) in known if i == ruleset_id)
     if versions:
         raise Refusal(
@@ -593,12 +606,16 @@ def lookup(ruleset_id: str, version: str) -> Ruleset:
             field="ruleset_version",
         )
     ids = sorted({i for i, _ in known})
+    if not ids:  # an install from before the games were entry points: its metadata names none
+        raise Refusal(
+            f"unknown ruleset {ruleset_id!r}: no game is installed (group {installed.GROUP} is empty; "
+            "reinstall morale, `pip install -e .`, to register its own)",
+            field="ruleset",
+        )
     raise Refusal(f"unknown ruleset {ruleset_id!r} (known: {', '.join(ids)})", field="ruleset")
 
 
 def latest(ruleset_id: str) -> Ruleset:
     """The newest version of a ruleset, for new battles (every game is loaded: any may give one)."""
-    candidates = [r for (i, _), r in rulesets().items() if i == ruleset_id]
-    if not candidates:
-        lookup(ruleset_id, "")
-    return max(candidates, key=lambda r: int(r.version))
+    found = _REGISTRY.find(ruleset_id, None)
+    return found if found is not None else lookup(ruleset_id, "")
