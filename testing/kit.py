@@ -20,6 +20,7 @@ from morale.app.cli.rules import state_diagram
 from morale.app.roster import load_roster
 from morale.core import catalogue
 from morale.core.fold import evolve
+from morale.core.machine import STATES
 from morale.core.referee import decide
 from morale.core.rules import CLAUSES, Refusal
 from morale.core.rulesets import lookup
@@ -149,6 +150,8 @@ def named_by_tests(rule_ids: Iterable[str], files: Iterable[Path]) -> set[str]:
 def _states_named(ruleset: Ruleset) -> None:
     unnamed = sorted(ruleset.graph.states - set(ruleset.state_names))
     assert not unnamed, f"{ruleset.id}: state_names gives no word of the game's for {', '.join(unnamed)}"
+    unknown = sorted(set(ruleset.state_names) - set(STATES))
+    assert not unknown, f"{ruleset.id}: state_names names {', '.join(unknown)}, none of them a shared state"
 
 
 def _draws(ruleset: Ruleset) -> None:

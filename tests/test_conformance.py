@@ -55,6 +55,10 @@ def test_the_kit_fails_a_state_the_game_has_no_word_for(monkeypatch):
     assert failures("gdb", examples=[EXAMPLES / "gdb"]) == {
         "every_state_is_named": "gdb: state_names gives no word of the game's for broken"
     }
+    monkeypatch.setattr(gdb, "state_names", {**gdb.state_names, "broken": "routing", "routing": "routing"})
+    assert failures("gdb", examples=[EXAMPLES / "gdb"]) == {
+        "every_state_is_named": "gdb: state_names names routing, none of them a shared state"
+    }
 
 
 def test_the_kit_fails_a_graph_drawn_without_its_rows(monkeypatch):
