@@ -28,6 +28,9 @@ repository), or an `.ndjson` file of events from `battle_started` on. The pytest
 installs (`morale.testing.plugin`, entry point group `pytest11`) marks these cases
 `morale_conformance` (`pytest -m morale_conformance` runs only them) and names the games installed
 in pytest's header. morale runs the kit on its own four games (tests/test_conformance.py).
+
+The kit needs pytest and Hypothesis, as morale's `test` extra installs them: a ruleset package
+names `morale[test]` among its own test dependencies.
 """
 
 from .kit import Check, conformance

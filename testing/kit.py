@@ -60,7 +60,7 @@ def conformance(
     (default: the folder of the file that calls this). `version`: the ruleset's version (default:
     the newest installed).
     """
-    caller = Path(inspect.stack()[1].filename).resolve().parent
+    caller = Path(inspect.stack(0)[1].filename).resolve().parent
     checks = list(checks_of(ruleset_id, examples=examples, tests=tests or caller, version=version))
 
     @pytest.mark.morale_conformance

@@ -98,6 +98,9 @@ class Ruleset:
     # Where `morale rulesets` (and every list of the games) places it: lower first, a tie in the order
     # the entry points come (core/installed.py). A game of another package may leave it at 100.
     listing_order: int = 100
+    # How list builders (BattleScribe's BSData) name the game system the ruleset plays, as a regular
+    # expression matched without regard to case ("Warhammer 40,000 6th Edition"); "": none.
+    game_systems: str = ""
     phases: tuple[str, ...] = ()
     graph: StateGraph
     unit_types: Mapping[str, object] = {}
