@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from importlib.metadata import EntryPoint
 from pathlib import Path
 
 import pytest
-from support.games import fifth_game, installed
+from support.games import FIFTH_TESTS, fifth_game, installed
 
 from morale.core import installed as games
 from morale.core.rules import Refusal
@@ -70,6 +71,27 @@ def test_a_package_installed_apart_from_morale_adds_a_game(tmp_path):
     drawn = morale("graph", "fifth", path=site)
     assert drawn.returncode == 0, drawn.stderr
     assert "fifth: A fifth game" in drawn.stdout and "run (fifth.morale.run)" in drawn.stdout
+
+
+def test_a_package_installed_apart_from_morale_runs_the_conformance_kit_on_its_game(tmp_path):
+    site = fifth_game(tmp_path / "site")
+    for path, text in FIFTH_TESTS.items():
+        (tmp_path / "fifth" / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "fifth" / path).write_text(text)
+    env = {**os.environ, "PYTHONPATH": str(site)}
+    command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:xdist", "-v", "tests"]
+    ran = subprocess.run(command, capture_output=True, text=True, env=env, cwd=tmp_path / "fifth", timeout=300)
+    assert ran.returncode == 0, ran.stdout[-3000:]
+    assert "morale games installed (morale.rulesets): gdb, wfb8, wh40k3, wh40k6, fifth" in ran.stdout
+    passed = re.findall(r"test_conformance\[(\S+)\] PASSED", ran.stdout)
+    assert passed == [
+        "carried_out[fifth.morale.run]",
+        "named_by_a_test[fifth.morale.run]",
+        "every_state_is_named",
+        "graph_draws",
+        "replay_is_deterministic[example]",
+        "refused_events_change_nothing[example]",
+    ]
 
 
 def test_an_entry_point_whose_module_cannot_be_imported_is_refused_naming_it(tmp_path):

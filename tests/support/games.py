@@ -53,6 +53,51 @@ words = "A unit that fails its Morale test runs."
 """
 
 
+FIFTH_ROSTER = """\
+[battle]
+id = "first-clash"
+ruleset = "fifth"
+sides = ["red", "blue"]
+
+[[unit]]
+id = "spears"
+side = "red"
+name = "Spearmen"
+type = "infantry"
+models = 10
+ld = 7
+
+[[unit]]
+id = "bows"
+side = "blue"
+name = "Bowmen"
+type = "infantry"
+models = 8
+ld = 6
+"""
+
+FIFTH_BATTLE = """\
+{"type": "phase_started", "turn": 1, "side": "red", "phase": "movement"}
+{"type": "casualties_suffered", "unit": "bows", "count": 2}
+{"type": "phase_ended", "turn": 1, "side": "red", "phase": "movement"}
+{"type": "phase_started", "turn": 1, "side": "red", "phase": "morale"}
+{"type": "casualties_suffered", "unit": "spears", "count": 1}
+{"type": "phase_ended", "turn": 1, "side": "red", "phase": "morale"}
+"""
+
+# The fifth game's own tests, as its package would keep them: one names its clause, one runs the kit.
+FIFTH_TESTS = {
+    "tests/test_run.py": "def test_fifth_morale_run_is_the_clause_a_failed_test_cites():\n    pass\n",
+    "tests/test_conformance.py": (
+        "from pathlib import Path\n\n"
+        "from morale.testing import conformance\n\n"
+        'test_conformance = conformance("fifth", examples=[Path(__file__).parent / "example"])\n'
+    ),
+    "tests/example/roster.toml": FIFTH_ROSTER,
+    "tests/example/battle.ndjson": FIFTH_BATTLE,
+}
+
+
 def installed(folder: Path, distribution: str, entry_points: str, package: dict[str, str] | None = None) -> Path:
     """Write a distribution into `folder` as pip would install it: its metadata, its
     `morale.rulesets` entry points (lines `name = module:attribute`), and its package's files."""
