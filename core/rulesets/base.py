@@ -577,6 +577,8 @@ class Registry:
         the id first. Every other is imported when that one does not give it, or to find the newest
         version; a broken one among those is refused only if no entry point gives the ruleset, so a
         broken game installed beside them does not stop the others from being played."""
+        if version is not None and (ruleset_id, version) in self._by_key:  # every battle's first event asks
+            return self._by_key[(ruleset_id, version)][1]
         for point in self._points():
             if point.name == ruleset_id:
                 self._load(point)
