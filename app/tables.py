@@ -1,6 +1,7 @@
 """Data tables (a results table...) read from TOML files and pinned by value into battle_started.
 
-A ruleset ships a default file for each table it reads (package data in `core/rulesets/`); a roster
+A ruleset ships a default file for each table it reads (package data of its own package, beside its
+code: `core/rulesets/gdb/gdb_results.toml`); a roster
 may name its own file instead (`[battle] tables = {results = "my-table.toml"}`), for a house rule
 or the numbers of the user's own rulebook. Either way the values and their sha256 go into the
 battle's first event, so the battle replays the same way whatever later happens to the file.
@@ -10,7 +11,6 @@ from __future__ import annotations
 
 import tomllib
 from collections.abc import Mapping
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -21,8 +21,6 @@ from morale.events.codec import MalformedEvent, table_sha256
 from morale.events.types import PinnedTable
 
 from .files import MAX_TABLE_BYTES, read_bounded
-
-DEFAULTS_PACKAGE = "morale.core.rulesets"
 
 
 def pin(values: Mapping[str, Any], source: str) -> PinnedTable:
@@ -45,8 +43,12 @@ def read_toml(text: str, where: str) -> dict[str, Any]:
 
 
 def default_table(ruleset: Ruleset, name: str) -> PinnedTable:
+    """The table the ruleset ships, pinned as `default: FILE`. The source names the file alone, never
+    the package it sits in: a battle records what it was played with by file name, and the values
+    themselves are pinned, so the files may move between packages (they did, from `core/rulesets/`
+    into the game's own) without a log written before reading any differently."""
     spec = ruleset.tables[name]
-    text = resources.files(DEFAULTS_PACKAGE).joinpath(spec.file).read_text(encoding="utf-8")
+    text = ruleset.shipped(spec.file).read_text(encoding="utf-8")
     return pin(read_toml(text, spec.file), f"default: {spec.file}")
 
 

@@ -1,9 +1,10 @@
 """The project's own catalogue of rule clauses: every rule ID the engine cites, in our own words.
 
-Each ruleset keeps its clauses in TOML beside its code (a `*clauses.toml` file in its package under
-`rulesets/`), and the engine's own bookkeeping rules sit beside `rules.py` (`engine_clauses.toml`).
-This is the one place a clause's words are written down: `morale rules`, explain, the narrative and
-the viewer all quote it, and the coverage tests hold the code and the catalogue to the same set of IDs.
+Each game keeps its clauses in TOML beside its code (a `*clauses.toml` file anywhere in its package,
+which its `morale.rulesets` entry point names: `installed.py`), and the engine's own bookkeeping
+rules sit beside `rules.py` (`engine_clauses.toml`). This is the one place a clause's words are
+written down: `morale rules`, explain, the narrative and the viewer all quote it, and the coverage
+tests hold the code and the catalogue to the same set of IDs.
 """
 
 from __future__ import annotations
@@ -13,9 +14,12 @@ from collections.abc import Iterator
 from functools import cache
 from importlib import resources
 from importlib.resources.abc import Traversable
+from pathlib import Path
 from typing import Literal
 
 import msgspec
+
+from . import installed
 
 # seed: stated in the source text; standard: the published rules beyond our text; default: a figure
 # the source text lost, shipped as data a user may replace; engine: bookkeeping every ruleset shares.
@@ -37,18 +41,23 @@ class _File(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     clause: list[Clause]
 
 
-def _rulesets_folder() -> Traversable:
-    # The rulesets' folder, found without importing the package: its code declares clauses, and a
-    # declaration reads this catalogue.
-    return resources.files("morale.core") / "rulesets"
-
-
 def _files() -> list[tuple[str, bytes]]:
-    """Every catalogue file shipped with the package: the rulesets' (in the order of their paths under
-    `rulesets/`), then the engine's."""
-    found = sorted((name, path.read_bytes()) for name, path in _clause_files(_rulesets_folder()))
+    """Every catalogue file of the games installed (each game's `*clauses.toml` files, found in its
+    package's folder through its entry point: `installed.py`), by package and path, then the engine's."""
+    folders: dict[str, Path] = {}
+    for point in installed.games():
+        where = installed.folder(point)
+        if where is not None:  # a game whose package cannot be found is refused when it is loaded
+            folders.setdefault(str(where.resolve()), where)
+    found = sorted(
+        (f"{where.name}/{name}", path.read_bytes()) for where in folders.values() for name, path in _clause_files(where)
+    )
+    return [*found, _engine_file()]
+
+
+def _engine_file() -> tuple[str, bytes]:
     engine = resources.files("morale.core") / "engine_clauses.toml"
-    return [*found, (engine.name, engine.read_bytes())]
+    return (engine.name, engine.read_bytes())
 
 
 def _clause_files(folder: Traversable, under: str = "") -> Iterator[tuple[str, Traversable]]:
@@ -78,8 +87,19 @@ def _parse(name: str, data: bytes) -> list[Clause]:
 @cache
 def catalogue() -> dict[str, Clause]:
     """Every clause by rule ID, in the order the files write them."""
+    return _read(_files())
+
+
+@cache
+def _engine() -> dict[str, Clause]:
+    # The engine declares its own clauses as `rules.py` is imported, before the rulesets' package
+    # (which finding the games' folders may import) can be: its words come from its own file alone.
+    return _read([_engine_file()])
+
+
+def _read(files: list[tuple[str, bytes]]) -> dict[str, Clause]:
     clauses: dict[str, Clause] = {}
-    for name, data in _files():
+    for name, data in files:
         for clause in _parse(name, data):
             if clause.id in clauses:
                 raise ValueError(f"{name}: {clause.id!r} is written down twice")
@@ -93,7 +113,7 @@ def clause(rule_id: str) -> Clause | None:
 
 def words(rule_id: str) -> str:
     """The clause's words, or "" for an ID the catalogue does not hold."""
-    found = catalogue().get(rule_id)
+    found = (_engine() if rule_id.startswith("engine.") else catalogue()).get(rule_id)
     return found.words if found else ""
 
 

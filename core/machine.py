@@ -14,19 +14,35 @@ many times as much (bench/README.md), and replay fires often.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, get_args
 
 from transitions import Machine, MachineError
+
+from morale.events.types import MoraleState
 
 from .outcomes import StateChanged
 from .state import Unit
 
-STATES = ("steady", "falling_back", "regrouped", "wavering", "broken", "dispersed", "destroyed")
+# The shared states, as the log's types list them (the one list: events/types.py), in the order a
+# graph draws them.
+STATES: tuple[str, ...] = get_args(MoraleState)
+# The same states from holding to gone: the order a state chart's axis reads (the report's), and
+# how far from the fight each one is (the colours the command line gives them).
+BY_STANDING = ("steady", "regrouped", "wavering", "falling_back", "broken", "dispersed", "destroyed")
+assert sorted(BY_STANDING) == sorted(STATES)
 
 
 class StateGraph:
     def __init__(self, rows: Iterable[Mapping[str, Any]]) -> None:
         self.rows = tuple(rows)
+        for row in self.rows:
+            named = [row["dest"], *([row["source"]] if isinstance(row["source"], str) else row["source"])]
+            unknown = [state for state in named if state not in (*STATES, "*", "=")]
+            if unknown:
+                raise ValueError(
+                    f"{row['rule']}: {unknown[0]!r} is not a shared state ({', '.join(STATES)}); "
+                    "a game gives its own words for them in Ruleset.state_names"
+                )
         self._machine = Machine(
             model=None,
             states=list(STATES),

@@ -99,6 +99,10 @@ FactValue = bool | Annotated[int, Meta(ge=-(10**9), le=10**9)] | Annotated[float
 Facts = Annotated[dict[Slug, FactValue], Meta(max_length=64)]
 Units = Annotated[tuple[Slug, ...], Meta(max_length=64)]
 
+# The shared morale states: the machine values every game's graph moves units between and the log
+# stores (a ruling's `state`; each unit's state in a phase end's digest). This is the one list of them
+# (core/machine.py reads it): a game calls them by its own words (`Ruleset.state_names`), and a value
+# is never renamed, since logs already written hold it.
 MoraleState = Literal["steady", "falling_back", "regrouped", "wavering", "broken", "dispersed", "destroyed"]
 DicePolicy = Literal["table", "engine", "either"]
 DiceSource = Literal["table", "engine"]

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from morale.core.machine import STATES
+from morale.core.machine import BY_STANDING
 from morale.core.referee import next_phase
 from morale.core.replay import replay
 from morale.core.rules import Refusal
@@ -25,8 +25,7 @@ from .sql_rows import battle_rows
 from .timeline import Timeline
 
 # The order a state chart's axis reads, from holding to gone (a ruleset uses the states it knows).
-STATE_ORDER = ("steady", "regrouped", "wavering", "falling_back", "broken", "dispersed", "destroyed")
-assert set(STATE_ORDER) == set(STATES)
+STATE_ORDER = BY_STANDING
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from morale.events.store import SqliteEventStore
 from morale.events.types import BattleStarted, ChargeDeclared, DiceRolled, PhaseEnded, PhaseStarted
 
 ROOT = Path(__file__).resolve().parent.parent
-DEFAULTS = ROOT / "core" / "rulesets"
+DEFAULTS = ROOT / "core" / "rulesets" / "gdb"
 GDB = lookup("gdb", "1")
 
 

@@ -1,5 +1,6 @@
-"""The layers import only downwards (events, core, projections, app), morale.core's modules
-import one another without a cycle, and the projections never write to the store.
+"""The layers import only downwards (events, core, projections, app, then testing: the conformance
+kit), morale.core's modules import one another without a cycle, and the projections never write to
+the store.
 
 Read from the source with `ast`: every import statement counts, those inside functions included (a
 lazy import ties modules together as much as one at the top). An import under `if TYPE_CHECKING:`
@@ -24,7 +25,7 @@ from morale.events.store import EventStore
 
 ROOT = Path(__file__).resolve().parents[1]
 # Lowest first: a layer may import from the layers before it, never from those after it.
-LAYERS = ("events", "core", "projections", "app")
+LAYERS = ("events", "core", "projections", "app", "testing")
 
 
 class Import(NamedTuple):

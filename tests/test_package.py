@@ -7,6 +7,7 @@ not importable there."""
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
@@ -74,6 +75,15 @@ def test_the_installed_morale_comes_from_the_wheel_not_the_repository(installed,
     where = run(installed / "python", "-c", "import morale.app.cli as m; print(m.__file__)", cwd=tmp_path).stdout
     assert where.startswith(str(installed.parent)) and str(REPO) not in where
     assert run(installed / "morale", "--version", cwd=tmp_path).stdout.startswith("morale ")
+
+
+def test_the_installed_morale_finds_its_games_and_its_pytest_plugin_through_their_entry_points(installed, tmp_path):
+    listed = run(installed / "morale", "rulesets", "--json", cwd=tmp_path).stdout
+    assert [r["id"] for r in json.loads(listed)] == ["wh40k6", "wh40k3", "wfb8", "gdb"]
+    clauses = run(installed / "morale", "rules", "gdb", "--json", cwd=tmp_path).stdout  # its catalogue, shipped
+    assert "gdb.results_table" in {c["id"] for c in json.loads(clauses)}
+    plugin = "from importlib.metadata import entry_points as e; print(e(group='pytest11')['morale'].load().__name__)"
+    assert run(installed / "python", "-c", plugin, cwd=tmp_path).stdout.strip() == "morale.testing.plugin"
 
 
 def test_the_installed_morale_plays_reports_and_shares_its_examples(installed, tmp_path):

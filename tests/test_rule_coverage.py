@@ -12,6 +12,7 @@ from morale.core import catalogue
 from morale.core.rules import CLAUSES
 from morale.core.rulesets import lookup, rulesets
 from morale.core.rulesets.base import Ruleset
+from morale.testing.kit import named_by_tests
 
 REPO = Path(__file__).resolve().parents[1]
 TESTS = REPO / "tests"
@@ -37,23 +38,8 @@ def data_rows(ruleset: Ruleset) -> set[str]:
     return graph | set(ruleset.once_per_phase.values()) | set(ruleset.ordered_tests.values())
 
 
-def named_by_tests() -> set[str]:
-    """The rule IDs that test names carry (dots as underscores). The longest ID is read first, so
-    `test_..._engine_dice_reveal` names `engine.dice.reveal` and not also `engine.dice`."""
-    names = re.findall(r"^def (test_\w+)", "".join(p.read_text() for p in TESTS.glob("test_*.py")), re.M)
-    ids = sorted(catalogue.catalogue(), key=len, reverse=True)
-    named = set()
-    for name in names:
-        for rule_id in ids:
-            slug = rule_id.replace(".", "_")
-            if slug in name:
-                named.add(rule_id)
-                name = name.replace(slug, "#")
-    return named
-
-
 CATALOGUE = list(catalogue.catalogue().values())
-NAMED = named_by_tests()
+NAMED = named_by_tests(catalogue.catalogue(), TESTS.glob("test_*.py"))  # the conformance kit's reading
 CITED_IDS = cited_by_code()
 
 

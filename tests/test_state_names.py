@@ -14,9 +14,11 @@ from support.cli import morale
 from support.examples import ROOT, example_events
 
 from morale.app.roster import load_roster
+from morale.core.machine import STATES, StateGraph
 from morale.core.outcomes import StateChanged
 from morale.core.replay import Replay
-from morale.core.rulesets.base import rulesets
+from morale.core.rulesets.base import lookup, rulesets
+from morale.events.codec import MalformedEvent, decode_event
 from morale.events.store import SqliteEventStore
 from morale.projections.feed import feed
 
@@ -186,3 +188,22 @@ def test_the_feed_names_each_state_it_carries_in_the_rulesets_word(played, rules
     assert {s: n for s, n in named.items() if s in NAMES[ruleset]} == {
         s: n for s, n in NAMES[ruleset].items() if s in named
     }
+
+
+# -- the machine values are shared, and never renamed --------------------------------------------------
+def test_a_games_graph_moves_units_only_between_the_shared_states():
+    with pytest.raises(ValueError, match=r"^gdb\.rout: 'routing' is not a shared state \(steady, .*state_names$"):
+        StateGraph([{"trigger": "rout", "source": "steady", "dest": "routing", "rule": "gdb.rout"}])
+
+
+def test_general_de_brigade_routing_is_the_shared_broken_state_as_every_log_written_before_holds_it():
+    """Routing differs from the other games' states in what its rules do (its back to the enemy, -2,
+    dispersed on contact), which GDB's clauses carry; to the machine it is `broken`, which no other
+    game uses. The value stays: rulings and phase ends' digests in logs already written hold it."""
+    gdb = lookup("gdb", "1")
+    assert gdb.state_names["broken"] == "routing" and "routing" not in STATES
+    assert {"broken", "falling_back"} <= gdb.graph.states
+    with pytest.raises(MalformedEvent, match=r"state"):
+        decode_event(b'{"type": "referee_ruled", "unit": "fusiliers", "reason": "they run", "state": "routing"}')
+    ruled = decode_event(b'{"type": "referee_ruled", "unit": "fusiliers", "reason": "they run", "state": "broken"}')
+    assert ruled.state == "broken"

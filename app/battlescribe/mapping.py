@@ -27,13 +27,6 @@ from morale.events.codec import MalformedEvent, event_from_dict
 from .answers import Answers
 from .read import ListRoster, ListUnit
 
-# A game system's name -> the ruleset it is played with here (BSData names its systems this way:
-# "Warhammer 40,000 6th Edition", "Warhammer Fantasy 8th ed").
-GAME_SYSTEMS = [
-    (re.compile(r"(40,?000|40k).*\b6(th)?\b|\b6(th)?\b.*(40,?000|40k)", re.I), "wh40k6"),
-    (re.compile(r"(40,?000|40k).*\b3(rd)?\b|\b3(rd)?\b.*(40,?000|40k)", re.I), "wh40k3"),
-    (re.compile(r"fantasy.*\b8(th)?\b|\b8(th)?\b.*fantasy", re.I), "wfb8"),
-]
 # The characteristics a unit type is read from, in order; then its categories.
 TYPE_CHARACTERISTICS = ("unit type", "troop type", "type")
 LEADERSHIP = ("ld", "leadership")
@@ -177,7 +170,10 @@ def _ruleset_ids() -> tuple[str, ...]:
 
 
 def _played_with(game_system: str) -> str | None:
-    return next((ruleset for pattern, ruleset in GAME_SYSTEMS if pattern.search(game_system)), None)
+    """The ruleset a list builder's game system is played with here: the first game installed whose
+    `Ruleset.game_systems` pattern matches its name (each game says how BSData names its system)."""
+    found = (r.id for r in rulesets().values() if r.game_systems and re.search(r.game_systems, game_system, re.I))
+    return next(found, None)
 
 
 def _sides(force_labels: list[str], answers: Answers, asked: _Asked) -> list[str]:

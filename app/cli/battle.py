@@ -501,7 +501,9 @@ def _check_port(host: str, port: int) -> None:
 @app.command("rulesets")
 def rulesets_command(as_json: Json = False) -> None:
     """The rulesets this engine knows, with their versions."""
-    rows = [{"id": r.id, "version": r.version, "title": r.title, "phases": r.phases} for r in rulesets().values()]
+    with refusals(as_json):  # a game installed whose entry point gives no ruleset is named, on one line
+        known = rulesets()
+    rows = [{"id": r.id, "version": r.version, "title": r.title, "phases": r.phases} for r in known.values()]
     if as_json:
         emit_json(rows)
     else:

@@ -10,6 +10,7 @@ from rich.text import Text
 
 from morale.app.access import Credential, Issued, IssuedTokens
 from morale.core import catalogue
+from morale.core.machine import BY_STANDING
 from morale.core.outcomes import Outcome
 from morale.core.state import Battle
 from morale.projections.board import Board
@@ -17,15 +18,8 @@ from morale.projections.due import DueView
 from morale.projections.log import LogRow
 from morale.projections.narrative import Line, describe_event, describe_outcome
 
-STATE_STYLES = {
-    "steady": "green",
-    "regrouped": "cyan",
-    "falling_back": "yellow",
-    "wavering": "yellow",
-    "broken": "red",
-    "dispersed": "bold red",
-    "destroyed": "dim",
-}
+# A colour for each shared state, from holding to gone (the states are machine.py's, in its order).
+STATE_STYLES = dict(zip(BY_STANDING, ("green", "cyan", "yellow", "yellow", "red", "bold red", "dim"), strict=True))
 
 
 def state_text(state: str, name: str) -> Text:

@@ -60,7 +60,8 @@ def _print_list(clauses: list[Clause]) -> None:
 @app.command("rules")
 def rules_command(
     ruleset: Annotated[
-        str | None, typer.Argument(metavar="RULESET", help="wh40k6, wh40k3, wfb8, gdb or engine; none: all.")
+        str | None,
+        typer.Argument(metavar="RULESET", help="A ruleset's id (`morale rulesets` lists them) or engine; none: all."),
     ] = None,
     rule_id: Annotated[
         str | None, typer.Argument(metavar="ID", help="A rule ID, whole or after the ruleset's prefix.")
@@ -84,10 +85,15 @@ def rules_command(
 
 @app.command("graph")
 def graph_command(
-    ruleset: Annotated[str, typer.Argument(metavar="RULESET", help="wh40k6, wh40k3, wfb8 or gdb.")],
+    ruleset: Annotated[str, typer.Argument(metavar="RULESET", help="A ruleset's id (`morale rulesets` lists them).")],
 ) -> None:
     """A ruleset's unit states and the clauses that move a unit between them, as a Mermaid diagram
     (drawn by `transitions` from the rows the engine fires)."""
     with refusals():
-        drawn = latest(ruleset)
-        out.print(drawn.graph.mermaid(f"{drawn.id}: {drawn.title}"), markup=False)
+        out.print(state_diagram(ruleset), markup=False)
+
+
+def state_diagram(ruleset_id: str) -> str:
+    """What `morale graph RULESET` prints: the newest version's graph, titled with its id and title."""
+    drawn = latest(ruleset_id)
+    return drawn.graph.mermaid(f"{drawn.id}: {drawn.title}")

@@ -1,14 +1,11 @@
 """The rulesets the engine knows, by id and version. A battle pins both in its first event.
 
-Each ruleset is a package of its own, built on the base class in `base`; this package imports them
-and passes them into the registry `base` keeps, where `lookup` (and unpickling) finds them.
+Each game is a package of its own, built on the base class in `base`, and found through its entry
+point in the `morale.rulesets` group (`core/installed.py`): this repository's four (`wh40k/`,
+`wfb8/`, `gdb/`) are declared in its pyproject.toml as a separately installed package declares its
+own. Importing this package imports none of them: `lookup`, `latest` and `rulesets` do, as asked.
 """
 
-from .base import Ruleset, latest, lookup, register, rulesets
-from .gdb import GDB
-from .wfb8 import WFB8
-from .wh40k import WH40K3, WH40K6
+from .base import BrokenGame, Ruleset, latest, lookup, rulesets
 
-register(WH40K6, WH40K3, WFB8, GDB)  # in the order `morale rulesets` lists them
-
-__all__ = ["GDB", "WFB8", "WH40K3", "WH40K6", "Ruleset", "latest", "lookup", "rulesets"]
+__all__ = ["BrokenGame", "Ruleset", "latest", "lookup", "rulesets"]

@@ -12,8 +12,12 @@ carries each outcome out before the hook reads on.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Mapping
+import sys
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from importlib import resources
+from importlib.metadata import EntryPoint
+from importlib.resources.abc import Traversable
 from typing import Any
 
 import msgspec
@@ -32,6 +36,7 @@ from morale.events.types import (
     UnitJoined,
 )
 
+from .. import installed
 from ..apply import Decided
 from ..machine import StateGraph
 from ..outcomes import (
@@ -77,8 +82,9 @@ def leadership_result(
 
 @dataclass(frozen=True)
 class TableSpec:
-    """A data table a ruleset reads (a results table): its shipped default file (package data in
-    `core/rulesets/`), the msgspec Struct its values must convert to, and the rule ID it carries."""
+    """A data table a ruleset reads (a results table): its shipped default file (package data of the
+    game's own package, `Ruleset.shipped`), the msgspec Struct its values must convert to, and the
+    rule ID it carries."""
 
     file: str
     schema: type[msgspec.Struct]
@@ -89,6 +95,12 @@ class Ruleset:
     id: str = ""
     version: str = ""
     title: str = ""
+    # Where `morale rulesets` (and every list of the games) places it: lower first, a tie in the order
+    # the entry points come (core/installed.py). A game of another package may leave it at 100.
+    listing_order: int = 100
+    # How list builders (BattleScribe's BSData) name the game system the ruleset plays, as a regular
+    # expression matched without regard to case ("Warhammer 40,000 6th Edition"); "": none.
+    game_systems: str = ""
     phases: tuple[str, ...] = ()
     graph: StateGraph
     unit_types: Mapping[str, object] = {}
@@ -160,14 +172,19 @@ class Ruleset:
         self.ordered_tests = declared(self.id, "ordered_test")
         self.phrases = declared(self.id, "phrase")
 
+    def shipped(self, file: str) -> Traversable:
+        """A data file the game ships beside its code: package data of the package whose module
+        defines its class (`morale.core.rulesets.gdb` for GDB), wherever that package is installed."""
+        module = sys.modules[type(self).__module__]
+        return resources.files(module.__package__ or module.__name__) / file
+
     def state_name(self, state: str) -> str:
         """The ruleset's word for `state` (its machine value with spaces if it names none)."""
         return self.state_names.get(state, state.replace("_", " "))
 
     def __reduce__(self) -> tuple[object, tuple[str, str]]:
         # A copied or pickled battle refers to its ruleset by id and version, never by copy, and
-        # finds it again in the registry below (unpickling imports this module, and so its package,
-        # whose __init__ registers every ruleset).
+        # finds it again in the registry below (which imports the game's entry point if need be).
         return (lookup, (self.id, self.version))
 
     # -- set-up -----------------------------------------------------------------------------
@@ -503,39 +520,107 @@ class Ruleset:
 
 
 # -- the registry ------------------------------------------------------------------------------
-# Every ruleset the engine knows, by (id, version), in the order `morale rulesets` lists them. The
-# rulesets' package passes each one in as it imports them (core/rulesets/__init__.py), so the base
-# class finds a ruleset by id and version without importing the rulesets built on it.
-_REGISTERED: dict[tuple[str, str], Ruleset] = {}
+# Every game installed, found through the `morale.rulesets` entry points (`core/installed.py`), the
+# four of this repository among them: none is imported until it is first asked for, so a command that
+# needs no ruleset does not pay for importing them all.
 
 
-def register(*rulesets: Ruleset) -> None:
-    for ruleset in rulesets:
+class BrokenGame(Refusal):
+    """An entry point of `morale.rulesets` that gives no ruleset the engine can use: it fails to
+    import, names no `Ruleset`, or gives an id and version another entry point already gave."""
+
+    def __init__(self, point: EntryPoint, problem: str) -> None:
+        super().__init__(f"{installed.named(point)}: {problem}", field="ruleset")
+
+
+class Registry:
+    """The rulesets the entry points give, by (id, version), loaded one entry point at a time."""
+
+    def __init__(self, points: Callable[[], Iterable[EntryPoint]]) -> None:
+        self._points = points
+        self._loaded: dict[tuple[str, str], Ruleset] = {}  # by entry point (name, value)
+        self._by_key: dict[tuple[str, str], tuple[EntryPoint, Ruleset]] = {}
+
+    def _load(self, point: EntryPoint) -> Ruleset:
+        if (point.name, point.value) in self._loaded:
+            return self._loaded[(point.name, point.value)]
+        try:
+            ruleset = point.load()
+        except Exception as exc:  # whatever the package raised on import: named, on one line
+            reason = str(exc).splitlines()[0] if str(exc) else ""
+            raise BrokenGame(point, f"cannot be loaded ({type(exc).__name__}: {reason})") from exc
+        if not isinstance(ruleset, Ruleset):
+            raise BrokenGame(point, f"names a {type(ruleset).__name__}, not a Ruleset instance")
         key = (ruleset.id, ruleset.version)
-        if _REGISTERED.setdefault(key, ruleset) is not ruleset:
-            raise ValueError(f"two rulesets registered as {ruleset.id} version {ruleset.version}")
+        if key in self._by_key and self._by_key[key][1] is not ruleset:
+            other = self._by_key[key][0]
+            raise BrokenGame(point, f"gives {ruleset.id} version {ruleset.version}, as {other.name!r} does already")
+        self._by_key[key] = (point, ruleset)
+        self._loaded[(point.name, point.value)] = ruleset
+        return ruleset
+
+    def all(self, *, broken: list[BrokenGame] | None = None) -> dict[tuple[str, str], Ruleset]:
+        """Every ruleset installed, in their listing order. An entry point that gives none is refused,
+        unless `broken` is given: then it is left out, and its refusal added there."""
+        loaded = []
+        for point in self._points():
+            try:
+                loaded.append(self._load(point))
+            except BrokenGame as refusal:
+                if broken is None:
+                    raise
+                broken.append(refusal)
+        return {(r.id, r.version): r for r in sorted(loaded, key=lambda r: r.listing_order)}
+
+    def find(self, ruleset_id: str, version: str | None) -> Ruleset | None:
+        """The ruleset of that id and version (None: its newest), importing the entry point named by
+        the id first. Every other is imported when that one does not give it, or to find the newest
+        version; a broken one among those is refused only if no entry point gives the ruleset, so a
+        broken game installed beside them does not stop the others from being played."""
+        if version is not None and (ruleset_id, version) in self._by_key:  # every battle's first event asks
+            return self._by_key[(ruleset_id, version)][1]
+        for point in self._points():
+            if point.name == ruleset_id:
+                self._load(point)
+        broken: list[BrokenGame] = []
+        if version is None or (ruleset_id, version) not in self._by_key:
+            self.all(broken=broken)
+        found = [r for (i, v), (_, r) in self._by_key.items() if i == ruleset_id and version in (None, v)]
+        if not found and broken:
+            raise broken[0]
+        return max(found, key=lambda r: int(r.version)) if found else None
+
+
+_REGISTRY = Registry(installed.games)
 
 
 def rulesets() -> dict[tuple[str, str], Ruleset]:
-    return dict(_REGISTERED)
+    """Every ruleset installed, by (id, version), in the order `morale rulesets` lists them."""
+    return _REGISTRY.all()
 
 
 def lookup(ruleset_id: str, version: str) -> Ruleset:
-    if (ruleset_id, version) in _REGISTERED:
-        return _REGISTERED[(ruleset_id, version)]
-    versions = sorted(v for (i, v) in _REGISTERED if i == ruleset_id)
+    found = _REGISTRY.find(ruleset_id, version)
+    if found is not None:
+        return found
+    known = _REGISTRY.all(broken=[])
+    versions = sorted(v for (i, v) in known if i == ruleset_id)
     if versions:
         raise Refusal(
             f"{ruleset_id} has no version {version!r} here (known: {', '.join(versions)})",
             field="ruleset_version",
         )
-    ids = sorted({i for i, _ in _REGISTERED})
+    ids = sorted({i for i, _ in known})
+    if not ids:  # an install from before the games were entry points: its metadata names none
+        raise Refusal(
+            f"unknown ruleset {ruleset_id!r}: no game is installed (group {installed.GROUP} is empty; "
+            "reinstall morale, `pip install -e .`, to register its own)",
+            field="ruleset",
+        )
     raise Refusal(f"unknown ruleset {ruleset_id!r} (known: {', '.join(ids)})", field="ruleset")
 
 
 def latest(ruleset_id: str) -> Ruleset:
-    """The newest version of a ruleset, for new battles."""
-    candidates = [r for (i, _), r in _REGISTERED.items() if i == ruleset_id]
-    if not candidates:
-        lookup(ruleset_id, "")
-    return max(candidates, key=lambda r: int(r.version))
+    """The newest version of a ruleset, for new battles (every game is loaded: any may give one)."""
+    found = _REGISTRY.find(ruleset_id, None)
+    return found if found is not None else lookup(ruleset_id, "")

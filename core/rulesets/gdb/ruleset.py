@@ -155,6 +155,7 @@ NOTE_TYPES: dict[str, object] = {"gdb": UnitBook}  # what a unit's notes hold: i
 class Gdb(Ruleset):
     id = "gdb"
     version = "1"
+    listing_order = 40  # where `morale rulesets` has always listed it
     title = "General de Brigade"
     phases = PHASES
     shared_turn = True

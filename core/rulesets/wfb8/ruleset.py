@@ -222,6 +222,8 @@ NOTE_TYPES: dict[str, object] = {
 class Wfb8(Ruleset):
     id = "wfb8"
     version = "1"
+    listing_order = 30  # where `morale rulesets` has always listed it
+    game_systems = r"fantasy.*\b8(th)?\b|\b8(th)?\b.*fantasy"  # as BSData names it
     title = "Warhammer Fantasy Battle 8th edition"
     phases = PHASES
     phase_of = PHASE_OF

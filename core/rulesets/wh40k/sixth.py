@@ -186,6 +186,8 @@ TESTS = {
 class Wh40k6(FortyK):
     id = "wh40k6"
     version = "1"
+    listing_order = 10  # where `morale rulesets` has always listed it
+    game_systems = r"(40,?000|40k).*\b6(th)?\b|\b6(th)?\b.*(40,?000|40k)"  # as BSData names it
     title = "Warhammer 40,000 6th edition"
     phases = PHASES
     unit_types = FALL_BACK_DICE

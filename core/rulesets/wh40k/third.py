@@ -227,6 +227,8 @@ TESTS = {"morale": "Morale test", "pinning": "Pinning test", "regroup": "Regroup
 class Wh40k3(FortyK):
     id = "wh40k3"
     version = "1"
+    listing_order = 20  # where `morale rulesets` has always listed it
+    game_systems = r"(40,?000|40k).*\b3(rd)?\b|\b3(rd)?\b.*(40,?000|40k)"  # as BSData names it
     title = "Warhammer 40,000 3rd edition"
     phases = PHASES
     unit_types = TAKES_MORALE_TESTS

@@ -1,0 +1,64 @@
+"""The games installed: every entry point of the `morale.rulesets` group, and the folder of each.
+
+A game is one package: its clauses (`*clauses.toml`), its code (the `Ruleset` and its state graph),
+its data tables and whatever else it ships. It joins the engine by declaring an entry point in its
+own pyproject.toml, and morale declares its four games the same way:
+
+    [project.entry-points."morale.rulesets"]
+    wh40k6 = "morale.core.rulesets.wh40k.sixth:WH40K6"
+
+The value names a `Ruleset` instance (module:attribute). Name the entry point by the ruleset's id:
+`lookup` imports the entry point of that name first and the others only if it is not there.
+
+This module reads the installed metadata and nothing of the games themselves: the catalogue finds a
+game's clauses from here before its code is imported (a clause declared in the code reads its words
+from the catalogue as the module is imported), and the registry (`rulesets/base.py`) imports each
+game when it is first asked for.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from functools import cache
+from importlib.metadata import EntryPoint, entry_points
+from pathlib import Path
+
+GROUP = "morale.rulesets"
+# The distribution that ships the four games of this repository: its entry points come first, any
+# other package's after them by distribution and entry point name, so what is loaded first does not
+# depend on the order of site-packages. (`morale rulesets` lists them by `Ruleset.listing_order`.)
+HOME = "morale"
+
+
+def named(point: EntryPoint) -> str:
+    """How a refusal names an entry point: `fifth = morale_fifth.ruleset:FIFTH` (from morale-fifth)."""
+    dist = point.dist.name if point.dist is not None else "an unknown distribution"
+    return f"entry point {point.name!r} = {point.value!r} of group {GROUP} (from {dist})"
+
+
+@cache
+def games() -> tuple[EntryPoint, ...]:
+    """Every entry point of the group, morale's own first."""
+    found = list(entry_points(group=GROUP))
+
+    def home_first(point: EntryPoint) -> tuple[int, str, int]:
+        dist = point.dist.name if point.dist is not None else ""
+        return (0, "", found.index(point)) if dist == HOME else (1, f"{dist}/{point.name}", 0)
+
+    return tuple(sorted(found, key=home_first))
+
+
+def folder(point: EntryPoint) -> Path | None:
+    """The folder of the package that holds the entry point's module, found without importing that
+    package (its parents are imported, as Python does to find a submodule): a dotted module's parent
+    package (`morale.core.rulesets.wh40k` for `...wh40k.sixth`), or the module itself where it is a
+    top-level package. None where there is no such package; the registry refuses the entry point."""
+    module = point.module
+    try:
+        spec = importlib.util.find_spec(module.rpartition(".")[0] or module)
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None  # a top-level plain module: a game is a package
+    # Read from the spec, not `resources.files`, which would import the package (and so the game).
+    return Path(next(iter(spec.submodule_search_locations)))
