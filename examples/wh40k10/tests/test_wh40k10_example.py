@@ -147,6 +147,17 @@ def test_each_clause_of_the_catalogue_is_declared_in_the_code():
     assert all(rule_id in ours() for rule_id in CLAUSES if rule_id.startswith("wh40k10."))
 
 
+def test_each_clause_is_written_in_words_with_its_source():
+    text = (PACKAGE / "wh40k10_clauses.toml").read_text(encoding="utf-8")
+    # Each entry follows the line naming where in the rulebook it comes from.
+    sources = re.findall(r"^# source: (Warhammer 40,000 Core Rules \(10th edition\), .+)\n\[\[clause\]\]$", text, re.M)
+
+    assert len(sources) == text.count("[[clause]]") == len(ours())
+    for found in catalogue.of_ruleset("wh40k10"):
+        assert found.title and len(found.words) >= 20 and "\n" not in found.words
+        assert (found.kind, found.edition) == ("standard", "Warhammer 40,000, 10th edition (Core Rules)")
+
+
 def test_each_clause_is_named_by_a_test_of_the_game():
     sources = "".join(p.read_text() for p in Path(__file__).parent.glob("test_*.py"))
     names = "".join(re.findall(r"^def (test_\w+)", sources, re.M))
