@@ -183,7 +183,13 @@ def test_the_ruleset_changes_the_battle_only_through_the_outcomes_it_decides():
     assert [found for path in sorted(PACKAGE.glob("*.py")) for found in shape.changes_of_state(path)] == []
 
 
-def test_the_graph_draws_with_the_rule_of_each_row(tmp_path):
+def test_morale_itself_never_imports_the_game():
+    engine = [p for layer in ("core", "events", "projections", "app") for p in (REPO / layer).rglob("*.py")]
+
+    assert engine and [p for p in engine if "morale_wh40k10" in p.read_text(encoding="utf-8")] == []
+
+
+def test_the_graph_draws_with_the_rule_of_each_row():
     result = runner.invoke(app, ["graph", "wh40k10"])
 
     assert result.exit_code == 0, result.output
