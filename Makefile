@@ -57,17 +57,27 @@ $(VENV)/.installed-app: pyproject.toml $(LOCK) | $(BIN)/python
 	$(BIN)/python -m pip install -q -c $(LOCK) -e .
 	touch $@
 
+# The games written as packages of their own (docs/writing-a-ruleset.md): each folder of examples/
+# with a pyproject.toml. The suite runs their tests too (testpaths), so every venv that runs the tests
+# installs them, built with the venv's own setuptools (the test extra locks one): no network needed.
+GAMES := $(patsubst %/pyproject.toml,%,$(wildcard examples/*/pyproject.toml))
+define install_games
+	for game in $(GAMES); do $(1)/bin/python -m pip install -q -c $(2) --no-build-isolation -e $$game || exit 1; done
+endef
+
 # The test extras include the app: a venv made by `make test` serves `make demo` as it is.
-$(VENV)/.installed-test: pyproject.toml $(LOCK) | $(BIN)/python
+$(VENV)/.installed-test: pyproject.toml $(LOCK) $(GAMES:%=%/pyproject.toml) | $(BIN)/python
 	$(BIN)/python -m pip install -q -c $(LOCK) -e '.[test]'
+	$(call install_games,$(VENV),$(LOCK))
 	touch $@ $(VENV)/.installed-app
 
 $(VENV)/.installed-bench: pyproject.toml $(LOCK) | $(BIN)/python
 	$(BIN)/python -m pip install -q -c $(LOCK) -e '.[bench]'
 	touch $@
 
-$(VENV)/.installed-mutation: pyproject.toml $(LOCK) | $(BIN)/python
+$(VENV)/.installed-mutation: pyproject.toml $(LOCK) $(GAMES:%=%/pyproject.toml) | $(BIN)/python
 	$(BIN)/python -m pip install -q -c $(LOCK) -e '.[test,mutation]'
+	$(call install_games,$(VENV),$(LOCK))
 	touch $@ $(VENV)/.installed-test $(VENV)/.installed-app
 
 # The type check with the venv $(1): mypy reads the packages as morale.*, which only the editable
@@ -79,11 +89,12 @@ define typecheck
 	MYPYPATH=$(1)/typed $(1)/bin/mypy
 endef
 
-$(LOWEST_VENV)/.installed: pyproject.toml $(LOWEST)
+$(LOWEST_VENV)/.installed: pyproject.toml $(LOWEST) $(GAMES:%=%/pyproject.toml)
 	rm -rf $(LOWEST_VENV)
 	$(PYTHON) -m venv $(LOWEST_VENV)
 	$(LOWEST_VENV)/bin/python -m pip install -q -c $(LOWEST) --upgrade pip
 	$(LOWEST_VENV)/bin/python -m pip install -q -c $(LOWEST) -e '.[test,bench]'
+	$(call install_games,$(LOWEST_VENV),$(LOWEST))
 	touch $@
 
 $(UV):
