@@ -12,6 +12,7 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+import tomllib
 import venv
 from pathlib import Path
 
@@ -67,8 +68,23 @@ def installed(dist, tmp_path_factory) -> Path:
     (wheel,) = dist.glob("*.whl")
     run(python, "-m", "pip", "install", "--no-deps", "--no-index", "--quiet", wheel, cwd=home)
     site = run(python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))", cwd=home).stdout.strip()
-    Path(site, "suite-dependencies.pth").write_text(sysconfig.get_path("purelib") + "\n")
+    Path(site, "suite-dependencies.pth").write_text(str(dependencies(tmp_path_factory.mktemp("borrowed"))) + "\n")
     return home / "bin"
+
+
+def dependencies(folder: Path) -> Path:
+    """The suite's site-packages as the fresh venv borrows it: every entry linked into `folder` but
+    those of the games `make test` installs beside morale (examples/*/): a venv holding only the
+    wheel has not installed them, and their metadata alone would name entry points it cannot load."""
+    games = {
+        tomllib.loads(project.read_text())["project"]["name"].replace("-", "_").lower()
+        for project in REPO.glob("examples/*/pyproject.toml")
+    }
+    for entry in Path(sysconfig.get_path("purelib")).iterdir():
+        name = entry.name.removeprefix("__editable__.").replace("-", "_").lower()
+        if not any(name.startswith(game) for game in games):
+            (folder / entry.name).symlink_to(entry)
+    return folder
 
 
 def test_the_installed_morale_comes_from_the_wheel_not_the_repository(installed, tmp_path):

@@ -114,4 +114,4 @@ def test_a_fold_keeps_at_least_the_largest_batch_an_append_may_carry():
     find them in memory."""
     events = next(f for f in msgspec.inspect.type_info(AppendEvents).fields if f.name == "events")
     largest = events.type.max_length
-    assert read_back.KEEP >= largest
+    assert largest <= read_back.KEEP

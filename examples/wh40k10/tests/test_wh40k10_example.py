@@ -24,6 +24,7 @@ from morale.core.rules import CLAUSES
 from morale.core.state import digest
 from morale.events.codec import decode_event
 from morale.projections.board import board
+from morale.testing import conformance
 
 PACKAGE = Path(str(resources.files("morale_wh40k10")))
 EXAMPLE = PACKAGE / "example"
@@ -32,9 +33,8 @@ REPO = Path(__file__).resolve().parents[3]
 STEP = WH40K10.battle_shock_step.id
 BY_MODELS, BY_WOUNDS = below_half_models.id, below_half_wounds.id
 
-# The conformance kit checks all of this for any game, once it lands (`morale.testing`):
-# from morale.testing import conformance
-# test_conformance = conformance("wh40k10", examples=[EXAMPLE])
+# What every game owes the engine, checked by morale's conformance kit (`pytest -m morale_conformance`).
+test_conformance = conformance("wh40k10", examples=[EXAMPLE])
 
 runner = CliRunner()
 
