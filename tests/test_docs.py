@@ -17,6 +17,7 @@ import sys
 from collections.abc import Callable
 from html import escape
 from html.parser import HTMLParser
+from importlib.metadata import version
 from pathlib import Path
 
 import jsonschema_rs
@@ -315,6 +316,11 @@ def test_every_picture_a_page_shows_is_in_docs(site):
     assert shown and [p for p in shown if not p.exists()] == []
     checked = subprocess.run([sys.executable, str(DOCS / "screenshots.py"), "--check"], capture_output=True, text=True)
     assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+def test_the_operating_page_names_the_wheel_of_this_version():
+    text = (DOCS / "operating.md").read_text(encoding="utf-8")
+    assert f"dist/morale-{version('morale')}-py3-none-any.whl" in text
 
 
 def test_the_changelog_page_is_the_changelog(site):
