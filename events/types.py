@@ -19,7 +19,7 @@ SCHEMA_VERSION = 1
 # -- the limits every way in shares ---------------------------------------------------------------
 # The CLI, HTTP, an import and a roster all decode events with these types, so a value is held to the
 # same limits whichever way it came in, and a refusal names the field the same way (events/wording.py
-# says it in the words a type carries). The README lists them ("Limits").
+# says it in the words a type carries). docs/command-line.md lists them ("Limits").
 _CONTROL = r"\x00-\x1f\x7f-\x9f"  # C0 and C1 control characters, and DEL: as regex escapes, readable in the schema
 _NO_CONTROL = f"^[^{_CONTROL}]*$"
 _TEXT = r"^[^\x00-\x08\x0b-\x1f\x7f-\x9f]*$"  # free text: tabs and line breaks are its own

@@ -81,10 +81,16 @@ def test_help_shows_brackets_as_written():
 
 
 # -- version and shell completion ----------------------------------------------------------------
-def test_version_prints_the_installed_version():
+def test_version_prints_the_installed_version_and_each_rulesets():
     result = runner.invoke(app, ["--version"])
     assert result.exit_code == 0
-    assert result.stdout == f"morale {version('morale')}\n"
+    assert result.stdout.splitlines() == [
+        f"morale {version('morale')}",
+        "ruleset wh40k6 version 1: Warhammer 40,000 6th edition",
+        "ruleset wh40k3 version 1: Warhammer 40,000 3rd edition",
+        "ruleset wfb8 version 1: Warhammer Fantasy Battle 8th edition",
+        "ruleset gdb version 1: General de Brigade",
+    ]
 
 
 def test_completion_script_is_shown_for_bash(monkeypatch):

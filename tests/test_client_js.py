@@ -1,6 +1,6 @@
 """The JavaScript client (`/static/morale-client.js`) in Debian's Chromium, against a real `morale
 serve`, from a page served on another origin (another port of 127.0.0.1), as a stream overlay is:
-the README's example runs as written once the referee allows the page's origin, and is kept from
+the example on docs/clients.md runs as written once the referee allows the page's origin, and is kept from
 the battle until then; a follower resumes after a restart with nothing twice, and says once that
 its token was revoked."""
 
@@ -22,12 +22,12 @@ from test_client import free_port
 from morale.app.http.server import Settings, create_app
 
 EVENTS = 9 + len([line for line in EXAMPLE_EVENTS.read_text().splitlines() if line.strip()])  # 104
-README_SERVER = "http://127.0.0.1:8000"
+PAGE_SERVER = "http://127.0.0.1:8000"
 
 
-def readme_example() -> str:
-    """The README's JavaScript example, as written."""
-    blocks = re.findall(r"```js\n(.*?)```", (ROOT / "README.md").read_text(encoding="utf-8"), flags=re.S)
+def page_example() -> str:
+    """The JavaScript example of docs/clients.md, as written."""
+    blocks = re.findall(r"```js\n(.*?)```", (ROOT / "docs" / "clients.md").read_text(encoding="utf-8"), flags=re.S)
     (example,) = [block for block in blocks if "morale-client.js" in block]
     return example
 
@@ -60,7 +60,7 @@ def page_server(script: str) -> Iterator[str]:
 
 @pytest.fixture
 def played(tmp_path):
-    """The example battle played to its end and the next phase started (the README's example ends
+    """The example battle played to its end and the next phase started (docs/clients.md's example ends
     it), with a token per role."""
     db = tmp_path / "js.db"
     created = json.loads(morale(db, "new", str(ROSTER), "--tokens", "--json").stdout)["tokens"]
@@ -70,7 +70,7 @@ def played(tmp_path):
 
 
 def example_on(server: LiveServer) -> str:
-    return readme_example().replace(README_SERVER, server.url)
+    return page_example().replace(PAGE_SERVER, server.url)
 
 
 def fast() -> Settings:
@@ -85,7 +85,7 @@ def shown(page) -> list[str]:
     return [line for line in page.locator("#feed").inner_text().splitlines() if line]
 
 
-def test_the_readme_example_follows_and_appends_from_a_page_on_an_allowed_origin(browser, played):
+def test_the_clients_page_example_follows_and_appends_from_a_page_on_an_allowed_origin(browser, played):
     db, tokens = played
     with LiveServer(create_app(db, fast())) as server, page_server(example_on(server)) as origin:
         assert morale(db, "cors", BATTLE, "--allow", origin).exit_code == 0

@@ -283,9 +283,8 @@ def test_gdb_results_table_a_missing_or_malformed_table_file_is_refused(house_ru
         load_roster(house_rules / "roster.toml")
 
 
-def test_gdb_results_table_the_readme_says_the_numbers_are_a_stand_in_and_how_to_use_your_own():
-    readme = (ROOT / "README.md").read_text()
-    section = readme[readme.index("## General de Brigade") :]
+def test_gdb_results_table_its_page_says_the_numbers_are_a_stand_in_and_how_to_use_your_own():
+    section = (ROOT / "docs" / "rulesets" / "gdb.md").read_text(encoding="utf-8")
     assert "stand-in" in section and "tables = {" in section and "sha256" in section
     for name in ("gdb_results.toml", "gdb_brigade.toml"):
         assert "STAND-IN" in (DEFAULTS / name).read_text()

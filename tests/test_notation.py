@@ -20,7 +20,7 @@ from morale.events.types import DiceRolled
 from morale.projections.verify import verify
 
 EXAMPLES = ["wh40k6", "wh40k3", "wfb8", "gdb"]
-README = (ROOT / "README.md").read_text(encoding="utf-8")
+PAGE = (ROOT / "docs" / "notation.md").read_text(encoding="utf-8")  # the notation's specification
 
 
 @pytest.fixture(params=EXAMPLES)
@@ -189,17 +189,15 @@ kraak rolls morale 5 6
     assert kraak["state"] == "falling_back" and kraak["models"] == 7
 
 
-def test_the_readme_quotes_the_grammar_file_whole():
-    quoted = re.search(r"```lark\n(.*?)```", README, re.S)
+def test_the_notation_page_quotes_the_grammar_file_whole():
+    quoted = re.search(r"```lark\n(.*?)```", PAGE, re.S)
     assert quoted is not None and quoted.group(1) == grammar()
     assert runner.invoke(app, ["notation", "grammar"]).stdout == grammar()
 
 
 @pytest.mark.parametrize("example", EXAMPLES)
-def test_the_readme_shows_each_examples_notation_whole(example):
-    shown = re.search(
-        rf"<summary><code>examples/{example}/battle.notation</code></summary>\n\n```text\n(.*?)```", README, re.S
-    )
+def test_the_notation_page_shows_each_examples_notation_whole(example):
+    shown = re.search(rf"### `examples/{example}/battle.notation`\n\n```text\n(.*?)```", PAGE, re.S)
     assert shown is not None
     assert shown.group(1) == (ROOT / "examples" / example / "battle.notation").read_text(encoding="utf-8")
 

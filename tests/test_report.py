@@ -1,6 +1,6 @@
 """`morale report`: one self-contained HTML file per battle, read as a person reads it, in Debian's
 Chromium (like the viewer) with every network request refused and recorded. A screenshot of each
-example battle's report goes to screenshots/ (gitignored; see the README)."""
+example battle's report goes to screenshots/ (gitignored; see docs/judge.md)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
 """`morale tables`: the derived tables beside the log, their stamp (engine and head hash), stale ones
-rebuilt, and the two queries the README shows, run with sqlite3 against each example battle."""
+rebuilt, and the queries the judge's guide shows (docs/judge.md), run with
+sqlite3 against each example battle."""
 
 from __future__ import annotations
 
@@ -18,9 +19,9 @@ from morale.projections.sql_rows import tables_version
 from morale.projections.timeline import Timeline
 
 EXAMPLES = ["wh40k6", "wh40k3", "wfb8", "gdb"]
-README = (ROOT / "README.md").read_text(encoding="utf-8")
-# The queries of the section on these tables (another section's SQL sets up PostgreSQL, not a query).
-TABLES_SECTION = README.split("\n## SQL tables for Datasette\n", 1)[1].split("\n## ", 1)[0]
+JUDGES_GUIDE = (ROOT / "docs" / "judge.md").read_text(encoding="utf-8")
+# The queries of the section on these tables (the page's only SQL, but a section may follow it).
+TABLES_SECTION = JUDGES_GUIDE.split("\n## SQL tables for Datasette\n", 1)[1].split("\n## ", 1)[0]
 QUERIES = re.findall(r"```sql\n(.*?)```", TABLES_SECTION, re.S)
 
 

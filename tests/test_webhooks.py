@@ -114,7 +114,7 @@ def test_a_receiver_down_for_a_while_gets_every_item_once_in_order_signed_when_i
     kept = once_each(got)  # the receiver drops a repeat by its webhook-id
     assert [r.seq for r in kept] == list(range(11, last + 1))  # every item after the hook began, in order
     feed = feed_export(served)
-    # As the README says, for a receiver without the library: HMAC-SHA256 over ID.TIMESTAMP.BODY,
+    # As docs/webhooks.md says, for a receiver without the library: HMAC-SHA256 over ID.TIMESTAMP.BODY,
     # keyed with the base64 after whsec_, decoded.
     first = kept[0]
     signed = f"{first.id}.{first.headers['webhook-timestamp']}.".encode() + first.body
@@ -359,7 +359,7 @@ def test_of_two_nodes_one_delivers_and_the_other_takes_over_when_it_is_killed_mi
     assert all(r.verified(hook["secret"]) for r in kept)
 
 
-# -- the example receiver in the README ----------------------------------------------------------------
+# -- the example receiver on docs/webhooks.md -------------------------------------------------------------
 def test_the_example_chat_receiver_posts_each_story_once_and_refuses_a_forged_delivery(tmp_path):
     secret = "whsec_" + base64.b64encode(b"k" * 24).decode()
     port = free_port()

@@ -133,8 +133,15 @@ EXIT_REFUSED = 2
 
 
 def _print_version(wanted: bool) -> None:
+    """The engine's version, then each ruleset's: what a battle's log is read with (CHANGELOG.md says
+    what moves each)."""
     if wanted:
+        # Here, not at the top: the rulesets' package and nothing else (no server, no projections).
+        from morale.core.rulesets import rulesets
+
         out.print(f"morale {version('morale')}", markup=False)
+        for ruleset in rulesets().values():
+            out.print(f"ruleset {ruleset.id} version {ruleset.version}: {ruleset.title}", markup=False)
         raise typer.Exit()
 
 
@@ -142,7 +149,9 @@ def _print_version(wanted: bool) -> None:
 def _options(
     show_version: Annotated[
         bool,
-        typer.Option("--version", callback=_print_version, is_eager=True, help="Print the version and exit."),
+        typer.Option(
+            "--version", callback=_print_version, is_eager=True, help="Print the version, and each ruleset's, and exit."
+        ),
     ] = False,
 ) -> None:
     # The options of `morale` itself, before any command: only --version (eager, so it needs none).

@@ -2,7 +2,7 @@
 
 A result never improves a unit's state except through the rally column: a retreating unit that
 reads Carry out orders in a Morale test keeps retreating, a wavering one that reads Halt keeps
-wavering (the reading this engine takes; see the README).
+wavering (the reading this engine takes; see docs/rulesets/gdb.md).
 
 Each result yields the outcomes that carry it out (`core/apply.py` applies them); the state graph,
 whose rows cite the clauses below, closes the module.
