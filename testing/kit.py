@@ -29,6 +29,8 @@ from morale.core.state import Battle, digest
 from morale.events.codec import decode_event
 from morale.events.types import AnyEvent, BattleStarted
 
+from .shape import changes_of_state
+
 
 @dataclass(frozen=True)
 class Check:
@@ -92,6 +94,7 @@ def checks_of(
         )
     yield Check("every_state_is_named", lambda: _states_named(ruleset))
     yield Check("graph_draws", lambda: _draws(ruleset))
+    yield Check("changes_the_battle_only_through_outcomes", lambda: _only_through_outcomes(ruleset))
     if not examples:
         yield Check("an_example_battle_is_given", _expect(False, f"{ruleset.id}: no example battle given"))
     for example in examples:
@@ -113,6 +116,13 @@ def _expect(holds: bool, failure: str) -> Callable[[], None]:
         assert holds, failure
 
     return run
+
+
+def _only_through_outcomes(ruleset: Ruleset) -> None:
+    """No function of the game's package changes a battle, a unit or its memory itself (`shape.py`)."""
+    package = Path(inspect.getfile(type(ruleset))).parent
+    found = [change for path in sorted(package.rglob("*.py")) for change in changes_of_state(path, package)]
+    assert not found, f"{ruleset.id} changes the battle itself, not through outcomes: " + "; ".join(found)
 
 
 # -- clauses ---------------------------------------------------------------------------------------

@@ -99,3 +99,19 @@ def test_the_kit_fails_a_referee_that_changes_the_battle_as_it_refuses(monkeypat
     monkeypatch.setattr(kit, "decide", careless)
     failed = failures("wh40k6", examples=[EXAMPLES / "wh40k6"])
     assert "changed the battle" in failed["refused_events_change_nothing[wh40k6]"]
+
+
+def test_the_kit_fails_a_game_that_changes_the_battle_itself(monkeypatch, tmp_path):
+    package = tmp_path / "sneaky"
+    package.mkdir()
+    (package / "ruleset.py").write_text(
+        "def on_fact(self, battle: Battle, unit: Unit, seq: int):\n    unit.state = 'broken'\n    return []\n"
+    )
+    gdb = lookup("gdb", "1")
+    monkeypatch.setattr(kit.inspect, "getfile", lambda cls: str(package / "ruleset.py") if cls is type(gdb) else "")
+    failed = failures("gdb", examples=[EXAMPLES / "gdb"])
+    assert failed == {
+        "changes_the_battle_only_through_outcomes": (
+            "gdb changes the battle itself, not through outcomes: ruleset.py:2: unit.state changed"
+        )
+    }

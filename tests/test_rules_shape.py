@@ -4,7 +4,6 @@ once in the code, in the declaration of the clause that carries it out."""
 
 from __future__ import annotations
 
-import ast
 import functools
 import re
 from pathlib import Path
@@ -12,112 +11,16 @@ from pathlib import Path
 import pytest
 from support.own_games import own_clauses
 
+from morale.testing.shape import changes_of_state
+
 ROOT = Path(__file__).resolve().parents[1]
 RULESETS = sorted((ROOT / "core" / "rulesets").rglob("*.py"))
 CODE = [path for layer in ("core", "events", "projections", "app") for path in sorted((ROOT / layer).rglob("*.py"))]
 
-# What a battle is made of, as the rules code names it: a parameter whose annotation names Battle or
-# Unit (`Unit | None`, `list[Unit]`...), the ruleset memory read through `book(...)` /
-# `battle_book(...)`, and any local name bound to a part of those (`unit = battle.units[x]`,
-# `for unit in battle.living.values()`, `memo = book(unit)`).
-STATE_TYPES = {"Battle", "Unit"}
-MEMORY_READERS = {"book", "battle_book"}
-MUTATORS = {
-    *("append", "extend", "insert", "remove", "pop", "popitem", "clear", "sort", "reverse"),
-    *("add", "discard", "update", "setdefault", "difference_update", "intersection_update"),
-    "symmetric_difference_update",
-}
-# Calls that change a battle whatever they are handed: the graph's own moves and `apply`'s machinery.
-BYPASSES = {"fire", "force", "set_state", "carry_out", "apply", "own", "track", "setattr", "delattr"}
-
-
-def _names_a_state_type(annotation: ast.expr | None) -> bool:
-    if annotation is None:
-        return False
-    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
-        annotation = ast.parse(annotation.value, mode="eval").body
-    return any(
-        (isinstance(node, ast.Name) and node.id in STATE_TYPES)
-        or (isinstance(node, ast.Attribute) and node.attr in STATE_TYPES)
-        for node in ast.walk(annotation)
-    )
-
-
-def _root(node: ast.expr) -> ast.expr:
-    while isinstance(node, ast.Attribute | ast.Subscript):
-        node = node.value
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("values", "items"):
-        return _root(node.func.value)  # iterating a dict of units yields units
-    return node
-
-
-def _reads_state(node: ast.expr, names: set[str]) -> bool:
-    """The battle, a unit or a ruleset memory, or a part of one (not a value computed from them)."""
-    root = _root(node)
-    if isinstance(root, ast.Name):
-        return root.id in names
-    return isinstance(root, ast.Call) and isinstance(root.func, ast.Name) and root.func.id in MEMORY_READERS
-
-
-def _is_state(node: ast.expr, names: set[str]) -> bool:
-    """An attribute or item of the battle, a unit or a ruleset memory: what an assignment would change."""
-    return isinstance(node, ast.Attribute | ast.Subscript) and _reads_state(node, names)
-
-
-def _targets(target: ast.expr) -> list[ast.expr]:
-    if isinstance(target, ast.Tuple | ast.List):
-        return [t for element in target.elts for t in _targets(element)]
-    return [target]
-
-
-def _state_names(function: ast.FunctionDef) -> set[str]:
-    """The parameters typed as the battle or a unit, and every local bound to a part of them."""
-    args = function.args
-    names = {p.arg for p in [*args.posonlyargs, *args.args, *args.kwonlyargs] if _names_a_state_type(p.annotation)}
-    while True:
-        bound = set(names)
-        for node in ast.walk(function):
-            if isinstance(node, ast.Assign) and _reads_state(node.value, names):
-                bound |= {t.id for target in node.targets for t in _targets(target) if isinstance(t, ast.Name)}
-            elif isinstance(node, ast.For | ast.comprehension) and _reads_state(node.iter, names):
-                bound |= {t.id for t in _targets(node.target) if isinstance(t, ast.Name)}
-            elif isinstance(node, ast.NamedExpr) and _reads_state(node.value, names):
-                bound.add(node.target.id)
-        if bound == names:
-            return names
-        names = bound
-
-
-def changes_of_state(path: Path) -> list[str]:
-    found = []
-    where = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path.name
-    for function in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
-            continue
-        names = _state_names(function)  # type: ignore[arg-type]
-        for node in ast.walk(function):
-            targets: list[ast.expr] = []
-            if isinstance(node, ast.Assign):
-                targets = node.targets
-            elif isinstance(node, ast.AugAssign | ast.AnnAssign):
-                targets = [node.target]
-            elif isinstance(node, ast.Delete):
-                targets = node.targets
-            elif isinstance(node, ast.Call):
-                called = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
-                mutates = (
-                    called in MUTATORS and isinstance(node.func, ast.Attribute) and _reads_state(node.func.value, names)
-                )
-                if mutates or called in BYPASSES:
-                    found.append(f"{where}:{node.lineno}: {ast.unparse(node)[:80]}")
-            changed = [t for target in targets for t in _targets(target) if _is_state(t, names)]
-            found += [f"{where}:{node.lineno}: {ast.unparse(t)} changed" for t in changed]
-    return found
-
 
 @pytest.mark.parametrize("path", RULESETS, ids=lambda p: str(p.relative_to(ROOT / "core" / "rulesets")))
 def test_a_ruleset_changes_the_battle_only_through_the_outcomes_it_decides(path):
-    assert changes_of_state(path) == []
+    assert changes_of_state(path, ROOT) == []
 
 
 SNEAKY = {
