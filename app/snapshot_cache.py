@@ -46,12 +46,17 @@ def battle_at(store: EventStore, battle_id: str, seq: int) -> Battle:
         return snapshots.battle_at(store, battle_id, seq, keep=StoreKeeper(store))
 
 
+# Snapshot points a read at the head keeps, back from it: most units in play joined within them.
+KEEP_LAST = 10
+
+
 def head_fold(store: EventStore, battle_id: str) -> Replay:
     """The battle's fold at the log's head, from its latest snapshot and the events since (an empty
-    fold if it has no events). The last snapshot point the fold passes is kept, so a battle only the
-    command line plays gets its snapshots as it goes: the next read starts at most
-    `SNAPSHOT_EVERY` events before its head, and the first read of a long battle with none takes
-    one, not one at every point. A snapshot is only a cache: a store that refuses to keep one (a
+    fold if it has no events). The snapshot points the fold passes among the last `KEEP_LAST` are
+    kept, so a battle only the command line plays gets its snapshots as it goes: the next read
+    starts at most `SNAPSHOT_EVERY` events before its head, `explain` finds one shortly before a
+    unit in play joined, and the first read of a long battle with none takes a few, not one at
+    every point (seconds). A snapshot is only a cache: a store that refuses to keep one (a
     file opened read-only, a database role that may not write its snapshot table) answers all the
     same, by the fold done again without keeping."""
     last = store.last_seq(battle_id)
@@ -59,7 +64,8 @@ def head_fold(store: EventStore, battle_id: str) -> Replay:
         return Replay(battle_id)
     with fold_lock(battle_id):
         try:
-            return snapshots.fold_to(store, battle_id, last, keep=_Tolerant(StoreKeeper(store)), last_only=True)
+            keep, keep_from = _Tolerant(StoreKeeper(store)), last - KEEP_LAST * snapshots.SNAPSHOT_EVERY
+            return snapshots.fold_to(store, battle_id, last, keep=keep, keep_from=keep_from)
         except _NotKept:
             return snapshots.fold_to(store, battle_id, last)
 

@@ -23,6 +23,7 @@ from support.strategies import WH40K3_FACTS, a_3rd_edition_battle, a_battle, pro
 from support.table import clock_event
 from support.table import unit as joining
 
+from morale.app import snapshot_cache
 from morale.app.service import head_of, record_on
 from morale.app.snapshot_cache import head_fold, rebuild
 from morale.core.replay import replay_log
@@ -153,21 +154,22 @@ def _has_snapshot(store: EventStore, battle: str, seq: int) -> bool:
     return found is not None and found[0] == seq
 
 
-def test_the_command_line_keeps_the_last_snapshot_point_it_folds_past_in_either_store(store_location):
+def test_the_command_line_keeps_the_last_snapshot_points_it_folds_past_in_either_store(store_location):
     store = open_store(store_location)
     store.append("long", list(BattleGenerator(11).events(3 * snapshots.SNAPSHOT_EVERY + 77)), expected_seq=0)
-    shown = morale(store_location, "board", "long", "--json")
+    with patch.object(snapshot_cache, "KEEP_LAST", 2):
+        shown = morale(store_location, "board", "long", "--json")
     assert shown.exit_code == 0, shown.output
-    # One snapshot, at the last point (not one at every point of a long log it never had).
-    assert _snapshot_rows(store, "long") == [3 * snapshots.SNAPSHOT_EVERY]
+    # The last points, not one at every point of a long log it never had.
+    assert _snapshot_rows(store, "long") == [2 * snapshots.SNAPSHOT_EVERY, 3 * snapshots.SNAPSHOT_EVERY]
     assert json.loads(shown.output) == _builtins(board(full_fold(store, "long").state()))
     # The next reads start from it: the events after it are all they fold.
     folded: list[int] = []
     real = snapshots._fold
 
-    def spy(store_, fold, seq, keep, last_only):
+    def spy(store_, fold, seq, keep, keep_from):
         folded.append(fold.seq)
-        return real(store_, fold, seq, keep, last_only)
+        return real(store_, fold, seq, keep, keep_from)
 
     with patch.object(snapshots, "_fold", spy):
         assert morale(store_location, "due", "long").exit_code == 0
@@ -176,7 +178,7 @@ def test_the_command_line_keeps_the_last_snapshot_point_it_folds_past_in_either_
         store.append("long", events, expected_seq=store.last_seq("long"))
         assert morale(store_location, "board", "long").exit_code == 0
     assert folded == [3 * snapshots.SNAPSHOT_EVERY, 3 * snapshots.SNAPSHOT_EVERY]
-    assert _snapshot_rows(store, "long") == [3 * snapshots.SNAPSHOT_EVERY, 4 * snapshots.SNAPSHOT_EVERY]
+    assert _snapshot_rows(store, "long") == [n * snapshots.SNAPSHOT_EVERY for n in (2, 3, 4)]
     store.close()
 
 

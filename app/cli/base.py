@@ -11,7 +11,6 @@ import sqlite3
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from importlib.metadata import version
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
@@ -32,6 +31,7 @@ from morale.projections.narrative import describe_event
 from ..service import Recorded
 from ..webhooks.hooks import UnknownHook
 from . import render
+from .version import version_line
 
 # Typer re-exports Click's BadParameter (Typer vendors Click since 0.2x); its base is UsageError,
 # what Click raises for any command line it cannot parse.
@@ -134,7 +134,7 @@ EXIT_REFUSED = 2
 
 def _print_version(wanted: bool) -> None:
     if wanted:
-        out.print(f"morale {version('morale')}", markup=False)
+        out.print(version_line(), markup=False)
         raise typer.Exit()
 
 

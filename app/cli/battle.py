@@ -42,7 +42,6 @@ from ..access import (
 from ..authors import cli_author, side_player_author
 from ..battlescribe import Unanswered, template
 from ..files import MAX_LOG_BYTES, check_line_lengths, read_bounded
-from ..join import check_public_url
 from ..origins import check_origin
 from ..roster import refusal_in_roster
 from ..service import clock_event, fold_to_append_to, load, load_head, record_anew, record_on, roll_for, start_battle
@@ -430,6 +429,7 @@ def serve_command(
     """Serve the store over HTTP: the API (OpenAPI at /schema), the live feed and the viewer (/view)."""
     from ..http.node import serve as serve_node
     from ..http.server import Settings, create_app
+    from ..join import check_public_url  # segno, for the join links: for this command alone
 
     host = host or (join_links.ANY_ADDRESS[0] if table else "127.0.0.1")
     with refusals():
