@@ -46,7 +46,7 @@ CHECK_RULES = $(wildcard tests/test_wh40k6_*.py tests/test_wh40k3_*.py) tests/te
 	tests/test_due_results.py
 CHECK_CLI = tests/test_cli.py tests/test_rules_cli.py
 
-.PHONY: demo serve test check typecheck bench bench-feed bench-pg bench-console mutate lint clean lock test-lowest postgresql node
+.PHONY: demo serve test check typecheck bench bench-feed bench-pg bench-console bench-cli mutate lint clean lock test-lowest postgresql node
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -171,6 +171,10 @@ bench-feed: $(VENV)/.installed-test
 ## bench-pg: PostgreSQL and two nodes (bench/pg.py, on the server $MORALE_BENCH_PG names or the one on 127.0.0.1:5432); QUICK=1 for small sizes
 bench-pg: $(VENV)/.installed-bench | postgresql
 	$(BIN)/python bench/pg.py $(if $(QUICK),--quick)
+
+## bench-cli: morale --version and the read commands on the 100,000-event battle, each a fresh process (QUICK=1: 5,000)
+bench-cli: $(VENV)/.installed-app
+	$(BIN)/python bench/cli.py $(if $(QUICK),--quick)
 
 ## bench-console: the console's first board in Chromium, the example and the 100,000-event battle (QUICK=1: 5,000)
 bench-console: $(VENV)/.installed-test | $(CHROMIUM)
