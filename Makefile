@@ -46,7 +46,7 @@ CHECK_RULES = $(wildcard tests/test_wh40k6_*.py tests/test_wh40k3_*.py) tests/te
 	tests/test_due_results.py tests/test_conformance.py
 CHECK_CLI = tests/test_cli.py tests/test_rules_cli.py
 
-.PHONY: demo serve test check typecheck bench bench-feed bench-pg bench-soak bench-console mutate lint clean lock test-lowest postgresql node
+.PHONY: demo serve test check typecheck bench bench-feed bench-pg bench-soak bench-console bench-cli mutate lint clean lock test-lowest postgresql node
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -186,6 +186,10 @@ bench-pg: $(VENV)/.installed-bench | postgresql
 ## bench-soak: two PostgreSQL nodes for 30 minutes (MINUTES= to change): 30 writers, 20 followers, delivery and each node's memory over time
 bench-soak: $(VENV)/.installed-bench | postgresql
 	$(BIN)/python bench/soak.py $(if $(MINUTES),--minutes $(MINUTES))
+
+## bench-cli: morale --version and the read commands on the 100,000-event battle, each a fresh process (QUICK=1: 5,000)
+bench-cli: $(VENV)/.installed-app
+	$(BIN)/python bench/cli.py $(if $(QUICK),--quick)
 
 ## bench-console: the console's first board in Chromium, the example and the 100,000-event battle (QUICK=1: 5,000)
 bench-console: $(VENV)/.installed-test | $(CHROMIUM)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 
+from morale.core.replay import Replay
 from morale.core.state import Battle
 from morale.events.store import EventStore
 from morale.projections import snapshots
@@ -43,6 +44,54 @@ def battle_at(store: EventStore, battle_id: str, seq: int) -> Battle:
     together, on a server with no snapshots yet) left one with "database is locked"."""
     with fold_lock(battle_id):
         return snapshots.battle_at(store, battle_id, seq, keep=StoreKeeper(store))
+
+
+# Snapshot points a read at the head keeps, back from it: most units in play joined within them.
+KEEP_LAST = 10
+
+
+def head_fold(store: EventStore, battle_id: str) -> Replay:
+    """The battle's fold at the log's head, from its latest snapshot and the events since (an empty
+    fold if it has no events). The snapshot points the fold passes among the last `KEEP_LAST` are
+    kept, so a battle only the command line plays gets its snapshots as it goes: the next read
+    starts at most `SNAPSHOT_EVERY` events before its head, `explain` finds one shortly before a
+    unit in play joined, and the first read of a long battle with none takes a few, not one at
+    every point (seconds). A snapshot is only a cache: a store that refuses to keep one (a
+    file opened read-only, a database role that may not write its snapshot table) answers all the
+    same, by the fold done again without keeping."""
+    last = store.last_seq(battle_id)
+    if last == 0:
+        return Replay(battle_id)
+    with fold_lock(battle_id):
+        try:
+            keep, keep_from = _Tolerant(StoreKeeper(store)), last - KEEP_LAST * snapshots.SNAPSHOT_EVERY
+            return snapshots.fold_to(store, battle_id, last, keep=keep, keep_from=keep_from)
+        except _NotKept:
+            return snapshots.fold_to(store, battle_id, last)
+
+
+class _NotKept(Exception):
+    """The store refused to keep a snapshot (the fold that asked is done again without keeping)."""
+
+
+@dataclass(frozen=True)
+class _Tolerant:
+    """A keeper whose store may refuse the write: its refusal, whatever the store raises, ends the
+    fold with `_NotKept` rather than the command that was only reading."""
+
+    keeper: StoreKeeper
+
+    def keep_units(self, battle: str, engine: str, units: list[tuple[bytes, bytes]]) -> list[int]:
+        try:
+            return self.keeper.keep_units(battle, engine, units)
+        except Exception as exc:
+            raise _NotKept from exc
+
+    def keep_snapshot(self, battle: str, seq: int, engine: str, blob: bytes) -> None:
+        try:
+            self.keeper.keep_snapshot(battle, seq, engine, blob)
+        except Exception as exc:
+            raise _NotKept from exc
 
 
 def fold_lock(battle_id: str) -> threading.Lock:

@@ -14,14 +14,15 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, NamedTuple, Protocol, runtime_checkable
-
-import sqlite_utils
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, runtime_checkable
 
 from .codec import GENESIS_HASH, body_bytes, chain_hash, read_rows, stored_events
 from .hooks import HOOK_CHANGES, DeliveryAttempt, StoredHook
 from .signing import SignedHead, SigningKey, given_key, sqlite_key
 from .types import AnyEvent, Author, LogEntry, PhaseEnded, StoredEvent
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 _LAST = 2**63 - 1  # the largest sequence number SQLite can hold: "up to the end of the log"
 
@@ -512,19 +513,20 @@ class SqliteEventStore(SealingStore):
 
     def _open(self, busy_timeout_s: float, synchronous: str, create: bool) -> None:
         conn = sqlite3.connect(self.path, timeout=busy_timeout_s, isolation_level=None)
-        self.db = sqlite_utils.Database(conn)
-        tables = self.db.table_names()  # the first read: a file that is not SQLite fails here, unchanged
+        self.conn = conn
+        # The first read: a file that is not SQLite fails here, unchanged.
+        tables = [row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
         if not create and "events" not in tables:
             conn.close()
             raise StoreUnavailable(self.path, "a SQLite file, but not a morale store (it has no events table)")
-        if "events" in tables and not {c.name for c in self.db["events"].columns} >= _EVENT_COLUMNS:
+        if "events" in tables and not {row[1] for row in conn.execute('PRAGMA table_info("events")')} >= _EVENT_COLUMNS:
             conn.close()
             raise StoreUnavailable(self.path, "a SQLite file whose events table is not a morale log")
         if self.path != ":memory:":
             self._enable_wal(busy_timeout_s)
         # NORMAL is durable across application crashes in WAL mode; only a power cut can lose the
         # last commits, and never corrupts the file.
-        self.db.execute(f"PRAGMA synchronous={synchronous}")
+        conn.execute(f"PRAGMA synchronous={synchronous}")
         if not {"events", "dice_secrets", "access_tokens"} <= set(tables):
             self._create_tables()
         self._add_token_columns()
@@ -536,7 +538,8 @@ class SqliteEventStore(SealingStore):
         deadline = time.monotonic() + busy_timeout_s
         while True:
             try:
-                self.db.enable_wal()  # a no-op once the file is in WAL
+                if self.conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":  # else nothing to do
+                    self.conn.execute("PRAGMA journal_mode=wal")
                 return
             except sqlite3.OperationalError as exc:
                 if "locked" not in str(exc) or time.monotonic() > deadline:
@@ -548,7 +551,7 @@ class SqliteEventStore(SealingStore):
         # in autocommit that meets another process creating the tables is refused at once instead.
         # Plain DDL, not sqlite-utils' `create`: before 4.0 it commits as it goes, ending this
         # transaction. The columns are those sqlite-utils has always written, so old files match.
-        conn = self.db.conn
+        conn = self.conn
         conn.execute("BEGIN IMMEDIATE")
         try:
             conn.execute(
@@ -571,7 +574,7 @@ class SqliteEventStore(SealingStore):
     def _add_token_columns(self) -> None:
         """A file written before tokens had labels gets the columns in place, empty for the tokens it
         holds: they keep working, listed as unlabelled and never used."""
-        conn = self.db.conn
+        conn = self.conn
         have = {row[1] for row in conn.execute('PRAGMA table_info("access_tokens")')}
         if have >= _TOKEN_COLUMNS:
             return
@@ -586,8 +589,17 @@ class SqliteEventStore(SealingStore):
                 conn.execute("ROLLBACK")
             raise
 
+    @property
+    def db(self) -> sqlite_utils.Database:
+        """The file through sqlite-utils, for a caller that wants its API. Imported only when asked:
+        with numpy installed, importing sqlite-utils imports numpy too, a fifth of a second of every
+        command line that opens a store (`morale board`...) for nothing the store itself uses."""
+        import sqlite_utils
+
+        return sqlite_utils.Database(self.conn)
+
     def close(self) -> None:
-        self.db.conn.close()
+        self.conn.close()
 
     def _write(
         self,
@@ -598,7 +610,7 @@ class SqliteEventStore(SealingStore):
         carried: Carried | None = None,
     ) -> list[StoredEvent]:
         self.signing_key()  # a key that cannot be used is refused before the write lock is taken
-        conn = self.db.conn
+        conn = self.conn
         # IMMEDIATE takes the write lock now, so the check below and the insert are one step.
         conn.execute("BEGIN IMMEDIATE")
         try:
@@ -667,7 +679,7 @@ class SqliteEventStore(SealingStore):
         return [stored for stored, _ in sealed]
 
     def read(self, battle: str, after_seq: int = 0) -> Iterator[StoredEvent]:
-        rows = self.db.conn.execute(
+        rows = self.conn.execute(
             "SELECT seq, schema_version, recorded_at, type, body, prev_hash, hash FROM events "
             "WHERE battle = ? AND seq > ? ORDER BY seq",
             (battle, after_seq),
@@ -678,14 +690,14 @@ class SqliteEventStore(SealingStore):
         """(seq, event) for events after `after_seq` up to `up_to`, in log order: all a fold reads.
         Leaving out the timestamps and hash links a replay never looks at reads a long log
         markedly faster than `read` does (bench/run.py; the figure is in bench/README.md)."""
-        rows = self.db.conn.execute(
+        rows = self.conn.execute(
             "SELECT seq, schema_version, type, body FROM events WHERE battle = ? AND seq > ? AND seq <= ? ORDER BY seq",
             (battle, after_seq, _LAST if up_to is None else up_to),
         )
         return read_rows(self._readable(battle, rows))
 
     def events_of_type(self, battle: str, event_type: str) -> Iterator[LogEntry]:
-        rows = self.db.conn.execute(
+        rows = self.conn.execute(
             "SELECT seq, schema_version, type, body FROM events WHERE battle = ? AND type = ? ORDER BY seq",
             (battle, event_type),
         )
@@ -705,7 +717,7 @@ class SqliteEventStore(SealingStore):
             raise UnreadableEvent(battle, self._first_unreadable(battle)) from None
 
     def _first_unreadable(self, battle: str) -> int | None:
-        rows = self.db.conn.execute(
+        rows = self.conn.execute(
             "SELECT seq, CAST(type AS BLOB), CAST(recorded_at AS BLOB), CAST(body AS BLOB), CAST(prev_hash AS BLOB), "
             "CAST(hash AS BLOB) FROM events WHERE battle = ? ORDER BY seq",
             (battle,),
@@ -723,7 +735,7 @@ class SqliteEventStore(SealingStore):
         """Each row exactly as stored, for checking the hash chain and the columns beside it. Bytes
         that are not UTF-8 (the file was changed outside morale) are read as U+FFFD, so that event's
         hash no longer matches and the check names it, instead of failing with no event named."""
-        rows = self.db.conn.execute(
+        rows = self.conn.execute(
             "SELECT seq, CAST(body AS BLOB), CAST(prev_hash AS BLOB), CAST(hash AS BLOB), schema_version, "
             "CAST(recorded_at AS BLOB), CAST(type AS BLOB) FROM events WHERE battle = ? ORDER BY seq",
             (battle,),
@@ -734,24 +746,24 @@ class SqliteEventStore(SealingStore):
     def hash_at(self, battle: str, seq: int) -> str | None:
         """The hash that seals event `seq` (None if the log holds no such event): what a kept fold
         compares to know that the log it folded is still the log this store holds."""
-        row = self.db.conn.execute("SELECT hash FROM events WHERE battle = ? AND seq = ?", (battle, seq)).fetchone()
+        row = self.conn.execute("SELECT hash FROM events WHERE battle = ? AND seq = ?", (battle, seq)).fetchone()
         return row[0] if row else None
 
     def last_seq(self, battle: str) -> int:
-        row = self.db.conn.execute("SELECT MAX(seq) FROM events WHERE battle = ?", (battle,)).fetchone()
+        row = self.conn.execute("SELECT MAX(seq) FROM events WHERE battle = ?", (battle,)).fetchone()
         return row[0] or 0
 
     def data_version(self) -> int:
         """A number that changes whenever another connection (another process, or another thread's
         connection) commits to the file: a cheap way to ask whether anything changed at all."""
-        return int(self.db.conn.execute("PRAGMA data_version").fetchone()[0])
+        return int(self.conn.execute("PRAGMA data_version").fetchone()[0])
 
     def battles(self) -> list[str]:
-        return [row[0] for row in self.db.conn.execute("SELECT DISTINCT battle FROM events ORDER BY battle")]
+        return [row[0] for row in self.conn.execute("SELECT DISTINCT battle FROM events ORDER BY battle")]
 
     def signed_heads(self, battle: str) -> list[SignedHead]:
         try:
-            rows = self.db.conn.execute(
+            rows = self.conn.execute(
                 "SELECT battle, seq, hash, key, signature FROM signed_heads WHERE battle = ? ORDER BY seq, key",
                 (battle,),
             ).fetchall()
@@ -762,7 +774,7 @@ class SqliteEventStore(SealingStore):
 
     def public_keys(self) -> dict[str, str]:
         try:
-            return dict(self.db.conn.execute("SELECT key, public_key FROM signing_keys ORDER BY key").fetchall())
+            return dict(self.conn.execute("SELECT key, public_key FROM signing_keys ORDER BY key").fetchall())
         except sqlite3.OperationalError as exc:
             _unless_no_snapshots(exc)
             return {}
@@ -770,13 +782,13 @@ class SqliteEventStore(SealingStore):
     # -- snapshots: derived state kept beside the log, never part of it --------------------------------
     def _snapshot_tables(self) -> None:
         # Created on first use: a store that never takes a snapshot has no such tables.
-        self.db.conn.execute(
+        self.conn.execute(
             "CREATE TABLE IF NOT EXISTS snapshots (battle TEXT, seq INTEGER, engine TEXT, blob BLOB, "
             "PRIMARY KEY (battle, seq))"
         )
         # AUTOINCREMENT: an id is never given again, even after a battle's snapshots are dropped, so a
         # process that remembers a unit by its id is never handed another unit under it by this file.
-        self.db.conn.execute(
+        self.conn.execute(
             "CREATE TABLE IF NOT EXISTS snapshot_units (id INTEGER PRIMARY KEY AUTOINCREMENT, "
             "battle TEXT NOT NULL, engine TEXT NOT NULL, digest BLOB NOT NULL, body BLOB NOT NULL, "
             "UNIQUE (battle, engine, digest))"
@@ -784,7 +796,7 @@ class SqliteEventStore(SealingStore):
 
     def save_snapshot(self, battle: str, seq: int, engine: str, blob: bytes) -> None:
         self._snapshot_tables()
-        self.db.conn.execute(
+        self.conn.execute(
             "INSERT OR REPLACE INTO snapshots (battle, seq, engine, blob) VALUES (?, ?, ?, ?)",
             (battle, seq, engine, blob),
         )
@@ -792,7 +804,7 @@ class SqliteEventStore(SealingStore):
     def snapshot_before(self, battle: str, seq: int, engine: str) -> tuple[int, bytes] | None:
         """The latest snapshot of `battle` at or before `seq` taken by this engine version."""
         try:
-            row = self.db.conn.execute(
+            row = self.conn.execute(
                 "SELECT seq, blob FROM snapshots WHERE battle = ? AND engine = ? AND seq <= ? "
                 "ORDER BY seq DESC LIMIT 1",
                 (battle, engine, seq),
@@ -804,14 +816,14 @@ class SqliteEventStore(SealingStore):
 
     def drop_snapshots(self, battle: str) -> None:
         self._snapshot_tables()
-        self.db.conn.execute("DELETE FROM snapshots WHERE battle = ?", (battle,))
-        self.db.conn.execute("DELETE FROM snapshot_units WHERE battle = ?", (battle,))
+        self.conn.execute("DELETE FROM snapshots WHERE battle = ?", (battle,))
+        self.conn.execute("DELETE FROM snapshot_units WHERE battle = ?", (battle,))
 
     def save_snapshot_units(self, battle: str, engine: str, units: Sequence[tuple[bytes, bytes]]) -> list[int]:
         """Keep units that snapshots share, as (digest, encoded bytes), once each; returns their
         ids, in order. A unit already kept (same battle, engine and digest) keeps its id."""
         self._snapshot_tables()
-        conn = self.db.conn
+        conn = self.conn
         conn.execute("BEGIN IMMEDIATE")
         try:
             conn.executemany(
@@ -830,7 +842,7 @@ class SqliteEventStore(SealingStore):
     def snapshot_units(self, battle: str, ids: Iterable[int]) -> list[tuple[int, bytes, bytes]]:
         """(id, digest, encoded bytes) of the battle's kept units with these ids (those it has)."""
         try:
-            kept: list[tuple[int, bytes, bytes]] = self.db.conn.execute(
+            kept: list[tuple[int, bytes, bytes]] = self.conn.execute(
                 "SELECT id, digest, body FROM snapshot_units "
                 "WHERE battle = ? AND id IN (SELECT value FROM json_each(?))",
                 (battle, json.dumps(list(ids))),
@@ -841,7 +853,7 @@ class SqliteEventStore(SealingStore):
             return []
 
     def dice_secret(self, battle: str) -> str | None:
-        row = self.db.conn.execute("SELECT secret FROM dice_secrets WHERE battle = ?", (battle,)).fetchone()
+        row = self.conn.execute("SELECT secret FROM dice_secrets WHERE battle = ?", (battle,)).fetchone()
         return row[0] if row else None
 
     def replace_tokens(self, battle: str, grants: Sequence[StoredToken]) -> None:
@@ -855,7 +867,7 @@ class SqliteEventStore(SealingStore):
     def _tokens_changed(self, battle: str, drop: Sequence[str] | None, add: Sequence[StoredToken]) -> int:
         """One transaction: drop every token of the battle (`drop` None) or those with these hashes,
         then keep `add`."""
-        conn = self.db.conn
+        conn = self.conn
         conn.execute("BEGIN IMMEDIATE")
         try:
             dropped: int
@@ -882,20 +894,20 @@ class SqliteEventStore(SealingStore):
 
     def token_grant(self, battle: str, token_hash: str) -> StoredToken | None:
         """The token with this hash, for this battle only."""
-        row = self.db.conn.execute(
+        row = self.conn.execute(
             f"SELECT {_TOKEN_FIELDS} FROM access_tokens WHERE battle = ? AND token_hash = ?", (battle, token_hash)
         ).fetchone()
         return stored_token(row) if row else None
 
     def tokens(self, battle: str) -> list[StoredToken]:
         """The battle's tokens, sorted by hash."""
-        rows = self.db.conn.execute(
+        rows = self.conn.execute(
             f"SELECT {_TOKEN_FIELDS} FROM access_tokens WHERE battle = ? ORDER BY token_hash", (battle,)
         )
         return [stored_token(row) for row in rows]
 
     def token_battles(self, token_hash: str) -> list[tuple[str, str, str]]:
-        rows = self.db.conn.execute(
+        rows = self.conn.execute(
             "SELECT battle, role, side FROM access_tokens WHERE token_hash = ? ORDER BY battle", (token_hash,)
         )
         return [(row[0], row[1], row[2]) for row in rows]
@@ -903,7 +915,7 @@ class SqliteEventStore(SealingStore):
     def touch_token(self, battle: str, token_hash: str, used_at: str, unless_since: str) -> None:
         # The condition in the UPDATE itself: of several requests racing past the caller's check,
         # one writes; the others match no row.
-        self.db.conn.execute(
+        self.conn.execute(
             "UPDATE access_tokens SET last_used = ? WHERE battle = ? AND token_hash = ? "
             "AND (last_used IS NULL OR last_used = '' OR last_used < ?)",
             (used_at, battle, token_hash, unless_since),
@@ -911,7 +923,7 @@ class SqliteEventStore(SealingStore):
 
     def allowed_origins(self, battle: str) -> list[str]:
         try:
-            rows = self.db.conn.execute(
+            rows = self.conn.execute(
                 "SELECT origin FROM allowed_origins WHERE battle = ? ORDER BY origin", (battle,)
             ).fetchall()
         except sqlite3.OperationalError as exc:  # created on first use: no origin was ever allowed
@@ -920,7 +932,7 @@ class SqliteEventStore(SealingStore):
         return [row[0] for row in rows]
 
     def change_origins(self, battle: str, *, add: Sequence[str] = (), drop: Sequence[str] = ()) -> None:
-        conn = self.db.conn
+        conn = self.conn
         conn.execute("BEGIN IMMEDIATE")
         try:
             conn.execute(
@@ -944,7 +956,7 @@ class SqliteEventStore(SealingStore):
     def hooks(self, battle: str | None = None) -> list[StoredHook]:
         where, params = ("WHERE battle = ?", (battle,)) if battle is not None else ("", ())
         try:
-            rows = self.db.conn.execute(f"SELECT {_HOOK_FIELDS} FROM hooks {where} ORDER BY battle, hook_id", params)
+            rows = self.conn.execute(f"SELECT {_HOOK_FIELDS} FROM hooks {where} ORDER BY battle, hook_id", params)
             return [StoredHook(*row) for row in rows.fetchall()]
         except sqlite3.OperationalError as exc:
             _unless_no_snapshots(exc)
@@ -980,7 +992,7 @@ class SqliteEventStore(SealingStore):
 
     def attempts(self, battle: str, hook_id: str, limit: int) -> list[DeliveryAttempt]:
         try:
-            rows = self.db.conn.execute(
+            rows = self.conn.execute(
                 f"SELECT {_ATTEMPT_FIELDS} FROM hook_attempts WHERE battle = ? AND hook_id = ? "
                 "ORDER BY rowid DESC LIMIT ?",
                 (battle, hook_id, limit),
@@ -1012,7 +1024,7 @@ class SqliteEventStore(SealingStore):
     @contextmanager
     def _hook_transaction(self) -> Iterator[sqlite3.Connection]:
         """One IMMEDIATE transaction (it waits for the write lock), with the webhook tables there."""
-        conn = self.db.conn
+        conn = self.conn
         conn.execute("BEGIN IMMEDIATE")
         try:
             if not self._hook_tables:

@@ -35,10 +35,12 @@ from morale.core.outcomes import (
 from morale.core.replay import Replay
 from morale.core.rules import Refusal
 from morale.core.state import Battle
+from morale.events.store import EventStore
 from morale.events.types import (
     AnyEvent,
     Author,
     CasualtiesSuffered,
+    EventRetracted,
     PlayerDecided,
     RefereeRuled,
     StoredEvent,
@@ -46,7 +48,9 @@ from morale.events.types import (
     UnitJoined,
 )
 
+from . import snapshots
 from .authorship import author_words
+from .frozen import restore_fold
 from .narrative import describe_event, describe_outcome
 
 
@@ -124,8 +128,8 @@ def rule_words(rule_id: str) -> str:
 class Chronicle:
     """One replay that keeps, for every unit, the chain of steps that concern it."""
 
-    def __init__(self, battle_id: str) -> None:
-        self.fold = Replay(battle_id)
+    def __init__(self, battle_id: str, fold: Replay | None = None) -> None:
+        self.fold = Replay(battle_id) if fold is None else fold  # a fold begun from a snapshot, or from nothing
         self.said: dict[int, str] = {}
         self.authors: dict[int, Author | None] = {}  # who entered each event, by seq
         self.steps: dict[str, list[Step]] = {}
@@ -162,6 +166,66 @@ def explain(battle_id: str, events: Iterable[StoredEvent], unit_id: str, at: int
         if at is not None and stored.seq > at:
             break
         chronicle.add(stored.seq, stored.event, stored.author)
+    return _explanation(chronicle, battle_id, unit_id, at)
+
+
+def explain_stored(store: EventStore, battle_id: str, unit_id: str, at: int | None = None) -> Explanation:
+    """`explain` of a battle in `store`, begun from a snapshot taken before the unit joined (nothing
+    before that is about it), then the log from there: a few hundred events where the whole log of a
+    long battle takes a second. A full replay answers whenever the two could differ: no snapshot
+    before the unit joined, or an event struck before the point asked."""
+    last = store.last_seq(battle_id)
+    head = last if at is None else at
+    start = _fold_before(store, battle_id, unit_id, head) if 1 <= head <= last else None
+    if start is not None:
+        chronicle = Chronicle(battle_id, start)
+        for stored in store.read(battle_id, after_seq=start.seq):
+            if stored.seq > head:
+                break
+            if isinstance(stored.event, EventRetracted):  # striking refolds the whole log
+                return explain(battle_id, store.read(battle_id), unit_id, at)
+            chronicle.add(stored.seq, stored.event, stored.author)
+        return _explanation(chronicle, battle_id, unit_id, at)
+    return explain(battle_id, store.read(battle_id), unit_id, at)
+
+
+def _fold_before(store: EventStore, battle_id: str, unit_id: str, head: int) -> Replay | None:
+    """A fold from the latest snapshot at or before `head` whose battle does not hold the unit yet, and
+    with nothing struck before it; None if there is none. A unit once joined stays in the roster
+    unless a strike takes it out, so the snapshots that hold it come after those that do not: back
+    from `head` in growing strides until one does not, then halving the gap to the last that does."""
+    engine = snapshots.engine_version()
+    holds: int | None = None  # the earliest snapshot point found to hold the unit
+    stride, point = snapshots.SNAPSHOT_EVERY, head
+    while True:
+        fold = _restored(store, battle_id, engine, point)
+        if fold is None:
+            return None
+        if unit_id not in fold.state().units:
+            break
+        holds, point = fold.seq, fold.seq - stride
+        stride *= 2
+    while holds is not None and holds - fold.seq > snapshots.SNAPSHOT_EVERY:
+        between = _restored(store, battle_id, engine, (fold.seq + holds) // 2)
+        if between is None or between.seq <= fold.seq:
+            break
+        if unit_id in between.state().units:
+            holds = between.seq
+        else:
+            fold = between
+    return None if fold.struck else fold
+
+
+def _restored(store: EventStore, battle_id: str, engine: str, seq: int) -> Replay | None:
+    """A fold from the latest snapshot at or before `seq`, if there is one that is sound."""
+    found = store.snapshot_before(battle_id, seq, engine) if seq > 0 else None
+    if found is None:
+        return None
+    fold = restore_fold(store, battle_id, engine, found[1])
+    return fold if fold is not None and fold.seq == found[0] else None
+
+
+def _explanation(chronicle: Chronicle, battle_id: str, unit_id: str, at: int | None) -> Explanation:
     fold = chronicle.fold
     if fold.battle is None:
         raise Refusal(f"battle {battle_id!r} has not started", field="battle")

@@ -22,11 +22,13 @@ from __future__ import annotations
 import hashlib
 import threading
 from collections import OrderedDict
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from itertools import islice
 from operator import itemgetter
 from typing import Protocol, cast
 
+from morale.core.replay import Replay
 from morale.core.rulesets.base import Ruleset
 from morale.core.state import Battle, Unit
 from morale.events.store import EventStore
@@ -70,7 +72,8 @@ class Freezer:
         """The next snapshot is a base: a retraction refolds the battle, and a struck unit leaves the roster."""
         self._base = None
 
-    def freeze(self, battle: Battle) -> bytes:
+    def freeze(self, battle: Battle, struck: Collection[int] = ()) -> bytes:
+        """The snapshot's bytes: `battle`, and `struck`, the events struck before it (`Replay.struck`)."""
         departed: list[Unit] = []
         current: list[tuple[int, Unit]] = []  # the units still changing (few), with their place in join order
         for place, unit in enumerate(battle.units.values()):
@@ -87,7 +90,7 @@ class Freezer:
             new_digest = _digest_of(b"".join(map(self._digests.__getitem__, new)))
             since = Since(base_seq, base_checksum, joined, new, new_digest)
         # The digest's kept unit encodings (Battle.departed_views) are this process's cache, not state: left out.
-        frozen = snapshot_data.encode(battle, current, ids, _digest_of(digests), since)
+        frozen = snapshot_data.encode(battle, current, ids, _digest_of(digests), since, sorted(struck))
         checksum = hashlib.sha256(frozen).digest()
         if since is None:
             self._base, self._since_base = (battle.seq, checksum, len(battle.units), set(ids)), 0
@@ -111,6 +114,13 @@ class Freezer:
 
 def restore(store: EventStore, battle_id: str, engine: str, blob: bytes) -> Battle | None:
     """The battle a snapshot holds; None if anything it needs is damaged, gone or not what it recorded."""
+    fold = restore_fold(store, battle_id, engine, blob)
+    return None if fold is None else fold.battle
+
+
+def restore_fold(store: EventStore, battle_id: str, engine: str, blob: bytes) -> Replay | None:
+    """A fold begun from the snapshot: its battle, and the events struck before it (its log is
+    empty: it holds what follows the snapshot, `Replay.start_seq`); None as for `restore`."""
     checksum, frozen = blob[:32], blob[32:]
     if hashlib.sha256(frozen).digest() != checksum:
         return None
@@ -133,7 +143,7 @@ def restore(store: EventStore, battle_id: str, engine: str, blob: bytes) -> Batt
         snapshot_data.units_in_place(battle, snapshot, cast(dict[str, Unit], units))
     except Exception:  # Unreadable, or a unit it names that is not among its own
         return None
-    return battle
+    return Replay(battle_id, battle=battle, start_seq=battle.seq, struck=set(snapshot.struck))
 
 
 def _from_template(

@@ -63,13 +63,15 @@ class _Core(msgspec.Struct, array_like=True, forbid_unknown_fields=True):
 
 class Frozen(msgspec.Struct, array_like=True, forbid_unknown_fields=True):
     """A snapshot: the battle's core, the units still changing (with their place in join order), the
-    kept ids of the departed units with a digest of their digests, and what changed since its base."""
+    kept ids of the departed units with a digest of their digests, what changed since its base, and
+    the events struck before it (a fold begun from it knows them, as a full replay would)."""
 
     core: _Core
     current: list[tuple[int, Unit]]
     ids: list[int]
     departed_digest: bytes
     since: Since | None
+    struck: list[int]
 
 
 _encoder = msgspec.msgpack.Encoder()
@@ -82,7 +84,12 @@ class Unreadable(ValueError):
 
 
 def encode(
-    battle: Battle, current: list[tuple[int, Unit]], ids: list[int], digest: bytes, since: Since | None
+    battle: Battle,
+    current: list[tuple[int, Unit]],
+    ids: list[int],
+    digest: bytes,
+    since: Since | None,
+    struck: list[int],
 ) -> bytes:
     for _, unit in current:
         _check_notes(battle.ruleset, unit)
@@ -109,7 +116,7 @@ def encode(
         bookkeeping=msgspec.Raw(_encoder.encode(battle.bookkeeping)),
         chosen_first=[(side, test, unit) for (side, test), unit in battle.chosen_first.items()],
     )
-    return _encoder.encode(Frozen(core, current, ids, digest, since))
+    return _encoder.encode(Frozen(core, current, ids, digest, since, struck))
 
 
 def decode(frozen: bytes) -> tuple[Frozen, Battle]:

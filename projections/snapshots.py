@@ -29,7 +29,7 @@ from morale.core.state import Battle
 from morale.events.store import EventStore
 from morale.events.types import EventRetracted
 
-from .frozen import Freezer, Keeper, restore
+from .frozen import Freezer, Keeper, restore_fold
 
 SNAPSHOT_EVERY = 100  # events between snapshots: at most this many are folded after one is loaded
 
@@ -56,31 +56,45 @@ def battle_at(store: EventStore, battle_id: str, seq: int, keep: Keeper | None =
     the latest snapshot before it. With `keep`, each snapshot point the fold passes is frozen and
     handed to it: points the snapshots do not reach yet (a battle played on since they were taken)
     get theirs on the way."""
+    return fold_to(store, battle_id, seq, keep).state()
+
+
+def fold_to(store: EventStore, battle_id: str, seq: int, keep: Keeper | None = None, *, keep_from: int = 0) -> Replay:
+    """The fold right after event `seq`: the battle a full replay gives, begun from the latest
+    snapshot before it, so its log holds only the events after that snapshot (`Replay.start_seq`)
+    and it cannot strike one (a retraction refolds the whole log: fold that from the start).
+    `keep`: as for `battle_at`, for the snapshot points from `keep_from` on (a command line that
+    reads once keeps the last few: the next read starts there, and taking every point of a long
+    log it never had would cost seconds)."""
     engine = engine_version()
     found = store.snapshot_before(battle_id, seq, engine)
     if found is not None:
         start, blob = found
-        restored = restore(store, battle_id, engine, blob)
+        restored = restore_fold(store, battle_id, engine, blob)
         if restored is not None and restored.seq == start:  # a snapshot filed under the wrong point is not used
-            battle = _fold(store, Replay(battle_id, battle=restored, start_seq=start), seq, keep)
-            if battle is not None:
-                return battle
-    return replayed(store, battle_id, seq, keep)
+            fold = _fold(store, restored, seq, keep, keep_from)
+            if fold is not None:
+                return fold
+    return _replayed(store, battle_id, seq, keep, keep_from)
 
 
 def replayed(store: EventStore, battle_id: str, seq: int, keep: Keeper | None = None) -> Battle:
     """The battle right after event `seq` by a full replay, the snapshots left aside; with `keep`,
     each snapshot point on the way is frozen and handed to it (how the snapshots are rebuilt)."""
-    battle = _fold(store, Replay(battle_id), seq, keep)
-    if battle is None:
+    return _replayed(store, battle_id, seq, keep, keep_from=0).state()
+
+
+def _replayed(store: EventStore, battle_id: str, seq: int, keep: Keeper | None, keep_from: int) -> Replay:
+    fold = _fold(store, Replay(battle_id), seq, keep, keep_from)
+    if fold is None or fold.battle is None:
         raise Refusal(f"battle {battle_id!r} has no event {seq}", field="seq")
-    return battle
+    return fold
 
 
-def _fold(store: EventStore, fold: Replay, seq: int, keep: Keeper | None) -> Battle | None:
-    """Fold events up to `seq` into `fold`, freezing it for `keep` at each snapshot point; None if
-    there was nothing to fold from, or if a fold begun from a snapshot meets a retraction (striking
-    needs the whole log)."""
+def _fold(store: EventStore, fold: Replay, seq: int, keep: Keeper | None, keep_from: int) -> Replay | None:
+    """Fold events up to `seq` into `fold`, freezing it for `keep` at each snapshot point from
+    `keep_from` on; None if a fold begun from a snapshot meets a retraction (striking needs the
+    whole log)."""
     freezer = None if keep is None else Freezer(keep, fold.battle_id, engine_version())
     for at, event in store.events(fold.battle_id, after_seq=fold.seq, up_to=seq):
         if isinstance(event, EventRetracted):
@@ -89,6 +103,7 @@ def _fold(store: EventStore, fold: Replay, seq: int, keep: Keeper | None) -> Bat
             if freezer is not None:
                 freezer.start_over()  # the battle is folded anew: the next snapshot is a base
         fold.apply(at, event)
-        if at % SNAPSHOT_EVERY == 0 and freezer is not None:
-            freezer.keep.keep_snapshot(fold.battle_id, at, freezer.engine, freezer.freeze(fold.state()))
-    return fold.battle
+        if at % SNAPSHOT_EVERY == 0 and freezer is not None and at >= keep_from:
+            frozen = freezer.freeze(fold.state(), fold.struck)
+            freezer.keep.keep_snapshot(fold.battle_id, at, freezer.engine, frozen)
+    return fold

@@ -9,20 +9,46 @@ audit.py (audit and replay),
 rules.py (the rule catalogue), notation.py (the battle notation), tables.py, report.py, examples.py
 and stores.py (moving a store) register their commands on it; render.py and render_audit.py print
 for people.
+
+Importing this package imports none of them: `app` is built on first use (`from morale.app.cli
+import app`), so `morale --version` alone (`main`) answers without the engine, its rulesets and the
+stores, which the commands import (bench/README.md has what each costs).
 """
 
 from __future__ import annotations
 
-from .base import app
+import sys
+from typing import TYPE_CHECKING
 
-# Each module registers its commands on `app` as it is imported, in the order `morale -h` lists them.
-# isort: off
-from . import battle, corrections, claims, cors, hooks, audit, seeds, rules, notation  # noqa: F401
-from . import tables, report, examples, stores, signed  # noqa: F401
-# isort: on
+if TYPE_CHECKING:
+    import typer
 
 __all__ = ["app", "main"]
 
 
 def main() -> None:
-    app()
+    """The `morale` command."""
+    if sys.argv[1:] == ["--version"]:  # the one command line that needs no command
+        from .version import version_line
+
+        sys.stdout.write(version_line() + "\n")
+        return
+    _app()()
+
+
+def __getattr__(name: str) -> typer.Typer:
+    if name == "app":
+        return _app()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _app() -> typer.Typer:
+    from .base import app
+
+    # Each module registers its commands on `app` as it is imported, in the order `morale -h` lists them.
+    # isort: off
+    from . import battle, corrections, claims, cors, hooks, audit, seeds, rules, notation  # noqa: F401
+    from . import tables, report, examples, stores, signed  # noqa: F401
+    # isort: on
+
+    return app

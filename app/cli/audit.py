@@ -21,7 +21,7 @@ from morale.events.numbers import whole_number
 from morale.events.schema import event_schema
 from morale.events.store import EventStore, UnknownBattle, check_not_foreign
 from morale.events.types import EVENT_TYPES
-from morale.projections.explain import explain
+from morale.projections.explain import explain_stored
 from morale.projections.luck import luck
 from morale.projections.timeline import Timeline
 from morale.projections.verify import verify
@@ -29,7 +29,7 @@ from morale.projections.whatif import Amendment, what_if
 
 from ..authors import cli_author
 from ..files import MAX_LOG_BYTES, check_line_lengths, read_bounded
-from ..service import load, reveal
+from ..service import load, load_head, reveal
 from ..signed import store_heads
 from ..transfer import check_lines, export_lines, write_checked
 from . import render, render_audit, signed
@@ -54,7 +54,10 @@ def explain_command(
     """Why a unit is in its state: every test (why due, target, modifiers, chance, roll, result) and
     every change, each with its rule ID, back to the start."""
     with refusals(as_json):
-        view = explain(battle, _events(open_store(db), battle), unit, at)
+        store = open_store(db)
+        if not store.last_seq(battle):
+            raise UnknownBattle(battle)
+        view = explain_stored(store, battle, unit, at)
         emit_json(view) if as_json else render_audit.print_explanation(out, view)
 
 
@@ -182,7 +185,7 @@ def reveal_command(battle: BattleArg, db: Db = DEFAULT_DB, as_json: Json = False
     recomputed by anyone. The reveal commits to a fresh secret, so the battle goes on."""
     with refusals(as_json):
         store = open_store(db)
-        fold = load(store, battle)
+        fold = load_head(store, battle)
         recorded = reveal(store, fold, author=cli_author())
         if not as_json:
             out.print(f"dice secret of {battle}: {recorded[0].stored.event.secret}")  # type: ignore[union-attr]

@@ -11,7 +11,6 @@ import sqlite3
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from importlib.metadata import version
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
@@ -32,6 +31,7 @@ from morale.projections.narrative import describe_event
 from ..service import Recorded
 from ..webhooks.hooks import UnknownHook
 from . import render
+from .version import version_line
 
 # Typer re-exports Click's BadParameter (Typer vendors Click since 0.2x); its base is UsageError,
 # what Click raises for any command line it cannot parse.
@@ -136,12 +136,7 @@ def _print_version(wanted: bool) -> None:
     """The engine's version, then each ruleset's: what a battle's log is read with (CHANGELOG.md says
     what moves each)."""
     if wanted:
-        # Here, not at the top: the rulesets' package and nothing else (no server, no projections).
-        from morale.core.rulesets import rulesets
-
-        out.print(f"morale {version('morale')}", markup=False)
-        for ruleset in rulesets().values():
-            out.print(f"ruleset {ruleset.id} version {ruleset.version}: {ruleset.title}", markup=False)
+        out.print(version_line(), markup=False)
         raise typer.Exit()
 
 

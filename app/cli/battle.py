@@ -42,10 +42,9 @@ from ..access import (
 from ..authors import cli_author, side_player_author
 from ..battlescribe import Unanswered, template
 from ..files import MAX_LOG_BYTES, check_line_lengths, read_bounded
-from ..join import check_public_url
 from ..origins import check_origin
 from ..roster import refusal_in_roster
-from ..service import clock_event, fold_to_append_to, load, record_anew, record_on, roll_for, start_battle
+from ..service import clock_event, fold_to_append_to, load, load_head, record_anew, record_on, roll_for, start_battle
 from ..webhooks.settings import DELIVERY
 from . import join_links, render
 from .base import (
@@ -160,7 +159,7 @@ def append(
         store = open_store(db)
         via = "import" if file is not None else "cli"  # a file of events is an import
         if side is not None:
-            fold = load(store, battle)
+            fold = load_head(store, battle, events)
             author = side_player_author(fold, side, events, via)
             recorded = record_on(store, fold, events, expected_seq=expect, describe=describe_event, author=author)
             report(fold, recorded, as_json)
@@ -194,7 +193,7 @@ def roll(
     """Roll for a due test: type in the table's dice, or let the engine roll them (recorded either way)."""
     with refusals(as_json):
         store = open_store(db)
-        fold = load(store, battle)
+        fold = load_head(store, battle)
         if dice:
             fields: dict[str, Any] = {"type": "dice_rolled", "unit": unit, "test": test, "dice": dice}
             if reroll:
@@ -216,7 +215,7 @@ def next_phase_command(
     """End the phase in progress, or start the next one in the ruleset's order."""
     with refusals(as_json):
         store = open_store(db)
-        fold = load(store, battle)
+        fold = load_head(store, battle)
         event = clock_event(fold)
         author = side_player_author(fold, side, [event]) if side is not None else cli_author()
         report(fold, record_on(store, fold, [event], author=author), as_json)
@@ -226,7 +225,7 @@ def next_phase_command(
 def board_command(battle: BattleArg, db: Db = DEFAULT_DB, as_json: Json = False) -> None:
     """The status board: each unit's state, models left, restrictions and tests due."""
     with refusals(as_json):
-        view = board(load(open_store(db), battle).state())
+        view = board(load_head(open_store(db), battle).state())
         emit_json(view) if as_json else render.print_board(out, view)
 
 
@@ -234,7 +233,7 @@ def board_command(battle: BattleArg, db: Db = DEFAULT_DB, as_json: Json = False)
 def due_command(battle: BattleArg, db: Db = DEFAULT_DB, as_json: Json = False) -> None:
     """The tests due now, with the number to roll, the modifiers and why each is due."""
     with refusals(as_json):
-        views = due_tests(load(open_store(db), battle).state())
+        views = due_tests(load_head(open_store(db), battle).state())
         emit_json(views) if as_json else render.print_due(out, views)
 
 
@@ -315,7 +314,7 @@ def tokens_command(
         if label is not None and issue is None and not replace_all:
             raise Refusal("--label names a token being issued: give it with --issue ROLE", field="label")
         store = open_store(db)
-        sides = load(store, battle).state().sides
+        sides = load_head(store, battle).state().sides
         if issue is not None:
             role, side = role_of(issue, sides)
             issued = issue_token(store, battle, role, side, label or "")
@@ -358,7 +357,7 @@ def revoke_command(
     """Revoke one token by its id, or every token of a role; every other token of the battle keeps working."""
     with refusals(as_json):
         store = open_store(db)
-        sides = load(store, battle).state().sides
+        sides = load_head(store, battle).state().sides
         done = revoke_tokens(store, battle, which, sides, reissue=reissue)
     if as_json:
         emit_json({"battle": battle, "revoked": done.revoked, "token": done.token})
@@ -430,6 +429,7 @@ def serve_command(
     """Serve the store over HTTP: the API (OpenAPI at /schema), the live feed and the viewer (/view)."""
     from ..http.node import serve as serve_node
     from ..http.server import Settings, create_app
+    from ..join import check_public_url  # segno, for the join links: for this command alone
 
     host = host or (join_links.ANY_ADDRESS[0] if table else "127.0.0.1")
     with refusals():

@@ -16,14 +16,14 @@ from morale.events.codec import event_from_dict
 from morale.projections.claims import claims_view
 
 from ..authors import cli_author, side_player_author
-from ..service import load, record_on
+from ..service import load, load_head, record_on
 from .base import DEFAULT_DB, BattleArg, Db, Expect, Json, Side, app, emit_json, open_store, out, refusals, report
 
 
 def _record(battle: str, fields: dict, side: str | None, expect: int | None, db: str, as_json: bool) -> None:
     event = event_from_dict(fields)  # a malformed seq or reason is refused here, naming the field
     store = open_store(db)
-    fold = load(store, battle)
+    fold = load_head(store, battle)
     author = side_player_author(fold, side, [event]) if side is not None else cli_author()
     report(fold, record_on(store, fold, [event], expected_seq=expect, author=author), as_json)
 

@@ -15,7 +15,6 @@ from morale.core.rules import Refusal
 from morale.events.store import EventStore
 
 from ..access import IssuedTokens, issue_tokens, utc_now
-from ..join import join_url, terminal_qr
 
 ANY_ADDRESS = ("0.0.0.0", "::", "")  # every interface: what a table asks for
 LOOPBACK = "127.0.0.1"
@@ -75,6 +74,8 @@ def print_join_links(console: Console, base: str, battle: str, tokens: IssuedTok
     roles = [("The referee joins with this code.", tokens.referee)]
     roles += [(f"The {side} player joins with this code.", token) for side, token in tokens.players.items()]
     roles += [("A spectator joins with this code.", tokens.spectator)]
+    from ..join import join_url, terminal_qr  # segno: only when links are printed
+
     for heading, token in roles:
         url = join_url(base, battle, token)
         console.print()

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.text import Text
@@ -17,13 +17,12 @@ from morale.events.store import StoreUnavailable, UnknownBattle, check_not_forei
 
 from ..authors import cli_author
 from ..files import MAX_LOG_BYTES, read_bounded
-from ..notation.check import Comparison, check, compare, with_dice_secret, write_checked
-from ..notation.reader import read
-from ..notation.syntax import grammar
-from ..notation.writer import write
 from ..service import load
 from ..signed import heads_at_the_end
 from .base import DEFAULT_DB, BattleArg, Db, Json, ToStdout, app, emit_json, open_store, out, refusals
+
+if TYPE_CHECKING:
+    from ..notation.check import Comparison
 
 EXIT_DIFFERENT = 1
 
@@ -51,6 +50,8 @@ def export_command(
         store = open_store(db)
         load(store, battle)
         stored = list(store.read(battle))
+        from ..notation.writer import write  # the notation's modules (lark) are for its commands alone
+
         text = write(battle, [s.event for s in stored], [s.author for s in stored], heads_at_the_end(store, battle))
         if output is None:
             sys.stdout.write(text)
@@ -80,6 +81,9 @@ def import_command(
             check_not_foreign(Path(db))  # a --db that cannot be a store is refused before the file is read
         if battle is not None:
             battle_id(battle)  # an id given is held to the limits, "" included (not the header's instead)
+        from ..notation.check import check, compare, with_dice_secret, write_checked
+        from ..notation.reader import read
+
         text = _read(file)
         base = Path.cwd() if str(file) == "-" else file.parent
         notation, secret = read(text, str(file), base, battle), None
@@ -110,6 +114,8 @@ def import_command(
 @notation.command("grammar")
 def grammar_command() -> None:
     """The notation's grammar (lark), as this engine reads it."""
+    from ..notation.syntax import grammar
+
     sys.stdout.write(grammar())
 
 

@@ -11,7 +11,6 @@ import typer
 from morale.core.rules import Refusal
 from morale.projections.report import report
 
-from ..report.page import page
 from ..service import load
 from ..signed import heads_at_the_end
 from .base import DEFAULT_DB, BattleArg, Db, Json, app, emit_json, open_store, out, refusals
@@ -36,6 +35,8 @@ def report_command(
         store = open_store(db)
         load(store, battle)
         data = report(battle, store.read(battle))
+        from ..report.page import page  # pygal: for this command alone
+
         html = page(data, f"morale {version('morale')}", heads_at_the_end(store, battle))
         try:
             target.write_text(html, encoding="utf-8")

@@ -12,7 +12,7 @@ from morale.core.rules import Refusal
 from morale.events.codec import event_from_dict
 
 from ..authors import cli_author
-from ..service import load, record_on
+from ..service import load_head, record_on
 from .base import DEFAULT_DB, BattleArg, Db, Expect, Json, app, emit_json, open_store, out, refusals, report
 
 
@@ -44,7 +44,7 @@ def seed_command(
             fields = {"type": "seed_committed", "side": side, "commitment": commit or commitment(made or "")}
         event = event_from_dict(fields)  # a malformed hash or seed is refused here, naming the field
         store = open_store(db)
-        fold = load(store, battle)
+        fold = load_head(store, battle)
         recorded = record_on(store, fold, [event], expected_seq=expect, author=cli_author())
         if made and as_json:  # the seed is printed once, here: nothing else keeps it
             emit_json({"seed": made, "recorded": [{"stored": r.stored, "caused": r.caused} for r in recorded]})

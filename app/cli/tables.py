@@ -11,7 +11,6 @@ from morale.core.rules import Refusal
 from morale.events.locate import is_database_url, shown
 from morale.events.store import UnknownBattle
 
-from ..sql_tables import build_tables
 from .base import DEFAULT_DB, Db, Json, app, emit_json, open_store, out, refusals
 
 
@@ -42,6 +41,8 @@ def tables_command(
                 raise UnknownBattle(named)
         if to is not None and (to.is_dir() or not to.parent.is_dir()):
             raise Refusal(f"{to} is not a file in a folder that exists", field="--to")
+        from ..sql_tables import build_tables  # sqlite-utils, and numpy with it: for this command alone
+
         built = [build_tables(store, named, to or Path(db)) for named in battles]
     if as_json:
         emit_json(

@@ -1,0 +1,36 @@
+"""`morale --version` alone answers before the commands are imported, in the same words."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from support.cli import morale_command
+
+# The version line as `main` prints it, and what a fresh process had imported by then.
+SCRIPT = """
+import sys
+sys.argv = ["morale", "--version"]
+from morale.app.cli import main
+main()
+heavy = ("typer", "rich", "sqlite_utils")
+print(sorted(m for m in sys.modules if m.split(".")[0] in heavy or m.startswith("morale.core")))
+"""
+
+
+def test_version_alone_imports_no_command_and_prints_what_the_option_prints():
+    done = subprocess.run([sys.executable, "-c", SCRIPT], capture_output=True, text=True, check=True)
+    line, imported = done.stdout.splitlines()
+    assert imported == "[]"
+    assert line == morale_command("--version").output.strip()
+    assert line.startswith("morale ")
+
+
+def test_a_store_opened_imports_no_sqlite_utils():
+    # With numpy installed, sqlite-utils imports it: a fifth of a second of every command that opens a store.
+    script = (
+        "import sys; from morale.events.store import SqliteEventStore; SqliteEventStore(sys.argv[1]).last_seq('x'); "
+        "print('sqlite_utils' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", script, ":memory:"], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False"
