@@ -103,7 +103,11 @@ def _declare(rule_id: str, target: Any, answers: dict[str, Answer]) -> None:
             raise TypeError(f"{rule_id}: a fact's value is one of {', '.join(FACT_KINDS)} or a tuple of words")
     words = catalogue.words(rule_id)
     if not words:
-        raise ValueError(f"{rule_id} is declared in the code but not written down in the catalogue")
+        raise ValueError(
+            f"{rule_id} is declared in the code but not written down in the catalogue (a game's catalogue, its"
+            " *clauses.toml, is read from the package its morale.rulesets entry point names: is the package"
+            " installed, with that entry point?)"
+        )
     target.id, target.answers, target.words = rule_id, answers, words
     CLAUSES[rule_id] = target
 

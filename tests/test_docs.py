@@ -151,7 +151,8 @@ def test_the_command_line_walkthrough_reaches_a_due_test_rolls_it_and_shows_the_
 
 def test_the_judges_guide_shows_the_disputed_call_and_its_alternative(docs_run):
     run = docs_run("judge.md")
-    assert "because of #61" in run.output("morale explain hive-tarsis boyz --at 62")
+    call = run.output("morale explain hive-tarsis boyz --at 63")
+    assert "because of #61" in call and "rolled at #63" in call and "result: failed" in call
     assert "61" in run.output("morale what-if hive-tarsis --amend")
 
 
