@@ -12,7 +12,6 @@ the fold read them from or where they were appended before it moved on.
 
 from __future__ import annotations
 
-from array import array
 from collections import deque
 from collections.abc import Iterator
 
@@ -35,10 +34,9 @@ class ReadBackLog:
     def __init__(self, battle: str, store: EventStore | None = None, keep: int | None = None) -> None:
         self.battle = battle
         self.store = store
-        self._seqs: deque[int] = deque(maxlen=KEEP if keep is None else keep)
-        self._events: deque[AnyEvent] = deque(maxlen=KEEP if keep is None else keep)
+        self._held: deque[LogEntry] = deque(maxlen=KEEP if keep is None else keep)
         self._count = 0
-        self._first = array("q")  # the first seq read, so a read back starts where the fold did
+        self._first: int | None = None  # the first seq read, so a read back starts where the fold did
 
     def use(self, store: EventStore) -> None:
         """Read back, from now on, through this thread's store."""
@@ -52,33 +50,32 @@ class ReadBackLog:
     @property
     def held(self) -> int:
         """How many events are in memory."""
-        return len(self._events)
+        return len(self._held)
 
     def append(self, seq: int, event: AnyEvent) -> None:
-        if not self._first:
-            self._first.append(seq)
-        self._seqs.append(seq)
-        self._events.append(event)
+        if self._first is None:
+            self._first = seq
+        self._held.append((seq, event))
         self._count += 1
 
     def __iter__(self) -> Iterator[LogEntry]:
-        if not self._seqs:
+        if self._first is None:
             return
-        kept_from = self._seqs[0]
-        if kept_from > self._first[0]:
-            yield from self._store().events(self.battle, after_seq=self._first[0] - 1, up_to=kept_from - 1)
-        yield from zip(list(self._seqs), list(self._events), strict=True)
+        kept_from = self._held[0][0]
+        if kept_from > self._first:
+            yield from self._store().events(self.battle, after_seq=self._first - 1, up_to=kept_from - 1)
+        yield from list(self._held)
 
     def __len__(self) -> int:
         return self._count
 
     def last_seq(self, otherwise: int) -> int:
-        return self._seqs[-1] if self._seqs else otherwise
+        return self._held[-1][0] if self._held else otherwise
 
     def get(self, seq: int) -> AnyEvent | None:
-        if self._seqs and seq >= self._seqs[0]:
-            return next((e for s, e in zip(self._seqs, self._events, strict=True) if s == seq), None)
-        if not self._first or seq < self._first[0]:
+        if self._held and seq >= self._held[0][0]:
+            return next((event for at, event in self._held if at == seq), None)
+        if self._first is None or seq < self._first:
             return None
         return next((event for _, event in self._store().events(self.battle, after_seq=seq - 1, up_to=seq)), None)
 

@@ -195,9 +195,9 @@ def test_wfb8_break_test_combat_detail_is_checked_and_only_for_rulesets_that_rea
 
 
 # -- wfb8.multi.no_more_foes ---------------------------------------------------------------------------
-def knights_wiped_out_the_wolves() -> Table:
-    """A multiple combat: spearmen and knights against boyz and wolf riders; the knights have just
-    killed the last wolf rider, so no enemy is left in base contact with them."""
+def two_charges() -> Table:
+    """Spearmen and knights against boyz and wolf riders: the boyz charged the spearmen and the wolves
+    the knights; the close combat phase has begun."""
     table = battle(
         regiment("spearmen"),
         regiment("knights", models=6, unit_type="cavalry"),
@@ -208,6 +208,13 @@ def knights_wiped_out_the_wolves() -> Table:
     table.record(charge("boyz", "spearmen"))
     table.record(charge("wolves", "knights"))
     table.go_to(1, "orcs", "close_combat")
+    return table
+
+
+def knights_wiped_out_the_wolves() -> Table:
+    """A multiple combat: spearmen and knights against boyz and wolf riders; the knights have just
+    killed the last wolf rider, so no enemy is left in base contact with them."""
+    table = two_charges()
     table.casualties("wolves", 5, cause="close combat")
     return table
 
@@ -273,16 +280,7 @@ def test_wfb8_multi_no_more_foes_lasts_until_the_close_combat_phase_ends():
 def test_wfb8_multi_a_report_cannot_move_a_unit_into_another_combat():
     """Two combats: the spearmen fight the boyz, the knights the wolves. A report of spearmen against the
     wolves would hand the spearmen new foes the engine never saw them meet: refused, nothing changed."""
-    table = battle(
-        regiment("spearmen"),
-        regiment("knights", models=6, unit_type="cavalry"),
-        regiment("boyz", "orcs", models=25),
-        regiment("wolves", "orcs", models=5, unit_type="cavalry"),
-    )
-    table.go_to(1, "orcs", "movement")
-    table.record(charge("boyz", "spearmen"))
-    table.record(charge("wolves", "knights"))
-    table.go_to(1, "orcs", "close_combat")
+    table = two_charges()
 
     refused = table.refuse(combat(side("empire", "spearmen", wounds=1), side("orcs", "wolves", wounds=3)))
 
