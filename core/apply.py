@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from .outcomes import (
+    Chosen,
     Cleared,
     DueAmended,
     DueSettled,
@@ -29,9 +30,12 @@ from .outcomes import (
     Remembered,
     RestrictionApplied,
     RestrictionLifted,
+    Rolled,
     Scheduled,
+    Settled,
     StateChanged,
     StateChangeScheduled,
+    TestCalled,
     TestDue,
     TestNotTaken,
     TestResolved,
@@ -106,7 +110,10 @@ def _amended(battle: Battle, amended: DueAmended) -> None:
 
 
 @filed_under(_APPLY, DueSettled)
-def _settled(battle: Battle, settled: DueSettled) -> None:
+@filed_under(_APPLY, Rolled)
+@filed_under(_APPLY, Chosen)
+def _settled(battle: Battle, settled: DueSettled | Rolled | Chosen) -> None:
+    # A due test settled without dice, rolled for, or decided leaves the list of tests due.
     battle.due.remove(settled.due)
 
 
@@ -181,7 +188,8 @@ def _profile(battle: Battle, changed: ProfileChanged) -> None:
 
 # What a rule reports and the battle keeps no trace of: a test's result, a move, a marker, a combat
 # joined or left (its consequences are outcomes of their own).
-for _reported_only in (TestResolved, Moved, MarkerPlaced, EngagementChanged):
+# A test called for and a result that stands are triggers: the battle changes by what answers them.
+for _reported_only in (TestResolved, Moved, MarkerPlaced, EngagementChanged, TestCalled, Settled):
     _APPLY[_reported_only] = lambda battle, outcome: None
 
 # The kinds of outcome that are part of the explanation (`Outcome.reported`), as a set: looked up once

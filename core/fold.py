@@ -38,10 +38,12 @@ from morale.events.types import (
 
 from . import order, rules
 from .apply import Decided, carry_out
-from .outcomes import Caused, Cleared, RestrictionLifted, TestNotTaken, TestResolved, Unscheduled
+from .engine import ENGINE
+from .outcomes import Caused, Cleared, Outcome, RestrictionLifted, TestNotTaken, TestResolved, Unscheduled
+from .reactions import Reactions, walk
 from .referee import due_test, first_due
 from .rules import every_event_type, filed_under
-from .rulesets import lookup
+from .rulesets import Ruleset, lookup
 from .state import Battle, Unit
 
 
@@ -53,9 +55,14 @@ def evolve(battle: Battle | None, event: AnyEvent, seq: int) -> tuple[Battle, Ca
     battle.seq = seq
     # One fold an event type, found by the event's exact type: a `match` on the union would test the
     # classes one by one on every event (bench/README.md has the figure).
-    decided = _FOLDS[type(event)](battle, event, seq)
-    # Most events decide nothing: their fold hands back an empty tuple, and nothing is carried out.
-    caused = carry_out(battle, decided) if decided else ()
+    _FOLDS[type(event)](battle, event, seq)
+    reactions = reactions_of(battle.ruleset)
+    if reactions is not None:
+        caused: list[Outcome] | tuple[()] = walk(battle, event, reactions)
+    else:  # a game still written as hooks
+        decided = _HOOKS[type(event)](battle, event, seq)
+        # Most events decide nothing: their fold hands back an empty tuple, and nothing is carried out.
+        caused = carry_out(battle, decided) if decided else ()
     if battle.chosen_first:
         order.forget_finished(battle)
     if caused:  # most events change no unit's state: nothing to track
@@ -79,14 +86,32 @@ def _started(event: BattleStarted, seq: int) -> Battle:
     return fresh
 
 
-# How each type of event is folded in: event type -> fold(battle, event, seq) -> what the rules decide
-# of it. Each fold is filed under its type where it is written (`@filed_under(_FOLDS, DiceRolled)`),
-# as the referee files its checks and `apply` its changes.
-_FOLDS: dict[type[Event], Callable[[Battle, Any, int], Decided]] = {}
+# How each type of event is folded in: event type -> fold(battle, event, seq), which writes the
+# event's own facts (the clock moves, models are lost, a unit joins) and nothing the rules conclude
+# from them. Each fold is filed under its type where it is written (`@filed_under(_FOLDS, ...)`), as
+# the referee files its checks and `apply` its changes.
+_FOLDS: dict[type[Event], Callable[[Battle, Any, int], None]] = {}
+# What a game written as hooks (not yet as reactions) makes of each type of event, after its own
+# facts: event type -> hooks(battle, event, seq) -> what the rules decide of it.
+_HOOKS: dict[type[Event], Callable[[Battle, Any, int], Decided]] = {}
+_NONE: Callable[[Battle, Any, int], Decided] = lambda battle, event, seq: ()
+
+# A game's reactions with the engine's, built once a ruleset; None: a game written as hooks.
+_REACTIONS: dict[int, Reactions | None] = {}
+
+
+def reactions_of(ruleset: Ruleset) -> Reactions | None:
+    """The reactions a battle of `ruleset` walks (the engine's and its own), or None for a game
+    whose rules are still hooks of its `Ruleset` class."""
+    key = id(ruleset)
+    if key not in _REACTIONS:
+        book = ruleset.rulebook
+        _REACTIONS[key] = None if book is None else Reactions([ENGINE, book])
+    return _REACTIONS[key]
 
 
 @filed_under(_FOLDS, UnitJoined)
-def _unit_joined(battle: Battle, event: UnitJoined, seq: int) -> Decided:
+def _unit_joined(battle: Battle, event: UnitJoined, seq: int) -> None:
     ruleset = battle.ruleset
     unit = battle.units[event.unit] = battle.living[event.unit] = Unit(
         id=event.unit,
@@ -102,18 +127,16 @@ def _unit_joined(battle: Battle, event: UnitJoined, seq: int) -> Decided:
         profile=ruleset.read_profile(event.profile),
     )
     unit.notes.update(ruleset.first_notes(unit))
-    return ()
 
 
 @filed_under(_FOLDS, UnitChanged)
-def _unit_changed(battle: Battle, event: UnitChanged, seq: int) -> Decided:
+def _unit_changed(battle: Battle, event: UnitChanged, seq: int) -> None:
     unit = battle.units[event.unit]
     unit.profile = battle.ruleset.read_profile({**unit.profile, **event.changes})
-    return battle.ruleset.on_unit_change(battle, unit, event, seq)
 
 
 @filed_under(_FOLDS, PhaseStarted)
-def _phase_started(battle: Battle, event: PhaseStarted, seq: int) -> Decided:
+def _phase_started(battle: Battle, event: PhaseStarted, seq: int) -> None:
     ruleset = battle.ruleset
     window = ruleset.phase_window(battle)
     battle.turn, battle.side_index = event.turn, battle.sides.index(event.side)
@@ -128,12 +151,89 @@ def _phase_started(battle: Battle, event: PhaseStarted, seq: int) -> Decided:
             if unit.phase_marks:
                 unit.phase_marks.clear()
         battle.left_play.clear()
-    return ruleset.on_phase_started(battle, seq)
 
 
 @filed_under(_FOLDS, PhaseEnded)
-def _phase_ended(battle: Battle, event: PhaseEnded, seq: int) -> Decided:
+def _phase_ended(battle: Battle, event: PhaseEnded, seq: int) -> None:
     battle.phase_open = False
+
+
+@filed_under(_FOLDS, CasualtiesSuffered)
+def _casualties_suffered(battle: Battle, event: CasualtiesSuffered, seq: int) -> None:
+    unit = battle.units[event.unit]
+    unit.models -= event.count
+    if battle.phase_open:
+        unit.phase_losses.append(seq)
+
+
+@filed_under(_FOLDS, PlayerDecided)
+def _player_decided(battle: Battle, event: PlayerDecided, seq: int) -> None:
+    ruleset = battle.ruleset
+    if event.decision == rules.TEST_FIRST and ruleset.ordered_tests and event.decision not in ruleset.free_decisions:
+        order.choose_first(battle, event.unit)
+
+
+@filed_under(_FOLDS, DiceRevealed)
+def _dice_revealed(battle: Battle, event: DiceRevealed, seq: int) -> None:
+    battle.dice_secret = event.secret
+    # The fresh secret's commitment is in force from here ("": none, and the engine rolls no more).
+    # The players' seeds are spent with the secret they were mixed with (`engine.dice.seed.commit`).
+    battle.dice_commitment = event.commitment
+    battle.seed_commitments, battle.seeds = {}, {}
+
+
+@filed_under(_FOLDS, SeedCommitted)
+def _seed_committed(battle: Battle, event: SeedCommitted, seq: int) -> None:
+    battle.seed_commitments[event.side] = event.commitment
+
+
+@filed_under(_FOLDS, SeedRevealed)
+def _seed_revealed(battle: Battle, event: SeedRevealed, seq: int) -> None:
+    battle.seeds[event.side] = event.seed
+
+
+@filed_under(_FOLDS, EventRetracted)
+def _event_retracted(battle: Battle, event: EventRetracted, seq: int) -> None:
+    raise AssertionError("retractions are folded by replay, which holds the log")
+
+
+# Whatever else happens of these, the rules make of it (their reactions, or a game's hooks): they
+# write no facts of their own. Confirmations, disputes and their resolutions change nothing on the
+# table: who entered what, and what the other side made of it, is the claims ledger's
+# (`core/claims.py`), which reads authors.
+def _no_facts(battle: Battle, event: Event, seq: int) -> None:
+    return None
+
+
+for _kind in (
+    CombatResolved,
+    ChargeDeclared,
+    TableFactRecorded,
+    DiceRolled,
+    RefereeRuled,
+    EntryConfirmed,
+    EntryDisputed,
+    DisputeResolved,
+):
+    _FOLDS[_kind] = _no_facts
+
+# The log's own list of event types (`EVENT_TYPES`) is the only one: a type without its fold fails here.
+every_event_type(_FOLDS, "fold", skip=(BattleStarted,))
+
+
+# -- a game written as hooks -------------------------------------------------------------------
+@filed_under(_HOOKS, UnitChanged)
+def _unit_change_hook(battle: Battle, event: UnitChanged, seq: int) -> Decided:
+    return battle.ruleset.on_unit_change(battle, battle.units[event.unit], event, seq)
+
+
+@filed_under(_HOOKS, PhaseStarted)
+def _phase_started_hook(battle: Battle, event: PhaseStarted, seq: int) -> Decided:
+    return battle.ruleset.on_phase_started(battle, seq)
+
+
+@filed_under(_HOOKS, PhaseEnded)
+def _phase_ended_hook(battle: Battle, event: PhaseEnded, seq: int) -> Decided:
     ended = battle.ruleset.on_phase_ended(battle, seq)
     return _then_expire(battle, ended, seq) if ended else _expire(battle, seq)
 
@@ -143,12 +243,9 @@ def _then_expire(battle: Battle, ended: Decided, seq: int) -> Decided:
     yield from _expire(battle, seq)  # what carries over is read once the phase's own tests are decided
 
 
-@filed_under(_FOLDS, CasualtiesSuffered)
-def _casualties_suffered(battle: Battle, event: CasualtiesSuffered, seq: int) -> Decided:
+@filed_under(_HOOKS, CasualtiesSuffered)
+def _casualties_hook(battle: Battle, event: CasualtiesSuffered, seq: int) -> Decided:
     unit = battle.units[event.unit]
-    unit.models -= event.count
-    if battle.phase_open:
-        unit.phase_losses.append(seq)
     if unit.models == 0:
         return _destroyed(battle, unit, event, seq)
     return battle.ruleset.on_casualties(battle, unit, event, seq)
@@ -160,65 +257,42 @@ def _destroyed(battle: Battle, unit: Unit, event: CasualtiesSuffered, seq: int) 
     yield from battle.ruleset.on_casualties(battle, unit, event, seq)
 
 
-@filed_under(_FOLDS, CombatResolved)
-def _combat_resolved(battle: Battle, event: CombatResolved, seq: int) -> Decided:
+@filed_under(_HOOKS, CombatResolved)
+def _combat_hook(battle: Battle, event: CombatResolved, seq: int) -> Decided:
     return battle.ruleset.on_combat(battle, event, seq)
 
 
-@filed_under(_FOLDS, ChargeDeclared)
-def _charge_declared(battle: Battle, event: ChargeDeclared, seq: int) -> Decided:
+@filed_under(_HOOKS, ChargeDeclared)
+def _charge_hook(battle: Battle, event: ChargeDeclared, seq: int) -> Decided:
     return battle.ruleset.on_charge(battle, event, seq)
 
 
-@filed_under(_FOLDS, TableFactRecorded)
-def _table_fact_recorded(battle: Battle, event: TableFactRecorded, seq: int) -> Decided:
+@filed_under(_HOOKS, TableFactRecorded)
+def _fact_hook(battle: Battle, event: TableFactRecorded, seq: int) -> Decided:
     return battle.ruleset.on_fact(battle, event, seq)
 
 
-@filed_under(_FOLDS, DiceRolled)
-def _dice_rolled(battle: Battle, event: DiceRolled, seq: int) -> Decided:
+@filed_under(_HOOKS, DiceRolled)
+def _dice_hook(battle: Battle, event: DiceRolled, seq: int) -> Decided:
     due = due_test(battle, event.unit, event.test)
     battle.due.remove(due)
     return battle.ruleset.resolve(battle, due, tuple(event.dice), seq)
 
 
-@filed_under(_FOLDS, DiceRevealed)
-def _dice_revealed(battle: Battle, event: DiceRevealed, seq: int) -> Decided:
-    battle.dice_secret = event.secret
-    # The fresh secret's commitment is in force from here ("": none, and the engine rolls no more).
-    # The players' seeds are spent with the secret they were mixed with (`engine.dice.seed.commit`).
-    battle.dice_commitment = event.commitment
-    battle.seed_commitments, battle.seeds = {}, {}
-    return ()
-
-
-@filed_under(_FOLDS, SeedCommitted)
-def _seed_committed(battle: Battle, event: SeedCommitted, seq: int) -> Decided:
-    battle.seed_commitments[event.side] = event.commitment
-    return ()
-
-
-@filed_under(_FOLDS, SeedRevealed)
-def _seed_revealed(battle: Battle, event: SeedRevealed, seq: int) -> Decided:
-    battle.seeds[event.side] = event.seed
-    return ()
-
-
-@filed_under(_FOLDS, PlayerDecided)
-def _player_decided(battle: Battle, event: PlayerDecided, seq: int) -> Decided:
+@filed_under(_HOOKS, PlayerDecided)
+def _decision_hook(battle: Battle, event: PlayerDecided, seq: int) -> Decided:
     ruleset = battle.ruleset
     if event.decision in ruleset.free_decisions:
         return ruleset.on_free_decision(battle, battle.units[event.unit], event, seq)
     if event.decision == rules.TEST_FIRST and ruleset.ordered_tests:
-        order.choose_first(battle, event.unit)
         return ()
     due = first_due(battle, event.unit, event.decision)
     battle.due.remove(due)
     return ruleset.on_decision(battle, due, event.decision, seq)
 
 
-@filed_under(_FOLDS, RefereeRuled)
-def _referee_ruled(battle: Battle, event: RefereeRuled, seq: int) -> Decided:
+@filed_under(_HOOKS, RefereeRuled)
+def _ruling_hook(battle: Battle, event: RefereeRuled, seq: int) -> Decided:
     unit = battle.own(event.unit)  # a ruling may bring back a unit that left play
     # A ruling on the unit's state makes the tests it was facing moot: they are waived with it.
     if event.waive_tests or event.state is not None:
@@ -239,30 +313,9 @@ def _referee_ruled(battle: Battle, event: RefereeRuled, seq: int) -> Decided:
         yield battle.ruleset.graph.ruling(unit, event.state, rules.RULING, (seq,))
 
 
-@filed_under(_FOLDS, EventRetracted)
-def _event_retracted(battle: Battle, event: EventRetracted, seq: int) -> Decided:
-    raise AssertionError("retractions are folded by replay, which holds the log")
-
-
-# Confirmations, disputes and their resolutions change nothing on the table: who entered what, and
-# what the other side made of it, is the claims ledger's (`core/claims.py`), which reads authors.
-@filed_under(_FOLDS, EntryConfirmed)
-def _entry_confirmed(battle: Battle, event: EntryConfirmed, seq: int) -> Decided:
-    return ()
-
-
-@filed_under(_FOLDS, EntryDisputed)
-def _entry_disputed(battle: Battle, event: EntryDisputed, seq: int) -> Decided:
-    return ()
-
-
-@filed_under(_FOLDS, DisputeResolved)
-def _dispute_resolved(battle: Battle, event: DisputeResolved, seq: int) -> Decided:
-    return ()
-
-
-# The log's own list of event types (`EVENT_TYPES`) is the only one: a type without its fold fails here.
-every_event_type(_FOLDS, "fold", skip=(BattleStarted,))
+for _kind in (UnitJoined, DiceRevealed, SeedCommitted, SeedRevealed, EntryConfirmed, EntryDisputed, DisputeResolved):
+    _HOOKS[_kind] = _NONE
+every_event_type(_HOOKS, "hook", skip=(BattleStarted, EventRetracted))
 
 
 def _destroy(battle: Battle, unit: Unit, seq: int) -> Decided:

@@ -22,6 +22,7 @@ from morale.events.types import MoraleState
 
 from .outcomes import StateChanged
 from .state import Unit
+from .view import UnitView
 
 # The shared states, as the log's types list them (the one list: events/types.py), in the order a
 # graph draws them.
@@ -90,17 +91,17 @@ class StateGraph:
         )
         return str(drawn.get_graph().draw(None))
 
-    def can(self, unit: Unit, trigger: str) -> bool:
+    def can(self, unit: UnitView, trigger: str) -> bool:
         return (trigger, unit.state) in self._rule
 
-    def destination(self, unit: Unit, trigger: str) -> str | None:
+    def destination(self, unit: UnitView, trigger: str) -> str | None:
         """The state `trigger` would put the unit in from the state it is in now (None: it cannot)."""
         return self._dest.get((trigger, unit.state))
 
-    def rule_for(self, unit: Unit, trigger: str) -> str:
+    def rule_for(self, unit: UnitView, trigger: str) -> str:
         return self._rule[(trigger, unit.state)]
 
-    def move(self, unit: Unit, trigger: str, caused_by: tuple[int, ...] = (), rule: str = "") -> StateChanged:
+    def move(self, unit: UnitView, trigger: str, caused_by: tuple[int, ...] = (), rule: str = "") -> StateChanged:
         """The state change `trigger` makes of `unit` now, citing the graph row's rule (or `rule`, where
         the clause that moves it is not the row's). Changes nothing: `apply` carries it out. An illegal
         trigger raises transitions' MachineError."""
@@ -113,7 +114,7 @@ class StateGraph:
             unit=unit.id, rule=cited, caused_by=caused_by, from_state=before, to_state=dest, move=trigger
         )
 
-    def ruling(self, unit: Unit, state: str, rule: str, caused_by: tuple[int, ...]) -> StateChanged:
+    def ruling(self, unit: UnitView, state: str, rule: str, caused_by: tuple[int, ...]) -> StateChanged:
         """A referee's ruling: outside the graph by design (no trigger), and always recorded with its reason."""
         return StateChanged(unit=unit.id, rule=rule, caused_by=caused_by, from_state=unit.state, to_state=state)
 

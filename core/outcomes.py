@@ -34,6 +34,8 @@ class Outcome(msgspec.Struct, frozen=True, kw_only=True, tag_field="kind", omit_
 
     # False: bookkeeping, carried out by `apply` but not part of the explanation.
     reported: ClassVar[bool] = True
+    # True: the first reaction that holds for it answers it, and the rest are not asked (`TestCalled`).
+    answered_once: ClassVar[bool] = False
 
     unit: str
     rule: str
@@ -226,6 +228,60 @@ class Cleared(Outcome, tag="cleared", frozen=True):
     """A unit out of the battle carries nothing on: its restrictions and scheduled changes go."""
 
     reported: ClassVar[bool] = False
+
+
+# -- what the rules react to: carried through the walk, never part of the explanation -------------
+# A rule calls for a test, dice come for one, a player settles one, a result stands: each is an
+# outcome the reactions of `core/reactions.py` are declared on, carrying the due test it concerns
+# (`state.DueTest`), so the rule that reads it needs nothing the trigger does not hold.
+class TestCalled(Outcome, tag="test_called", frozen=True):
+    """A rule calls for a test (`rule` is that clause). The first reaction that holds answers it
+    (`answered_once`): the unit does not take it (`TestNotTaken`), the rules settle it at once (an
+    immune or a Fearless unit), or, when none does, it falls due and waits for its dice or a
+    decision (`engine.due`). A re-roll (`reroll`: the rule that grants it) continues the test it
+    re-rolls and is never a second test."""
+
+    reported: ClassVar[bool] = False
+    answered_once: ClassVar[bool] = True
+    test: str
+    dice: int = 2
+    modifiers: tuple[Modifier, ...] = ()
+    decisions: tuple[str, ...] = ()
+    opponents: tuple[str, ...] = ()
+    facts: tuple[str, ...] = ()
+    reroll: str = ""
+
+
+class Rolled(Outcome, tag="rolled", frozen=True):
+    """The dice of a `dice_rolled` event for the unit's due test `due`, which leaves the list of
+    tests due: what the rule of that test reacts to (`caused_by` is the roll)."""
+
+    reported: ClassVar[bool] = False
+    test: str
+    due: Any
+    dice: tuple[int, ...]
+
+
+class Chosen(Outcome, tag="chosen", frozen=True):
+    """A player's decision that settles the unit's due test `due` without dice ("decline_regroup"):
+    it leaves the list, and the rule that allows the decision reacts (`caused_by` is the due test's
+    causes and the decision)."""
+
+    reported: ClassVar[bool] = False
+    test: str
+    decision: str
+    due: Any
+
+
+class Settled(Outcome, tag="settled", frozen=True):
+    """A due test's result (`result`, the `TestResolved` reported just before) with the test it
+    settles (`due`): what the rules make of a result (the unit falls back, regroups...) react to
+    this. A result the rules bring no consequence of (a test a referee waived) has none."""
+
+    reported: ClassVar[bool] = False
+    test: str
+    due: Any
+    result: TestResolved
 
 
 AnyOutcome = (

@@ -40,6 +40,7 @@ from .dice import commitment, seeds_awaited
 from .rules import Refusal, every_event_type, filed_under
 from .rulesets import lookup
 from .state import Battle, DueTest, Unit
+from .view import BattleView
 
 
 def decide(battle: Battle | None, event: AnyEvent) -> None:
@@ -55,8 +56,17 @@ def decide(battle: Battle | None, event: AnyEvent) -> None:
         return
     if battle is None:
         raise Refusal("the first event of a battle must be battle_started", field="type")
-    # One check an event type, found by the event's exact type, as `evolve` finds its fold.
+    # One check an event type, found by the event's exact type, as `evolve` finds its fold; then the
+    # game's own checks of that type (`Rulebook.check`), the ones it declares first before it.
+    book = battle.ruleset.rulebook
+    if book is None:
+        _DECISIONS[type(event)](battle, event)
+        return
+    for check in book.checks_first.get(type(event), ()):
+        check(battle, event)
     _DECISIONS[type(event)](battle, event)
+    for check in book.checks.get(type(event), ()):
+        check(battle, event)
 
 
 # What each type of event must satisfy to be accepted: event type -> check(battle, event), raising
@@ -317,7 +327,7 @@ def living_unit(battle: Battle, unit_id: str, field: str = "unit") -> Unit:
     return unit
 
 
-def due_test(battle: Battle, unit_id: str, test: str) -> DueTest:
+def due_test(battle: BattleView, unit_id: str, test: str) -> DueTest:
     """The test these dice are for: the unit's oldest due test, which must be the one named.
     A unit takes its tests in the order they fell due (a Sweeping Advance before anything else)."""
     first = next((due for due in battle.due if due.unit == unit_id), None)
@@ -331,7 +341,7 @@ def due_test(battle: Battle, unit_id: str, test: str) -> DueTest:
     return first
 
 
-def first_due(battle: Battle, unit_id: str, decision: str) -> DueTest:
+def first_due(battle: BattleView, unit_id: str, decision: str) -> DueTest:
     """The due test a decision settles: the unit's oldest, and it must offer that decision."""
     first = next((due for due in battle.due if due.unit == unit_id), None)
     if first is None or decision not in first.decisions:

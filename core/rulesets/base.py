@@ -39,6 +39,7 @@ from morale.events.types import (
 from .. import installed
 from ..apply import Decided
 from ..machine import StateGraph
+from ..reactions import Rulebook
 from ..outcomes import (
     Cleared,
     DueAmended,
@@ -51,10 +52,11 @@ from ..outcomes import (
 )
 from ..rules import CLAUSES, Declared, Refusal, declared, fact_kinds
 from ..state import Battle, DueTest, Point, Unit
+from ..view import BattleView, UnitView
 
 
 def leadership_result(
-    unit: Unit,
+    unit: UnitView,
     due: DueTest,
     dice: tuple[int, ...],
     target: int,
@@ -103,6 +105,9 @@ class Ruleset:
     game_systems: str = ""
     phases: tuple[str, ...] = ()
     graph: StateGraph
+    # The game's clauses that act (reactions) and its checks (`core/reactions.py`); None: a game
+    # whose rules are still the hooks below.
+    rulebook: Rulebook | None = None
     unit_types: Mapping[str, object] = {}
     special_rules: Mapping[str, str] = {}  # name -> rule ID that gives it effect
     facts: Mapping[str, str] = {}  # fact -> rule ID that reads it
@@ -232,7 +237,7 @@ class Ruleset:
         """What the ruleset notes about a unit as it joins (Unit.notes); {}: nothing yet."""
         return {}
 
-    def param(self, battle: Battle, key: str) -> FactValue:
+    def param(self, battle: BattleView, key: str) -> FactValue:
         return battle.house_rules.get(key, self.parameters[key])
 
     def check_unit(self, battle: Battle, event: UnitJoined) -> None:
@@ -504,7 +509,7 @@ class Ruleset:
             ends=until,
         )
 
-    def end_of_player_turn(self, battle: Battle, side: str, *, next_turn: bool = False) -> Point:
+    def end_of_player_turn(self, battle: BattleView, side: str, *, next_turn: bool = False) -> Point:
         """The point at which `side`'s current (or next) player turn ends."""
         last = len(self.phases) - 1
         side_index = battle.sides.index(side)
@@ -514,7 +519,7 @@ class Ruleset:
             return (turn + 1 if own_turn_now_or_past else turn, side_index, last)
         return (turn, side_index, last)
 
-    def describe_point(self, battle: Battle, point: Point) -> str:
+    def describe_point(self, battle: BattleView, point: Point) -> str:
         turn, side_index, phase_index = point
         return f"end of the {self.phases[phase_index]} phase ({battle.sides[side_index]}, turn {turn})"
 

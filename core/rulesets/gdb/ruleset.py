@@ -28,6 +28,7 @@ from ...apply import Decided
 from ...outcomes import DueAmended, Remembered, TestNotTaken, TestResolved
 from ...rules import Refusal, clause
 from ...state import Battle, DueTest, Point, Unit
+from ...view import BattleView
 from ..base import Ruleset, TableSpec
 from .book import BattleBook, Charge, UnitBook, battle_book, book, remember, remember_battle
 from .brigade import brigade_modifiers, lead_unit, resolve_brigade_test
@@ -181,7 +182,7 @@ class Gdb(Ruleset):
     def first_notes(self, unit: Unit) -> dict[str, object]:
         return {"gdb": UnitBook()}
 
-    def describe_point(self, battle: Battle, point: Point) -> str:
+    def describe_point(self, battle: BattleView, point: Point) -> str:
         turn, _, phase_index = point
         return f"end of the {self.phases[phase_index]} phase of turn {turn}"
 

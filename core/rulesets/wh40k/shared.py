@@ -7,10 +7,12 @@ from __future__ import annotations
 from typing import Any
 
 from ...apply import Decided
+from ...engine import restrict
 from ...machine import StateGraph
 from ...outcomes import Modifier, RestrictionApplied, Scheduled, TestResolved
 from ...rules import DESTROYED, Refusal
 from ...state import Battle, DueTest, Point, Unit
+from ...view import BattleView, UnitView
 from ..base import Ruleset, leadership_result
 
 # -- the state graph ----------------------------------------------------------------------------
@@ -48,13 +50,13 @@ def state_graph(*rows: Row) -> StateGraph:
 
 
 # -- the Leadership test -------------------------------------------------------------------------
-def modified_ld(unit: Unit, modifiers: tuple[Modifier, ...]) -> int:
+def modified_ld(unit: UnitView, modifiers: tuple[Modifier, ...]) -> int:
     """The unit's Leadership plus its modifiers, but for those a special rule ignores (Stubborn)."""
     return (unit.ld or 0) + sum(m.value for m in modifiers if not m.ignored_by)
 
 
 def against_leadership(
-    unit: Unit,
+    unit: UnitView,
     due: DueTest,
     dice: tuple[int, ...],
     *,
@@ -70,7 +72,7 @@ def against_leadership(
 
 
 # -- the Assault phase ---------------------------------------------------------------------------
-def check_in_assault_phase(battle: Battle, charger: Unit | None = None) -> None:
+def check_in_assault_phase(battle: BattleView, charger: UnitView | None = None) -> None:
     """Close combats are resolved in an Assault phase; a unit charges only in its own side's."""
     in_assault = battle.phase_open and battle.phase == "assault"
     if charger is None and not in_assault:
@@ -112,17 +114,30 @@ class FortyK(Ruleset):
         yield from self.fall_back_move_due(battle, unit, caused_by)
 
     def end_of_this_turn(self, battle: Battle, unit: Unit) -> Point:
-        """The end of the player turn in progress (the unit's own, before the first turn)."""
-        return self.end_of_player_turn(battle, battle.active_side or unit.side)
+        return end_of_this_turn(battle, unit)
 
-    @staticmethod
-    def steady_again(unit: Unit, at: Point, rule: str, caused_by: tuple[int, ...]) -> Scheduled:
-        """A unit that has just Regrouped is steady again at `at`, the end of this player turn (end_regroup)."""
-        return Scheduled(unit=unit.id, rule=rule, caused_by=caused_by, move="end_regroup", when=at)
+    steady_again = staticmethod(lambda unit, at, rule, caused_by: steady_again(unit, at, rule, caused_by))
 
     def until_end_of_next_turn(
         self, battle: Battle, unit: Unit, restriction: str, rule: str, caused_by: tuple[int, ...]
     ) -> RestrictionApplied:
-        """A failed Pinning test: the unit is held (Gone to Ground, pinned) until the end of its own next turn."""
-        until = self.end_of_player_turn(battle, unit.side, next_turn=True)
-        return self.restrict(battle, unit, restriction, rule, until, caused_by)
+        return until_end_of_next_turn(battle, unit, restriction, rule, caused_by)
+
+
+# -- what both editions say alike, as their reactions read it --------------------------------------
+def end_of_this_turn(battle: BattleView, unit: UnitView) -> Point:
+    """The end of the player turn in progress (the unit's own, before the first turn)."""
+    return battle.ruleset.end_of_player_turn(battle, battle.active_side or unit.side)
+
+
+def steady_again(unit: UnitView, at: Point, rule: str, caused_by: tuple[int, ...]) -> Scheduled:
+    """A unit that has just Regrouped is steady again at `at`, the end of this player turn (end_regroup)."""
+    return Scheduled(unit=unit.id, rule=rule, caused_by=caused_by, move="end_regroup", when=at)
+
+
+def until_end_of_next_turn(
+    battle: BattleView, unit: UnitView, restriction: str, rule: str, caused_by: tuple[int, ...]
+) -> RestrictionApplied:
+    """A failed Pinning test: the unit is held (Gone to Ground, pinned) until the end of its own next turn."""
+    until = battle.ruleset.end_of_player_turn(battle, unit.side, next_turn=True)
+    return restrict(battle, unit, restriction, rule, until, caused_by)
