@@ -94,7 +94,11 @@ _FOLDS: dict[type[Event], Callable[[Battle, Any, int], None]] = {}
 # What a game written as hooks (not yet as reactions) makes of each type of event, after its own
 # facts: event type -> hooks(battle, event, seq) -> what the rules decide of it.
 _HOOKS: dict[type[Event], Callable[[Battle, Any, int], Decided]] = {}
-_NONE: Callable[[Battle, Any, int], Decided] = lambda battle, event, seq: ()
+
+
+def _no_hooks(battle: Battle, event: Event, seq: int) -> Decided:
+    return ()
+
 
 # A game's reactions with the engine's, built once a ruleset; None: a game written as hooks.
 _REACTIONS: dict[int, Reactions | None] = {}
@@ -205,6 +209,7 @@ def _no_facts(battle: Battle, event: Event, seq: int) -> None:
     return None
 
 
+_kind: type[Event]
 for _kind in (
     CombatResolved,
     ChargeDeclared,
@@ -314,7 +319,7 @@ def _ruling_hook(battle: Battle, event: RefereeRuled, seq: int) -> Decided:
 
 
 for _kind in (UnitJoined, DiceRevealed, SeedCommitted, SeedRevealed, EntryConfirmed, EntryDisputed, DisputeResolved):
-    _HOOKS[_kind] = _NONE
+    _HOOKS[_kind] = _no_hooks
 every_event_type(_HOOKS, "hook", skip=(BattleStarted, EventRetracted))
 
 

@@ -39,7 +39,6 @@ from morale.events.types import (
 from .. import installed
 from ..apply import Decided
 from ..machine import StateGraph
-from ..reactions import Rulebook
 from ..outcomes import (
     Cleared,
     DueAmended,
@@ -50,6 +49,7 @@ from ..outcomes import (
     TestNotTaken,
     TestResolved,
 )
+from ..reactions import Rulebook
 from ..rules import CLAUSES, Declared, Refusal, declared, fact_kinds
 from ..state import Battle, DueTest, Point, Unit
 from ..view import BattleView, UnitView

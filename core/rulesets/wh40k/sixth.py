@@ -103,6 +103,10 @@ def charged_while_falling_back(due: DueTest) -> bool:
     return due.rule in (on_charge.id, destroyed_in_multiple_charge.id)
 
 
+def in_a_multiple_charge(due: DueTest) -> bool:
+    return due.rule == destroyed_in_multiple_charge.id
+
+
 # -- tests --------------------------------------------------------------------------------------
 @clause("wh40k6.special.stubborn", special_rule="stubborn")
 def stubborn(unit: UnitView) -> bool:
@@ -447,7 +451,7 @@ def regroup_when_charged(battle: BattleView, settled: Settled) -> Outcomes:
     phrase="is caught while Falling Back and removed as casualties; the chargers go on as if it was never there",
     reacts_to=Settled,
     test="regroup",
-    when=lambda battle, settled: failed(battle, settled) and settled.due.rule == destroyed_in_multiple_charge.id,
+    when=lambda battle, settled: failed(battle, settled) and in_a_multiple_charge(settled.due),
 )
 def destroyed_in_multiple_charge(battle: BattleView, settled: Settled) -> Outcomes:
     """A target of a multiple charge that fails is destroyed at once; the chargers go on as if
@@ -652,7 +656,7 @@ class Wh40k6(FortyK):
         unit = battle.units[due.unit]
         return modified_ld(unit, apply_modifiers(unit, due.modifiers))
 
-    def implied_restrictions(self, unit: UnitView) -> list[tuple[str, str]]:  # type: ignore[override]
+    def implied_restrictions(self, unit: UnitView) -> list[tuple[str, str]]:
         if unit.state != "falling_back":
             return []
         return [
