@@ -189,8 +189,14 @@ def _profile(battle: Battle, changed: ProfileChanged) -> None:
 # What a rule reports and the battle keeps no trace of: a test's result, a move, a marker, a combat
 # joined or left (its consequences are outcomes of their own).
 # A test called for and a result that stands are triggers: the battle changes by what answers them.
-for _reported_only in (TestResolved, Moved, MarkerPlaced, EngagementChanged, TestCalled, Settled):
+CHANGES_NOTHING = (TestResolved, Moved, MarkerPlaced, EngagementChanged, TestCalled, Settled)
+for _reported_only in CHANGES_NOTHING:
     _APPLY[_reported_only] = lambda battle, outcome: None
+# The changes by outcome type, without those that change nothing: the reaction walk looks each
+# outcome up here and calls nothing for a result, a move or a test called for.
+CHANGES: dict[type[Outcome], Callable[[Battle, Any], None]] = {
+    kind: change for kind, change in _APPLY.items() if kind not in CHANGES_NOTHING
+}
 
 # The kinds of outcome that are part of the explanation (`Outcome.reported`), as a set: looked up once
 # per outcome of every event replayed.

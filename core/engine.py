@@ -13,6 +13,8 @@ The helpers at the end are how a game's rules say the usual things: call for a t
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import msgspec
 
 from morale.events.types import CasualtiesSuffered, DiceRolled, FactValue, PhaseEnded, PlayerDecided, RefereeRuled
@@ -41,6 +43,9 @@ from .referee import due_test, first_due
 from .rules import declare
 from .state import DueTest, Point
 from .view import BattleView, UnitView
+
+if TYPE_CHECKING:
+    from .rulesets.base import Ruleset
 
 ENGINE = Rulebook("engine")
 
@@ -114,7 +119,11 @@ def not_again(battle: BattleView, call: TestCalled) -> Outcomes:
     return [TestNotTaken(unit=call.unit, rule=limit, caused_by=call.caused_by, test=call.test, trigger=call.rule)]
 
 
-ENGINE.react(DUE, TestCalled, not_again, when=taken_already, stage=FIRST)
+def limits_a_test(ruleset: Ruleset) -> bool:
+    return bool(ruleset.once_per_phase)
+
+
+ENGINE.react(DUE, TestCalled, not_again, when=taken_already, stage=FIRST, needed=limits_a_test)
 
 
 def falls_due(battle: BattleView, call: TestCalled) -> Outcomes:
@@ -175,7 +184,7 @@ def settled_at_once(battle: BattleView, settled: Settled) -> bool:
     )
 
 
-ENGINE.react(DUE, Settled, marks_the_test_taken, when=settled_at_once, stage=FIRST)
+ENGINE.react(DUE, Settled, marks_the_test_taken, when=settled_at_once, stage=FIRST, needed=limits_a_test)
 
 
 def limited(battle: BattleView, call: TestCalled) -> bool:
@@ -239,7 +248,10 @@ ENGINE.react(rules.RULING, RefereeRuled, ruled, stage=FIRST)
 # -- what carries over a phase's end --------------------------------------------------------------
 def carries_over(battle: BattleView, event: PhaseEnded) -> bool:
     # Most units carry nothing over a phase's end, and at most phase ends none does.
-    return any(unit.pending or unit.restrictions for unit in battle.living.values())
+    for unit in battle.living.values():
+        if unit.pending or unit.restrictions:
+            return True
+    return False
 
 
 def carry_over(battle: BattleView, event: PhaseEnded) -> Outcomes:

@@ -40,7 +40,7 @@ from . import order, rules
 from .apply import Decided, carry_out
 from .engine import ENGINE
 from .outcomes import Caused, Cleared, Outcome, RestrictionLifted, TestNotTaken, TestResolved, Unscheduled
-from .reactions import Reactions, walk
+from .reactions import Reactions, Walked, react
 from .referee import due_test, first_due
 from .rules import every_event_type, filed_under
 from .rulesets import Ruleset, lookup
@@ -56,9 +56,16 @@ def evolve(battle: Battle | None, event: AnyEvent, seq: int) -> tuple[Battle, Ca
     # One fold an event type, found by the event's exact type: a `match` on the union would test the
     # classes one by one on every event (bench/README.md has the figure).
     _FOLDS[type(event)](battle, event, seq)
-    reactions = reactions_of(battle.ruleset)
-    if reactions is not None:
-        caused: list[Outcome] | tuple[()] = walk(battle, event, reactions)
+    by_kind = _WALKED.get(battle.ruleset)
+    if by_kind is None:
+        by_kind = walked_by(battle.ruleset)
+    caused: list[Outcome] | tuple[()]
+    if by_kind is not _HOOKED:
+        if type(event) in by_kind:
+            caused = []
+            react(battle, event, by_kind, caused, 0)
+        else:  # an event no rule reacts to (a unit joins, a seed is committed)
+            caused = ()
     else:  # a game still written as hooks
         decided = _HOOKS[type(event)](battle, event, seq)
         # Most events decide nothing: their fold hands back an empty tuple, and nothing is carried out.
@@ -101,17 +108,21 @@ def _no_hooks(battle: Battle, event: Event, seq: int) -> Decided:
 
 
 # A game's reactions with the engine's, built once a ruleset; None: a game written as hooks.
-_REACTIONS: dict[int, Reactions | None] = {}
+_WALKED: dict[Ruleset, dict[type[Any], Walked]] = {}
+_HOOKED: dict[type[Any], Walked] = {}  # what `walked_by` gives a game whose rules are still hooks
 
 
 def reactions_of(ruleset: Ruleset) -> Reactions | None:
     """The reactions a battle of `ruleset` walks (the engine's and its own), or None for a game
     whose rules are still hooks of its `Ruleset` class."""
-    key = id(ruleset)
-    if key not in _REACTIONS:
-        book = ruleset.rulebook
-        _REACTIONS[key] = None if book is None else Reactions([ENGINE, book])
-    return _REACTIONS[key]
+    book = ruleset.rulebook
+    return None if book is None else Reactions([ENGINE, book], ruleset)
+
+
+def walked_by(ruleset: Ruleset) -> dict[type[Any], Walked]:
+    reactions = reactions_of(ruleset)
+    walked = _WALKED[ruleset] = _HOOKED if reactions is None else reactions.by_kind
+    return walked
 
 
 @filed_under(_FOLDS, UnitJoined)

@@ -29,9 +29,9 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
-from morale.events.types import Event, PlayerDecided, TableFactRecorded
+from morale.events.types import Event, PhaseEnded, PhaseStarted, PlayerDecided, TableFactRecorded
 
-from .apply import apply
+from .apply import CHANGES
 from .outcomes import Chosen, Outcome
 from .rules import Answer, Clause, clause
 from .view import BattleView
@@ -51,7 +51,14 @@ FIRST, GAME, LAST = 0, 1, 2
 # The field of a trigger a reaction may name instead of a predicate: the fact a table fact states,
 # the decision a player takes; any other trigger that names a test (a test called, rolled, settled),
 # the test. A clause that answers a fact or a decision reacts to those of its name alone.
-KEY_FIELDS: dict[type[Any], str] = {TableFactRecorded: "fact", PlayerDecided: "decision", Chosen: "decision"}
+# A clock event, the phase it starts or ends.
+KEY_FIELDS: dict[type[Any], str] = {
+    TableFactRecorded: "fact",
+    PlayerDecided: "decision",
+    Chosen: "decision",
+    PhaseStarted: "phase",
+    PhaseEnded: "phase",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +72,9 @@ class Reaction(Generic[T]):
     when: Callable[[BattleView, T], bool] | None = None
     key: tuple[str, ...] | None = None
     stage: int = GAME
+    # Whether a game can need the reaction at all (the engine's limit of a test to once a phase, for
+    # a game that limits none): asked once, as a game's reactions are gathered, never in the walk.
+    needed: Callable[[Any], bool] | None = None
 
 
 class RunawayCascade(RuntimeError):
@@ -97,14 +107,16 @@ class Rulebook:
         reacts_to: type[Any],
         when: Callable[[BattleView, Any], bool] | None = None,
         test: str | tuple[str, ...] | None = None,
+        phase: str | tuple[str, ...] | None = None,
         stage: int = GAME,
         **answers: Answer,
     ) -> Callable[[Callable[[BattleView, Any], Outcomes]], Clause[[BattleView, Any], Outcomes]]:
         """Declare a clause (`rules.clause`) that reacts to `reacts_to`. A fact or decision it
         answers (`fact=`, `decision=`, `free_decision=`) is what the trigger must carry, as `test=`
-        names the test; `when` is any other condition."""
+        names the test and `phase=` the phase a clock event starts or ends; `when` is any other
+        condition."""
 
-        key = _key_of(reacts_to, test, answers)
+        key = _key_of(reacts_to, test, phase, answers)
 
         def register(
             fn: Callable[[BattleView, Any], Outcomes],
@@ -123,14 +135,17 @@ class Rulebook:
         *,
         when: Callable[[BattleView, Any], bool] | None = None,
         test: str | tuple[str, ...] | None = None,
+        phase: str | tuple[str, ...] | None = None,
         fact: str | None = None,
         decision: str | None = None,
         stage: int = GAME,
+        needed: Callable[[Any], bool] | None = None,
     ) -> None:
         """File a reaction for a clause declared elsewhere (a data row, or one clause read by two
-        triggers)."""
-        key = _key_of(reacts_to, test, {"fact": fact} if fact else {"decision": decision} if decision else {})
-        self.reactions.append(Reaction(rule_id, reacts_to, does, when, key, stage))
+        triggers). `needed(ruleset)` false: a game of that ruleset never walks it."""
+        named = {"fact": fact} if fact else {"decision": decision} if decision else {}
+        key = _key_of(reacts_to, test, phase, named)
+        self.reactions.append(Reaction(rule_id, reacts_to, does, when, key, stage, needed))
 
     def check(self, *kinds: type[Event], first: bool = False) -> Callable[[F], F]:
         """Declare a check of events of `kinds`: it reads the battle and the proposed event and
@@ -146,84 +161,106 @@ class Rulebook:
 
 
 def _key_of(
-    reacts_to: type[Any], test: str | tuple[str, ...] | None, answers: dict[str, Answer]
+    reacts_to: type[Any],
+    test: str | tuple[str, ...] | None,
+    phase: str | tuple[str, ...] | None,
+    answers: dict[str, Answer],
 ) -> tuple[str, ...] | None:
-    """The names a reaction is filed under: the test it names, or the fact or decision its clause
-    answers where the trigger carries one."""
+    """The names a reaction is filed under: the test or phase it names, or the fact or decision its
+    clause answers where the trigger carries one."""
     keyed_by = KEY_FIELDS.get(reacts_to, "test")
-    if test is not None:
-        if keyed_by != "test":
-            raise TypeError(f"a reaction to {reacts_to.__name__} names its {keyed_by}, not a test")
-        named: Answer | None = test
+    named: Answer | None = None
+    for name, given in (("test", test), ("phase", phase)):
+        if given is not None:
+            if keyed_by != name:
+                raise TypeError(f"a reaction to {reacts_to.__name__} names its {keyed_by}, not a {name}")
+            named = given
+    if named is not None:
+        pass
     elif keyed_by == "fact":
         named = answers.get("fact")
     elif keyed_by == "decision":
         named = answers.get("decision") or answers.get("free_decision")
-    else:
-        named = None
     if named is None:
         return None
     return (named,) if isinstance(named, str) else tuple(named)
 
 
+# What the walk reads for one trigger type: the field naming its test, fact or decision ("" where no
+# reaction names one), the reactions for each name (with the unnamed ones, in order), the unnamed
+# ones alone, and whether the first that holds answers it. Each reaction as (when, does, rule).
+Walked = tuple[str, dict[str, list[tuple[Any, Any, str]]], list[tuple[Any, Any, str]], bool]
+
+
 class Reactions:
     """Every reaction a battle of one game walks, by trigger type, in order: the engine's and the
-    game's together. Built once a ruleset (`Ruleset.reactions`)."""
+    game's together. Built once a ruleset (`core/fold.py`)."""
 
-    def __init__(self, books: Iterable[Rulebook]) -> None:
-        every = [r for book in books for r in book.reactions]
-        ordered = sorted(every, key=lambda r: r.stage)  # stable: the declaration order within a stage
-        self._any: dict[type[Any], list[Reaction[Any]]] = {}
-        self._keys: dict[type[Any], dict[str, list[Reaction[Any]]]] = {}
-        for reaction in ordered:
-            self._any.setdefault(reaction.to, [])
-            self._keys.setdefault(reaction.to, {})
-        for kind in self._any:
-            mine = [r for r in ordered if r.to is kind]
+    def __init__(self, books: Iterable[Rulebook], ruleset: Any = None) -> None:
+        # Without a ruleset (a test of the walk itself), every reaction is gathered.
+        every = [
+            r for book in books for r in book.reactions if r.needed is None or ruleset is None or r.needed(ruleset)
+        ]
+        self.ordered = sorted(every, key=lambda r: r.stage)  # stable: the declaration order within a stage
+        # One lookup a trigger: the walk asks it for every outcome of every event replayed.
+        self.by_kind: dict[type[Any], Walked] = {}
+        for kind in dict.fromkeys(r.to for r in self.ordered):
+            mine = [r for r in self.ordered if r.to is kind]
             names = {name for r in mine if r.key for name in r.key}
-            self._any[kind] = [r for r in mine if r.key is None]
-            self._keys[kind] = {name: [r for r in mine if r.key is None or name in r.key] for name in names}
-        self.once = {kind for kind in self._any if getattr(kind, "answered_once", False)}
-        self._field = {kind: KEY_FIELDS.get(kind, "test") for kind in self._any}
+            keyed = {name: [_step(r) for r in mine if r.key is None or name in r.key] for name in names}
+            field = KEY_FIELDS.get(kind, "test") if keyed else ""
+            unnamed = [_step(r) for r in mine if r.key is None]
+            self.by_kind[kind] = (field, keyed, unnamed, getattr(kind, "answered_once", False))
 
-    def to(self, trigger: object) -> list[Reaction[Any]] | None:
-        """The reactions to `trigger`, in order (None: none reacts to its type)."""
-        kind = type(trigger)
-        every = self._any.get(kind)
-        if every is None:
-            return None
-        keyed = self._keys[kind]
-        if keyed:
-            found = keyed.get(getattr(trigger, self._field[kind]))
-            if found is not None:
-                return found
-        return every
+    def to(self, trigger: object) -> list[str]:
+        """The rule IDs of the reactions to `trigger`, in the order they are asked."""
+        walked = self.by_kind.get(type(trigger))
+        if walked is None:
+            return []
+        field, keyed, unnamed, _ = walked
+        steps = keyed.get(getattr(trigger, field), unnamed) if field else unnamed
+        return [rule for _, _, rule in steps]
+
+
+def _step(reaction: Reaction[Any]) -> tuple[Any, Any, str]:
+    return (reaction.when, reaction.does, reaction.rule)
 
 
 def walk(battle: Any, trigger: object, reactions: Reactions) -> list[Outcome]:
     """Walk the reactions to `trigger` (an event whose own facts are written) and to every outcome
     they decide, applying each; return the outcomes that are part of the explanation."""
     reported: list[Outcome] = []
-    _react(battle, trigger, reactions, reported, [])
+    if type(trigger) in reactions.by_kind:
+        react(battle, trigger, reactions.by_kind, reported, 0)
     return reported
 
 
-def _react(battle: Any, trigger: object, reactions: Reactions, reported: list[Outcome], chain: list[str]) -> None:
-    found = reactions.to(trigger)
-    if not found:
-        return
-    once = type(trigger) in reactions.once
-    for reaction in found:
-        if reaction.when is not None and not reaction.when(battle, trigger):
+def react(
+    battle: Any,
+    trigger: object,
+    by_kind: dict[type[Any], Walked],
+    reported: list[Outcome],
+    depth: int,
+    changes: dict[type[Outcome], Callable[[Any, Any], None]] = CHANGES,
+) -> None:
+    """`walk`'s step: the reactions to one trigger whose type some reaction is declared on."""
+    field, keyed, unnamed, once = by_kind[type(trigger)]
+    for when, does, rule in keyed.get(getattr(trigger, field), unnamed) if field else unnamed:
+        if when is not None and not when(battle, trigger):
             continue
-        chain.append(reaction.rule)
-        if len(chain) > DEPTH:
-            raise RunawayCascade(chain)
-        for outcome in reaction.does(battle, trigger):
-            apply(battle, outcome)
-            if outcome.reported:
-                reported.append(outcome)
-            _react(battle, outcome, reactions, reported, chain)
-        chain.pop()
+        try:
+            for outcome in does(battle, trigger):
+                kind = type(outcome)
+                change = changes.get(kind)
+                if change is not None:
+                    change(battle, outcome)
+                if kind.reported:
+                    reported.append(outcome)
+                if kind in by_kind:  # most outcomes have no reaction of their own
+                    if depth == DEPTH:
+                        raise RunawayCascade([])
+                    react(battle, outcome, by_kind, reported, depth + 1)
+        except RunawayCascade as runaway:  # named on the way out: the rules that fed it, outermost first
+            raise RunawayCascade([rule, *runaway.chain]) from None
         if once:
             return

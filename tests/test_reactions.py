@@ -19,6 +19,15 @@ from morale.core.rulesets.wh40k import WH40K6
 from morale.events.types import ChargeDeclared, PhaseEnded, TableFactRecorded
 
 
+def limit_pinning(monkeypatch) -> None:
+    """Pinning limited to once a phase, as a game may limit a test: the engine's reactions for such
+    a limit are gathered afresh (a game that limits none never walks them)."""
+    from morale.core import fold
+
+    monkeypatch.setitem(WH40K6.once_per_phase, "pinning", "wh40k6.pinning.test")
+    monkeypatch.setattr(fold, "_WALKED", {})
+
+
 def pinned_by(table: Table, unit_id: str) -> list[out.Outcome]:
     return list(table.record(TableFactRecorded(unit=unit_id, fact="hit_by_pinning_weapon", value=True)))
 
@@ -43,7 +52,7 @@ def test_engine_due_a_test_the_rules_settle_at_once_never_falls_due():
 def test_engine_due_a_test_limited_to_once_a_phase_is_not_taken_twice_there(monkeypatch):
     """With Pinning limited to once a phase (as a game may limit a test), a second Pinning hit in the
     phase brings no second test, citing the limit; in the next phase the unit tests again."""
-    monkeypatch.setitem(WH40K6.once_per_phase, "pinning", "wh40k6.pinning.test")
+    limit_pinning(monkeypatch)
     table = Table(unit("marines", ld=8), unit("boyz", "orks"))
     table.go_to(1, "orks", "shooting")
     pinned_by(table, "marines")
@@ -59,7 +68,7 @@ def test_engine_due_a_test_limited_to_once_a_phase_is_not_taken_twice_there(monk
 
 def test_engine_due_a_test_limited_to_once_a_phase_counts_as_taken_when_the_rules_settle_it(monkeypatch):
     """A Falling Back unit passes Pinning tests automatically: that pass is its one test of the phase."""
-    monkeypatch.setitem(WH40K6.once_per_phase, "pinning", "wh40k6.pinning.test")
+    limit_pinning(monkeypatch)
     table = Table(unit("marines", ld=8), unit("boyz", "orks"))
     shot_up(table, "marines", 3)
     table.roll("marines", "morale", 6, 6)

@@ -214,14 +214,14 @@ def cannot_charge_while_falling_back(unit: UnitView) -> bool:
 
 # -- when a test is taken ------------------------------------------------------------------------
 @RULES.clause(
-    "wh40k6.trigger.casualties", reacts_to=PhaseEnded, when=lambda battle, ended: bool(battle.hit_this_phase())
+    "wh40k6.trigger.casualties",
+    reacts_to=PhaseEnded,
+    phase=("movement", "shooting"),
 )
 def heavy_casualties(battle: BattleView, ended: PhaseEnded) -> Outcomes:
     """25% or more of the models it had when a Movement or Shooting phase began, lost in that phase:
     a Morale test at the end of the phase."""
     threshold = int(battle.ruleset.param(battle, "casualty_threshold_percent"))
-    if battle.phase not in ("movement", "shooting"):
-        return []
     return [
         call(unit.id, "morale", heavy_casualties.id, tuple(unit.phase_losses))
         for unit in battle.hit_this_phase()
@@ -262,7 +262,7 @@ def combat_lost(battle: BattleView, event: CombatResolved) -> Outcomes:
     "wh40k6.regroup.when",
     decision="decline_regroup",
     reacts_to=PhaseStarted,
-    when=lambda battle, started: started.phase == "movement",
+    phase="movement",
 )
 def regroup_tests_due(battle: BattleView, started: PhaseStarted) -> Outcomes:
     """In its own Movement phase, before any model moves, a Falling Back unit may test to Regroup."""
