@@ -247,8 +247,9 @@ ENGINE.react(rules.RULING, RefereeRuled, ruled, stage=FIRST)
 
 # -- what carries over a phase's end --------------------------------------------------------------
 def carries_over(battle: BattleView, event: PhaseEnded) -> bool:
-    # Most units carry nothing over a phase's end, and at most phase ends none does.
-    for unit in battle.living.values():
+    # Most units carry nothing over a phase's end, and at most phase ends none does. A loop, not
+    # any() over a generator: this is asked at every phase's end of every battle replayed.
+    for unit in battle.living.values():  # noqa: SIM110
         if unit.pending or unit.restrictions:
             return True
     return False

@@ -143,7 +143,7 @@ class Rulebook:
     ) -> None:
         """File a reaction for a clause declared elsewhere (a data row, or one clause read by two
         triggers). `needed(ruleset)` false: a game of that ruleset never walks it."""
-        named = {"fact": fact} if fact else {"decision": decision} if decision else {}
+        named: dict[str, Answer] = {"fact": fact} if fact else {"decision": decision} if decision else {}
         key = _key_of(reacts_to, test, phase, named)
         self.reactions.append(Reaction(rule_id, reacts_to, does, when, key, stage, needed))
 
