@@ -15,7 +15,7 @@ from msgspec.structs import replace
 
 from morale.events.types import ChargeDeclared, CombatResolved, PhaseEnded, PhaseStarted, TableFactRecorded, UnitJoined
 
-from ...engine import automatically, call, due_of, not_taken, remove, resolved
+from ...engine import automatically, call, due_of, not_taken, remove, resolved, restrict
 from ...outcomes import (
     Chosen,
     Modifier,
@@ -288,9 +288,7 @@ def regrouped_restrictions(battle: BattleView, unit: UnitView, caused_by: tuple[
     end = end_of_this_turn(battle, unit)
     decided: list[Outcome] = [steady_again(unit, end, regrouped_restrictions.id, caused_by)]
     if not knows_no_fear(unit):
-        decided.append(
-            battle.ruleset.restrict(battle, unit, "regrouped_this_turn", regrouped_restrictions.id, end, caused_by)  # type: ignore[arg-type]
-        )
+        decided.append(restrict(battle, unit, "regrouped_this_turn", regrouped_restrictions.id, end, caused_by))
     return decided
 
 
