@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from morale_wh40k10 import WH40K10
-from morale_wh40k10.ruleset import below_half_models, below_half_wounds
+from morale_wh40k10.ruleset import battle_shock_step, below_half_models, below_half_wounds
 from typer.testing import CliRunner
 
 from morale.app.cli import app
@@ -29,7 +29,7 @@ PACKAGE = Path(str(resources.files("morale_wh40k10")))
 EXAMPLE = PACKAGE / "example"
 BATTLE = "mortis-plateau"
 REPO = Path(__file__).resolve().parents[3]
-STEP = WH40K10.battle_shock_step.id
+STEP = battle_shock_step.id
 BY_MODELS, BY_WOUNDS = below_half_models.id, below_half_wounds.id
 
 # What every game owes the engine, checked by morale's conformance kit (`pytest -m morale_conformance`).

@@ -1,8 +1,12 @@
 """Warhammer 40,000 10th edition: Battle-shock (`wh40k10_clauses.toml`).
 
-Tables first, then one function per clause, each declared under the rule ID it carries out; the
-tables of facts, decisions and phrases are built from those declarations. A Battle-shocked unit is
-the engine's `wavering` state, which `state_names` words as the game does.
+Tables first, then the clauses in the rulebook's order. A clause that acts is a reaction, declared
+with what it reacts to (`RULES.clause(..., reacts_to=...)`): the engine walks them for each event and
+for each outcome they decide, beside its own (`morale.core.engine`). A clause that only says what is
+true of a unit (Below Half-strength) or what a roll gives (the test) is a plain function the
+reactions and the class's queries call. The tables of facts, decisions and phrases are built from
+the declarations. A Battle-shocked unit is the engine's `wavering` state, which `state_names` words
+as the game does.
 """
 
 from __future__ import annotations
@@ -14,13 +18,15 @@ import msgspec
 from msgspec import Meta
 from msgspec.structs import replace
 
-from morale.core.apply import Decided
+from morale.core.engine import call, resolved
 from morale.core.machine import StateGraph
-from morale.core.outcomes import Marked, Modifier, Remembered, TestResolved
+from morale.core.outcomes import Marked, Modifier, Remembered, Rolled, Settled, TestResolved
+from morale.core.reactions import Outcomes, Rulebook
 from morale.core.rules import DESTROYED, Refusal, clause, declare
 from morale.core.rulesets.base import Ruleset
 from morale.core.state import Battle, DueTest, Unit
-from morale.events.types import FactValue, PlayerDecided, TableFactRecorded, UnitChanged, UnitJoined
+from morale.core.view import BattleView, UnitView
+from morale.events.types import FactValue, PhaseStarted, PlayerDecided, TableFactRecorded, UnitChanged, UnitJoined
 
 # -- tables -------------------------------------------------------------------------------------
 # A player turn: each side plays all five phases in its own turn.
@@ -77,21 +83,24 @@ class Bravery:
     used_by: tuple[str, ...] = ()
 
 
+RULES = Rulebook("wh40k10")
+
+
 # -- Below Half-strength -------------------------------------------------------------------------
 @clause("wh40k10.below_half.models")
-def below_half_models(unit: Unit) -> bool:
+def below_half_models(unit: UnitView) -> bool:
     """Fewer than half of its starting models left."""
     return unit.models * 2 < unit.starting_models
 
 
 @clause("wh40k10.below_half.wounds")
-def below_half_wounds(unit: Unit) -> bool:
+def below_half_wounds(unit: UnitView) -> bool:
     """A unit of one model: fewer than half of its Wounds characteristic left."""
     left = unit.profile.get("wounds_left")
     return left is not None and int(left) * 2 < int(unit.profile.get("wounds") or 1)
 
 
-def below_half_strength(unit: Unit) -> bool:
+def below_half_strength(unit: UnitView) -> bool:
     """A unit of one model by its wounds, any other by its models."""
     return below_half_wounds(unit) if unit.starting_models == 1 else below_half_models(unit)
 
@@ -104,8 +113,9 @@ def modified_total(dice: tuple[int, ...], modifiers: tuple[Modifier, ...]) -> in
 
 
 @clause("wh40k10.test.roll")
-def battle_shock_result(unit: Unit, due: DueTest, dice: tuple[int, ...]) -> TestResolved:
-    """2D6 (modified) against Leadership: equal or higher passes, lower fails."""
+def battle_shock_result(unit: UnitView, due: DueTest, dice: tuple[int, ...]) -> TestResolved:
+    """2D6 (modified) against Leadership: equal or higher passes, lower fails. Changes nothing: the
+    dice's reaction below and the odds (`Wh40k10.result_of`) both read it."""
     total, ld = modified_total(dice, due.modifiers), unit.ld or 0
     passed = total >= ld
     return TestResolved(
@@ -122,6 +132,99 @@ def battle_shock_result(unit: Unit, due: DueTest, dice: tuple[int, ...]) -> Test
     )
 
 
+def rolls_battle_shock(battle: BattleView, rolled: Rolled) -> Outcomes:
+    """The dice of a Battle-shock test: its result, which its consequences react to (both cite the
+    causes of the test and the roll)."""
+    caused_by = (*rolled.due.caused_by, *rolled.caused_by)
+    result = battle_shock_result(battle.units[rolled.unit], rolled.due, rolled.dice)
+    return resolved(rolled.due, replace(result, caused_by=caused_by), caused_by)
+
+
+RULES.react(battle_shock_result.id, Rolled, rolls_battle_shock, test="battle_shock")
+
+
+# -- the Command phase: first the Battle-shock of the last turn ends, then the step tests --------
+def in_the_command_phase(battle: BattleView, started: PhaseStarted) -> bool:
+    return started.phase == "command"
+
+
+@RULES.clause(
+    "wh40k10.shocked.recover",
+    phrase="is no longer battle-shocked",
+    reacts_to=PhaseStarted,
+    when=in_the_command_phase,
+)
+def recovers(battle: BattleView, started: PhaseStarted) -> Outcomes:
+    """At the start of its player's Command phase a Battle-shocked unit is so no longer."""
+    return [
+        battle.ruleset.graph.move(unit, "recover", (battle.seq,))
+        for unit in battle.living.values()
+        if unit.side == battle.active_side and unit.state == SHOCKED
+    ]
+
+
+@RULES.clause("wh40k10.step.battle_shock", reacts_to=PhaseStarted, when=in_the_command_phase)
+def battle_shock_step(battle: BattleView, started: PhaseStarted) -> Outcomes:
+    """Each of the active player's units Below Half-strength takes a Battle-shock test."""
+    return [
+        call(unit.id, "battle_shock", battle_shock_step.id, (battle.seq,))
+        for unit in battle.living.values()
+        if unit.side == battle.active_side and below_half_strength(unit)
+    ]
+
+
+# -- tests other rules call for --------------------------------------------------------------------
+@RULES.clause("wh40k10.test.other_rules", fact={"battle_shock_test_required": "number"}, reacts_to=TableFactRecorded)
+def told_to_test(battle: BattleView, event: TableFactRecorded) -> Outcomes:
+    """A weapon, ability or Stratagem calls for a test now, with its modifier (the fact's value)."""
+    value = int(event.value)
+    reason = MODIFIER_REASON.format(value=value)
+    modifiers = (Modifier(rule=modified_total.id, value=value, reason=reason),) if value else ()
+    return [call(event.unit, "battle_shock", told_to_test.id, (battle.seq,), modifiers=modifiers)]
+
+
+# -- a failed test ---------------------------------------------------------------------------------
+def failed(battle: BattleView, settled: Settled) -> bool:
+    return not settled.result.passed
+
+
+@RULES.clause("wh40k10.shocked.fail", phrase="is battle-shocked", reacts_to=Settled, test="battle_shock", when=failed)
+def fails(battle: BattleView, settled: Settled) -> Outcomes:
+    """A failed test: Battle-shocked until the start of its player's next Command phase (or, already
+    so, it stays)."""
+    return [battle.ruleset.graph.move(battle.units[settled.unit], "fail_battle_shock", settled.caused_by)]
+
+
+# -- Insane Bravery --------------------------------------------------------------------------------
+@RULES.clause(
+    "wh40k10.insane_bravery",
+    free_decision="use_insane_bravery",
+    phrase="shrugs off the Battle-shock with Insane Bravery",
+    reacts_to=PlayerDecided,
+)
+def insane_bravery(battle: BattleView, event: PlayerDecided) -> Outcomes:
+    """Once per battle, just after a failed test of the Battle-shock step: passed after all."""
+    unit = battle.units[event.unit]
+    used = (*battle.bookkeeping.used_by, unit.side)
+    return [
+        Remembered(unit="", rule=insane_bravery.id, caused_by=(battle.seq,), book="battle", changes={"used_by": used}),
+        battle.ruleset.graph.move(unit, "insane_bravery", (battle.seq,)),
+    ]
+
+
+def failed_in_the_step(battle: BattleView, settled: Settled) -> bool:
+    return failed(battle, settled) and settled.due.rule == battle_shock_step.id
+
+
+def may_use_insane_bravery(battle: BattleView, settled: Settled) -> Outcomes:
+    """A test of the Battle-shock step failed (`fails` has made the unit Battle-shocked): until the
+    next phase starts, its player may still use Insane Bravery on it."""
+    return [Marked(unit=settled.unit, rule=insane_bravery.id, caused_by=settled.caused_by, mark=FAILED_IN_STEP)]
+
+
+RULES.react(insane_bravery.id, Settled, may_use_insane_bravery, test="battle_shock", when=failed_in_the_step)
+
+
 # -- what a Battle-shocked unit cannot do (the board shows them; the table plays them) ------------
 NO_OBJECTIVE_CONTROL = declare("wh40k10.shocked.objective_control")
 NO_STRATAGEMS = declare("wh40k10.shocked.stratagems")
@@ -136,6 +239,52 @@ SHOCKED_CANNOT = (
 )
 
 
+# -- what the rules refuse -------------------------------------------------------------------------
+@RULES.check(UnitJoined)
+def unit_has_leadership_and_wounds(battle: BattleView, event: UnitJoined) -> None:
+    if event.ld is None or not 2 <= event.ld <= 12:
+        raise Refusal("a 10th edition unit needs its Leadership, 2 to 12 (ld 6 for 6+)", field="ld")
+    check_wounds(battle.ruleset.read_profile(event.profile), event.models, "profile.wounds_left")
+
+
+@RULES.check(UnitChanged)
+def wounds_left_stay_within_the_units(battle: BattleView, event: UnitChanged) -> None:
+    unit = battle.units[event.unit]
+    check_wounds(battle.ruleset.read_profile({**unit.profile, **event.changes}), unit.starting_models, "changes")
+
+
+def check_wounds(profile: dict[str, Any], starting_models: int, field: str) -> None:
+    left = profile["wounds_left"]
+    if left is None:
+        return
+    if starting_models != 1:
+        raise Refusal("wounds_left is read for a unit of a single model only", rule=below_half_wounds.id)
+    if left > profile["wounds"]:
+        raise Refusal(f"wounds_left is {left}, more than the unit's {profile['wounds']} wounds", field=field)
+
+
+@RULES.check(TableFactRecorded)
+def fact_allowed(battle: BattleView, event: TableFactRecorded) -> None:
+    if type(event.value) is not int or not -6 <= event.value <= 6:
+        raise Refusal(
+            f"{event.fact} is recorded with the test's modifier, a whole number from -6 to 6 (0: none)",
+            field="value",
+        )
+    if not battle.phase_open:
+        raise Refusal("a rule calls for a Battle-shock test during a phase", rule=told_to_test.id)
+
+
+@RULES.check(PlayerDecided)
+def insane_bravery_allowed(battle: BattleView, event: PlayerDecided) -> None:
+    if battle.ruleset.free_decisions.get(event.decision) != insane_bravery.id:
+        return  # the engine has refused any other decision already: no due test offers one
+    unit = battle.units[event.unit]
+    if not battle.phase_open or unit.state != SHOCKED or FAILED_IN_STEP not in unit.phase_marks:
+        raise Refusal(f"{unit.id} has failed no Battle-shock test in this Battle-shock step", rule=insane_bravery.id)
+    if unit.side in battle.bookkeeping.used_by:
+        raise Refusal(f"{unit.side} has already used Insane Bravery in this battle", rule=insane_bravery.id)
+
+
 class Wh40k10(Ruleset):
     id = "wh40k10"
     version = "1"
@@ -147,32 +296,17 @@ class Wh40k10(Ruleset):
     profile_type = Profile
     changeable = frozenset({"wounds_left"})
     state_names = STATE_NAMES
-    # No hook walks a unit out of play: each reads the units in play alone.
+    rulebook = RULES
+    # No reaction reads a unit out of play: each reads the units in play alone.
     settles_units_out_of_play = True
 
+    # -- what the views ask: the battle's memory, odds, the unit's card, the board's restrictions ---
     def battle_bookkeeping(self) -> Bravery:
         return Bravery()
 
-    # -- set-up -------------------------------------------------------------------------------------
-    def check_unit(self, battle: Battle, event: UnitJoined) -> None:
-        super().check_unit(battle, event)
-        if event.ld is None or not 2 <= event.ld <= 12:
-            raise Refusal("a 10th edition unit needs its Leadership, 2 to 12 (ld 6 for 6+)", field="ld")
-        self.check_wounds(self.read_profile(event.profile), event.models, "profile.wounds_left")
-
-    def check_unit_change(self, battle: Battle, unit: Unit, event: UnitChanged) -> None:
-        super().check_unit_change(battle, unit, event)
-        self.check_wounds(self.read_profile({**unit.profile, **event.changes}), unit.starting_models, "changes")
-
-    @staticmethod
-    def check_wounds(profile: dict[str, Any], starting_models: int, field: str) -> None:
-        left = profile["wounds_left"]
-        if left is None:
-            return
-        if starting_models != 1:
-            raise Refusal("wounds_left is read for a unit of a single model only", rule=below_half_wounds.id)
-        if left > profile["wounds"]:
-            raise Refusal(f"wounds_left is {left}, more than the unit's {profile['wounds']} wounds", field=field)
+    def result_of(self, battle: Battle, due: DueTest, dice: tuple[int, ...]) -> tuple[str, bool] | None:
+        passed = battle_shock_result(battle.units[due.unit], due, dice).passed
+        return ("pass", True) if passed else ("fail", False)
 
     def profile_values(self, unit: Unit) -> dict[str, FactValue]:
         """The Wounds of a lone model (a card of a unit of several shows none: the rules read its models)."""
@@ -181,96 +315,6 @@ class Wh40k10(Ruleset):
     def describe_profile(self, unit: Unit) -> str:
         left = unit.profile.get("wounds_left")
         return "" if left is None else SINGLE_MODEL.format(left=left, wounds=unit.profile.get("wounds"))
-
-    # -- the Command phase ------------------------------------------------------------------------
-    def on_phase_started(self, battle: Battle, seq: int) -> Decided:
-        if battle.phase != "command":
-            return ()
-        return self.command_phase(battle, seq)
-
-    def command_phase(self, battle: Battle, seq: int) -> Decided:
-        """First the Battle-shock of the last turn ends, then the Battle-shock step tests."""
-        yield from self.recovers(battle, seq)
-        yield from self.battle_shock_step(battle, seq)
-
-    @clause("wh40k10.shocked.recover", phrase="is no longer battle-shocked")
-    def recovers(self, battle: Battle, seq: int) -> Decided:
-        """At the start of its player's Command phase a Battle-shocked unit is so no longer."""
-        for unit in [u for u in battle.living.values() if u.side == battle.active_side and u.state == SHOCKED]:
-            yield self.graph.move(unit, "recover", (seq,))
-
-    @clause("wh40k10.step.battle_shock")
-    def battle_shock_step(self, battle: Battle, seq: int) -> Decided:
-        """Each of the active player's units Below Half-strength takes a Battle-shock test."""
-        for unit in [u for u in battle.living.values() if u.side == battle.active_side and below_half_strength(u)]:
-            yield from self.require(battle, unit, "battle_shock", self.battle_shock_step.id, (seq,))
-
-    # -- tests other rules call for --------------------------------------------------------------
-    def check_fact(self, battle: Battle, event: TableFactRecorded) -> None:
-        if type(event.value) is not int or not -6 <= event.value <= 6:
-            raise Refusal(
-                f"{event.fact} is recorded with the test's modifier, a whole number from -6 to 6 (0: none)",
-                field="value",
-            )
-        if not battle.phase_open:
-            raise Refusal("a rule calls for a Battle-shock test during a phase", rule=self.told_to_test.id)
-
-    @clause("wh40k10.test.other_rules", fact={"battle_shock_test_required": "number"})
-    def told_to_test(self, battle: Battle, event: TableFactRecorded, seq: int) -> Decided:
-        """A weapon, ability or Stratagem calls for a test now, with its modifier (the fact's value)."""
-        value = int(event.value)
-        reason = MODIFIER_REASON.format(value=value)
-        modifiers = (Modifier(rule=modified_total.id, value=value, reason=reason),) if value else ()
-        return self.require(
-            battle, battle.units[event.unit], "battle_shock", self.told_to_test.id, (seq,), modifiers=modifiers
-        )
-
-    # -- dice -------------------------------------------------------------------------------------
-    def resolve(self, battle: Battle, due: DueTest, dice: tuple[int, ...], seq: int) -> Decided:
-        caused_by = (*due.caused_by, seq)
-        result = replace(battle_shock_result(battle.units[due.unit], due, dice), caused_by=caused_by)
-        yield result
-        yield from self.consequences(battle, due, result, caused_by)
-
-    def consequences(self, battle: Battle, due: DueTest, result: TestResolved, caused_by: tuple[int, ...]) -> Decided:
-        return () if result.passed else self.fails(battle, battle.units[due.unit], due, caused_by)
-
-    @clause("wh40k10.shocked.fail", phrase="is battle-shocked")
-    def fails(self, battle: Battle, unit: Unit, due: DueTest, caused_by: tuple[int, ...]) -> Decided:
-        """A failed test: Battle-shocked until the start of its player's next Command phase (or, already
-        so, it stays). Failed in the Battle-shock step, Insane Bravery may still save it."""
-        yield self.graph.move(unit, "fail_battle_shock", caused_by)
-        if due.rule == self.battle_shock_step.id:
-            yield Marked(unit=unit.id, rule=self.insane_bravery.id, caused_by=caused_by, mark=FAILED_IN_STEP)
-
-    def result_of(self, battle: Battle, due: DueTest, dice: tuple[int, ...]) -> tuple[str, bool] | None:
-        passed = battle_shock_result(battle.units[due.unit], due, dice).passed
-        return ("pass", True) if passed else ("fail", False)
-
-    # -- Insane Bravery ---------------------------------------------------------------------------
-    def check_free_decision(self, battle: Battle, unit: Unit, event: PlayerDecided) -> None:
-        if not battle.phase_open or unit.state != SHOCKED or FAILED_IN_STEP not in unit.phase_marks:
-            raise Refusal(
-                f"{unit.id} has failed no Battle-shock test in this Battle-shock step", rule=self.insane_bravery.id
-            )
-        if unit.side in battle.bookkeeping.used_by:
-            raise Refusal(f"{unit.side} has already used Insane Bravery in this battle", rule=self.insane_bravery.id)
-
-    def on_free_decision(self, battle: Battle, unit: Unit, event: PlayerDecided, seq: int) -> Decided:
-        return self.insane_bravery(battle, unit, seq)
-
-    @clause(
-        "wh40k10.insane_bravery",
-        free_decision="use_insane_bravery",
-        phrase="shrugs off the Battle-shock with Insane Bravery",
-    )
-    def insane_bravery(self, battle: Battle, unit: Unit, seq: int) -> Decided:
-        """Once per battle, just after a failed test of the Battle-shock step: passed after all."""
-        used = (*battle.bookkeeping.used_by, unit.side)
-        yield Remembered(
-            unit="", rule=self.insane_bravery.id, caused_by=(seq,), book="battle", changes={"used_by": used}
-        )
-        yield self.graph.move(unit, "insane_bravery", (seq,))
 
     def implied_restrictions(self, unit: Unit) -> list[tuple[str, str]]:
         return list(SHOCKED_CANNOT) if unit.state == SHOCKED else []
