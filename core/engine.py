@@ -129,6 +129,10 @@ ENGINE.react(DUE, TestCalled, not_again, when=taken_already, stage=FIRST, needed
 def falls_due(battle: BattleView, call: TestCalled) -> Outcomes:
     """No rule settles the test at once: it is due, and waits for its dice or a decision. A test
     limited to once a phase marks the unit as having taken it."""
+    if call.test not in battle.ruleset.tests:  # a rules bug: nothing could ever roll for it
+        raise ValueError(
+            f"{call.rule} makes a {call.test!r} test due but {battle.ruleset.id} does not name it in Ruleset.tests"
+        )
     due = due_of(call)
     decided: list[Outcome] = []
     if limited(battle, call):

@@ -176,3 +176,16 @@ def test_a_reaction_named_for_a_test_hears_that_test_alone_and_a_call_is_answere
 def test_a_reaction_to_a_test_of_another_trigger_type_is_refused_as_it_is_declared():
     with pytest.raises(TypeError, match="names its fact, not a test"):
         Rulebook("wrong").react("wh40k6.pinning.test", TableFactRecorded, lambda b, e: [], test="pinning")
+
+
+def test_engine_due_a_test_the_game_does_not_name_is_a_rules_bug_and_never_falls_due():
+    from morale.core.engine import call
+
+    book = Rulebook("typo")
+    book.react(
+        "wh40k6.pinning.test", PhaseEnded, lambda battle, ended: [call("marines", "moral", "wh40k6.pinning.test", (1,))]
+    )
+    table = Table(unit("marines"), unit("boyz", "orks"))
+    with pytest.raises(ValueError, match="'moral' test due but wh40k6 does not name it"):
+        walk(table.battle, PhaseEnded(turn=1, side="imperium", phase="movement"), Reactions([ENGINE, book], WH40K6))
+    assert table.due() == []
