@@ -11,6 +11,7 @@ multiple-combat clauses are in `combat.py`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import cast
 
 from msgspec.structs import replace
@@ -731,7 +732,7 @@ RULES.react(flee_move.id, TableFactRecorded, flees_off_table, fact="fled_off_tab
 # -- the dice of a Leadership test --------------------------------------------------------------
 def target_of(battle: BattleView, due: DueTest) -> int | None:
     """The Leadership a Panic, Break or Rally test's dice must not exceed."""
-    if due.test not in ("panic", "break", "rally"):
+    if due.test not in JUDGES:  # the flee roll is a move
         return None
     unit = battle.units[due.unit]
     if due.test == "rally" and rallies_only_on_double_one(unit, threshold(battle, "rally_threshold_percent")):
@@ -739,13 +740,8 @@ def target_of(battle: BattleView, due: DueTest) -> int | None:
     return (unit.ld or 0) + sum(m.value for m in due.modifiers if not m.ignored_by)
 
 
-def evaluate(battle: BattleView, unit: UnitView, due: DueTest, dice: tuple[int, ...]) -> TestResolved:
-    """A Panic, Break or Rally test's result for these dice; changes nothing."""
-    target = target_of(battle, due) or 0
-    if due.test == "panic":
-        return panic_test(unit, due, dice, target)
-    if due.test == "break":
-        return break_test(unit, due, dice, target)
+def rally_result(battle: BattleView, unit: UnitView, due: DueTest, dice: tuple[int, ...], target: int) -> TestResolved:
+    """`rally_tests_due`: an Ld test; with 25% or less of its starting models only a double 1 (`target_of`)."""
     result = leadership_result(unit, due, dice, target, rule=rally_tests_due.id)
     if rallies_only_on_double_one(unit, threshold(battle, "rally_threshold_percent")):
         left = f"{unit.models} of {unit.starting_models} models left"
@@ -753,23 +749,37 @@ def evaluate(battle: BattleView, unit: UnitView, due: DueTest, dice: tuple[int, 
     return result
 
 
-def rolls_leadership(battle: BattleView, rolled: Rolled) -> Outcomes:
-    """The dice of a Panic, Break or Rally test: its result, which its consequences react to; a
-    failure the Battle Standard lets the unit re-roll is re-rolled first (`hold_your_ground`)."""
-    unit, due = battle.units[rolled.unit], rolled.due
-    caused_by = (*due.caused_by, *rolled.caused_by)
-    result = replace(evaluate(battle, unit, due, rolled.dice), caused_by=caused_by)
-    if not result.passed and not due.reroll and hold_your_ground(battle, unit):
-        detail = "; ".join(filter(None, [result.detail, "Hold Your Ground: the Battle Standard is near, re-roll"]))
-        again = call(unit.id, due.test, due.rule, caused_by, modifiers=due.modifiers, reroll=hold_your_ground.id)
-        return [replace(result, detail=detail), again]
-    # Its consequences cite the test's causes and the roll, as the result does.
-    return resolved(due, result, caused_by)
+# How a Leadership test's dice are judged against its target: (battle, unit, due, dice, target) -> result.
+Judge = Callable[[BattleView, UnitView, DueTest, tuple[int, ...], int], TestResolved]
 
 
-RULES.react(panic_test.id, Rolled, rolls_leadership, test="panic")
-RULES.react(break_test.id, Rolled, rolls_leadership, test="break")
-RULES.react(rally_tests_due.id, Rolled, rolls_leadership, test="rally")
+def rolled_against(judge: Judge) -> Callable[[BattleView, Rolled], Outcomes]:
+    """The reaction to the dice of a Leadership test that `judge` decides."""
+
+    def rolls(battle: BattleView, rolled: Rolled) -> Outcomes:
+        """Its result, which its consequences react to; a failure the Battle Standard lets the unit
+        re-roll is re-rolled first (`hold_your_ground`)."""
+        unit, due = battle.units[rolled.unit], rolled.due
+        caused_by = (*due.caused_by, *rolled.caused_by)
+        result = replace(judge(battle, unit, due, rolled.dice, target_of(battle, due) or 0), caused_by=caused_by)
+        if not result.passed and not due.reroll and hold_your_ground(battle, unit):
+            detail = "; ".join(filter(None, [result.detail, "Hold Your Ground: the Battle Standard is near, re-roll"]))
+            again = call(unit.id, due.test, due.rule, caused_by, modifiers=due.modifiers, reroll=hold_your_ground.id)
+            return [replace(result, detail=detail), again]
+        # Its consequences cite the test's causes and the roll, as the result does.
+        return resolved(due, result, caused_by)
+
+    return rolls
+
+
+# Each Leadership test, the clause that decides it and how its dice are judged.
+JUDGES: dict[str, tuple[str, Judge]] = {
+    "panic": (panic_test.id, lambda battle, unit, due, dice, target: panic_test(unit, due, dice, target)),
+    "break": (break_test.id, lambda battle, unit, due, dice, target: break_test(unit, due, dice, target)),
+    "rally": (rally_tests_due.id, rally_result),
+}
+for _test, (_rule, _judge) in JUDGES.items():
+    RULES.react(_rule, Rolled, rolled_against(_judge), test=_test)
 
 
 # -- a failed Panic or Break test --------------------------------------------------------------
@@ -815,13 +825,14 @@ class Wfb8(Ruleset):
         return target_of(battle, due)
 
     def result_of(self, battle: Battle, due: DueTest, dice: tuple[int, ...]) -> tuple[str, bool] | None:
-        """Panic, Break and Rally tests pass or fail as `evaluate` decides them (Insane Courage and the
+        """Panic, Break and Rally tests pass or fail as their dice are judged (Insane Courage and the
         double 1 to rally included); a failure the Battle Standard lets the unit re-roll is a re-roll.
         A flee move neither passes nor fails: no odds."""
-        if due.test not in ("panic", "break", "rally"):
+        if due.test not in JUDGES:
             return None
         unit = battle.units[due.unit]
-        if evaluate(battle, unit, due, dice).passed:
+        judge = JUDGES[due.test][1]
+        if judge(battle, unit, due, dice, target_of(battle, due) or 0).passed:
             return ("pass", True)
         if not due.reroll and hold_your_ground(battle, unit):
             return ("re-roll", False)
