@@ -1,12 +1,18 @@
 """Warhammer Fantasy Battle 8th edition: Panic, Break tests, fleeing and rallying, multiple combats
 (each clause in its own words in `clauses.toml`).
 
-Tables first, then one function per clause, each declared under the rule ID it carries out; the
-tables of special rules, facts, decisions and phrases are built from those declarations. Who fights
-whom, the scoring of a round and the multiple-combat clauses are in `combat.py`.
+Tables first, then the clauses in the rulebook's order. A clause that acts is a reaction, declared
+with what it reacts to (`RULES.clause(..., reacts_to=...)`, or `RULES.react` for a clause that only
+says what is true of a unit and is read by a reaction too; see core/reactions.py): the engine walks
+them for each event and for each outcome they decide. The tables of special rules, facts, decisions
+and phrases are built from the declarations. Who fights whom, the scoring of a round and the
+multiple-combat clauses are in `combat.py`.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from typing import cast
 
 from msgspec.structs import replace
 
@@ -15,24 +21,32 @@ from morale.events.types import (
     ChargeDeclared,
     CombatResolved,
     FactValue,
+    PhaseEnded,
+    PhaseStarted,
     TableFactRecorded,
     UnitJoined,
 )
 
-from ...apply import Decided
+from ...engine import call, not_taken, remove, resolved, restrict, withdraw
 from ...machine import StateGraph
 from ...outcomes import (
     EngagementChanged,
     Modifier,
     Moved,
     Noted,
+    Outcome,
     RestrictionApplied,
+    Rolled,
     Scheduled,
+    Settled,
+    TestCalled,
     TestNotTaken,
     TestResolved,
 )
+from ...reactions import Outcomes, Rulebook
 from ...rules import DESTROYED, TEST_FIRST, Refusal, clause, declare
-from ...state import Battle, DueTest, Unit
+from ...state import Battle, DueTest
+from ...view import BattleView, UnitView
 from ..base import Ruleset, leadership_result
 from .combat import (
     NO_ENEMY_LEFT,
@@ -57,7 +71,7 @@ PHASES = ("start_of_turn", "movement", "magic", "shooting", "close_combat")
 # ...but it is still the Movement phase for Panic tests and for the strength at the start of the phase.
 PHASE_OF = {"start_of_turn": "movement"}
 
-# Dice for a flee move (`Wfb8.flee_move`), by unit type (2D6 for every type in the digest).
+# Dice for a flee move (`flee_move`), by unit type (2D6 for every type in the digest).
 FLEE_DICE = {
     "infantry": 2,
     "monstrous_infantry": 2,
@@ -100,22 +114,29 @@ STATE_NAMES = {
 
 ALIVE = ["steady", "falling_back", "regrouped"]
 
+RULES = Rulebook("wfb8")
+
 
 # -- Leadership tests -----------------------------------------------------------------------------
 @clause("wfb8.panic.test", phrase="panics and flees")
-def panic_test(unit: Unit, due: DueTest, dice: tuple[int, ...], target: int) -> TestResolved:
+def panic_test(unit: UnitView, due: DueTest, dice: tuple[int, ...], target: int) -> TestResolved:
     """A Panic test is a normal Leadership test: passed, nothing happens; failed, the unit flees."""
     return leadership_result(unit, due, dice, target, rule=panic_test.id)
 
 
+# Why a unit takes no Panic test (`panic_exemption`).
+IN_COMBAT = "in close combat: Break tests govern it there"
+FLEEING = "fleeing"
+
+
 @clause("wfb8.panic.exempt", fact={"in_close_combat": "enemy_or_false"})  # an enemy now in base contact, or false
-def panic_exemption(unit: Unit) -> str:
+def panic_exemption(unit: UnitView) -> str:
     """No Panic test for a unit (1) in close combat, where Break tests govern it, or (2) fleeing. The third
     case, (3) a unit that has already tested this phase, is ONE_PANIC_TEST_A_PHASE. Returns why, or ""."""
     if engaged(unit):
-        return "in close combat: Break tests govern it there"
+        return IN_COMBAT
     if unit.state == "falling_back":
-        return "fleeing"
+        return FLEEING
     return ""
 
 
@@ -130,7 +151,7 @@ def enters_combat(unit_id: str, caused_by: tuple[int, ...]) -> EngagementChanged
 
 
 @clause("wfb8.panic.heavy_casualties")
-def heavy_casualties(unit: Unit, threshold_percent: int) -> bool:
+def heavy_casualties(unit: UnitView, threshold_percent: int) -> bool:
     """25% or more of the models it had at the start of the phase, lost in that phase (21 models: 6)."""
     if not unit.phase_losses or unit.models_at_phase_start == 0:
         return False
@@ -149,13 +170,13 @@ def from_stand_and_shoot(event: CasualtiesSuffered) -> bool:
     return event.cause == STAND_AND_SHOOT
 
 
-def unbreakable(unit: Unit) -> bool:
+def unbreakable(unit: UnitView) -> bool:
     """`break_test`: Unbreakable units never test and never flee (so they take no Panic test either)."""
     return unit.has("unbreakable")
 
 
 @clause("wfb8.break.test", special_rule=("stubborn", "unbreakable"), phrase="breaks and flees")
-def break_test(unit: Unit, due: DueTest, dice: tuple[int, ...], target: int) -> TestResolved:
+def break_test(unit: UnitView, due: DueTest, dice: tuple[int, ...], target: int) -> TestResolved:
     """The loser's Leadership minus the difference in combat result (unmodified when Steadfast);
     a double 1, Insane Courage, always passes. Failed: the unit flees."""
     result = leadership_result(unit, due, dice, target, rule=break_test.id)
@@ -172,8 +193,8 @@ def break_modifier(margin: int, steadfast_because: str) -> Modifier:
     )
 
 
-def rallies_only_on_double_one(unit: Unit, threshold_percent: int) -> bool:
-    """`Wfb8.rally_tests_due`: with 25% or less of its starting models a unit rallies only on a double 1."""
+def rallies_only_on_double_one(unit: UnitView, threshold_percent: int) -> bool:
+    """`rally_tests_due`: with 25% or less of its starting models a unit rallies only on a double 1."""
     return unit.models * 100 <= threshold_percent * unit.starting_models
 
 
@@ -182,7 +203,7 @@ def rallies_only_on_double_one(unit: Unit, threshold_percent: int) -> bool:
     special_rule="battle_standard_bearer",
     fact={"near_battle_standard": "bool"},  # true or false, as measured
 )
-def hold_your_ground(battle: Battle, unit: Unit) -> bool:
+def hold_your_ground(battle: BattleView, unit: UnitView) -> bool:
     """Units within 12 inches of their Battle Standard Bearer re-roll failed Ld tests, unless the bearer flees."""
     bearer = next(
         (u for u in battle.units.values() if u.side == unit.side and u.alive and u.has("battle_standard_bearer")), None
@@ -219,6 +240,568 @@ NOTE_TYPES: dict[str, object] = {
 }
 
 
+def threshold(battle: BattleView, key: str) -> int:
+    return int(battle.ruleset.param(battle, key))
+
+
+def this_phase(battle: BattleView) -> list[int | str | None]:
+    """The rulebook phase in progress, as the `broke_in` note holds it."""
+    return list(battle.ruleset.phase_window(battle))  # type: ignore[arg-type]  # a query: it only reads the clock
+
+
+def passed(battle: BattleView, settled: Settled) -> bool:
+    return settled.result.passed
+
+
+def failed(battle: BattleView, settled: Settled) -> bool:
+    return not settled.result.passed
+
+
+# -- tests a unit does not take ------------------------------------------------------------------
+# A test called for is answered by the first of these that holds, in this order (after the engine's
+# once-a-phase limit, `ONE_PANIC_TEST_A_PHASE`); a test neither answers falls due (`engine.due`).
+def exempt_from_panic(battle: BattleView, called: TestCalled) -> bool:
+    return bool(panic_exemption(battle.units[called.unit]))
+
+
+def takes_no_panic_test(battle: BattleView, called: TestCalled) -> Outcomes:
+    why = panic_exemption(battle.units[called.unit])
+    return [not_taken(called, panic_exemption.id, called.caused_by, why)]
+
+
+RULES.react(panic_exemption.id, TestCalled, takes_no_panic_test, test="panic", when=exempt_from_panic)
+
+
+def never_tests(battle: BattleView, called: TestCalled) -> Outcomes:
+    return [not_taken(called, break_test.id, called.caused_by, "Unbreakable")]
+
+
+RULES.react(
+    break_test.id,
+    TestCalled,
+    never_tests,
+    test=("panic", "break"),
+    when=lambda battle, called: unbreakable(battle.units[called.unit]),
+)
+
+
+# -- what the rules refuse -----------------------------------------------------------------------
+@RULES.check(UnitJoined)
+def unit_needs_its_leadership(battle: BattleView, event: UnitJoined) -> None:
+    if event.ld is None:
+        raise Refusal("a WFB unit needs its Leadership (ld) for Panic, Break and Rally tests", field="ld")
+    if "battle_standard_bearer" in event.special_rules and any(
+        u.side == event.side and u.has("battle_standard_bearer") for u in battle.units.values()
+    ):
+        raise Refusal(f"{event.side} already has its Battle Standard Bearer", rule=hold_your_ground.id)
+
+
+# -- casualties -----------------------------------------------------------------------------------
+@RULES.check(CasualtiesSuffered)
+def stand_and_shoot_aimed_at_a_charger(battle: BattleView, event: CasualtiesSuffered) -> None:
+    unit = battle.units[event.unit]
+    if from_stand_and_shoot(event) and "charging" not in unit.notes:
+        raise Refusal(
+            f"{unit.id} declared no charge this phase: no Stand and Shoot was aimed at it",
+            rule=from_stand_and_shoot.id,
+        )
+
+
+def destroyed_in_its_combat(battle: BattleView, event: CasualtiesSuffered) -> Outcomes:
+    """A unit destroyed (the engine has destroyed it by now) is out of its combat."""
+    return leaves_combat(battle, battle.units[event.unit], (battle.seq,))
+
+
+RULES.react(
+    no_more_foes.id,
+    CasualtiesSuffered,
+    destroyed_in_its_combat,
+    when=lambda battle, event: not battle.units[event.unit].alive,
+)
+
+
+def hit_hard(battle: BattleView, event: CasualtiesSuffered) -> bool:
+    unit = battle.units[event.unit]
+    return unit.alive and battle.phase_open and heavy_casualties(unit, threshold(battle, "panic_threshold_percent"))
+
+
+def panics_at_casualties(battle: BattleView, event: CasualtiesSuffered) -> Outcomes:
+    """Tested immediately after the source of the casualties is resolved (each casualty event)."""
+    unit = battle.units[event.unit]
+    trigger = from_stand_and_shoot.id if from_stand_and_shoot(event) else heavy_casualties.id
+    return [call(unit.id, "panic", trigger, tuple(unit.phase_losses))]
+
+
+RULES.react(heavy_casualties.id, CasualtiesSuffered, panics_at_casualties, when=hit_hard)
+
+
+# -- facts from the table -----------------------------------------------------------------------
+@RULES.check(TableFactRecorded)
+def fact_allowed(battle: BattleView, event: TableFactRecorded) -> None:
+    unit = battle.units[event.unit]
+    if event.fact in ("friend_destroyed_within_6", "friend_broke_within_6", "friend_fled_through"):
+        check_friend(battle, unit, event)
+    elif event.fact == "fled_off_table":
+        if event.value is not True:
+            raise Refusal("fled_off_table is recorded when it happens, with value true", field="value")
+        if unit.state != "falling_back":
+            raise Refusal(f"{unit.id} is not fleeing (it is {unit.state})", rule=flee_move.id)
+    elif event.fact == "near_battle_standard":
+        if not isinstance(event.value, bool):
+            raise Refusal("near_battle_standard is true or false, as measured", field="value")
+    else:
+        check_contact(battle, unit, event.value)
+
+
+def check_friend(battle: BattleView, unit: UnitView, event: TableFactRecorded) -> None:
+    """The friend a Panic cause names: another unit of the side, in the state the cause needs."""
+    friend = battle.units.get(event.value) if isinstance(event.value, str) else None
+    if friend is None or friend is unit or friend.side != unit.side:
+        raise Refusal(f"{event.fact} names another unit of {unit.side} (got {event.value!r})", field="value")
+    cited = battle.ruleset.facts[event.fact]
+    if event.fact == "friend_destroyed_within_6" and not (friend.state == "destroyed" and friend.phase_losses):
+        raise Refusal(f"{friend.id} was not destroyed this phase", rule=cited)
+    if event.fact == "friend_broke_within_6" and friend.notes.get("broke_in") != this_phase(battle):
+        raise Refusal(f"{friend.id} did not break from a combat this phase", rule=cited)
+    if event.fact == "friend_fled_through":
+        if friend.state != "falling_back":
+            raise Refusal(f"{friend.id} is not fleeing", rule=cited)
+        if any(t.test == "flee" for t in battle.due_for(friend.id)):
+            raise Refusal(f"{friend.id} has not made its flee move yet: the test comes after it", rule=cited)
+
+
+def check_contact(battle: BattleView, unit: UnitView, value: object) -> None:
+    """in_close_combat: an enemy now in base contact, or false when the unit is out of its combat."""
+    if value is False:
+        if not engaged(unit):
+            raise Refusal(f"{unit.id} is not in close combat", field="value")
+        return
+    enemy = battle.units.get(value) if isinstance(value, str) else None
+    if enemy is None or enemy.side == unit.side or not enemy.alive:
+        raise Refusal("in_close_combat names an enemy unit now in base contact, or is false", field="value")
+    for fighter in (unit, enemy):
+        if fighter.state == "falling_back":
+            raise Refusal(f"{fighter.id} is fleeing and fights no one", rule=flee_move.id)
+
+
+def contact_stated(battle: BattleView, event: TableFactRecorded) -> Outcomes:
+    """in_close_combat: the unit is now in base contact with the enemy named, or out of its combat."""
+    unit = battle.units[event.unit]
+    if event.value is False:
+        return out_of_combat(battle, unit, (battle.seq,))
+    return locked_in_combat(battle, unit, battle.units[str(event.value)], (battle.seq,))
+
+
+RULES.react(panic_exemption.id, TableFactRecorded, contact_stated, fact="in_close_combat")
+
+
+def notes_the_standard(battle: BattleView, event: TableFactRecorded) -> Outcomes:
+    """near_battle_standard: whether the unit is within 12 inches of its Battle Standard, as measured."""
+    notes = {"near_battle_standard": event.value}
+    return [Noted(unit=event.unit, rule=hold_your_ground.id, caused_by=(battle.seq,), notes=notes)]
+
+
+RULES.react(hold_your_ground.id, TableFactRecorded, notes_the_standard, fact="near_battle_standard")
+
+
+@RULES.clause("wfb8.panic.friend_destroyed", fact={"friend_destroyed_within_6": "friend"}, reacts_to=TableFactRecorded)
+def friend_destroyed(battle: BattleView, event: TableFactRecorded) -> Outcomes:
+    """A friendly unit destroyed within 6 inches: Panic test."""
+    return [call(event.unit, "panic", friend_destroyed.id, (battle.seq,))]
+
+
+@RULES.clause("wfb8.panic.friend_breaks", fact={"friend_broke_within_6": "friend"}, reacts_to=TableFactRecorded)
+def friend_breaks(battle: BattleView, event: TableFactRecorded) -> Outcomes:
+    """A friendly unit breaking from combat within 6 inches (measured before it flees): Panic test."""
+    return [call(event.unit, "panic", friend_breaks.id, (battle.seq,))]
+
+
+@RULES.clause("wfb8.panic.fled_through", fact={"friend_fled_through": "friend"}, reacts_to=TableFactRecorded)
+def fled_through(battle: BattleView, event: TableFactRecorded) -> Outcomes:
+    """Friends fleeing through the unit: Panic test, after the move."""
+    return [call(event.unit, "panic", fled_through.id, (battle.seq,))]
+
+
+# -- close combat -------------------------------------------------------------------------------
+class Contacts:
+    """Who fights whom as the outcomes a reaction has decided so far leave it. A reaction decides its
+    whole list from the battle as it stands (core/reactions.py); where it brings units into contact
+    one pair after another (every charge that reaches its targets), each pair reads here the foes
+    the earlier pairs gave."""
+
+    def __init__(self) -> None:
+        self.given: dict[str, tuple[str, ...]] = {}
+
+    def engage(
+        self, battle: BattleView, fighter: UnitView, other: UnitView, caused_by: tuple[int, ...]
+    ) -> list[Outcome]:
+        """`fighter` fights `other` as well as its foes: it enters the combat if it was in none, is no
+        longer a unit the engine freed, and a Panic test it still has due lapses (`panic_tests_lapse`)."""
+        first = fighter.id not in self.given
+        now = foes(fighter) if first else self.given[fighter.id]
+        decided: list[Outcome] = []
+        if not now:
+            decided.append(enters_combat(fighter.id, caused_by))
+        decided.append(
+            set_foes(fighter, (*now, other.id), panic_exemption.id, caused_by, was_freed=first and freed(fighter))
+        )
+        self.given[fighter.id] = tuple(sorted({*now, other.id}))
+        if first:  # after that, none of its Panic tests is left due to lapse
+            decided += panic_tests_lapse(battle, fighter, IN_COMBAT, caused_by)
+        return decided
+
+
+def locked_in_combat(
+    battle: BattleView, unit: UnitView, enemy: UnitView, caused_by: tuple[int, ...], contacts: Contacts | None = None
+) -> list[Outcome]:
+    """The unit and the enemy are in base contact: each fights the other."""
+    contacts = Contacts() if contacts is None else contacts
+    return [*contacts.engage(battle, unit, enemy, caused_by), *contacts.engage(battle, enemy, unit, caused_by)]
+
+
+def out_of_combat(battle: BattleView, unit: UnitView, caused_by: tuple[int, ...]) -> list[Outcome]:
+    """in_close_combat false: the unit is out of its combat, and takes Panic tests again."""
+    left = EngagementChanged(unit=unit.id, rule=panic_exemption.id, caused_by=caused_by, engaged=False)
+    return [*leaves_combat(battle, unit, caused_by), left]
+
+
+def panic_tests_lapse(battle: BattleView, unit: UnitView, why: str, caused_by: tuple[int, ...]) -> list[Outcome]:
+    """`panic_exemption` holds when a Panic test would be taken as well as when it falls due: a
+    unit that flees (failing another test first) or is caught in a combat before rolling for a
+    Panic test still due does not take it (`why`: the exemption, as it holds for the unit then)."""
+    return [withdraw(due, panic_exemption.id, caused_by, why) for due in battle.due_for(unit.id) if due.test == "panic"]
+
+
+def leaves_combat(battle: BattleView, unit: UnitView, caused_by: tuple[int, ...]) -> list[Outcome]:
+    """A unit that flees or is gone is out of its combat; a foe with no enemy left there has no more
+    foes (`no_more_foes`): it counts as having won and acts normally."""
+    decided: list[Outcome] = [set_foes(unit, (), no_more_foes.id, caused_by)]
+    for other in battle.units.values():
+        if unit.id in foes(other):
+            left = tuple(f for f in foes(other) if f != unit.id)
+            decided.append(set_foes(other, left, no_more_foes.id, caused_by))
+            if not left:
+                decided += foes_gone(other.id, caused_by)
+    return decided
+
+
+@RULES.check(ChargeDeclared)
+def charge_allowed(battle: BattleView, event: ChargeDeclared) -> None:
+    charger = battle.units[event.charger]
+    if not (battle.phase_open and battle.phase == "movement" and charger.side == battle.active_side):
+        raise Refusal(f"{charger.id} can charge only in its own side's Movement phase", field="charger")
+    if charger.state == "falling_back":
+        raise Refusal(f"{charger.id} is fleeing and can do nothing but flee", rule=flee_move.id)
+    if charger.restricted("rallied_this_turn"):
+        raise Refusal(f"{charger.id} rallied this turn and cannot move", rule=rally_tests_due.id)
+    if engaged(charger):
+        raise Refusal(f"{charger.id} is already in close combat", field="charger")
+
+
+def charge_declared(battle: BattleView, event: ChargeDeclared) -> Outcomes:
+    """The charge is declared now; the chargers reach their targets at the end of the Movement phase,
+    after the targets' reactions (a Stand and Shoot may make the charger flee first)."""
+    return [charging(event.charger, [*event.in_range], (battle.seq,))]
+
+
+RULES.react(panic_exemption.id, ChargeDeclared, charge_declared)
+
+
+def charging(unit_id: str, targets: list[str] | None, caused_by: tuple[int, ...]) -> Noted:
+    """The targets in range of the unit's charge (None: it charges no more), until the charge reaches
+    them (`locked_in_combat`) or the charger flees. A Stand and Shoot (`from_stand_and_shoot`) is aimed
+    only at a charger."""
+    return Noted(unit=unit_id, rule=panic_exemption.id, caused_by=caused_by, notes={"charging": targets})
+
+
+def charges_reach(battle: BattleView, ended: PhaseEnded) -> Outcomes:
+    """The Movement phase is over: each charger that is still there and not fleeing reaches the targets
+    in range that are still there and not fleeing, and they fight."""
+    caused_by, contacts = (battle.seq,), Contacts()
+    decided: list[Outcome] = []
+    for charger in battle.units.values():
+        if "charging" not in charger.notes:
+            continue
+        reached = cast(list[str], charger.notes["charging"])  # unit ids, as `charging` notes them
+        decided.append(charging(charger.id, None, caused_by))
+        if charger.state == "falling_back" or not charger.alive:
+            continue
+        for target_id in reached:
+            target = battle.units[target_id]
+            if target.alive and target.state != "falling_back":
+                decided += locked_in_combat(battle, charger, target, caused_by, contacts)
+    return decided
+
+
+RULES.react(panic_exemption.id, PhaseEnded, charges_reach, when=lambda battle, ended: battle.phase == "movement")
+
+
+def rounds_over(battle: BattleView, ended: PhaseEnded) -> Outcomes:
+    """The Close Combat phase is over: the units the engine freed (`no_more_foes`) are no longer
+    remembered as such, so a later combat report may bring them into a fight again."""
+    forget = {NO_ENEMY_LEFT: None}
+    return [
+        Noted(unit=unit.id, rule=no_more_foes.id, caused_by=(battle.seq,), notes=forget)
+        for unit in battle.units.values()
+        if freed(unit)
+    ]
+
+
+RULES.react(no_more_foes.id, PhaseEnded, rounds_over, when=lambda battle, ended: battle.phase == "close_combat")
+
+
+@RULES.check(CombatResolved)
+def combat_allowed(battle: BattleView, event: CombatResolved) -> None:
+    if not (battle.phase_open and battle.phase == "close_combat"):
+        raise Refusal("close combats are resolved in a Close Combat phase", field="type")
+    for side, enemy in ((event.sides[0], event.sides[1]), (event.sides[1], event.sides[0])):
+        for unit_id in side.units:
+            if battle.units[unit_id].state == "falling_back":
+                raise Refusal(f"{unit_id} is fleeing and can do nothing but flee", rule=flee_move.id)
+            # Who fights whom is the engine's to know: a unit locked with other foes is in their combat.
+            fighting = foes(battle.units[unit_id])
+            if fighting and not set(fighting) & set(enemy.units):
+                raise Refusal(
+                    f"{unit_id} is in close combat with {', '.join(fighting)}, none of whom is in this combat",
+                    field="units",
+                )
+            # ...and one combat is resolved whole: a foe left out would keep fighting a unit that,
+            # by this report, no longer fights it.
+            left_out = [f for f in fighting if f not in enemy.units]
+            if left_out:
+                raise Refusal(
+                    f"{left_out[0]} is in close combat with {unit_id} but is not in this combat report",
+                    field="units",
+                )
+
+
+def combat_resolved(battle: BattleView, event: CombatResolved) -> Outcomes:
+    """The losers of a round take Break tests (a draw: nobody tests), but not those with no enemy
+    left (`no_more_foes`). The round is scored, and who tests decided, from the battle as the round
+    left it: before the report's own changes to who fights whom."""
+    scores = [combat_score(side, battle.units) for side in event.sides]
+    lost = 0 if scores[0] < scores[1] else 1
+    loser, winner = event.sides[lost], event.sides[1 - lost]
+    margin = abs(scores[0] - scores[1])
+    tests = {
+        unit_id: steadfast(battle.units[unit_id], loser, winner, battle.units)
+        for unit_id in loser.units
+        if not no_more_foes(battle.units[unit_id], loser)
+    }
+    caused_by = (battle.seq,)
+    decided = after_the_round(battle, event, caused_by)
+    if scores[0] == scores[1]:
+        return decided
+    for unit_id in loser.units:
+        if unit_id not in tests:
+            decided.append(
+                TestNotTaken(
+                    unit=unit_id, rule=no_more_foes.id, caused_by=caused_by, test="break", trigger=break_test.id
+                )
+            )
+            continue
+        modifier = break_modifier(margin, tests[unit_id])
+        decided.append(call(unit_id, "break", break_test.id, caused_by, modifiers=(modifier,)))
+    return decided
+
+
+RULES.react(break_test.id, CombatResolved, combat_resolved)
+
+
+def after_the_round(battle: BattleView, event: CombatResolved, caused_by: tuple[int, ...]) -> list[Outcome]:
+    """Who still fights whom: the units that left the combat are out of it, the rest face the enemy
+    units still in it. A unit the engine saw lose its last foe this phase (`freed`) stays out, listed
+    in `left_combat` or not: the report cannot give it foes again. (Each unit is given foes once, and
+    what it is given changes nothing another unit's line reads.)"""
+    decided: list[Outcome] = []
+    for side, enemy in ((event.sides[0], event.sides[1]), (event.sides[1], event.sides[0])):
+        enemies = tuple(still_in_combat(enemy, battle.units))
+        out = out_of_the_combat(side, battle.units)
+        for unit_id in side.units:
+            unit = battle.units[unit_id]
+            if freed(unit) and unit_id not in side.left_combat:
+                continue  # out of the combat since its last foe went (`leaves_combat` said so)
+            was_engaged = engaged(unit)
+            decided.append(set_foes(unit, () if unit_id in out else enemies, still_in_combat.id, caused_by))
+            if unit_id in out:
+                decided.append(
+                    EngagementChanged(
+                        unit=unit_id,
+                        rule=still_in_combat.id,
+                        caused_by=caused_by,
+                        engaged=False,
+                        detail="lost base contact: its wounds count, its other bonuses do not",
+                    )
+                )
+            elif not enemies and was_engaged:
+                decided.append(has_no_more_foes(unit_id, caused_by))
+            elif enemies and not was_engaged:
+                decided.append(enters_combat(unit_id, caused_by))
+    return decided
+
+
+# -- rallying -----------------------------------------------------------------------------------
+@RULES.clause(
+    "wfb8.rally.test",
+    phrase={"regrouped": "rallies", "falling_back": "fails to rally and flees again", "steady": "is steady again"},
+    reacts_to=PhaseStarted,
+    when=lambda battle, started: battle.phase == "movement",
+)
+def rally_tests_due(battle: BattleView, started: PhaseStarted) -> Outcomes:
+    """In the Compulsory Moves, each fleeing unit of the side whose turn it is takes an Ld test to
+    rally, but not in the turn it began to flee; with 25% or less of its starting models only a
+    double 1 rallies it. Passed: it rallies (stops and reforms; cannot move or shoot that turn) and is
+    steady from the next turn. Failed: it flees again."""
+    rule, caused_by = rally_tests_due.id, (battle.seq,)
+    decided: list[Outcome] = []
+    for unit in battle.living.values():
+        if unit.side != battle.active_side or unit.state != "falling_back":
+            continue
+        if unit.restricted("fled_this_turn"):
+            decided.append(TestNotTaken(unit=unit.id, rule=rule, caused_by=caused_by, test="rally", trigger=rule))
+        else:
+            decided.append(call(unit.id, "rally", rule, caused_by))
+    return decided
+
+
+def rallies(battle: BattleView, settled: Settled) -> Outcomes:
+    unit, caused_by = battle.units[settled.unit], settled.caused_by
+    end = battle.ruleset.end_of_player_turn(battle, battle.active_side or unit.side)
+    return [
+        Scheduled(unit=unit.id, rule=rally_tests_due.id, caused_by=caused_by, move="end_rally", when=end),
+        battle.ruleset.graph.move(unit, "rally", caused_by),
+        for_this_turn(battle, unit, "rallied_this_turn", caused_by),
+    ]
+
+
+RULES.react(rally_tests_due.id, Settled, rallies, test="rally", when=passed)
+
+
+def flees_again(battle: BattleView, settled: Settled) -> Outcomes:
+    unit, caused_by = battle.units[settled.unit], settled.caused_by
+    return [battle.ruleset.graph.move(unit, "fail_rally", caused_by), flee_move_due(unit, caused_by)]
+
+
+RULES.react(rally_tests_due.id, Settled, flees_again, test="rally", when=failed)
+
+
+def for_this_turn(battle: BattleView, unit: UnitView, name: str, caused_by: tuple[int, ...]) -> RestrictionApplied:
+    """A restriction until the end of this player turn."""
+    end = battle.ruleset.end_of_player_turn(battle, battle.active_side or unit.side)
+    return restrict(battle, unit, name, rally_tests_due.id, end, caused_by)
+
+
+# -- fleeing ------------------------------------------------------------------------------------
+def flees(
+    battle: BattleView, unit: UnitView, trigger: str, caused_by: tuple[int, ...], cite: str = ""
+) -> list[Outcome]:
+    """A failed Panic or Break test: the unit flees at once, out of any combat and any charge it made."""
+    # A Panic test it still has due lapses, for the exemption that holds once it flees: in close
+    # combat still as it starts to flee, or else fleeing.
+    why = panic_exemption(unit) or FLEEING
+    decided: list[Outcome] = [battle.ruleset.graph.move(unit, trigger, caused_by, cite)]
+    decided += panic_tests_lapse(battle, unit, why, caused_by)
+    decided += leaves_combat(battle, unit, caused_by)
+    if "charging" in unit.notes:
+        decided.append(charging(unit.id, None, caused_by))
+    decided.append(for_this_turn(battle, unit, "fled_this_turn", caused_by))
+    decided.append(flee_move_due(unit, caused_by))
+    return decided
+
+
+def flee_move_due(unit: UnitView, caused_by: tuple[int, ...]) -> TestCalled:
+    return call(unit.id, "flee", flee_move.id, caused_by, dice=FLEE_DICE[unit.unit_type])
+
+
+@RULES.clause("wfb8.flee.move", fact="fled_off_table", phrase="flees off the table", reacts_to=Rolled, test="flee")
+def flee_move(battle: BattleView, rolled: Rolled) -> Outcomes:
+    """A fleeing unit moves 2D6 inches directly away; off the table edge it is out of the battle
+    (`fled_off_table`, `flees_off_table`)."""
+    caused_by = (*rolled.due.caused_by, *rolled.caused_by)
+    return [Moved(unit=rolled.unit, rule=flee_move.id, caused_by=caused_by, inches=sum(rolled.dice), dice=rolled.dice)]
+
+
+def flees_off_table(battle: BattleView, event: TableFactRecorded) -> Outcomes:
+    """`flee_move`: a fleeing unit that moves off the table edge is out of the battle."""
+    return remove(battle, battle.units[event.unit], "flee_off_table", (battle.seq,))
+
+
+RULES.react(flee_move.id, TableFactRecorded, flees_off_table, fact="fled_off_table")
+
+
+# -- the dice of a Leadership test --------------------------------------------------------------
+def target_of(battle: BattleView, due: DueTest) -> int | None:
+    """The Leadership a Panic, Break or Rally test's dice must not exceed."""
+    if due.test not in JUDGES:  # the flee roll is a move
+        return None
+    unit = battle.units[due.unit]
+    if due.test == "rally" and rallies_only_on_double_one(unit, threshold(battle, "rally_threshold_percent")):
+        return 2  # 2D6 at most 2: a double 1
+    return (unit.ld or 0) + sum(m.value for m in due.modifiers if not m.ignored_by)
+
+
+def rally_result(battle: BattleView, unit: UnitView, due: DueTest, dice: tuple[int, ...], target: int) -> TestResolved:
+    """`rally_tests_due`: an Ld test; with 25% or less of its starting models only a double 1 (`target_of`)."""
+    result = leadership_result(unit, due, dice, target, rule=rally_tests_due.id)
+    if rallies_only_on_double_one(unit, threshold(battle, "rally_threshold_percent")):
+        left = f"{unit.models} of {unit.starting_models} models left"
+        return replace(result, detail=f"{left}: 25% or less, only a double 1 rallies")
+    return result
+
+
+# How a Leadership test's dice are judged against its target: (battle, unit, due, dice, target) -> result.
+Judge = Callable[[BattleView, UnitView, DueTest, tuple[int, ...], int], TestResolved]
+
+
+def rolled_against(judge: Judge) -> Callable[[BattleView, Rolled], Outcomes]:
+    """The reaction to the dice of a Leadership test that `judge` decides."""
+
+    def rolls(battle: BattleView, rolled: Rolled) -> Outcomes:
+        """Its result, which its consequences react to; a failure the Battle Standard lets the unit
+        re-roll is re-rolled first (`hold_your_ground`)."""
+        unit, due = battle.units[rolled.unit], rolled.due
+        caused_by = (*due.caused_by, *rolled.caused_by)
+        result = replace(judge(battle, unit, due, rolled.dice, target_of(battle, due) or 0), caused_by=caused_by)
+        if not result.passed and not due.reroll and hold_your_ground(battle, unit):
+            detail = "; ".join(filter(None, [result.detail, "Hold Your Ground: the Battle Standard is near, re-roll"]))
+            again = call(unit.id, due.test, due.rule, caused_by, modifiers=due.modifiers, reroll=hold_your_ground.id)
+            return [replace(result, detail=detail), again]
+        # Its consequences cite the test's causes and the roll, as the result does.
+        return resolved(due, result, caused_by)
+
+    return rolls
+
+
+# Each Leadership test, the clause that decides it and how its dice are judged.
+JUDGES: dict[str, tuple[str, Judge]] = {
+    "panic": (panic_test.id, lambda battle, unit, due, dice, target: panic_test(unit, due, dice, target)),
+    "break": (break_test.id, lambda battle, unit, due, dice, target: break_test(unit, due, dice, target)),
+    "rally": (rally_tests_due.id, rally_result),
+}
+for _test, (_rule, _judge) in JUDGES.items():
+    RULES.react(_rule, Rolled, rolled_against(_judge), test=_test)
+
+
+# -- a failed Panic or Break test --------------------------------------------------------------
+def breaks(battle: BattleView, settled: Settled) -> Outcomes:
+    """A failed Break test: the unit flees; noted for `friend_breaks`, as its friends take Panic tests."""
+    unit, caused_by = battle.units[settled.unit], settled.caused_by
+    broke = Noted(unit=unit.id, rule=break_test.id, caused_by=caused_by, notes={"broke_in": this_phase(battle)})
+    return [broke, *flees(battle, unit, "fail_break", caused_by)]
+
+
+RULES.react(break_test.id, Settled, breaks, test="break", when=failed)
+
+
+def panics(battle: BattleView, settled: Settled) -> Outcomes:
+    """A failed Panic test: the unit flees (under a Stand and Shoot, back out of the shooters' range)."""
+    cite = from_stand_and_shoot.id if settled.due.rule == from_stand_and_shoot.id else ""
+    return flees(battle, battle.units[settled.unit], "fail_panic", settled.caused_by, cite)
+
+
+RULES.react(panic_test.id, Settled, panics, test="panic", when=failed)
+
+
 class Wfb8(Ruleset):
     id = "wfb8"
     version = "1"
@@ -235,424 +818,31 @@ class Wfb8(Ruleset):
     tests = TESTS
     casualty_causes = CAUSES
     note_types = NOTE_TYPES
+    rulebook = RULES
 
-    def check_unit(self, battle: Battle, event: UnitJoined) -> None:
-        super().check_unit(battle, event)
-        if event.ld is None:
-            raise Refusal("a WFB unit needs its Leadership (ld) for Panic, Break and Rally tests", field="ld")
-        if "battle_standard_bearer" in event.special_rules and any(
-            u.side == event.side and u.has("battle_standard_bearer") for u in battle.units.values()
-        ):
-            raise Refusal(f"{event.side} already has its Battle Standard Bearer", rule=hold_your_ground.id)
-
-    def _threshold(self, battle: Battle, key: str) -> int:
-        return int(self.param(battle, key))
-
-    # -- which tests a unit takes ------------------------------------------------------------------
-    def on_due(self, battle: Battle, due: DueTest) -> Decided | None:
-        unit = battle.units[due.unit]
-        why = panic_exemption(unit) if due.test == "panic" else ""
-        if why:
-            return [self.not_taken(due, panic_exemption.id, due.caused_by, why)]
-        if due.test in ("panic", "break") and unbreakable(unit):
-            return [self.not_taken(due, break_test.id, due.caused_by, "Unbreakable")]
-        return None
-
-    def panic(self, battle: Battle, unit: Unit, trigger: str, caused_by: tuple[int, ...]) -> Decided:
-        return self.require(battle, unit, "panic", trigger, caused_by)
-
-    # -- casualties ---------------------------------------------------------------------------------
-    def check_casualties(self, battle: Battle, unit: Unit, event: CasualtiesSuffered) -> None:
-        if from_stand_and_shoot(event) and "charging" not in unit.notes:
-            raise Refusal(
-                f"{unit.id} declared no charge this phase: no Stand and Shoot was aimed at it",
-                rule=from_stand_and_shoot.id,
-            )
-
-    def on_casualties(self, battle: Battle, unit: Unit, event: CasualtiesSuffered, seq: int) -> Decided:
-        """Tested immediately after the source of the casualties is resolved (each casualty event)."""
-        if not unit.alive:
-            return self.leaves_combat(battle, unit, (seq,))
-        if not battle.phase_open or not heavy_casualties(unit, self._threshold(battle, "panic_threshold_percent")):
-            return ()
-        trigger = from_stand_and_shoot.id if from_stand_and_shoot(event) else heavy_casualties.id
-        return self.panic(battle, unit, trigger, tuple(unit.phase_losses))
-
-    # -- facts from the table -----------------------------------------------------------------------
-    def check_fact(self, battle: Battle, event: TableFactRecorded) -> None:
-        unit = battle.units[event.unit]
-        if event.fact in ("friend_destroyed_within_6", "friend_broke_within_6", "friend_fled_through"):
-            self._check_friend(battle, unit, event)
-        elif event.fact == "fled_off_table":
-            if event.value is not True:
-                raise Refusal("fled_off_table is recorded when it happens, with value true", field="value")
-            if unit.state != "falling_back":
-                raise Refusal(f"{unit.id} is not fleeing (it is {unit.state})", rule=self.flee_move.id)
-        elif event.fact == "near_battle_standard":
-            if not isinstance(event.value, bool):
-                raise Refusal("near_battle_standard is true or false, as measured", field="value")
-        else:
-            self._check_contact(battle, unit, event.value)
-
-    def _check_friend(self, battle: Battle, unit: Unit, event: TableFactRecorded) -> None:
-        """The friend a Panic cause names: another unit of the side, in the state the cause needs."""
-        friend = battle.units.get(event.value) if isinstance(event.value, str) else None
-        if friend is None or friend is unit or friend.side != unit.side:
-            raise Refusal(f"{event.fact} names another unit of {unit.side} (got {event.value!r})", field="value")
-        cited = self.facts[event.fact]
-        if event.fact == "friend_destroyed_within_6" and not (friend.state == "destroyed" and friend.phase_losses):
-            raise Refusal(f"{friend.id} was not destroyed this phase", rule=cited)
-        if event.fact == "friend_broke_within_6" and friend.notes.get("broke_in") != list(self.phase_window(battle)):
-            raise Refusal(f"{friend.id} did not break from a combat this phase", rule=cited)
-        if event.fact == "friend_fled_through":
-            if friend.state != "falling_back":
-                raise Refusal(f"{friend.id} is not fleeing", rule=cited)
-            if any(t.test == "flee" for t in battle.due_for(friend.id)):
-                raise Refusal(f"{friend.id} has not made its flee move yet: the test comes after it", rule=cited)
-
-    def _check_contact(self, battle: Battle, unit: Unit, value: object) -> None:
-        """in_close_combat: an enemy now in base contact, or false when the unit is out of its combat."""
-        if value is False:
-            if not engaged(unit):
-                raise Refusal(f"{unit.id} is not in close combat", field="value")
-            return
-        enemy = battle.units.get(value) if isinstance(value, str) else None
-        if enemy is None or enemy.side == unit.side or not enemy.alive:
-            raise Refusal("in_close_combat names an enemy unit now in base contact, or is false", field="value")
-        for fighter in (unit, enemy):
-            if fighter.state == "falling_back":
-                raise Refusal(f"{fighter.id} is fleeing and fights no one", rule=self.flee_move.id)
-
-    def on_fact(self, battle: Battle, event: TableFactRecorded, seq: int) -> Decided:
-        # Not every clause that answers a fact reads it as (battle, event, seq): each is sent its way here.
-        unit = battle.units[event.unit]
-        match event.fact:
-            case "friend_destroyed_within_6":
-                return self.friend_destroyed(battle, unit, seq)
-            case "friend_broke_within_6":
-                return self.friend_breaks(battle, unit, seq)
-            case "friend_fled_through":
-                return self.fled_through(battle, unit, seq)
-            case "fled_off_table":
-                return self.flees_off_table(battle, unit, seq)
-            case "near_battle_standard":
-                return [
-                    Noted(
-                        unit=unit.id,
-                        rule=hold_your_ground.id,
-                        caused_by=(seq,),
-                        notes={"near_battle_standard": event.value},
-                    )
-                ]
-        if event.value is False:
-            return self.out_of_combat(battle, unit, (seq,))
-        return self.locked_in_combat(battle, unit, battle.units[str(event.value)], (seq,))
-
-    @clause("wfb8.panic.friend_destroyed", fact={"friend_destroyed_within_6": "friend"})
-    def friend_destroyed(self, battle: Battle, unit: Unit, seq: int) -> Decided:
-        """A friendly unit destroyed within 6 inches: Panic test."""
-        return self.panic(battle, unit, self.friend_destroyed.id, (seq,))
-
-    @clause("wfb8.panic.friend_breaks", fact={"friend_broke_within_6": "friend"})
-    def friend_breaks(self, battle: Battle, unit: Unit, seq: int) -> Decided:
-        """A friendly unit breaking from combat within 6 inches (measured before it flees): Panic test."""
-        return self.panic(battle, unit, self.friend_breaks.id, (seq,))
-
-    @clause("wfb8.panic.fled_through", fact={"friend_fled_through": "friend"})
-    def fled_through(self, battle: Battle, unit: Unit, seq: int) -> Decided:
-        """Friends fleeing through the unit: Panic test, after the move."""
-        return self.panic(battle, unit, self.fled_through.id, (seq,))
-
-    def flees_off_table(self, battle: Battle, unit: Unit, seq: int) -> Decided:
-        """`flee_move`: a fleeing unit that moves off the table edge is out of the battle."""
-        return self.remove(battle, unit, "flee_off_table", (seq,))
-
-    # -- close combat -------------------------------------------------------------------------------
-    def locked_in_combat(self, battle: Battle, unit: Unit, enemy: Unit, caused_by: tuple[int, ...]) -> Decided:
-        for fighter, other in ((unit, enemy), (enemy, unit)):
-            if not engaged(fighter):
-                yield enters_combat(fighter.id, caused_by)
-            yield set_foes(fighter, (*foes(fighter), other.id), panic_exemption.id, caused_by)
-            yield from self.panic_tests_lapse(battle, fighter, caused_by)
-
-    def out_of_combat(self, battle: Battle, unit: Unit, caused_by: tuple[int, ...]) -> Decided:
-        """in_close_combat false: the unit is out of its combat, and takes Panic tests again."""
-        yield from self.leaves_combat(battle, unit, caused_by)
-        yield EngagementChanged(unit=unit.id, rule=panic_exemption.id, caused_by=caused_by, engaged=False)
-
-    def panic_tests_lapse(self, battle: Battle, unit: Unit, caused_by: tuple[int, ...]) -> Decided:
-        """`panic_exemption` holds when a Panic test would be taken as well as when it falls due: a
-        unit that flees (failing another test first) or is caught in a combat before rolling for a
-        Panic test still due does not take it."""
-        for due in battle.due_for(unit.id):
-            if due.test == "panic" and (why := panic_exemption(unit)):
-                yield self.withdraw(due, panic_exemption.id, caused_by, why)
-
-    def leaves_combat(self, battle: Battle, unit: Unit, caused_by: tuple[int, ...]) -> Decided:
-        """A unit that flees or is gone is out of its combat; a foe with no enemy left there has no more
-        foes (`no_more_foes`): it counts as having won and acts normally."""
-        yield set_foes(unit, (), no_more_foes.id, caused_by)
-        for other in battle.units.values():
-            if unit.id in foes(other):
-                yield set_foes(other, tuple(f for f in foes(other) if f != unit.id), no_more_foes.id, caused_by)
-                if not engaged(other):
-                    yield from foes_gone(other.id, caused_by)
-
-    def check_charge(self, battle: Battle, event: ChargeDeclared) -> None:
-        charger = battle.units[event.charger]
-        if not (battle.phase_open and battle.phase == "movement" and charger.side == battle.active_side):
-            raise Refusal(f"{charger.id} can charge only in its own side's Movement phase", field="charger")
-        if charger.state == "falling_back":
-            raise Refusal(f"{charger.id} is fleeing and can do nothing but flee", rule=self.flee_move.id)
-        if charger.restricted("rallied_this_turn"):
-            raise Refusal(f"{charger.id} rallied this turn and cannot move", rule=self.rally_tests_due.id)
-        if engaged(charger):
-            raise Refusal(f"{charger.id} is already in close combat", field="charger")
-
-    def on_charge(self, battle: Battle, event: ChargeDeclared, seq: int) -> Decided:
-        # The charge is declared now; the chargers reach their targets at the end of the Movement phase,
-        # after the targets' reactions (a Stand and Shoot may make the charger flee first).
-        yield self.charging(event.charger, [*event.in_range], (seq,))
-
-    @staticmethod
-    def charging(unit_id: str, targets: list[str] | None, caused_by: tuple[int, ...]) -> Noted:
-        """The targets in range of the unit's charge (None: it charges no more), until the charge reaches
-        them (`locked_in_combat`) or the charger flees. A Stand and Shoot (`from_stand_and_shoot`) is aimed
-        only at a charger."""
-        return Noted(unit=unit_id, rule=panic_exemption.id, caused_by=caused_by, notes={"charging": targets})
-
-    def on_phase_ended(self, battle: Battle, seq: int) -> Decided:
-        if battle.phase == "close_combat":
-            yield from self.rounds_over(battle, seq)
-        if battle.phase != "movement":
-            return
-        for charger in battle.units.values():
-            reached = charger.notes.get("charging", [])
-            if "charging" in charger.notes:
-                yield self.charging(charger.id, None, (seq,))
-            if charger.state == "falling_back" or not charger.alive:
-                continue
-            for target_id in reached:  # type: ignore[attr-defined]  # a list of unit ids, as `charging` notes it
-                target = battle.units[target_id]
-                if target.alive and target.state != "falling_back":
-                    yield from self.locked_in_combat(battle, charger, target, (seq,))
-
-    @staticmethod
-    def rounds_over(battle: Battle, seq: int) -> Decided:
-        """The Close Combat phase is over: the units the engine freed (`no_more_foes`) are no longer
-        remembered as such, so a later combat report may bring them into a fight again."""
-        for unit in battle.units.values():
-            if freed(unit):
-                yield Noted(unit=unit.id, rule=no_more_foes.id, caused_by=(seq,), notes={NO_ENEMY_LEFT: None})
-
-    def check_combat(self, battle: Battle, event: CombatResolved) -> None:
-        if not (battle.phase_open and battle.phase == "close_combat"):
-            raise Refusal("close combats are resolved in a Close Combat phase", field="type")
-        for side, enemy in ((event.sides[0], event.sides[1]), (event.sides[1], event.sides[0])):
-            for unit_id in side.units:
-                if battle.units[unit_id].state == "falling_back":
-                    raise Refusal(f"{unit_id} is fleeing and can do nothing but flee", rule=self.flee_move.id)
-                # Who fights whom is the engine's to know: a unit locked with other foes is in their combat.
-                fighting = foes(battle.units[unit_id])
-                if fighting and not set(fighting) & set(enemy.units):
-                    raise Refusal(
-                        f"{unit_id} is in close combat with {', '.join(fighting)}, none of whom is in this combat",
-                        field="units",
-                    )
-                # ...and one combat is resolved whole: a foe left out would keep fighting a unit that,
-                # by this report, no longer fights it.
-                left_out = [f for f in fighting if f not in enemy.units]
-                if left_out:
-                    raise Refusal(
-                        f"{left_out[0]} is in close combat with {unit_id} but is not in this combat report",
-                        field="units",
-                    )
-
-    def on_combat(self, battle: Battle, event: CombatResolved, seq: int) -> Decided:
-        # The round is scored, and who tests decided, from the battle as the round left it: before the
-        # report's own changes to who fights whom.
-        scores = [combat_score(side, battle.units) for side in event.sides]
-        lost = 0 if scores[0] < scores[1] else 1
-        loser, winner = event.sides[lost], event.sides[1 - lost]
-        margin = abs(scores[0] - scores[1])
-        tests = {
-            unit_id: steadfast(battle.units[unit_id], loser, winner, battle.units)
-            for unit_id in loser.units
-            if not no_more_foes(battle.units[unit_id], loser)
-        }
-        yield from self._after_the_round(battle, event, (seq,))
-        if scores[0] == scores[1]:
-            return  # a draw: nobody tests
-        for unit_id in loser.units:
-            unit = battle.units[unit_id]
-            if unit_id not in tests:
-                yield TestNotTaken(
-                    unit=unit_id, rule=no_more_foes.id, caused_by=(seq,), test="break", trigger=break_test.id
-                )
-                continue
-            modifier = break_modifier(margin, tests[unit_id])
-            yield from self.require(battle, unit, "break", break_test.id, (seq,), modifiers=(modifier,))
-
-    def _after_the_round(self, battle: Battle, event: CombatResolved, caused_by: tuple[int, ...]) -> Decided:
-        """Who still fights whom: the units that left the combat are out of it, the rest face the enemy
-        units still in it. A unit the engine saw lose its last foe this phase (`freed`) stays out, listed
-        in `left_combat` or not: the report cannot give it foes again."""
-        for side, enemy in ((event.sides[0], event.sides[1]), (event.sides[1], event.sides[0])):
-            enemies = tuple(still_in_combat(enemy, battle.units))
-            out = out_of_the_combat(side, battle.units)
-            for unit_id in side.units:
-                unit = battle.units[unit_id]
-                if freed(unit) and unit_id not in side.left_combat:
-                    continue  # out of the combat since its last foe went (`leaves_combat` said so)
-                was_engaged = engaged(unit)
-                yield set_foes(unit, () if unit_id in out else enemies, still_in_combat.id, caused_by)
-                if unit_id in out:
-                    yield EngagementChanged(
-                        unit=unit_id,
-                        rule=still_in_combat.id,
-                        caused_by=caused_by,
-                        engaged=False,
-                        detail="lost base contact: its wounds count, its other bonuses do not",
-                    )
-                elif not enemies and was_engaged:
-                    yield has_no_more_foes(unit_id, caused_by)
-                elif enemies and not was_engaged:
-                    yield enters_combat(unit_id, caused_by)
-
-    # -- rallying -----------------------------------------------------------------------------------
-    def on_phase_started(self, battle: Battle, seq: int) -> Decided:
-        return self.rally_tests_due(battle, seq) if battle.phase == "movement" else ()
-
-    @clause(
-        "wfb8.rally.test",
-        phrase={"regrouped": "rallies", "falling_back": "fails to rally and flees again", "steady": "is steady again"},
-    )
-    def rally_tests_due(self, battle: Battle, seq: int) -> Decided:
-        """In the Compulsory Moves, each fleeing unit of the side whose turn it is takes an Ld test to
-        rally, but not in the turn it began to flee; with 25% or less of its starting models only a
-        double 1 rallies it. Passed: it rallies (stops and reforms; cannot move or shoot that turn) and is
-        steady from the next turn. Failed: it flees again."""
-        rule = self.rally_tests_due.id
-        for unit in battle.living.values():
-            if unit.side != battle.active_side or unit.state != "falling_back":
-                continue
-            if unit.restricted("fled_this_turn"):
-                yield TestNotTaken(unit=unit.id, rule=rule, caused_by=(seq,), test="rally", trigger=rule)
-            else:
-                yield from self.require(battle, unit, "rally", rule, (seq,))
-
-    def rallies(self, battle: Battle, unit: Unit, caused_by: tuple[int, ...]) -> Decided:
-        end = self.end_of_player_turn(battle, battle.active_side or unit.side)
-        yield Scheduled(unit=unit.id, rule=self.rally_tests_due.id, caused_by=caused_by, move="end_rally", when=end)
-        yield self.graph.move(unit, "rally", caused_by)
-        yield self._restrict(battle, unit, "rallied_this_turn", caused_by)
-
-    def _restrict(self, battle: Battle, unit: Unit, name: str, caused_by: tuple[int, ...]) -> RestrictionApplied:
-        """Until the end of this player turn."""
-        end = self.end_of_player_turn(battle, battle.active_side or unit.side)
-        return self.restrict(battle, unit, name, self.rally_tests_due.id, end, caused_by)
-
-    # -- fleeing ------------------------------------------------------------------------------------
-    def flees(self, battle: Battle, unit: Unit, trigger: str, caused_by: tuple[int, ...], cite: str = "") -> Decided:
-        """A failed Panic or Break test: the unit flees at once, out of any combat and any charge it made."""
-        yield self.graph.move(unit, trigger, caused_by, cite)
-        yield from self.panic_tests_lapse(battle, unit, caused_by)
-        yield from self.leaves_combat(battle, unit, caused_by)
-        if "charging" in unit.notes:
-            yield self.charging(unit.id, None, caused_by)
-        yield self._restrict(battle, unit, "fled_this_turn", caused_by)
-        yield from self.flee_move_due(battle, unit, caused_by)
-
-    def flee_move_due(self, battle: Battle, unit: Unit, caused_by: tuple[int, ...]) -> Decided:
-        return self.require(battle, unit, "flee", self.flee_move.id, caused_by, dice=FLEE_DICE[unit.unit_type])
-
-    @clause("wfb8.flee.move", fact="fled_off_table", phrase="flees off the table")
-    def flee_move(self, unit: Unit, due: DueTest, dice: tuple[int, ...], caused_by: tuple[int, ...]) -> Moved:
-        """A fleeing unit moves 2D6 inches directly away; off the table edge it is out of the battle
-        (`fled_off_table`, `flees_off_table`)."""
-        return Moved(unit=unit.id, rule=self.flee_move.id, caused_by=caused_by, inches=sum(dice), dice=dice)
-
-    # -- dice ---------------------------------------------------------------------------------------
+    # -- what the views ask: odds, the due list's target, the board's restrictions ----------------
     def target(self, battle: Battle, due: DueTest) -> int | None:
-        if due.test not in ("panic", "break", "rally"):
-            return None
-        unit = battle.units[due.unit]
-        if due.test == "rally" and rallies_only_on_double_one(unit, self._threshold(battle, "rally_threshold_percent")):
-            return 2  # 2D6 at most 2: a double 1
-        return (unit.ld or 0) + sum(m.value for m in due.modifiers if not m.ignored_by)
+        return target_of(battle, due)
 
     def result_of(self, battle: Battle, due: DueTest, dice: tuple[int, ...]) -> tuple[str, bool] | None:
-        """Panic, Break and Rally tests pass or fail as `evaluate` decides them (Insane Courage and the
+        """Panic, Break and Rally tests pass or fail as their dice are judged (Insane Courage and the
         double 1 to rally included); a failure the Battle Standard lets the unit re-roll is a re-roll.
         A flee move neither passes nor fails: no odds."""
-        if due.test not in ("panic", "break", "rally"):
+        if due.test not in JUDGES:
             return None
         unit = battle.units[due.unit]
-        if self.evaluate(battle, unit, due, dice).passed:
+        judge = JUDGES[due.test][1]
+        if judge(battle, unit, due, dice, target_of(battle, due) or 0).passed:
             return ("pass", True)
         if not due.reroll and hold_your_ground(battle, unit):
             return ("re-roll", False)
         return ("fail", False)
 
-    def evaluate(self, battle: Battle, unit: Unit, due: DueTest, dice: tuple[int, ...]) -> TestResolved:
-        target = self.target(battle, due) or 0
-        if due.test == "panic":
-            return panic_test(unit, due, dice, target)
-        if due.test == "break":
-            return break_test(unit, due, dice, target)
-        result = leadership_result(unit, due, dice, target, rule=self.rally_tests_due.id)
-        if rallies_only_on_double_one(unit, self._threshold(battle, "rally_threshold_percent")):
-            left = f"{unit.models} of {unit.starting_models} models left"
-            return replace(result, detail=f"{left}: 25% or less, only a double 1 rallies")
-        return result
-
-    def resolve(self, battle: Battle, due: DueTest, dice: tuple[int, ...], seq: int) -> Decided:
-        unit = battle.units[due.unit]
-        caused_by = (*due.caused_by, seq)
-        if due.test == "flee":
-            yield self.flee_move(unit, due, dice, caused_by)
-            return
-        result = replace(self.evaluate(battle, unit, due, dice), caused_by=caused_by)
-        if not result.passed and not due.reroll and hold_your_ground(battle, unit):
-            detail = "; ".join(filter(None, [result.detail, "Hold Your Ground: the Battle Standard is near, re-roll"]))
-            yield replace(result, detail=detail)
-            yield from self.require(
-                battle, unit, due.test, due.rule, caused_by, modifiers=due.modifiers, reroll=hold_your_ground.id
-            )
-            return
-        yield result
-        yield from self._consequences(battle, unit, due, result, caused_by)
-
-    def _consequences(
-        self, battle: Battle, unit: Unit, due: DueTest, result: TestResolved, caused_by: tuple[int, ...]
-    ) -> Decided:
-        if due.test == "rally":
-            if result.passed:
-                yield from self.rallies(battle, unit, caused_by)
-            else:
-                yield self.graph.move(unit, "fail_rally", caused_by)
-                yield from self.flee_move_due(battle, unit, caused_by)
-            return
-        if result.passed:
-            return
-        if due.test == "break":
-            # Noted for `friend_breaks`: the friends of a unit that broke this phase take Panic tests.
-            yield Noted(
-                unit=unit.id,
-                rule=break_test.id,
-                caused_by=caused_by,
-                notes={"broke_in": list(self.phase_window(battle))},
-            )
-            yield from self.flees(battle, unit, "fail_break", caused_by)
-            return
-        cite = from_stand_and_shoot.id if due.rule == from_stand_and_shoot.id else ""
-        yield from self.flees(battle, unit, "fail_panic", caused_by, cite)
-
-    def implied_restrictions(self, unit: Unit) -> list[tuple[str, str]]:
+    def implied_restrictions(self, unit: UnitView) -> list[tuple[str, str]]:
         implied: list[tuple[str, str]] = []
         if unit.state == "falling_back":
             implied += [
-                ("flees: can do nothing but flee", self.flee_move.id),
+                ("flees: can do nothing but flee", flee_move.id),
                 ("takes no Panic tests while fleeing", panic_exemption.id),
             ]
         if engaged(unit):
