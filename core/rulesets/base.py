@@ -371,7 +371,7 @@ class Ruleset:
         return []
 
     # -- shared helpers -------------------------------------------------------------------
-    def phase_window(self, battle: Battle) -> tuple[int, int, str | None]:
+    def phase_window(self, battle: BattleView) -> tuple[int, int, str | None]:
         """The rulebook phase in progress (or last ended): steps of the clock in one rulebook phase share it."""
         phase = battle.phase
         return (battle.turn, battle.side_index, self.phase_of.get(phase, phase) if phase else None)

@@ -246,7 +246,7 @@ def threshold(battle: BattleView, key: str) -> int:
 
 def this_phase(battle: BattleView) -> list[int | str | None]:
     """The rulebook phase in progress, as the `broke_in` note holds it."""
-    return list(battle.ruleset.phase_window(battle))  # type: ignore[arg-type]  # a query: it only reads the clock
+    return list(battle.ruleset.phase_window(battle))
 
 
 def passed(battle: BattleView, settled: Settled) -> bool:
