@@ -397,14 +397,14 @@ RULES.react(regroup_tests_due.id, Chosen, declines_to_regroup, decision="decline
     },
     reacts_to=ChargeDeclared,
 )
-def on_charge(battle: BattleView, event: ChargeDeclared) -> Outcomes:
+def charged_while_falling_back(battle: BattleView, event: ChargeDeclared) -> Outcomes:
     """A Falling Back unit charged by the enemy at once takes an unmodified Ld test, even if it
     could not otherwise Regroup. Passed: it fights normally. Failed: it is destroyed."""
     return [
         outcome
         for target_id in event.in_range
         if battle.units[target_id].state == "falling_back"
-        for outcome in offer_regroup(battle, battle.units[target_id], on_charge.id, (battle.seq,))
+        for outcome in offer_regroup(battle, battle.units[target_id], charged_while_falling_back.id, (battle.seq,))
     ]
 
 
@@ -460,7 +460,7 @@ def reaches_table_edge(battle: BattleView, event: TableFactRecorded) -> Outcomes
 )
 def caught_by_sweeping_advance(battle: BattleView, event: TableFactRecorded) -> Outcomes:
     """Contacted by a Sweeping Advance while Falling Back: pass a Regroup test or be destroyed
-    (taken like `on_charge`: unmodified, even if it could not otherwise Regroup)."""
+    (taken like `charged_while_falling_back`: unmodified, even if it could not otherwise Regroup)."""
     return offer_regroup(battle, unit_of(battle, event), caught_by_sweeping_advance.id, (battle.seq,))
 
 
@@ -670,7 +670,7 @@ REGROUP_CHANCES: Mapping[str, Chance] = {
     reaches_cover.id: Chance("regroup_in_cover", None, True, True, "it completes its Fall Back move"),
     reaches_table_edge.id: Chance("regroup_at_table_edge", "leave_by_table_edge", True, True),
     knows_no_fear.id: Chance("regroup_knowing_no_fear", None, True, False, "it keeps Falling Back"),
-    on_charge.id: Chance("regroup_when_charged", "be_destroyed_when_charged", False, False),
+    charged_while_falling_back.id: Chance("regroup_when_charged", "be_destroyed_when_charged", False, False),
     caught_by_sweeping_advance.id: Chance("regroup_when_swept", "be_swept", False, False),
 }
 
@@ -858,12 +858,12 @@ class Wh40k3(FortyK):
         to_regrouped("regroup_in_cover", reaches_cover.id),
         to_regrouped("regroup_at_table_edge", reaches_table_edge.id),
         to_regrouped("regroup_knowing_no_fear", knows_no_fear.id),
-        to_regrouped("regroup_when_charged", on_charge.id),
+        to_regrouped("regroup_when_charged", charged_while_falling_back.id),
         to_regrouped("regroup_when_swept", caught_by_sweeping_advance.id),
         back_to_steady(regroups.id),
         to_dispersed("leave_by_table_edge", reaches_table_edge.id),
         to_dispersed("be_caught_in_crossfire", crossfire.id),
-        to_dispersed("be_destroyed_when_charged", on_charge.id),
+        to_dispersed("be_destroyed_when_charged", charged_while_falling_back.id),
         to_dispersed("be_swept", caught_by_sweeping_advance.id),
     )
 
