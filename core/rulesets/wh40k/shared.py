@@ -1,17 +1,17 @@
 """What the Warhammer 40,000 editions share: the states a unit goes through and the rows that move
-it between them, the Leadership test, what happens alike around a Falling Back unit (the base class
-`FortyK`), and that charges and close combats belong to the Assault phase."""
+it between them, the Leadership test, what happens alike around a Falling Back unit (the end of the
+turn it is steady again at, a Pinning test failed), the base class `FortyK`, and that charges and
+close combats belong to the Assault phase."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from ...apply import Decided
 from ...engine import restrict
 from ...machine import StateGraph
 from ...outcomes import Modifier, RestrictionApplied, Scheduled, TestResolved
 from ...rules import DESTROYED, Refusal
-from ...state import Battle, DueTest, Point, Unit
+from ...state import DueTest, Point
 from ...view import BattleView, UnitView
 from ..base import Ruleset, leadership_result
 
@@ -93,35 +93,16 @@ STATE_NAMES = {
 }
 
 
-# -- the hooks both editions carry out alike -----------------------------------------------------
+# -- the base of both editions' rulesets -------------------------------------------------------
 class FortyK(Ruleset):
-    """The base of both editions' rulesets. Each says how its units fall back (`fall_back_move_due`);
-    what follows a failed test, a Regroup or a failed Pinning test is the same in both."""
+    """The base of both editions' rulesets: the words for the shared states, and that no rule of
+    either brings a unit back into play. Their rules are each edition's reactions (`RULES`), which
+    read the functions below."""
 
     state_names = STATE_NAMES
 
-    # No hook of either edition changes a unit out of play again (see Ruleset).
+    # No reaction of either edition changes a unit out of play again (see Ruleset).
     settles_units_out_of_play = True
-
-    def fall_back_move_due(self, battle: Battle, unit: Unit, caused_by: tuple[int, ...]) -> Decided:
-        """Make the unit's Fall Back move due: its dice, under the edition's rule."""
-        raise NotImplementedError
-
-    def falls_back_by(self, battle: Battle, unit: Unit, trigger: str, caused_by: tuple[int, ...]) -> Decided:
-        """`trigger` leaves the unit Falling Back (a failed Morale or Regroup test, a Regroup declined)
-        and it makes its Fall Back move at once."""
-        yield self.graph.move(unit, trigger, caused_by)
-        yield from self.fall_back_move_due(battle, unit, caused_by)
-
-    def end_of_this_turn(self, battle: Battle, unit: Unit) -> Point:
-        return end_of_this_turn(battle, unit)
-
-    steady_again = staticmethod(lambda unit, at, rule, caused_by: steady_again(unit, at, rule, caused_by))
-
-    def until_end_of_next_turn(
-        self, battle: Battle, unit: Unit, restriction: str, rule: str, caused_by: tuple[int, ...]
-    ) -> RestrictionApplied:
-        return until_end_of_next_turn(battle, unit, restriction, rule, caused_by)
 
 
 # -- what both editions say alike, as their reactions read it --------------------------------------

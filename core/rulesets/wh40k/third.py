@@ -1,39 +1,67 @@
 """Warhammer 40,000 3rd edition: Morale, Fall Back, Regroup, Crossfire (`wh40k3_clauses.toml`).
 
-Tables first, then one function per clause, each declared under the rule ID it carries out; the
-tables of special rules, facts, decisions and phrases are built from those declarations. What the
-engine cannot see arrives from the table as facts: a tank reaching a unit, a barrage hit, the
-distance to an enemy in the Fall Back corridor, difficult terrain on the way, cover, the table edge,
-and the Regroup conditions it measures (an enemy within 6 inches, coherency). A Regroup test is
-rolled when the table has nothing against it; a fact against it settles it without dice.
+Tables first, then the clauses in the rulebook's order. A clause that acts is a reaction, declared
+with what it reacts to (`RULES.clause(..., reacts_to=...)`, see core/reactions.py): the engine walks
+them for each event and for each outcome they decide. A clause that only says what is true of a unit
+(immune, They Shall Know No Fear) is a plain function the reactions call. The tables of special
+rules, facts, decisions and phrases are built from the declarations. What the engine cannot see
+arrives from the table as facts: a tank reaching a unit, a barrage hit, the distance to an enemy in
+the Fall Back corridor, difficult terrain on the way, cover, the table edge, and the Regroup
+conditions it measures (an enemy within 6 inches, coherency). A Regroup test is rolled when the
+table has nothing against it; a fact against it settles it without dice.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Annotated, ClassVar, NamedTuple
+from collections.abc import Callable, Mapping, Set
+from typing import Annotated, NamedTuple
 
 import msgspec
 from msgspec import Meta
 from msgspec.structs import replace
 
-from morale.events.types import ChargeDeclared, CombatResolved, FactValue, TableFactRecorded, UnitJoined
+from morale.events.types import (
+    ChargeDeclared,
+    CombatResolved,
+    FactValue,
+    PhaseEnded,
+    PhaseStarted,
+    TableFactRecorded,
+    UnitJoined,
+)
 
-from ...apply import Decided
-from ...outcomes import DueSettled, Marked, Modifier, Moved, RestrictionApplied, TestResolved
+from ...engine import automatically, call, due_of, not_taken, remove, resolved, restate, restrict, withdraw
+from ...outcomes import (
+    Chosen,
+    DueSettled,
+    Marked,
+    Modifier,
+    Moved,
+    Outcome,
+    Rolled,
+    Settled,
+    TestCalled,
+    TestNotTaken,
+    TestResolved,
+)
+from ...reactions import Outcomes, Rulebook
 from ...rules import Refusal, clause
-from ...state import Battle, DueTest, Unit
+from ...state import Battle, DueTest
+from ...view import BattleView, UnitView
 from .shared import (
     FortyK,
     against_leadership,
     back_to_steady,
     check_in_assault_phase,
+    end_of_this_turn,
     falling_back_again,
     modified_ld,
     state_graph,
+    steady_again,
     to_dispersed,
     to_falling_back,
     to_regrouped,
+    until_end_of_next_turn,
 )
 
 # -- tables -------------------------------------------------------------------------------------
@@ -119,15 +147,37 @@ TRIED_IN_COVER = "tried_to_regroup_in_cover"
 THROUGH_COVER_FROM_COMBAT = "fell_back_from_combat_through_cover"  # no Regroup attempt this turn
 
 
+# Every test a unit may have due, in the rulebook's words.
+TESTS = {"morale": "Morale test", "pinning": "Pinning test", "regroup": "Regroup test", "fall_back": "Fall Back move"}
+LEADERSHIP_TESTS = ("morale", "pinning", "regroup")
+
+# What removes models, in the rulebook's words (its triggers read enemy shooting and close combat).
+CAUSES = {"shooting": "shooting", "close_combat": "close combat"}
+
+RULES = Rulebook("wh40k3")
+
+
+def unit_of(battle: BattleView, trigger: Outcome | TableFactRecorded) -> UnitView:
+    return battle.units[trigger.unit]
+
+
+def passed(battle: BattleView, settled: Settled) -> bool:
+    return settled.result.passed
+
+
+def failed(battle: BattleView, settled: Settled) -> bool:
+    return not settled.result.passed
+
+
 # -- who tests ----------------------------------------------------------------------------------
 @clause("wh40k3.who.infantry")
-def takes_morale_tests(unit: Unit) -> bool:
+def takes_morale_tests(unit: UnitView) -> bool:
     """Only infantry units take Morale tests; tanks, dreadnoughts and other vehicles never do."""
     return TAKES_MORALE_TESTS[unit.unit_type]
 
 
 @clause("wh40k3.who.immune", special_rule="immune_to_morale")
-def immune(unit: Unit) -> bool:
+def immune(unit: UnitView) -> bool:
     """Monsters and some fanatical units are immune to Morale tests when their profile says so."""
     return unit.has("immune_to_morale")
 
@@ -137,11 +187,11 @@ def immune(unit: Unit) -> bool:
     special_rule=("always_passes_morale", "always_passes_leadership"),
     fact="hit_by_barrage",  # the barrage Pinning test
 )
-def passes_automatically(unit: Unit, test: str) -> bool:
+def passes_automatically(unit: UnitView, test: str) -> bool:
     """Some units automatically pass Morale tests, others every Leadership test (Pinning and Regroup
     tests too). A unit immune to all Morale tests still takes the barrage Pinning test."""
     if unit.has("always_passes_leadership"):
-        return test in ("morale", "pinning", "regroup")
+        return test in LEADERSHIP_TESTS
     return test == "morale" and unit.has("always_passes_morale")
 
 
@@ -150,7 +200,7 @@ def passes_automatically(unit: Unit, test: str) -> bool:
     special_rule="and_they_shall_know_no_fear",
     phrase="Regroups at the end of its Fall Back move (They Shall Know No Fear)",
 )
-def knows_no_fear(unit: Unit) -> bool:
+def knows_no_fear(unit: UnitView) -> bool:
     """And They Shall Know No Fear: may Regroup below half strength, and Regroups automatically at
     the end of its Fall Back move if in coherency with no enemy within 6 inches."""
     return unit.has("and_they_shall_know_no_fear")
@@ -158,13 +208,28 @@ def knows_no_fear(unit: Unit) -> bool:
 
 # -- tests --------------------------------------------------------------------------------------
 @clause("wh40k3.test.ld", phrase="Falls Back")
-def leadership_test(unit: Unit, due: DueTest, dice: tuple[int, ...]) -> TestResolved:
+def leadership_test(unit: UnitView, due: DueTest, dice: tuple[int, ...]) -> TestResolved:
     """2D6 against the modified Ld: equal or under passes, over fails (a failed Morale test: Fall Back)."""
     return against_leadership(unit, due, dice, rule=leadership_test.id)
 
 
+def rolls_leadership(battle: BattleView, rolled: Rolled) -> Outcomes:
+    """The dice of a Leadership test (Morale, Pinning, Regroup): its result, which its consequences
+    react to. A Regroup chance that fails says what the unit does instead, where its state stays."""
+    due = rolled.due
+    result = replace(
+        leadership_test(unit_of(battle, rolled), due, rolled.dice), caused_by=(*due.caused_by, *rolled.caused_by)
+    )
+    if not result.passed and due.rule in REGROUP_CHANCES:
+        result = replace(result, detail=REGROUP_CHANCES[due.rule].if_not)
+    return resolved(due, result, rolled.caused_by)
+
+
+RULES.react(leadership_test.id, Rolled, rolls_leadership, test=LEADERSHIP_TESTS)
+
+
 @clause("wh40k3.mod.below_half")
-def below_half(unit: Unit) -> tuple[Modifier, ...]:
+def below_half(unit: UnitView) -> tuple[Modifier, ...]:
     """-1 Ld when the unit is below 50% of its starting strength."""
     if unit.models * 2 >= unit.starting_models:
         return ()
@@ -172,13 +237,33 @@ def below_half(unit: Unit) -> tuple[Modifier, ...]:
     return (Modifier(rule=below_half.id, value=-1, reason=reason),)
 
 
+def morale_test(
+    unit: UnitView, trigger: str, caused_by: tuple[int, ...], modifiers: tuple[Modifier, ...] = ()
+) -> TestCalled:
+    """`trigger` calls for the unit's Morale test, at -1 Ld below half strength (`below_half`)."""
+    return call(unit.id, "morale", trigger, caused_by, modifiers=(*below_half(unit), *modifiers))
+
+
 # -- when a test is taken ------------------------------------------------------------------------
 @clause("wh40k3.trigger.shooting")
-def heavy_casualties(battle: Battle, unit: Unit, threshold_percent: int) -> bool:
+def heavy_casualties(battle: BattleView, unit: UnitView, threshold_percent: int) -> bool:
     """25% or more of its current strength (the models it had when the phase began) lost to enemy
     shooting in a single Shooting phase."""
     enemy_shooting = battle.phase == "shooting" and unit.side != battle.active_side
     return enemy_shooting and unit.lost_this_phase(threshold_percent)
+
+
+def tests_for_heavy_casualties(battle: BattleView, ended: PhaseEnded) -> Outcomes:
+    """At the end of the phase, each unit its losses make test (`heavy_casualties`)."""
+    threshold = int(battle.ruleset.param(battle, "casualty_threshold_percent"))
+    return [
+        morale_test(unit, heavy_casualties.id, tuple(unit.phase_losses))
+        for unit in battle.hit_this_phase()
+        if heavy_casualties(battle, unit, threshold)
+    ]
+
+
+RULES.react(heavy_casualties.id, PhaseEnded, tests_for_heavy_casualties, when=lambda b, e: bool(b.hit_this_phase()))
 
 
 @clause("wh40k3.trigger.combat_lost")
@@ -192,8 +277,26 @@ def outnumbered(losers: int, winners: int) -> tuple[Modifier, ...]:
     return ()
 
 
+def combat_lost(battle: BattleView, event: CombatResolved) -> Outcomes:
+    """The side that lost more men tests at once, each unit of it (`outnumbered`); a draw: nobody tests."""
+    first, second = event.sides
+    if first.wounds_inflicted == second.wounds_inflicted:
+        return []
+    loser, winner = (first, second) if first.wounds_inflicted < second.wounds_inflicted else (second, first)
+    losers = sum(battle.units[u].models for u in loser.units)
+    winners = sum(battle.units[u].models for u in winner.units)
+    return [
+        morale_test(battle.units[unit_id], outnumbered.id, (battle.seq,), outnumbered(losers, winners))
+        for unit_id in loser.units
+        if battle.units[unit_id].alive
+    ]
+
+
+RULES.react(outnumbered.id, CombatResolved, combat_lost)
+
+
 @clause("wh40k3.trigger.last_man")
-def last_man_standing(unit: Unit) -> bool:
+def last_man_standing(unit: UnitView) -> bool:
     """Reduced to one model: it tests at the start of each of its own turns."""
     return unit.starting_models > 1 and unit.models == 1
 
@@ -207,21 +310,483 @@ def fall_back_direction(towards: str) -> str:
 
 
 @clause("wh40k3.fall_back.shooting")
-def cannot_assault(unit: Unit) -> bool:
+def cannot_assault(unit: UnitView) -> bool:
     """A Falling Back unit may shoot as if it moved (no heavy weapons, rapid fire only within 12
     inches) but cannot assault."""
     return unit.state == "falling_back"
+
+
+# -- regrouping ---------------------------------------------------------------------------------
+@clause(
+    "wh40k3.regroup.when",
+    decision="decline_regroup",
+    fact=("enemy_within_6_inches", "out_of_coherency", CONDITIONS_MET),
+)
+def regroup_tests_due(battle: BattleView, unit: UnitView, caused_by: tuple[int, ...]) -> list[Outcome]:
+    """At the start of its next Movement phase a Falling Back unit may try to Regroup with an Ld
+    test, only if (1) at least 50% of its starting strength, (2) no enemy within 6 inches,
+    (3) in coherency. The engine counts the models; the table reports (2) and (3)."""
+    return offer_regroup(battle, unit, regroup_tests_due.id, caused_by)
+
+
+def movement_phase_starts(battle: BattleView, started: PhaseStarted) -> Outcomes:
+    """At the start of its side's Movement phase, unit by unit: a Falling Back unit may try to
+    Regroup (`regroup_tests_due`), a last man standing tests (`last_man_standing`)."""
+    decided: list[Outcome] = []
+    for unit in battle.living.values():
+        if unit.side != battle.active_side:
+            continue
+        if unit.state == "falling_back":
+            decided += regroup_tests_due(battle, unit, (battle.seq,))
+        elif last_man_standing(unit):
+            decided.append(morale_test(unit, last_man_standing.id, (battle.seq,)))
+    return decided
+
+
+RULES.react(regroup_tests_due.id, PhaseStarted, movement_phase_starts, when=lambda b, e: b.phase == "movement")
+
+
+def against_regrouping(battle: BattleView, event: TableFactRecorded) -> Outcomes:
+    """The table reports a condition of `regroup_tests_due` broken: the attempt is called off."""
+    due = battle.due_for(event.unit)[0]
+    return [withdraw(due, regroup_tests_due.id, (*due.caused_by, battle.seq), AGAINST_REGROUPING[event.fact])]
+
+
+def called_off(battle: BattleView, withdrawn: TestNotTaken) -> bool:
+    return withdrawn.withdrawn and withdrawn.rule == regroup_tests_due.id
+
+
+def regroup_called_off(battle: BattleView, withdrawn: TestNotTaken) -> Outcomes:
+    """A Regroup attempt called off (`against_regrouping`) is as if failed (`does_not_regroup`),
+    read once it is off the list: a unit removed then does not have it withdrawn twice."""
+    return does_not_regroup(battle, unit_of(battle, withdrawn), withdrawn.trigger, withdrawn.caused_by)
+
+
+def conditions_met(battle: BattleView, event: TableFactRecorded) -> Outcomes:
+    """The table reports the conditions met for a Regroup that passes without dice (They Shall Know
+    No Fear at the end of its move, a unit that passes every Leadership test)."""
+    due = battle.due_for(event.unit)[0]
+    auto = knows_no_fear.id if due.rule == knows_no_fear.id else passes_automatically.id
+    caused_by = (*due.caused_by, battle.seq)
+    settled = DueSettled(unit=due.unit, rule=auto, caused_by=caused_by, due=due)
+    return [settled, *automatically(replace(due, caused_by=caused_by), passed=True, rule=auto)]
+
+
+for _fact in AGAINST_REGROUPING:
+    RULES.react(regroup_tests_due.id, TableFactRecorded, against_regrouping, fact=_fact)
+RULES.react(regroup_tests_due.id, TableFactRecorded, conditions_met, fact=CONDITIONS_MET)
+RULES.react(regroup_tests_due.id, TestNotTaken, regroup_called_off, test="regroup", when=called_off)
+
+
+def declines_to_regroup(battle: BattleView, chosen: Chosen) -> Outcomes:
+    """decline_regroup: the unit does not try; as if it failed (`does_not_regroup`: Falls Back
+    again at the start of the Movement phase, the rest of its move in cover, removal at the table
+    edge)."""
+    declined = not_taken(chosen.due, regroup_tests_due.id, chosen.caused_by, "the player declines to try")
+    return [declined, *does_not_regroup(battle, unit_of(battle, chosen), chosen.due.rule, chosen.caused_by)]
+
+
+RULES.react(regroup_tests_due.id, Chosen, declines_to_regroup, decision="decline_regroup")
+
+
+@RULES.clause(
+    "wh40k3.assaulted",
+    phrase={
+        "regrouped": "Regroups as the enemy charges and fights normally",
+        "dispersed": "is charged while Falling Back and removed from the battlefield",
+    },
+    reacts_to=ChargeDeclared,
+)
+def charged_while_falling_back(battle: BattleView, event: ChargeDeclared) -> Outcomes:
+    """A Falling Back unit charged by the enemy at once takes an unmodified Ld test, even if it
+    could not otherwise Regroup. Passed: it fights normally. Failed: it is destroyed."""
+    return [
+        outcome
+        for target_id in event.in_range
+        if battle.units[target_id].state == "falling_back"
+        for outcome in offer_regroup(battle, battle.units[target_id], charged_while_falling_back.id, (battle.seq,))
+    ]
+
+
+@RULES.clause("wh40k3.trigger.tank_shock", fact={"tank_shocked": "enemy"}, reacts_to=TableFactRecorded)
+def tank_shock(battle: BattleView, event: TableFactRecorded) -> Outcomes:
+    """A unit reached by an enemy tank in that tank's Movement phase tests after the tank's move."""
+    return [morale_test(unit_of(battle, event), tank_shock.id, (battle.seq,))]
+
+
+@RULES.clause(
+    "wh40k3.regroup.cover", fact="reached_cover", phrase="Regroups in cover and stops", reacts_to=TableFactRecorded
+)
+def reaches_cover(battle: BattleView, event: TableFactRecorded) -> Outcomes:
+    """The whole unit in cover inside its corridor: a second chance to Regroup, once per phase,
+    under the conditions of `regroup_tests_due`. A unit that fell back out of a close combat
+    through cover may not try to Regroup that turn (nor at the table edge). Passed: it stops.
+    Failed: it completes its move."""
+    unit, rule, caused_by = unit_of(battle, event), reaches_cover.id, (battle.seq,)
+    if TRIED_IN_COVER in unit.phase_marks:
+        trying = DueTest(unit=unit.id, test="regroup", rule=rule, caused_by=caused_by)
+        return [not_taken(trying, rule, caused_by, "it already tried in cover this phase")]
+    marks = [TRIED_IN_COVER]
+    if FELL_BACK_FROM_COMBAT in unit.phase_marks:
+        marks.insert(0, THROUGH_COVER_FROM_COMBAT)
+    marked = [Marked(unit=unit.id, rule=rule, caused_by=caused_by, mark=mark) for mark in marks]
+    # The chance reads the marks as they stand once these are made.
+    return [*marked, *offer_regroup(battle, unit, rule, caused_by, marks=unit.phase_marks | set(marks))]
+
+
+@RULES.clause(
+    "wh40k3.regroup.table_edge",
+    fact="reached_table_edge",
+    phrase={
+        "regrouped": "Regroups at the table edge: its last chance",
+        "dispersed": "fails its last chance and is removed from the battlefield by its table edge",
+    },
+    reacts_to=TableFactRecorded,
+)
+def reaches_table_edge(battle: BattleView, event: TableFactRecorded) -> Outcomes:
+    """At the table edge a last chance to Regroup, under the conditions of `regroup_tests_due`;
+    failed or not allowed: removed from the battlefield."""
+    return offer_regroup(battle, unit_of(battle, event), reaches_table_edge.id, (battle.seq,))
+
+
+@RULES.clause(
+    "wh40k3.sweeping_advance",
+    fact="caught_by_sweeping_advance",
+    phrase={
+        "regrouped": "Regroups as the Sweeping Advance reaches it",
+        "dispersed": "is caught by the Sweeping Advance and removed from the battlefield",
+    },
+    reacts_to=TableFactRecorded,
+)
+def caught_by_sweeping_advance(battle: BattleView, event: TableFactRecorded) -> Outcomes:
+    """Contacted by a Sweeping Advance while Falling Back: pass a Regroup test or be destroyed
+    (taken like `charged_while_falling_back`: unmodified, even if it could not otherwise Regroup)."""
+    return offer_regroup(battle, unit_of(battle, event), caught_by_sweeping_advance.id, (battle.seq,))
+
+
+def offer_regroup(
+    battle: BattleView,
+    unit: UnitView,
+    trigger: str,
+    caused_by: tuple[int, ...],
+    *,
+    marks: Set[str] | None = None,
+) -> list[Outcome]:
+    """A chance to Regroup (`REGROUP_CHANCES`). The engine checks the strength condition; the table
+    may report an enemy within 6 inches or broken coherency against it before the dice. `marks`:
+    the unit's phase marks as the chance reads them (as they stand, by default)."""
+    chance = REGROUP_CHANCES[trigger]
+    if not chance.conditional:
+        return [call(unit.id, "regroup", trigger, caused_by)]
+    if THROUGH_COVER_FROM_COMBAT in (unit.phase_marks if marks is None else marks):
+        detail = "it fell back out of a close combat through cover this turn"
+        return _may_not_regroup(battle, unit, trigger, caused_by, reaches_cover.id, detail)
+    threshold = int(battle.ruleset.param(battle, "regroup_threshold_percent"))
+    if unit.models * 100 < threshold * unit.starting_models and not knows_no_fear(unit):
+        detail = f"{unit.models} of {unit.starting_models} models: under {threshold}% of its starting strength"
+        return _may_not_regroup(battle, unit, trigger, caused_by, regroup_tests_due.id, detail)
+    automatic = trigger == knows_no_fear.id or passes_automatically(unit, "regroup")
+    return [
+        call(
+            unit.id,
+            "regroup",
+            trigger,
+            caused_by,
+            dice=0 if automatic else 2,
+            decisions=("decline_regroup",) if chance.optional else (),
+            facts=(*([CONDITIONS_MET] if automatic else []), *AGAINST_REGROUPING),
+        )
+    ]
+
+
+def _may_not_regroup(
+    battle: BattleView, unit: UnitView, trigger: str, caused_by: tuple[int, ...], rule: str, detail: str
+) -> list[Outcome]:
+    trying = DueTest(unit=unit.id, test="regroup", rule=trigger, caused_by=caused_by)
+    return [not_taken(trying, rule, caused_by, detail), *does_not_regroup(battle, unit, trigger, caused_by)]
+
+
+@RULES.clause(
+    "wh40k3.regroup.pass",
+    phrase={"regrouped": "Regroups", "steady": "is steady again"},
+    reacts_to=Settled,
+    test="regroup",
+    when=passed,
+)
+def regroups(battle: BattleView, settled: Settled) -> Outcomes:
+    """No other move that phase but up to 3 inches to restore its formation; it fights normally
+    that turn (shoots counting as having moved, may assault) and is steady at the end of it."""
+    unit, caused_by = unit_of(battle, settled), settled.caused_by
+    chance = REGROUP_CHANCES[settled.due.rule]
+    decided: list[Outcome] = [
+        battle.ruleset.graph.move(unit, chance.regroups, caused_by),
+        steady_again(unit, end_of_this_turn(battle, unit), regroups.id, caused_by),
+    ]
+    if chance.conditional and battle.phase_open:
+        decided.append(restrict(battle, unit, "regrouped_this_phase", regroups.id, battle.point, caused_by))
+    return decided
+
+
+@clause("wh40k3.regroup.fail")
+def does_not_regroup(battle: BattleView, unit: UnitView, trigger: str, caused_by: tuple[int, ...]) -> list[Outcome]:
+    """Failed or not allowed: at the start of a Movement phase it Falls Back another 2D6; in cover
+    it completes its move; at the table edge it is removed."""
+    otherwise = REGROUP_CHANCES[trigger].otherwise
+    if otherwise is None:
+        return []
+    if otherwise == "fail_regroup":
+        return falls_back_by(battle, unit, otherwise, caused_by)
+    return remove(battle, unit, otherwise, caused_by)
+
+
+def fails_to_regroup(battle: BattleView, settled: Settled) -> Outcomes:
+    return does_not_regroup(battle, unit_of(battle, settled), settled.due.rule, settled.caused_by)
+
+
+RULES.react(does_not_regroup.id, Settled, fails_to_regroup, test="regroup", when=failed)
+
+
+# -- falling back: the move, the crossfire ------------------------------------------------------
+def falls_back(battle: BattleView, settled: Settled) -> Outcomes:
+    """A failed Morale test makes the unit Fall Back at once (`leadership_test`); out of a close
+    combat, it remembers so for the rest of the phase (`reaches_cover`, `caught_by_sweeping_advance`)."""
+    unit, caused_by = unit_of(battle, settled), settled.caused_by
+    decided: list[Outcome] = []
+    if settled.due.rule == outnumbered.id:
+        decided.append(Marked(unit=unit.id, rule=leadership_test.id, caused_by=caused_by, mark=FELL_BACK_FROM_COMBAT))
+    return [*decided, *falls_back_by(battle, unit, "fail_morale", caused_by)]
+
+
+RULES.react(leadership_test.id, Settled, falls_back, test="morale", when=failed)
+
+
+def falls_back_by(battle: BattleView, unit: UnitView, trigger: str, caused_by: tuple[int, ...]) -> list[Outcome]:
+    """`trigger` leaves the unit Falling Back (a failed Morale or Regroup test, a Regroup declined)
+    and it makes its Fall Back move at once: its dice as its profile says (`fall_back_move`)."""
+    dice = int(unit.profile.get("fall_back_dice") or 2)
+    return [
+        battle.ruleset.graph.move(unit, trigger, caused_by),
+        call(unit.id, "fall_back", fall_back_move.id, caused_by, dice=dice),
+    ]
+
+
+@RULES.clause(
+    "wh40k3.fall_back.distance",
+    fact="through_difficult_terrain",  # stated before the Fall Back roll
+    reacts_to=Rolled,
+    test="fall_back",
+)
+def fall_back_move(battle: BattleView, rolled: Rolled) -> Outcomes:
+    """2D6 inches each turn until it Regroups (fast units as their profile says), halved when
+    moving into, out of or through difficult terrain."""
+    unit, due, dice = unit_of(battle, rolled), rolled.due, rolled.dice
+    caused_by = (*due.caused_by, *rolled.caused_by)
+    inches: int | float = sum(dice)
+    notes = []
+    if due.statement("through_difficult_terrain"):
+        inches = _inches(inches / 2)
+        notes.append("halved: difficult terrain")
+    corridor = due.statement("enemy_in_corridor")
+    if isinstance(corridor, int | float) and inches >= corridor:
+        return crossfire(battle, unit, due, dice, inches, corridor, caused_by)
+    if corridor is not None:
+        notes.append(f'short of the enemy {corridor:g}" away in its corridor')
+    towards = fall_back_direction(str(battle.ruleset.param(battle, "fall_back_towards")))
+    detail = towards + "".join(f"; {note}" for note in notes)
+    decided: list[Outcome] = [
+        Marked(unit=unit.id, rule=fall_back_move.id, caused_by=caused_by, mark=FELL_BACK),
+        Moved(unit=unit.id, rule=due.rule, caused_by=caused_by, inches=inches, dice=dice, detail=detail),
+    ]
+    if knows_no_fear(unit):
+        decided += offer_regroup(battle, unit, knows_no_fear.id, caused_by)
+    return decided
 
 
 def _inches(value: float) -> int | float:
     return int(value) if value == int(value) else value
 
 
-# Every test a unit may have due, in the rulebook's words.
-# What removes models, in the rulebook's words (its triggers read enemy shooting and close combat).
-CAUSES = {"shooting": "shooting", "close_combat": "close combat"}
+@clause(
+    "wh40k3.crossfire",
+    fact={"enemy_in_corridor": "number"},  # value: inches to the nearest such enemy model
+    phrase="is caught in the crossfire and removed from the battlefield",
+)
+def crossfire(
+    battle: BattleView,
+    unit: UnitView,
+    due: DueTest,
+    dice: tuple[int, ...],
+    inches: float,
+    corridor: float,
+    caused_by: tuple[int, ...],
+) -> list[Outcome]:
+    """An enemy model not in close combat inside the Fall Back corridor: if the Fall Back roll is
+    equal to or greater than the distance to it, the unit is destroyed."""
+    result = TestResolved(
+        unit=unit.id,
+        rule=crossfire.id,
+        caused_by=caused_by,
+        test=due.test,
+        trigger=due.rule,
+        passed=False,
+        dice=dice,
+        total=sum(dice),
+        detail=f'{inches:g}" reaches the enemy {corridor:g}" away in its corridor',
+    )
+    return [result, *remove(battle, unit, "be_caught_in_crossfire", caused_by)]
 
-TESTS = {"morale": "Morale test", "pinning": "Pinning test", "regroup": "Regroup test", "fall_back": "Fall Back move"}
+
+def states_for_the_roll(battle: BattleView, event: TableFactRecorded) -> Outcomes:
+    """What the table states about the Fall Back roll to come (difficult terrain on the way, the
+    enemy in the corridor) is kept with the roll, for its dice to read."""
+    return [restate(battle.due_for(event.unit)[0], event.fact, event.value, (battle.seq,))]
+
+
+RULES.react(fall_back_move.id, TableFactRecorded, states_for_the_roll, fact="through_difficult_terrain")
+RULES.react(crossfire.id, TableFactRecorded, states_for_the_roll, fact="enemy_in_corridor")
+
+
+# -- pinning ------------------------------------------------------------------------------------
+def barrage_pinning_test(battle: BattleView, event: TableFactRecorded) -> Outcomes:
+    """Hit by a barrage: a Pinning test (`passes_automatically`)."""
+    return [call(event.unit, "pinning", passes_automatically.id, (battle.seq,))]
+
+
+RULES.react(passes_automatically.id, TableFactRecorded, barrage_pinning_test, fact="hit_by_barrage")
+
+
+def pinned(battle: BattleView, settled: Settled) -> Outcomes:
+    """A failed barrage Pinning test (`passes_automatically`): pinned until the end of its next turn."""
+    unit = unit_of(battle, settled)
+    return [until_end_of_next_turn(battle, unit, "pinned", passes_automatically.id, settled.caused_by)]
+
+
+RULES.react(passes_automatically.id, Settled, pinned, test="pinning", when=failed)
+
+
+# Each way a Falling Back unit gets to Regroup, by the clause that gives it the chance.
+REGROUP_CHANCES: Mapping[str, Chance] = {
+    regroup_tests_due.id: Chance("regroup", "fail_regroup", True, True),
+    reaches_cover.id: Chance("regroup_in_cover", None, True, True, "it completes its Fall Back move"),
+    reaches_table_edge.id: Chance("regroup_at_table_edge", "leave_by_table_edge", True, True),
+    knows_no_fear.id: Chance("regroup_knowing_no_fear", None, True, False, "it keeps Falling Back"),
+    charged_while_falling_back.id: Chance("regroup_when_charged", "be_destroyed_when_charged", False, False),
+    caught_by_sweeping_advance.id: Chance("regroup_when_swept", "be_swept", False, False),
+}
+
+
+# -- tests a unit does not take, or that the rules settle at once --------------------------------
+# A test called for is answered by the first row that holds for the unit, in this order; a test no
+# row settles falls due (`engine.due`). A Regroup the table settles (no dice) waits for its facts.
+def holds(predicate: Callable[[UnitView], bool]) -> Callable[[BattleView, TestCalled], bool]:
+    return lambda battle, call: predicate(battle.units[call.unit])
+
+
+def untaken(rule: str, detail: str = "") -> Callable[[BattleView, TestCalled], Outcomes]:
+    return lambda battle, call: [not_taken(call, rule, call.caused_by, detail)]
+
+
+def settles_itself(battle: BattleView, call: TestCalled) -> bool:
+    return bool(call.dice) and passes_automatically(battle.units[call.unit], call.test)
+
+
+def passes_at_once(battle: BattleView, call: TestCalled) -> Outcomes:
+    return automatically(due_of(call), passed=True, rule=passes_automatically.id)
+
+
+RULES.react(
+    takes_morale_tests.id,
+    TestCalled,
+    untaken(takes_morale_tests.id, "vehicles never test"),
+    when=holds(lambda unit: not takes_morale_tests(unit)),
+)
+RULES.react(immune.id, TestCalled, untaken(immune.id), test="morale", when=holds(immune))
+RULES.react(
+    leadership_test.id,
+    TestCalled,
+    untaken(leadership_test.id, "it is already Falling Back"),
+    test="morale",
+    when=holds(lambda unit: unit.state == "falling_back"),
+)
+RULES.react(passes_automatically.id, TestCalled, passes_at_once, test=LEADERSHIP_TESTS, when=settles_itself)
+
+
+# -- what the rules refuse -----------------------------------------------------------------------
+@RULES.check(UnitJoined)
+def unit_needs_its_leadership(battle: BattleView, event: UnitJoined) -> None:
+    if event.ld is None and TAKES_MORALE_TESTS[event.unit_type]:
+        raise Refusal("a 40K unit that is not a vehicle needs its Leadership (ld)", field="ld")
+
+
+@RULES.check(CombatResolved)
+def combat_allowed(battle: BattleView, event: CombatResolved) -> None:
+    check_in_assault_phase(battle)
+    if any(side.bonus for side in event.sides):
+        raise Refusal("a 3rd edition combat is lost by losing more men: no bonus counts", rule=outnumbered.id)
+    for side in event.sides:
+        for unit_id in side.units:
+            if cannot_assault(battle.units[unit_id]):
+                raise Refusal(f"{unit_id} is Falling Back and cannot fight in a close combat", rule=cannot_assault.id)
+
+
+@RULES.check(ChargeDeclared)
+def charge_allowed(battle: BattleView, event: ChargeDeclared) -> None:
+    charger = battle.units[event.charger]
+    check_in_assault_phase(battle, charger)
+    if cannot_assault(charger):
+        raise Refusal(f"{charger.id} is Falling Back and cannot assault", rule=cannot_assault.id)
+    if charger.restricted("pinned"):
+        raise Refusal(f"{charger.id} is pinned and cannot assault", rule=passes_automatically.id)
+
+
+@RULES.check(TableFactRecorded)
+def fact_allowed(battle: BattleView, event: TableFactRecorded) -> None:
+    unit, fact, value = battle.units[event.unit], event.fact, event.value
+    cited = battle.ruleset.facts[fact]
+    if fact == "tank_shocked":
+        return _check_tank_shock(battle, unit, value)
+    if fact == "enemy_in_corridor":
+        if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+            raise Refusal("give the distance to the enemy model in inches, e.g. 4.5", field="value")
+    elif value is not True:
+        raise Refusal(f"{fact} is recorded when it happens, with value true", field="value")
+    first = next((due for due in battle.due if due.unit == unit.id), None)
+    if fact in ("enemy_in_corridor", "through_difficult_terrain"):
+        if first is None or first.test != "fall_back":
+            raise Refusal(f"state {fact} when {unit.id}'s Fall Back roll is due, before its dice", rule=cited)
+        if first.statement(fact) is not None:
+            raise Refusal(f"{fact} is already stated for this roll (retract it to correct it)", rule=cited)
+    elif fact in (*AGAINST_REGROUPING, CONDITIONS_MET):
+        if first is None or fact not in first.facts:
+            raise Refusal(f"{unit.id} has no Regroup attempt waiting for {fact}", rule=cited)
+    elif fact == "hit_by_barrage":
+        if not (battle.phase_open and battle.phase == "shooting" and unit.side != battle.active_side):
+            raise Refusal("a barrage hits in the enemy's Shooting phase", rule=cited)
+    else:  # reached cover or the table edge, caught by a Sweeping Advance: during a Fall Back move
+        _check_during_fall_back_move(battle, unit, fact, cited)
+    return None
+
+
+def _check_tank_shock(battle: BattleView, unit: UnitView, value: FactValue) -> None:
+    tank = battle.units.get(value) if isinstance(value, str) else None
+    if tank is None or not tank.alive or tank.unit_type != "tank":
+        raise Refusal(f"tank_shocked takes the id of the tank that reached the unit, not {value!r}", field="value")
+    if not (battle.phase_open and battle.phase == "movement" and tank.side == battle.active_side):
+        raise Refusal(f"{tank.id} can tank shock only in its own Movement phase", rule=tank_shock.id)
+    if tank.side == unit.side:
+        raise Refusal(f"{tank.id} is on {unit.id}'s own side", rule=tank_shock.id)
+
+
+def _check_during_fall_back_move(battle: BattleView, unit: UnitView, fact: str, cited: str) -> None:
+    if unit.state != "falling_back":
+        raise Refusal(f"{unit.id} is not Falling Back (it is {unit.state.replace('_', ' ')})", rule=cited)
+    waiting = battle.due_for(unit.id)
+    if waiting:
+        raise Refusal(f"{unit.id} must first settle its {waiting[0].test} ({waiting[0].rule})", rule=cited)
+    if FELL_BACK not in unit.phase_marks:
+        raise Refusal(f"{fact} happens during a Fall Back move, and {unit.id} made none this phase", rule=cited)
+    if fact == "caught_by_sweeping_advance" and FELL_BACK_FROM_COMBAT not in unit.phase_marks:
+        raise Refusal(f"{unit.id} did not fall back out of a close combat this phase", rule=cited)
 
 
 class Wh40k3(FortyK):
@@ -237,6 +802,7 @@ class Wh40k3(FortyK):
     profile_type = Wh40k3Profile
     tests = TESTS
     casualty_causes = CAUSES
+    rulebook = RULES
 
     def check_house_rules(self, house_rules: Mapping[str, object]) -> None:
         super().check_house_rules(house_rules)
@@ -246,395 +812,7 @@ class Wh40k3(FortyK):
                 f"fall_back_towards is one of {', '.join(FALL_BACK_TOWARDS)}, not {towards!r}", field="house_rules"
             )
 
-    def check_unit(self, battle: Battle, event: UnitJoined) -> None:
-        super().check_unit(battle, event)
-        if event.ld is None and TAKES_MORALE_TESTS[event.unit_type]:
-            raise Refusal("a 40K unit that is not a vehicle needs its Leadership (ld)", field="ld")
-
-    # -- which tests a unit takes, and which settle themselves --------------------------------------
-    def on_due(self, battle: Battle, due: DueTest) -> Decided | None:
-        unit = battle.units[due.unit]
-        if not takes_morale_tests(unit):
-            return [self.not_taken(due, takes_morale_tests.id, due.caused_by, "vehicles never test")]
-        if due.test == "morale" and immune(unit):
-            return [self.not_taken(due, immune.id, due.caused_by)]
-        if due.test == "morale" and unit.state == "falling_back":
-            return [self.not_taken(due, leadership_test.id, due.caused_by, "it is already Falling Back")]
-        if due.dice and passes_automatically(unit, due.test):
-            return self.settle(battle, due, passed=True, rule=passes_automatically.id)
-        return None
-
-    def _morale_test_due(
-        self,
-        battle: Battle,
-        unit: Unit,
-        trigger: str,
-        caused_by: tuple[int, ...],
-        modifiers: tuple[Modifier, ...] = (),
-    ) -> Decided:
-        return self.require(battle, unit, "morale", trigger, caused_by, modifiers=(*below_half(unit), *modifiers))
-
-    # -- phases ---------------------------------------------------------------------------------
-    def on_phase_started(self, battle: Battle, seq: int) -> Decided:
-        if battle.phase != "movement":
-            return
-        for unit in battle.living.values():
-            if unit.side != battle.active_side:
-                continue
-            if unit.state == "falling_back":
-                yield from self.regroup_tests_due(battle, unit, seq)
-            elif last_man_standing(unit):
-                yield from self._morale_test_due(battle, unit, last_man_standing.id, (seq,))
-
-    @clause(
-        "wh40k3.regroup.when",
-        decision="decline_regroup",
-        fact=("enemy_within_6_inches", "out_of_coherency", CONDITIONS_MET),
-    )
-    def regroup_tests_due(self, battle: Battle, unit: Unit, seq: int) -> Decided:
-        """At the start of its next Movement phase a Falling Back unit may try to Regroup with an Ld
-        test, only if (1) at least 50% of its starting strength, (2) no enemy within 6 inches,
-        (3) in coherency. The engine counts the models; the table reports (2) and (3)."""
-        return self.offer_regroup(battle, unit, self.regroup_tests_due.id, (seq,))
-
-    def on_phase_ended(self, battle: Battle, seq: int) -> Decided:
-        threshold = int(self.param(battle, "casualty_threshold_percent"))
-        for unit in battle.hit_this_phase():
-            if heavy_casualties(battle, unit, threshold):
-                yield from self._morale_test_due(battle, unit, heavy_casualties.id, tuple(unit.phase_losses))
-
-    # -- close combat -----------------------------------------------------------------------------
-    def check_combat(self, battle: Battle, event: CombatResolved) -> None:
-        check_in_assault_phase(battle)
-        if any(side.bonus for side in event.sides):
-            raise Refusal("a 3rd edition combat is lost by losing more men: no bonus counts", rule=outnumbered.id)
-        for side in event.sides:
-            for unit_id in side.units:
-                if cannot_assault(battle.units[unit_id]):
-                    raise Refusal(
-                        f"{unit_id} is Falling Back and cannot fight in a close combat", rule=cannot_assault.id
-                    )
-
-    def on_combat(self, battle: Battle, event: CombatResolved, seq: int) -> Decided:
-        """The side that lost more men tests at once, each unit of it (`outnumbered`)."""
-        first, second = event.sides
-        if first.wounds_inflicted == second.wounds_inflicted:
-            return  # a draw: nobody tests
-        loser, winner = (first, second) if first.wounds_inflicted < second.wounds_inflicted else (second, first)
-        losers = sum(battle.units[u].models for u in loser.units)
-        winners = sum(battle.units[u].models for u in winner.units)
-        for unit_id in loser.units:
-            unit = battle.units[unit_id]
-            if unit.alive:
-                yield from self._morale_test_due(battle, unit, outnumbered.id, (seq,), outnumbered(losers, winners))
-
-    # -- charges ----------------------------------------------------------------------------------
-    def check_charge(self, battle: Battle, event: ChargeDeclared) -> None:
-        charger = battle.units[event.charger]
-        check_in_assault_phase(battle, charger)
-        if cannot_assault(charger):
-            raise Refusal(f"{charger.id} is Falling Back and cannot assault", rule=cannot_assault.id)
-        if charger.restricted("pinned"):
-            raise Refusal(f"{charger.id} is pinned and cannot assault", rule=passes_automatically.id)
-
-    @clause(
-        "wh40k3.assaulted",
-        phrase={
-            "regrouped": "Regroups as the enemy charges and fights normally",
-            "dispersed": "is charged while Falling Back and removed from the battlefield",
-        },
-    )
-    def on_charge(self, battle: Battle, event: ChargeDeclared, seq: int) -> Decided:
-        """A Falling Back unit charged by the enemy at once takes an unmodified Ld test, even if it
-        could not otherwise Regroup. Passed: it fights normally. Failed: it is destroyed."""
-        for target_id in event.in_range:
-            target = battle.units[target_id]
-            if target.state == "falling_back":
-                yield from self.offer_regroup(battle, target, self.on_charge.id, (seq,))
-
-    # -- facts from the table ---------------------------------------------------------------------
-    def check_fact(self, battle: Battle, event: TableFactRecorded) -> None:
-        unit, fact, value = battle.units[event.unit], event.fact, event.value
-        cited = self.facts[fact]
-        if fact == "tank_shocked":
-            return self._check_tank_shock(battle, unit, value)
-        if fact == "enemy_in_corridor":
-            if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
-                raise Refusal("give the distance to the enemy model in inches, e.g. 4.5", field="value")
-        elif value is not True:
-            raise Refusal(f"{fact} is recorded when it happens, with value true", field="value")
-        first = next((due for due in battle.due if due.unit == unit.id), None)
-        if fact in ("enemy_in_corridor", "through_difficult_terrain"):
-            if first is None or first.test != "fall_back":
-                raise Refusal(f"state {fact} when {unit.id}'s Fall Back roll is due, before its dice", rule=cited)
-            if first.statement(fact) is not None:
-                raise Refusal(f"{fact} is already stated for this roll (retract it to correct it)", rule=cited)
-        elif fact in (*AGAINST_REGROUPING, CONDITIONS_MET):
-            if first is None or fact not in first.facts:
-                raise Refusal(f"{unit.id} has no Regroup attempt waiting for {fact}", rule=cited)
-        elif fact == "hit_by_barrage":
-            if not (battle.phase_open and battle.phase == "shooting" and unit.side != battle.active_side):
-                raise Refusal("a barrage hits in the enemy's Shooting phase", rule=cited)
-        else:  # reached cover or the table edge, caught by a Sweeping Advance: during a Fall Back move
-            self._check_during_fall_back_move(battle, unit, fact, cited)
-        return None
-
-    def _check_tank_shock(self, battle: Battle, unit: Unit, value: FactValue) -> None:
-        tank = battle.units.get(value) if isinstance(value, str) else None
-        if tank is None or not tank.alive or tank.unit_type != "tank":
-            raise Refusal(f"tank_shocked takes the id of the tank that reached the unit, not {value!r}", field="value")
-        if not (battle.phase_open and battle.phase == "movement" and tank.side == battle.active_side):
-            raise Refusal(f"{tank.id} can tank shock only in its own Movement phase", rule=self.tank_shock.id)
-        if tank.side == unit.side:
-            raise Refusal(f"{tank.id} is on {unit.id}'s own side", rule=self.tank_shock.id)
-
-    def _check_during_fall_back_move(self, battle: Battle, unit: Unit, fact: str, cited: str) -> None:
-        if unit.state != "falling_back":
-            raise Refusal(f"{unit.id} is not Falling Back (it is {unit.state.replace('_', ' ')})", rule=cited)
-        waiting = battle.due_for(unit.id)
-        if waiting:
-            raise Refusal(f"{unit.id} must first settle its {waiting[0].test} ({waiting[0].rule})", rule=cited)
-        if FELL_BACK not in unit.phase_marks:
-            raise Refusal(f"{fact} happens during a Fall Back move, and {unit.id} made none this phase", rule=cited)
-        if fact == "caught_by_sweeping_advance" and FELL_BACK_FROM_COMBAT not in unit.phase_marks:
-            raise Refusal(f"{unit.id} did not fall back out of a close combat this phase", rule=cited)
-
-    def on_fact(self, battle: Battle, event: TableFactRecorded, seq: int) -> Decided:
-        unit, fact = battle.units[event.unit], event.fact
-        if fact == "tank_shocked":
-            yield from self.tank_shock(battle, unit, seq)
-        elif fact == "hit_by_barrage":
-            yield from self.require(battle, unit, "pinning", passes_automatically.id, (seq,))
-        elif fact == "reached_cover":
-            yield from self.reaches_cover(battle, unit, seq)
-        elif fact == "reached_table_edge":
-            yield from self.reaches_table_edge(battle, unit, seq)
-        elif fact == "caught_by_sweeping_advance":
-            yield from self.caught_by_sweeping_advance(battle, unit, seq)
-        else:
-            yield from self._regroup_or_fall_back_fact(battle, unit, event, seq)
-
-    def _regroup_or_fall_back_fact(self, battle: Battle, unit: Unit, event: TableFactRecorded, seq: int) -> Decided:
-        """A fact about the unit's first due test: the conditions of a Regroup attempt, or the Fall
-        Back roll to come."""
-        fact = event.fact
-        due = next(due for due in battle.due if due.unit == unit.id)
-        if fact in AGAINST_REGROUPING:
-            caused_by = (*due.caused_by, seq)
-            yield self.withdraw(due, self.regroup_tests_due.id, caused_by, AGAINST_REGROUPING[fact])
-            yield from self.does_not_regroup(battle, unit, due.rule, caused_by)
-        elif fact == CONDITIONS_MET:
-            auto = knows_no_fear.id if due.rule == knows_no_fear.id else passes_automatically.id
-            yield DueSettled(unit=unit.id, rule=auto, caused_by=(*due.caused_by, seq), due=due)
-            yield from self.settle(
-                battle, msgspec.structs.replace(due, caused_by=(*due.caused_by, seq)), passed=True, rule=auto
-            )
-        else:
-            yield self.restate(due, fact, event.value, (seq,))  # a fact about the Fall Back roll to come
-
-    @clause("wh40k3.trigger.tank_shock", fact={"tank_shocked": "enemy"})  # value: the enemy tank's unit id
-    def tank_shock(self, battle: Battle, unit: Unit, seq: int) -> Decided:
-        """A unit reached by an enemy tank in that tank's Movement phase tests after the tank's move."""
-        return self._morale_test_due(battle, unit, self.tank_shock.id, (seq,))
-
-    @clause("wh40k3.regroup.cover", fact="reached_cover", phrase="Regroups in cover and stops")
-    def reaches_cover(self, battle: Battle, unit: Unit, seq: int) -> Decided:
-        """The whole unit in cover inside its corridor: a second chance to Regroup, once per phase,
-        under the conditions of `regroup_tests_due`. A unit that fell back out of a close combat
-        through cover may not try to Regroup that turn (nor at the table edge). Passed: it stops.
-        Failed: it completes its move."""
-        rule = self.reaches_cover.id
-        if TRIED_IN_COVER in unit.phase_marks:
-            trying = DueTest(unit=unit.id, test="regroup", rule=rule, caused_by=(seq,))
-            yield self.not_taken(trying, rule, (seq,), "it already tried in cover this phase")
-            return
-        if FELL_BACK_FROM_COMBAT in unit.phase_marks:
-            yield Marked(unit=unit.id, rule=rule, caused_by=(seq,), mark=THROUGH_COVER_FROM_COMBAT)
-        yield Marked(unit=unit.id, rule=rule, caused_by=(seq,), mark=TRIED_IN_COVER)
-        yield from self.offer_regroup(battle, unit, rule, (seq,))
-
-    @clause(
-        "wh40k3.regroup.table_edge",
-        fact="reached_table_edge",
-        phrase={
-            "regrouped": "Regroups at the table edge: its last chance",
-            "dispersed": "fails its last chance and is removed from the battlefield by its table edge",
-        },
-    )
-    def reaches_table_edge(self, battle: Battle, unit: Unit, seq: int) -> Decided:
-        """At the table edge a last chance to Regroup, under the conditions of `regroup_tests_due`;
-        failed or not allowed: removed from the battlefield."""
-        return self.offer_regroup(battle, unit, self.reaches_table_edge.id, (seq,))
-
-    @clause(
-        "wh40k3.sweeping_advance",
-        fact="caught_by_sweeping_advance",
-        phrase={
-            "regrouped": "Regroups as the Sweeping Advance reaches it",
-            "dispersed": "is caught by the Sweeping Advance and removed from the battlefield",
-        },
-    )
-    def caught_by_sweeping_advance(self, battle: Battle, unit: Unit, seq: int) -> Decided:
-        """Contacted by a Sweeping Advance while Falling Back: pass a Regroup test or be destroyed
-        (taken like `on_charge`: unmodified, even if it could not otherwise Regroup)."""
-        return self.offer_regroup(battle, unit, self.caught_by_sweeping_advance.id, (seq,))
-
-    # -- regrouping -------------------------------------------------------------------------------
-    def offer_regroup(self, battle: Battle, unit: Unit, trigger: str, caused_by: tuple[int, ...]) -> Decided:
-        """A chance to Regroup (`regroup_chances`). The engine checks the strength condition; the table
-        may report an enemy within 6 inches or broken coherency against it before the dice."""
-        chance = self.regroup_chances[trigger]
-        if not chance.conditional:
-            yield from self.require(battle, unit, "regroup", trigger, caused_by)
-            return
-        if THROUGH_COVER_FROM_COMBAT in unit.phase_marks:
-            detail = "it fell back out of a close combat through cover this turn"
-            yield from self._may_not_regroup(battle, unit, trigger, caused_by, self.reaches_cover.id, detail)
-            return
-        threshold = int(self.param(battle, "regroup_threshold_percent"))
-        if unit.models * 100 < threshold * unit.starting_models and not knows_no_fear(unit):
-            detail = f"{unit.models} of {unit.starting_models} models: under {threshold}% of its starting strength"
-            yield from self._may_not_regroup(battle, unit, trigger, caused_by, self.regroup_tests_due.id, detail)
-            return
-        automatic = trigger == knows_no_fear.id or passes_automatically(unit, "regroup")
-        yield from self.require(
-            battle,
-            unit,
-            "regroup",
-            trigger,
-            caused_by,
-            dice=0 if automatic else 2,
-            decisions=("decline_regroup",) if chance.optional else (),
-            facts=(*([CONDITIONS_MET] if automatic else []), *AGAINST_REGROUPING),
-        )
-
-    def _may_not_regroup(
-        self, battle: Battle, unit: Unit, trigger: str, caused_by: tuple[int, ...], rule: str, detail: str
-    ) -> Decided:
-        trying = DueTest(unit=unit.id, test="regroup", rule=trigger, caused_by=caused_by)
-        yield self.not_taken(trying, rule, caused_by, detail)
-        yield from self.does_not_regroup(battle, unit, trigger, caused_by)
-
-    @clause("wh40k3.regroup.pass", phrase={"regrouped": "Regroups", "steady": "is steady again"})
-    def regroups(self, battle: Battle, unit: Unit, trigger: str, caused_by: tuple[int, ...]) -> Decided:
-        """No other move that phase but up to 3 inches to restore its formation; it fights normally
-        that turn (shoots counting as having moved, may assault) and is steady at the end of it."""
-        chance = self.regroup_chances[trigger]
-        yield self.graph.move(unit, chance.regroups, caused_by)
-        yield self.steady_again(unit, self.end_of_this_turn(battle, unit), self.regroups.id, caused_by)
-        if chance.conditional and battle.phase_open:
-            yield self.restrict(battle, unit, "regrouped_this_phase", self.regroups.id, battle.point, caused_by)
-
-    @clause("wh40k3.regroup.fail")
-    def does_not_regroup(self, battle: Battle, unit: Unit, trigger: str, caused_by: tuple[int, ...]) -> Decided:
-        """Failed or not allowed: at the start of a Movement phase it Falls Back another 2D6; in cover
-        it completes its move; at the table edge it is removed."""
-        otherwise = self.regroup_chances[trigger].otherwise
-        if otherwise is None:
-            return ()
-        if otherwise == "fail_regroup":
-            return self.falls_back_by(battle, unit, otherwise, caused_by)
-        return self.remove(battle, unit, otherwise, caused_by)
-
-    # -- dice -------------------------------------------------------------------------------------
-    def resolve(self, battle: Battle, due: DueTest, dice: tuple[int, ...], seq: int) -> Decided:
-        unit = battle.units[due.unit]
-        if due.test == "fall_back":
-            yield from self.fall_back_move(battle, unit, due, dice, (*due.caused_by, seq))
-            return
-        result = replace(leadership_test(unit, due, dice), caused_by=(*due.caused_by, seq))
-        if not result.passed and due.rule in self.regroup_chances:
-            result = replace(result, detail=self.regroup_chances[due.rule].if_not)
-        yield result
-        yield from self.consequences(battle, due, result, (seq,))
-
-    def consequences(self, battle: Battle, due: DueTest, result: TestResolved, caused_by: tuple[int, ...]) -> Decided:
-        unit = battle.units[due.unit]
-        if due.test == "morale":
-            return () if result.passed else self.falls_back(battle, unit, due, caused_by)
-        if due.test == "pinning":
-            return () if result.passed else [self.pinned(battle, unit, caused_by)]
-        if result.passed:
-            return self.regroups(battle, unit, due.rule, caused_by)
-        return self.does_not_regroup(battle, unit, due.rule, caused_by)
-
-    def falls_back(self, battle: Battle, unit: Unit, due: DueTest, caused_by: tuple[int, ...]) -> Decided:
-        """A failed Morale test makes the unit Fall Back at once (`leadership_test`)."""
-        if due.rule == outnumbered.id:
-            yield Marked(unit=unit.id, rule=leadership_test.id, caused_by=caused_by, mark=FELL_BACK_FROM_COMBAT)
-        yield from self.falls_back_by(battle, unit, "fail_morale", caused_by)
-
-    def fall_back_move_due(self, battle: Battle, unit: Unit, caused_by: tuple[int, ...]) -> Decided:
-        dice = int(unit.profile.get("fall_back_dice") or 2)
-        return self.require(battle, unit, "fall_back", self.fall_back_move.id, caused_by, dice=dice)
-
-    @clause("wh40k3.fall_back.distance", fact="through_difficult_terrain")  # stated before the Fall Back roll
-    def fall_back_move(
-        self, battle: Battle, unit: Unit, due: DueTest, dice: tuple[int, ...], caused_by: tuple[int, ...]
-    ) -> Decided:
-        """2D6 inches each turn until it Regroups (fast units as their profile says), halved when
-        moving into, out of or through difficult terrain."""
-        inches: int | float = sum(dice)
-        notes = []
-        if due.statement("through_difficult_terrain"):
-            inches = _inches(inches / 2)
-            notes.append("halved: difficult terrain")
-        corridor = due.statement("enemy_in_corridor")
-        if isinstance(corridor, int | float) and inches >= corridor:
-            yield from self.crossfire(battle, unit, due, dice, inches, corridor, caused_by)
-            return
-        if corridor is not None:
-            notes.append(f'short of the enemy {corridor:g}" away in its corridor')
-        yield Marked(unit=unit.id, rule=self.fall_back_move.id, caused_by=caused_by, mark=FELL_BACK)
-        towards = fall_back_direction(str(self.param(battle, "fall_back_towards")))
-        detail = towards + "".join(f"; {note}" for note in notes)
-        yield Moved(unit=unit.id, rule=due.rule, caused_by=caused_by, inches=inches, dice=dice, detail=detail)
-        if knows_no_fear(unit):
-            yield from self.offer_regroup(battle, unit, knows_no_fear.id, caused_by)
-
-    @clause(
-        "wh40k3.crossfire",
-        fact={"enemy_in_corridor": "number"},  # value: inches to the nearest such enemy model
-        phrase="is caught in the crossfire and removed from the battlefield",
-    )
-    def crossfire(
-        self,
-        battle: Battle,
-        unit: Unit,
-        due: DueTest,
-        dice: tuple[int, ...],
-        inches: float,
-        corridor: float,
-        caused_by: tuple[int, ...],
-    ) -> Decided:
-        """An enemy model not in close combat inside the Fall Back corridor: if the Fall Back roll is
-        equal to or greater than the distance to it, the unit is destroyed."""
-        yield TestResolved(
-            unit=unit.id,
-            rule=self.crossfire.id,
-            caused_by=caused_by,
-            test=due.test,
-            trigger=due.rule,
-            passed=False,
-            dice=dice,
-            total=sum(dice),
-            detail=f'{inches:g}" reaches the enemy {corridor:g}" away in its corridor',
-        )
-        yield from self.remove(battle, unit, "be_caught_in_crossfire", caused_by)
-
-    def pinned(self, battle: Battle, unit: Unit, caused_by: tuple[int, ...]) -> RestrictionApplied:
-        """A failed barrage Pinning test (`passes_automatically`): pinned until the end of its next turn."""
-        return self.until_end_of_next_turn(battle, unit, "pinned", passes_automatically.id, caused_by)
-
-    # -- decisions ---------------------------------------------------------------------------------
-    def on_decision(self, battle: Battle, due: DueTest, decision: str, seq: int) -> Decided:
-        """decline_regroup: the unit does not try; as if it failed (`does_not_regroup`: Falls Back
-        again at the start of the Movement phase, the rest of its move in cover, removal at the table
-        edge)."""
-        caused_by = (*due.caused_by, seq)
-        yield self.not_taken(due, self.regroup_tests_due.id, caused_by, "the player declines to try")
-        yield from self.does_not_regroup(battle, battle.units[due.unit], due.rule, caused_by)
-
+    # -- what the views ask: odds, the due list's target, the board's restrictions ----------------
     def result_of(self, battle: Battle, due: DueTest, dice: tuple[int, ...]) -> tuple[str, bool] | None:
         """Leadership tests pass or fail as `leadership_test` decides them; a Fall Back roll with an
         enemy stated in its corridor is caught in the crossfire or not. A test the table settles
@@ -656,7 +834,7 @@ class Wh40k3(FortyK):
             return None
         return modified_ld(battle.units[due.unit], due.modifiers)
 
-    def implied_restrictions(self, unit: Unit) -> list[tuple[str, str]]:
+    def implied_restrictions(self, unit: UnitView) -> list[tuple[str, str]]:
         if unit.state == "falling_back":
             return [
                 (
@@ -665,22 +843,12 @@ class Wh40k3(FortyK):
                 ),
                 (
                     f"Falls Back {unit.profile.get('fall_back_dice', 2)}D6 inches each turn until it Regroups",
-                    self.fall_back_move.id,
+                    fall_back_move.id,
                 ),
             ]
         if unit.state == "regrouped":
-            return [("fights normally this turn; shoots as having moved", self.regroups.id)]
+            return [("fights normally this turn; shoots as having moved", regroups.id)]
         return []
-
-    # Each way a Falling Back unit gets to Regroup, by the clause that gives it the chance.
-    regroup_chances: ClassVar[Mapping[str, Chance]] = {
-        regroup_tests_due.id: Chance("regroup", "fail_regroup", True, True),
-        reaches_cover.id: Chance("regroup_in_cover", None, True, True, "it completes its Fall Back move"),
-        reaches_table_edge.id: Chance("regroup_at_table_edge", "leave_by_table_edge", True, True),
-        knows_no_fear.id: Chance("regroup_knowing_no_fear", None, True, False, "it keeps Falling Back"),
-        on_charge.id: Chance("regroup_when_charged", "be_destroyed_when_charged", False, False),
-        caught_by_sweeping_advance.id: Chance("regroup_when_swept", "be_swept", False, False),
-    }
 
     # The rows that move a unit, each citing the clause above that moves it.
     graph = state_graph(
@@ -690,12 +858,12 @@ class Wh40k3(FortyK):
         to_regrouped("regroup_in_cover", reaches_cover.id),
         to_regrouped("regroup_at_table_edge", reaches_table_edge.id),
         to_regrouped("regroup_knowing_no_fear", knows_no_fear.id),
-        to_regrouped("regroup_when_charged", on_charge.id),
+        to_regrouped("regroup_when_charged", charged_while_falling_back.id),
         to_regrouped("regroup_when_swept", caught_by_sweeping_advance.id),
         back_to_steady(regroups.id),
         to_dispersed("leave_by_table_edge", reaches_table_edge.id),
         to_dispersed("be_caught_in_crossfire", crossfire.id),
-        to_dispersed("be_destroyed_when_charged", on_charge.id),
+        to_dispersed("be_destroyed_when_charged", charged_while_falling_back.id),
         to_dispersed("be_swept", caught_by_sweeping_advance.id),
     )
 
