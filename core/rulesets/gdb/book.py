@@ -62,8 +62,10 @@ class BattleBook:
     charges: dict[str, Charge] = field(default_factory=dict)  # this Charge phase's charges, by charger
     charged_by: dict[str, str] = field(default_factory=dict)  # this phase's targets that tested, and by whom
     countercharges: dict[str, str] = field(default_factory=dict)  # countercharger -> the charger it meets
-    # Brigade tests owed (side, brigade, the events behind it); in the Morale phase they wait until every
-    # unit's test is taken, since the results feed them (gdb.note.simultaneous).
+    # Brigade tests owed (side, brigade, the events behind it), called once the result that dispersed
+    # the unit is carried out; in the Morale phase they wait until every unit's test is taken, since
+    # the results feed them (gdb.note.simultaneous). The field is in every battle's state digest (a
+    # dataclass field is encoded even when empty), so it stays as it was.
     brigade_tests: list[tuple[str, str, tuple[int, ...]]] = field(default_factory=list)
 
 

@@ -48,7 +48,7 @@ def brigade_modifiers(battle: BattleView, table: BrigadeTable, side: str, brigad
     return tuple(modifiers)
 
 
-def rolls_for_the_brigade(battle: BattleViewView, rolled: Rolled) -> Outcomes:
+def rolls_for_the_brigade(battle: BattleView, rolled: Rolled) -> Outcomes:
     """The dice of a Brigade Morale Test, read in the brigade table: its result, which the units of
     the brigade react to (`brigade_result`)."""
     due, dice = rolled.due, rolled.dice
@@ -80,7 +80,7 @@ def rolls_for_the_brigade(battle: BattleViewView, rolled: Rolled) -> Outcomes:
 RULES.react(brigade_modifiers.id, Rolled, rolls_for_the_brigade, test="brigade")
 
 
-def brigade_result(battle: BattleViewView, settled: Settled) -> Outcomes:
+def brigade_result(battle: BattleView, settled: Settled) -> Outcomes:
     """7 or more: the brigade holds; 4-6: every unit of the brigade not in melee Halts this turn;
     3 or less: every unit not in melee Retreats (the default table)."""
     lead = battle.units[settled.unit]

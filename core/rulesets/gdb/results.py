@@ -14,9 +14,8 @@ below, closes the module.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from morale.events.types import TableFactRecorded
 

@@ -12,6 +12,7 @@ views' questions.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from msgspec.structs import replace
@@ -33,7 +34,7 @@ from ...engine import call, falls_due, not_taken, resolved
 from ...outcomes import Chosen, DueAmended, Outcome, Remembered, Rolled, Settled, TestCalled, TestResolved
 from ...reactions import Outcomes
 from ...rules import Refusal, clause
-from ...state import Point, Unit
+from ...state import DueTest, Point, Unit
 from ...view import BattleView, UnitView
 from ..base import Ruleset, TableSpec
 from .book import BattleBook, Charge, UnitBook, battle_book, book, remember, remember_battle
@@ -73,7 +74,6 @@ from .results import (
     routs,
     set_profile,
     take_test,
-    tested,
     wavers,
 )
 from .rulebook import RULES
@@ -162,7 +162,7 @@ NOTE_TYPES: dict[str, object] = {"gdb": UnitBook}  # what a unit's notes hold: i
 
 
 # -- the clock ----------------------------------------------------------------------------------------
-def phase_is(phase: str) -> Any:
+def phase_is(phase: str) -> Callable[[BattleView, PhaseStarted | PhaseEnded], bool]:
     return lambda battle, event: event.phase == phase
 
 
@@ -222,7 +222,7 @@ def figures_lost(battle: BattleView, event: CasualtiesSuffered) -> Outcomes:
 RULES.react(lost_three_figures.id, CasualtiesSuffered, figures_lost)
 
 
-def charging_due(battle: BattleView, unit: UnitView) -> Any:
+def charging_due(battle: BattleView, unit: UnitView) -> DueTest | None:
     return next((d for d in battle.due_for(unit.id) if d.test == "charging"), None)
 
 
@@ -247,6 +247,7 @@ def charge_test_restated(battle: BattleView, event: CasualtiesSuffered) -> Outco
     as they stand once counted."""
     unit = battle.units[event.unit]
     due = charging_due(battle, unit)
+    assert due is not None  # `losing_figures_in_its_charge` holds
     modifiers = charging_modifiers(battle, unit, battle_book(battle).charges[unit.id])
     restated = replace(due, modifiers=modifiers)
     return [DueAmended(unit=unit.id, rule=lost_during_charge.id, caused_by=(battle.seq,), before=due, after=restated)]
@@ -366,7 +367,7 @@ def targets_test(battle: BattleView, settled: Settled) -> Outcomes:
     ]
 
 
-def target_state(*states: str) -> Any:
+def target_state(*states: str) -> Callable[[BattleView, TestCalled], bool]:
     return lambda battle, called: battle.units[called.unit].state in states
 
 
@@ -411,7 +412,7 @@ RULES.react(targets_test.id, TestCalled, charged_test, test="charged")
 
 
 # -- facts from the table -------------------------------------------------------------------------
-def stands_near(within: bool) -> Any:
+def stands_near(within: bool) -> Callable[[BattleView, TableFactRecorded], Outcomes]:
     def stated(battle: BattleView, event: TableFactRecorded) -> Outcomes:
         """Who is within 15 cm of whom stands in both units' books until stated otherwise."""
         unit, other = battle.units[event.unit], battle.units[str(event.value)]
