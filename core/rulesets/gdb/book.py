@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ...outcomes import Remembered
-from ...state import Battle, Unit
+from ...view import BattleView, UnitView
 
 
 @dataclass(slots=True)
@@ -62,21 +62,23 @@ class BattleBook:
     charges: dict[str, Charge] = field(default_factory=dict)  # this Charge phase's charges, by charger
     charged_by: dict[str, str] = field(default_factory=dict)  # this phase's targets that tested, and by whom
     countercharges: dict[str, str] = field(default_factory=dict)  # countercharger -> the charger it meets
-    # Brigade tests owed (side, brigade, the events behind it); in the Morale phase they wait until every
-    # unit's test is taken, since the results feed them (gdb.note.simultaneous).
+    # Brigade tests owed (side, brigade, the events behind it), called once the result that dispersed
+    # the unit is carried out; in the Morale phase they wait until every unit's test is taken, since
+    # the results feed them (gdb.note.simultaneous). The field is in every battle's state digest (a
+    # dataclass field is encoded even when empty), so it stays as it was.
     brigade_tests: list[tuple[str, str, tuple[int, ...]]] = field(default_factory=list)
 
 
-def book(unit: Unit) -> UnitBook:
+def book(unit: UnitView) -> UnitBook:
     return unit.notes["gdb"]  # type: ignore[return-value]  # notes hold each ruleset's own memory: GDB's is this
 
 
-def battle_book(battle: Battle) -> BattleBook:
+def battle_book(battle: BattleView) -> BattleBook:
     kept: BattleBook = battle.bookkeeping  # each ruleset's own (Ruleset.battle_bookkeeping): GDB's is this
     return kept
 
 
-def remember(unit: Unit, rule: str, caused_by: tuple[int, ...], **changes: object) -> Remembered:
+def remember(unit: UnitView, rule: str, caused_by: tuple[int, ...], **changes: object) -> Remembered:
     """The unit's book, changed field by field (each a new value, never a container changed in place)."""
     return Remembered(unit=unit.id, rule=rule, caused_by=caused_by, book="gdb", changes=changes)
 
@@ -86,7 +88,7 @@ def remember_battle(rule: str, caused_by: tuple[int, ...], **changes: object) ->
     return Remembered(unit="", rule=rule, caused_by=caused_by, book="battle", changes=changes)
 
 
-def in_melee(battle: Battle, unit: Unit) -> bool:
+def in_melee(battle: BattleView, unit: UnitView) -> bool:
     """In melee as the players state it, or a melee result stood for it this turn (gdb.note.melee)."""
     memo = book(unit)
     return memo.in_melee or memo.melee_turn == battle.turn

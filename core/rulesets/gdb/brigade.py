@@ -7,32 +7,34 @@ its own, so it is rolled as the `brigade` test of the brigade's first unit still
 
 from __future__ import annotations
 
-from ...apply import Decided
-from ...outcomes import Modifier, TestResolved
+from ...engine import resolved
+from ...outcomes import Modifier, Outcome, Rolled, Settled, TestResolved
+from ...reactions import Outcomes
 from ...rules import clause
-from ...state import Battle, DueTest, Unit
+from ...view import BattleView, UnitView
 from .book import in_melee
 from .modifiers import total
 from .neighbours import skirmishers_ignored
 from .results import Context, halts, retreats
+from .rulebook import RULES
 from .tables import BrigadeTable, read_column
 
 
-def brigade_of(unit: Unit) -> str:
+def brigade_of(unit: UnitView) -> str:
     return str(unit.profile["brigade"])
 
 
-def members(battle: Battle, side: str, brigade: str) -> list[Unit]:
+def members(battle: BattleView, side: str, brigade: str) -> list[UnitView]:
     return [u for u in battle.units.values() if u.side == side and brigade_of(u) == brigade]
 
 
-def lead_unit(battle: Battle, side: str, brigade: str) -> Unit | None:
+def lead_unit(battle: BattleView, side: str, brigade: str) -> UnitView | None:
     """The unit that rolls for the brigade: its first still in the field."""
     return next((u for u in members(battle, side, brigade) if u.alive), None)
 
 
 @clause("gdb.brigade.test")
-def brigade_modifiers(battle: Battle, table: BrigadeTable, side: str, brigade: str) -> tuple[Modifier, ...]:
+def brigade_modifiers(battle: BattleView, table: BrigadeTable, side: str, brigade: str) -> tuple[Modifier, ...]:
     """2D6 + the brigade commander with the brigade, and for each unit of the brigade dispersed or
     routing (the table's numbers: +1 and -1 by default). Routing skirmishers are ignored."""
     units = members(battle, side, brigade)
@@ -46,35 +48,57 @@ def brigade_modifiers(battle: Battle, table: BrigadeTable, side: str, brigade: s
     return tuple(modifiers)
 
 
-def resolve_brigade_test(
-    battle: Battle, table: BrigadeTable, due: DueTest, dice: tuple[int, ...], caused_by: tuple[int, ...]
-) -> Decided:
-    """7 or more: the brigade holds; 4-6: every unit of the brigade not in melee Halts this turn;
-    3 or less: every unit not in melee Retreats (the default table)."""
+def rolls_for_the_brigade(battle: BattleView, rolled: Rolled) -> Outcomes:
+    """The dice of a Brigade Morale Test, read in the brigade table: its result, which the units of
+    the brigade react to (`brigade_result`)."""
+    due, dice = rolled.due, rolled.dice
+    table: BrigadeTable = battle.tables["brigade"]
     lead = battle.units[due.unit]
-    brigade = brigade_of(lead)
     modified = sum(dice) + total(due.modifiers)
     result = read_column(table.rows, lead.unit_type, modified)
-    yield TestResolved(
-        unit=lead.id,
-        rule=brigade_modifiers.id,
-        caused_by=caused_by,
-        test=due.test,
-        trigger=due.rule,
-        passed=result == "holds",
-        dice=dice,
-        total=modified,
-        modifiers=due.modifiers,
-        result=result,
-        column="brigade",
-        detail=f"for brigade {brigade}",
+    caused_by = (*due.caused_by, *rolled.caused_by)
+    return resolved(
+        due,
+        TestResolved(
+            unit=lead.id,
+            rule=brigade_modifiers.id,
+            caused_by=caused_by,
+            test=due.test,
+            trigger=due.rule,
+            passed=result == "holds",
+            dice=dice,
+            total=modified,
+            modifiers=due.modifiers,
+            result=result,
+            column="brigade",
+            detail=f"for brigade {brigade_of(lead)}",
+        ),
+        caused_by,
     )
-    if result == "holds":
-        return
-    ctx = Context("brigade", caused_by, caused_by[-1])
-    for unit in members(battle, lead.side, brigade):
+
+
+RULES.react(brigade_modifiers.id, Rolled, rolls_for_the_brigade, test="brigade")
+
+
+def brigade_result(battle: BattleView, settled: Settled) -> Outcomes:
+    """7 or more: the brigade holds; 4-6: every unit of the brigade not in melee Halts this turn;
+    3 or less: every unit not in melee Retreats (the default table)."""
+    lead = battle.units[settled.unit]
+    ctx = Context("brigade", settled.caused_by, battle.seq)
+    decided: list[Outcome] = []
+    for unit in members(battle, lead.side, brigade_of(lead)):
         if unit.alive and not in_melee(battle, unit):
-            if result == "halt":
-                yield from halts(battle, unit, ctx, brigade_modifiers.id)
+            if settled.result.result == "halt":
+                decided += halts(battle, unit, ctx, brigade_modifiers.id)
             else:
-                yield from retreats(battle, unit, ctx)
+                decided += retreats(battle, unit, ctx)
+    return decided
+
+
+RULES.react(
+    brigade_modifiers.id,
+    Settled,
+    brigade_result,
+    test="brigade",
+    when=lambda battle, settled: settled.result.result != "holds",
+)

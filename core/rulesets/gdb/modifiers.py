@@ -11,7 +11,7 @@ from typing import Any
 
 from ...outcomes import Modifier
 from ...rules import Refusal, clause
-from ...state import Battle, Unit
+from ...view import BattleView, UnitView
 from .book import Charge, book
 from .neighbours import FLEEING, heeded_friends_near
 from .profile import (
@@ -37,7 +37,7 @@ def _words(slug: str) -> str:
 
 # -- general modifiers ----------------------------------------------------------------------------
 @clause("gdb.mod.commander")
-def commander(battle: Battle, unit: Unit) -> Modifier | None:
+def commander(battle: BattleView, unit: UnitView) -> Modifier | None:
     """+1: the Commander-in-Chief or a brigade commander is attached to the unit."""
     who = str(unit.profile["commander"])
     if who == "none":
@@ -47,20 +47,20 @@ def commander(battle: Battle, unit: Unit) -> Modifier | None:
 
 
 @clause("gdb.mod.quality")
-def quality(battle: Battle, unit: Unit) -> Modifier | None:
+def quality(battle: BattleView, unit: UnitView) -> Modifier | None:
     """Guard +2; elite and veterans +1; line 0; second line and recruits -1."""
     value = QUALITY[str(unit.profile["quality"])]
     return Modifier(rule=quality.id, value=value, reason=_words(str(unit.profile["quality"]))) if value else None
 
 
 @clause("gdb.mod.no_losses")
-def no_losses(battle: Battle, unit: Unit) -> Modifier | None:
+def no_losses(battle: BattleView, unit: UnitView) -> Modifier | None:
     """+1: the unit has suffered no losses."""
     return Modifier(rule=no_losses.id, value=+1, reason="no losses") if figures_lost(unit) == 0 else None
 
 
 @clause("gdb.mod.losses")
-def losses(battle: Battle, unit: Unit) -> Modifier | None:
+def losses(battle: BattleView, unit: UnitView) -> Modifier | None:
     """More than 10% of full strength lost -1, more than 25% -2, more than 35% -3: only the largest."""
     lost, full = figures_lost(unit), full_strength(unit)
     for percent, value in LOSS_STEPS:
@@ -70,7 +70,7 @@ def losses(battle: Battle, unit: Unit) -> Modifier | None:
 
 
 @clause("gdb.mod.cover", fact={"enemy_in_built_up_area": "bool"})
-def cover(battle: Battle, unit: Unit) -> Modifier | None:
+def cover(battle: BattleView, unit: UnitView) -> Modifier | None:
     """In buildings or redoubts +2; defending castles and churches +3; not when enemy units are
     inside the same built-up area."""
     location = str(unit.profile["location"])
@@ -80,13 +80,13 @@ def cover(battle: Battle, unit: Unit) -> Modifier | None:
 
 
 @clause("gdb.mod.square")
-def square(battle: Battle, unit: Unit) -> Modifier | None:
+def square(battle: BattleView, unit: UnitView) -> Modifier | None:
     """+2: in square."""
     return Modifier(rule=square.id, value=+2, reason="in square") if formation(unit) == "square" else None
 
 
 @clause("gdb.mod.friends_fleeing")
-def friends_fleeing(battle: Battle, unit: Unit) -> Modifier | None:
+def friends_fleeing(battle: BattleView, unit: UnitView) -> Modifier | None:
     """-1 for each routing or retreating friendly unit within 15 cm (12"), but those it ignores."""
     fleeing = heeded_friends_near(battle, unit, FLEEING)
     if not fleeing:
@@ -96,7 +96,7 @@ def friends_fleeing(battle: Battle, unit: Unit) -> Modifier | None:
 
 
 @clause("gdb.mod.disordered")
-def disordered(battle: Battle, unit: Unit) -> Modifier | None:
+def disordered(battle: BattleView, unit: UnitView) -> Modifier | None:
     """-1: the unit is wavering, unformed or retreating. (A routing unit takes gdb.mod.routing instead.)"""
     if unit.state == "broken":
         return None
@@ -107,12 +107,12 @@ def disordered(battle: Battle, unit: Unit) -> Modifier | None:
 
 
 @clause("gdb.mod.routing")
-def routing(battle: Battle, unit: Unit) -> Modifier | None:
+def routing(battle: BattleView, unit: UnitView) -> Modifier | None:
     """-2: the unit is routing."""
     return Modifier(rule=routing.id, value=-2, reason="routing") if unit.state == "broken" else None
 
 
-GENERAL: tuple[Callable[[Battle, Unit], Modifier | None], ...] = (
+GENERAL: tuple[Callable[[BattleView, UnitView], Modifier | None], ...] = (
     commander,
     quality,
     no_losses,
@@ -125,13 +125,13 @@ GENERAL: tuple[Callable[[Battle, Unit], Modifier | None], ...] = (
 )
 
 
-def general_modifiers(battle: Battle, unit: Unit) -> tuple[Modifier, ...]:
+def general_modifiers(battle: BattleView, unit: UnitView) -> tuple[Modifier, ...]:
     return tuple(m for clause in GENERAL if (m := clause(battle, unit)) is not None)
 
 
 # -- a charging unit, Charge phase ----------------------------------------------------------------
 @clause("gdb.mod.charge.losses")
-def lost_during_charge(unit: Unit) -> Modifier | None:
+def lost_during_charge(unit: UnitView) -> Modifier | None:
     """-1 for each figure lost during the charge."""
     lost = book(unit).charge_losses
     if not lost:
@@ -148,7 +148,7 @@ def charging_flank(charge: Charge) -> Modifier | None:
 
 
 @clause("gdb.mod.charge.unformed")
-def charging_unformed(battle: Battle, charge: Charge, flank: Modifier | None) -> Modifier | None:
+def charging_unformed(battle: BattleView, charge: Charge, flank: Modifier | None) -> Modifier | None:
     """+1: charging an unformed enemy. With gdb.mod.charge.flank it adds up to +1 at most: the
     second bonus is shown, not counted."""
     unformed = [t for t in charge.targets if not formed(battle.units[t])]
@@ -160,7 +160,7 @@ def charging_unformed(battle: Battle, charge: Charge, flank: Modifier | None) ->
     )
 
 
-def charging_modifiers(battle: Battle, unit: Unit, charge: Charge) -> tuple[Modifier, ...]:
+def charging_modifiers(battle: BattleView, unit: UnitView, charge: Charge) -> tuple[Modifier, ...]:
     flank = charging_flank(charge)
     situational = (lost_during_charge(unit), flank, charging_unformed(battle, charge, flank))
     return general_modifiers(battle, unit) + tuple(m for m in situational if m is not None)
@@ -168,7 +168,7 @@ def charging_modifiers(battle: Battle, unit: Unit, charge: Charge) -> tuple[Modi
 
 # -- a charged or countercharging unit, Charge phase ----------------------------------------------
 @clause("gdb.mod.charged.line")
-def charged_in_line(unit: Unit, charger: Unit) -> Modifier | None:
+def charged_in_line(unit: UnitView, charger: UnitView) -> Modifier | None:
     """-1: infantry in line charged by infantry."""
     if unit.unit_type == INFANTRY and formation(unit) == "line" and charger.unit_type == INFANTRY:
         return Modifier(rule=charged_in_line.id, value=-1, reason="infantry in line charged by infantry")
@@ -176,7 +176,7 @@ def charged_in_line(unit: Unit, charger: Unit) -> Modifier | None:
 
 
 @clause("gdb.mod.charged.column", special_rule="russian")
-def charged_in_column(unit: Unit, charger: Unit) -> Modifier | None:
+def charged_in_column(unit: UnitView, charger: UnitView) -> Modifier | None:
     """-2: infantry in column charged by infantry; -1 for Russian infantry."""
     if unit.unit_type == INFANTRY and formation(unit) == "column" and charger.unit_type == INFANTRY:
         if unit.has("russian"):
@@ -188,7 +188,7 @@ def charged_in_column(unit: Unit, charger: Unit) -> Modifier | None:
 
 
 @clause("gdb.mod.charged.flank", special_rule="austrian")
-def charged_in_flank(unit: Unit, charger: Unit, flank: bool) -> Modifier | None:
+def charged_in_flank(unit: UnitView, charger: UnitView, flank: bool) -> Modifier | None:
     """-4: charged in flank or rear; not for Austrian infantry in mass charged by cavalry."""
     if not flank:
         return None
@@ -199,7 +199,7 @@ def charged_in_flank(unit: Unit, charger: Unit, flank: bool) -> Modifier | None:
 
 
 @clause("gdb.mod.charged.cavalry", special_rule="cossack")
-def charged_by_cavalry(unit: Unit, charger: Unit) -> Modifier | None:
+def charged_by_cavalry(unit: UnitView, charger: UnitView) -> Modifier | None:
     """-2: infantry not in square charged by cavalry; -1 when the chargers are Cossacks."""
     if unit.unit_type == INFANTRY and formation(unit) != "square" and charger.unit_type == CAVALRY:
         if charger.has("cossack"):
@@ -209,14 +209,14 @@ def charged_by_cavalry(unit: Unit, charger: Unit) -> Modifier | None:
 
 
 @clause("gdb.mod.charged.artillery")
-def artillery_charged(unit: Unit, charger: Unit) -> Modifier | None:
+def artillery_charged(unit: UnitView, charger: UnitView) -> Modifier | None:
     """-2: artillery charged by infantry or cavalry."""
     if unit.unit_type in ARTILLERY and charger.unit_type in (INFANTRY, CAVALRY):
         return Modifier(rule=artillery_charged.id, value=-2, reason=f"artillery charged by {charger.unit_type}")
     return None
 
 
-def charged_modifiers(battle: Battle, unit: Unit, charger: Unit, flank: bool) -> tuple[Modifier, ...]:
+def charged_modifiers(battle: BattleView, unit: UnitView, charger: UnitView, flank: bool) -> tuple[Modifier, ...]:
     situational = (
         charged_in_line(unit, charger),
         charged_in_column(unit, charger),

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ...rules import clause
-from ...state import Battle, Unit
+from ...view import BattleView, UnitView
 from .book import book
 from .profile import CAVALRY, FOOT_ARTILLERY, HORSE_ARTILLERY, INFANTRY, SKIRMISHERS
 
@@ -17,13 +17,13 @@ FLEEING = ("falling_back", "broken")
 
 
 @clause("gdb.rout.skirmishers")
-def skirmishers_ignored(other: Unit) -> bool:
+def skirmishers_ignored(other: UnitView) -> bool:
     """The routing of skirmishers is always ignored."""
     return other.unit_type == SKIRMISHERS
 
 
 @clause("gdb.note.ignore")
-def ignores(unit: Unit, other: Unit) -> bool:
+def ignores(unit: UnitView, other: UnitView) -> bool:
     """Infantry ignores routing cavalry and horse artillery; cavalry ignores routing infantry and
     foot artillery; every unit ignores routing skirmishers (the triggers, and `friends_fleeing`)."""
     if skirmishers_ignored(other):
@@ -35,7 +35,7 @@ def ignores(unit: Unit, other: Unit) -> bool:
     return False
 
 
-def friends_near(battle: Battle, unit: Unit) -> Iterator[Unit]:
+def friends_near(battle: BattleView, unit: UnitView) -> Iterator[UnitView]:
     """Friendly units within 15 cm of `unit` (or whose dispersal point is), as stated at the table."""
     for other_id in sorted(book(unit).near):
         other = battle.units[other_id]
@@ -43,6 +43,6 @@ def friends_near(battle: Battle, unit: Unit) -> Iterator[Unit]:
             yield other
 
 
-def heeded_friends_near(battle: Battle, unit: Unit, states: tuple[str, ...]) -> list[Unit]:
+def heeded_friends_near(battle: BattleView, unit: UnitView, states: tuple[str, ...]) -> list[UnitView]:
     """Friends within 15 cm in one of `states` whose flight this unit does not ignore."""
     return [f for f in friends_near(battle, unit) if f.state in states and not ignores(unit, f)]

@@ -12,7 +12,7 @@ from typing import Annotated, Literal
 import msgspec
 from msgspec import Meta
 
-from ...state import Unit
+from ...view import UnitView
 
 # The game turn, in order: both sides act in each phase (Ruleset.shared_turn).
 PHASES = ("movement", "charge", "shooting", "melee", "morale")
@@ -62,19 +62,19 @@ class GdbProfile(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
 CHANGEABLE = frozenset({"formation", "formed", "location", "commander"})
 
 
-def formation(unit: Unit) -> str:
+def formation(unit: UnitView) -> str:
     """The unit's formation; a unit given none is in its type's first (line, unlimbered...)."""
     return str(unit.profile.get("formation") or FORMATIONS[unit.unit_type][0])
 
 
-def formed(unit: Unit) -> bool:
+def formed(unit: UnitView) -> bool:
     return bool(unit.profile.get("formed", True))
 
 
-def full_strength(unit: Unit) -> int:
+def full_strength(unit: UnitView) -> int:
     """Figures at full strength: as the profile says, else as many as the unit joined with."""
     return int(unit.profile.get("full_strength") or unit.starting_models)
 
 
-def figures_lost(unit: Unit) -> int:
+def figures_lost(unit: UnitView) -> int:
     return full_strength(unit) - unit.models

@@ -3,12 +3,16 @@
 
 The clauses live beside this module, one function per rule ID: `modifiers` (the modifiers),
 `triggers` (when a unit tests in the Morale phase, and the notes that excuse it), `results` (the
-test procedure, each result and the state graph), `brigade` (the Brigade Morale Test). This class
-wires them to the referee's hooks and refuses what the rules forbid.
+test procedure, each result and the state graph), `brigade` (the Brigade Morale Test). Each clause
+that acts is a reaction (`rulebook.RULES`, see core/reactions.py), filed as its module is imported;
+this module files the rest (the clock, casualties, charges, the facts the players state, a
+wavering unit's reform, the brigade tests owed) and what the rules refuse. The class answers the
+views' questions.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from msgspec.structs import replace
@@ -18,20 +22,23 @@ from morale.events.types import (
     ChargeDeclared,
     CombatResolved,
     DiceRolled,
+    PhaseEnded,
+    PhaseStarted,
     PlayerDecided,
     TableFactRecorded,
     UnitChanged,
     UnitJoined,
 )
 
-from ...apply import Decided
-from ...outcomes import DueAmended, Remembered, TestNotTaken, TestResolved
+from ...engine import call, falls_due, not_taken, resolved
+from ...outcomes import Chosen, DueAmended, Outcome, Remembered, Rolled, Settled, TestCalled, TestResolved
+from ...reactions import Outcomes
 from ...rules import Refusal, clause
-from ...state import Battle, DueTest, Point, Unit
-from ...view import BattleView
+from ...state import DueTest, Point, Unit
+from ...view import BattleView, UnitView
 from ..base import Ruleset, TableSpec
 from .book import BattleBook, Charge, UnitBook, battle_book, book, remember, remember_battle
-from .brigade import brigade_modifiers, lead_unit, resolve_brigade_test
+from .brigade import brigade_modifiers, lead_unit
 from .modifiers import charged_modifiers, charging_modifiers, check_profile, cover, lost_during_charge
 from .neighbours import FLEEING
 from .profile import (
@@ -46,8 +53,9 @@ from .profile import (
 )
 from .results import (
     GRAPH,
+    MELEE_RESULTS,
+    RESULT_COLUMNS,
     Context,
-    apply_result,
     becomes_unformed,
     brigade_must_test,
     carries_on,
@@ -55,7 +63,9 @@ from .results import (
     formed_up,
     forms_up,
     halts,
+    in_melee_result,
     loses_melee,
+    melee_result_stands,
     rally_retreating,
     rally_routing,
     reformed,
@@ -66,16 +76,14 @@ from .results import (
     take_test,
     wavers,
 )
+from .rulebook import RULES
 from .tables import BrigadeTable, ResultsTable, read_column
 from .triggers import (
-    MELEE_RESULTS,
     friend_routing,
     lost_three_figures,
     may_not_rally,
-    melee_result_stands,
-    plan_morale_phase,
+    morale_tests_due,
     rally_call,
-    tested_for_it_last_turn,
 )
 
 # The facts a clause reads (each declared with it): within_15cm and beyond_15cm name the other unit
@@ -84,7 +92,7 @@ from .triggers import (
 # contact_with_enemy: a routing unit touches an enemy; interpenetrated names the retreating friend
 # that passed through.
 # Facts that feed triggers or modifiers: they stand until changed, and cannot change while the
-# Morale phase's tests are being rolled (`plan_morale_phase`).
+# Morale phase's tests are being rolled (`morale_tests_due`).
 STANDING_FACTS = ("within_15cm", "beyond_15cm", "enemy_in_charge_range", "in_melee", "enemy_in_built_up_area")
 BOOL_FACTS = ("enemy_in_charge_range", "in_melee", "enemy_in_built_up_area", "contact_with_enemy")
 
@@ -153,6 +161,524 @@ TESTS = {
 NOTE_TYPES: dict[str, object] = {"gdb": UnitBook}  # what a unit's notes hold: its book (`first_notes`)
 
 
+# -- the clock ----------------------------------------------------------------------------------------
+def phase_is(phase: str) -> Callable[[BattleView, PhaseStarted | PhaseEnded], bool]:
+    return lambda battle, event: event.phase == phase
+
+
+def turn_losses_reset(battle: BattleView, started: PhaseStarted) -> Outcomes:
+    """Losses count over a game turn: a new turn's Movement phase starts them afresh."""
+    return [
+        remember(unit, lost_three_figures.id, (battle.seq,), losses={}, loss_events=[], charge_losses=0)
+        for unit in battle.units.values()
+        if (memo := book(unit)).losses or memo.loss_events or memo.charge_losses
+    ]
+
+
+RULES.react(lost_three_figures.id, PhaseStarted, turn_losses_reset, when=phase_is("movement"))
+
+
+def forming_up(battle: BattleView, started: PhaseStarted) -> Outcomes:
+    """A unit that rallied in an earlier turn forms up in this turn's Movement phase."""
+    return [
+        outcome
+        for unit in battle.units.values()
+        if unit.state == "regrouped" and book(unit).rallied_turn < battle.turn
+        for outcome in forms_up(battle, unit, battle.seq)
+    ]
+
+
+RULES.react(rally_retreating.id, PhaseStarted, forming_up, when=phase_is("movement"))
+
+
+def movement_phase_ends(battle: BattleView, ended: PhaseEnded) -> Outcomes:
+    """At the end of the Movement phase a wavering unit that reformed in it is steady and formed
+    again (`reforms`), and a rallied unit that formed up in it is steady (`rally_retreating`)."""
+    decided: list[Outcome] = []
+    for unit in battle.units.values():
+        memo = book(unit)
+        if unit.state == "wavering" and memo.reforming_turn == battle.turn:
+            decided += reformed(battle, unit, battle.seq)
+        elif unit.state == "regrouped" and memo.forming_up_turn == battle.turn:
+            decided += formed_up(battle, unit, battle.seq)
+    return decided
+
+
+RULES.react(reforms.id, PhaseEnded, movement_phase_ends, when=phase_is("movement"))
+
+
+# -- casualties -----------------------------------------------------------------------------------
+def figures_lost(battle: BattleView, event: CasualtiesSuffered) -> Outcomes:
+    """Figures lost count for the turn, by phase (`lost_three_figures`, `tested_for_charge_fire`)."""
+    unit = battle.units[event.unit]
+    memo = book(unit)
+    phase = battle.phase if battle.phase_open and battle.phase else "between_phases"
+    losses = {**memo.losses, phase: memo.losses.get(phase, 0) + event.count}
+    return [
+        remember(unit, lost_three_figures.id, (battle.seq,), losses=losses, loss_events=[*memo.loss_events, battle.seq])
+    ]
+
+
+RULES.react(lost_three_figures.id, CasualtiesSuffered, figures_lost)
+
+
+def charging_due(battle: BattleView, unit: UnitView) -> DueTest | None:
+    return next((d for d in battle.due_for(unit.id) if d.test == "charging"), None)
+
+
+def losing_figures_in_its_charge(battle: BattleView, event: CasualtiesSuffered) -> bool:
+    """A charger whose charging test is still to roll (not a countercharger)."""
+    unit = battle.units[event.unit]
+    book_of_battle = battle_book(battle)
+    return (
+        unit.id in book_of_battle.charges
+        and charging_due(battle, unit) is not None
+        and unit.id not in book_of_battle.countercharges
+    )
+
+
+def lost_in_the_charge(battle: BattleView, event: CasualtiesSuffered) -> Outcomes:
+    unit = battle.units[event.unit]
+    return [remember(unit, lost_during_charge.id, (battle.seq,), charge_losses=book(unit).charge_losses + event.count)]
+
+
+def charge_test_restated(battle: BattleView, event: CasualtiesSuffered) -> Outcomes:
+    """Figures lost during the charge count against the charger's test (`lost_during_charge`),
+    as they stand once counted."""
+    unit = battle.units[event.unit]
+    due = charging_due(battle, unit)
+    assert due is not None  # `losing_figures_in_its_charge` holds
+    modifiers = charging_modifiers(battle, unit, battle_book(battle).charges[unit.id])
+    restated = replace(due, modifiers=modifiers)
+    return [DueAmended(unit=unit.id, rule=lost_during_charge.id, caused_by=(battle.seq,), before=due, after=restated)]
+
+
+RULES.react(lost_during_charge.id, CasualtiesSuffered, lost_in_the_charge, when=losing_figures_in_its_charge)
+RULES.react(lost_during_charge.id, CasualtiesSuffered, charge_test_restated, when=losing_figures_in_its_charge)
+
+
+# -- charges ----------------------------------------------------------------------------------------
+def charge_phase_starts(battle: BattleView, started: PhaseStarted) -> Outcomes:
+    """A new Charge phase: its charges, and who tested for them, start afresh (the brigade tests
+    still owed stay owed)."""
+    fresh = BattleBook(brigade_tests=list(battle_book(battle).brigade_tests))
+    return [Remembered(unit="", rule=charging_test.id, caused_by=(battle.seq,), book="", changes={"memory": fresh})]
+
+
+def charge_losses_from_now(battle: BattleView, event: ChargeDeclared) -> Outcomes:
+    """The figures a charger loses during its charge count from its declaration."""
+    return [remember(battle.units[event.charger], lost_during_charge.id, (battle.seq,), charge_losses=0)]
+
+
+RULES.react(lost_during_charge.id, ChargeDeclared, charge_losses_from_now)
+
+
+@RULES.clause("gdb.trigger.charging", decision="countercharge", reacts_to=ChargeDeclared)
+def charging_test(battle: BattleView, event: ChargeDeclared) -> Outcomes:
+    """The unit charges (or countercharges: the `countercharge` decision on a charged test): it
+    tests in the charging column."""
+    charge = Charge(event.charger, tuple(event.targets), tuple(event.in_range), tuple(event.flank), battle.seq)
+    charger = battle.units[event.charger]
+    modifiers = charging_modifiers(battle, charger, charge)
+    return [
+        remember_battle(
+            charging_test.id, (battle.seq,), charges={**battle_book(battle).charges, charge.charger: charge}
+        ),
+        call(charger.id, "charging", charging_test.id, (battle.seq,), modifiers=modifiers, opponents=charge.targets),
+    ]
+
+
+RULES.react(charging_test.id, PhaseStarted, charge_phase_starts, when=phase_is("charge"))
+
+
+def countercharges(battle: BattleView, chosen: Chosen) -> Outcomes:
+    """countercharge: a charged cavalry unit meets the charge: it tests in the charging column with
+    the modifiers of a charged or countercharging unit."""
+    unit = battle.units[chosen.unit]
+    charger_id = chosen.due.opponents[0]
+    charge = battle_book(battle).charges[charger_id]
+    modifiers = charged_modifiers(battle, unit, battle.units[charger_id], unit.id in charge.flank)
+    return [
+        remember_battle(
+            charging_test.id,
+            chosen.caused_by,
+            countercharges={**battle_book(battle).countercharges, unit.id: charger_id},
+        ),
+        call(unit.id, "charging", charging_test.id, chosen.caused_by, modifiers=modifiers, opponents=(charger_id,)),
+    ]
+
+
+RULES.react(charging_test.id, Chosen, countercharges, decision="countercharge")
+
+
+def rolls_in_the_table(battle: BattleView, rolled: Rolled) -> Outcomes:
+    """The dice of a unit's test, read in its column of the results table: its result, which the
+    result's clause reacts to (`results.file_result`, the rally clauses)."""
+    due, dice = rolled.due, rolled.dice
+    unit = battle.units[due.unit]
+    table: ResultsTable = battle.tables["results"]
+    result, modified, decided_by = take_test(table, due.test, unit, dice, due.modifiers)
+    caused_by = (*due.caused_by, *rolled.caused_by)
+    tested_result = TestResolved(
+        unit=unit.id,
+        rule=decided_by,
+        caused_by=caused_by,
+        test=due.test,
+        trigger=due.rule,
+        passed=result in table.passing,
+        dice=dice,
+        total=modified,
+        modifiers=due.modifiers,
+        result=result,
+        column=due.test,
+    )
+    return resolved(due, tested_result, caused_by)
+
+
+RULES.react(take_test.id, Rolled, rolls_in_the_table, test=(*RESULT_COLUMNS, "rally"))
+
+
+def charger_passed(battle: BattleView, settled: Settled) -> bool:
+    """The charger itself (not a countercharger) read Charge."""
+    charges_now = battle_book(battle).charges
+    return (
+        settled.result.result == "charge"
+        and settled.unit in charges_now
+        and settled.unit not in battle_book(battle).countercharges
+    )
+
+
+@RULES.clause("gdb.trigger.charged", reacts_to=Settled, test="charging", when=charger_passed)
+def targets_test(battle: BattleView, settled: Settled) -> Outcomes:
+    """A unit charged by an enemy that passed its charge test tests in the charged column (once a
+    Charge phase). A retreating target loses the melee anyway; a routing one is caught. Each target
+    is dealt with in turn, as the ones before it have left the table (`charged_test`)."""
+    charge = battle_book(battle).charges[settled.unit]
+    return [
+        call(
+            target_id,
+            "charged",
+            targets_test.id,
+            settled.caused_by,
+            decisions=("countercharge",) if battle.units[target_id].unit_type == CAVALRY else (),
+            opponents=(charge.charger,),
+        )
+        for target_id in charge.in_range
+    ]
+
+
+def target_state(*states: str) -> Callable[[BattleView, TestCalled], bool]:
+    return lambda battle, called: battle.units[called.unit].state in states
+
+
+def tested_already(battle: BattleView, called: TestCalled) -> bool:
+    return called.unit in battle_book(battle).charged_by
+
+
+def caught_charged(battle: BattleView, called: TestCalled) -> Outcomes:
+    unit = battle.units[called.unit]
+    return caught_by_enemy(battle, unit, Context("charged", called.caused_by, called.caused_by[-1]))
+
+
+def charged_test(battle: BattleView, called: TestCalled) -> Outcomes:
+    """The target tests, its modifiers read as it stands once the targets before it are dealt with
+    (a routing friend caught by the same charge is no longer fleeing near it)."""
+    target = battle.units[called.unit]
+    charger = battle.units[called.opponents[0]]
+    charge = battle_book(battle).charges[charger.id]
+    charged_by = {**battle_book(battle).charged_by, target.id: charger.id}
+    modifiers = charged_modifiers(battle, target, charger, target.id in charge.flank)
+    return [
+        remember(target, targets_test.id, called.caused_by, charged_turn=battle.turn),
+        remember_battle(targets_test.id, called.caused_by, charged_by=charged_by),
+        *falls_due(battle, replace(called, modifiers=modifiers)),
+    ]
+
+
+# A charged test called for is answered by the first row that holds for the target, in this order.
+RULES.react(
+    targets_test.id, TestCalled, lambda battle, called: [], test="charged", when=target_state("dispersed", "destroyed")
+)
+RULES.react(
+    loses_melee.id,
+    TestCalled,
+    lambda battle, called: [not_taken(called, loses_melee.id, called.caused_by)],
+    test="charged",
+    when=target_state("falling_back"),
+)
+RULES.react(caught_by_enemy.id, TestCalled, caught_charged, test="charged", when=target_state("broken"))
+RULES.react(targets_test.id, TestCalled, lambda battle, called: [], test="charged", when=tested_already)
+RULES.react(targets_test.id, TestCalled, charged_test, test="charged")
+
+
+# -- facts from the table -------------------------------------------------------------------------
+def stands_near(within: bool) -> Callable[[BattleView, TableFactRecorded], Outcomes]:
+    def stated(battle: BattleView, event: TableFactRecorded) -> Outcomes:
+        """Who is within 15 cm of whom stands in both units' books until stated otherwise."""
+        unit, other = battle.units[event.unit], battle.units[str(event.value)]
+        return [
+            remember(
+                a, friend_routing.id, (battle.seq,), near=book(a).near | {b.id} if within else book(a).near - {b.id}
+            )
+            for a, b in ((unit, other), (other, unit))
+        ]
+
+    return stated
+
+
+RULES.react(friend_routing.id, TableFactRecorded, stands_near(True), fact="within_15cm")
+RULES.react(friend_routing.id, TableFactRecorded, stands_near(False), fact="beyond_15cm")
+
+
+def stands(fact: str, rule: str) -> None:
+    """A true-or-false fact stands in the unit's book until stated otherwise."""
+    RULES.react(
+        rule,
+        TableFactRecorded,
+        lambda battle, event: [remember(battle.units[event.unit], rule, (battle.seq,), **{fact: bool(event.value)})],
+        fact=fact,
+    )
+
+
+stands("enemy_in_charge_range", may_not_rally.id)
+stands("in_melee", melee_result_stands.id)
+stands("enemy_in_built_up_area", cover.id)
+
+
+def caught_in_contact(battle: BattleView, event: TableFactRecorded) -> Outcomes:
+    return caught_by_enemy(battle, battle.units[event.unit], in_melee_result(battle, event))
+
+
+RULES.react(caught_by_enemy.id, TableFactRecorded, caught_in_contact, fact="contact_with_enemy")
+
+
+@RULES.clause("gdb.retreat.interpenetrate", fact={"interpenetrated": "friend"}, reacts_to=TableFactRecorded)
+def interpenetrated(battle: BattleView, event: TableFactRecorded) -> Outcomes:
+    """A friendly unit a retreating unit passes through in the first half of its first retreat
+    move becomes unformed (squares and units in redoubts or buildings it goes round)."""
+    return set_profile(battle.units[event.unit], interpenetrated.id, (battle.seq,), formed=False)
+
+
+# -- decisions a player takes ---------------------------------------------------------------------
+RULES.react(
+    reforms.id,
+    PlayerDecided,
+    lambda battle, event: reforms(battle, battle.units[event.unit], battle.seq),
+    decision="reform",
+)
+
+
+# -- the brigade tests owed -----------------------------------------------------------------------
+def waiting(battle: BattleView) -> bool:
+    """In the Morale phase the brigade tests wait for every unit's test, whose results feed them."""
+    return battle.phase == "morale" and any(d.test in UNIT_TESTS for d in battle.due)
+
+
+def owed(battle: BattleView, trigger: object) -> bool:
+    return bool(battle_book(battle).brigade_tests) and not waiting(battle)
+
+
+def brigade_tests_due(battle: BattleView, trigger: object) -> Outcomes:
+    """Brigade tests owed by dispersals (`brigade_must_test`) are called once the result that
+    dispersed the units is carried out; in the Morale phase they wait for every unit's test
+    (`morale_tests_due`)."""
+    table: BrigadeTable = battle.tables["brigade"]
+    called: list[Outcome] = [
+        call(
+            lead.id,
+            "brigade",
+            brigade_must_test.id,
+            caused_by,
+            modifiers=brigade_modifiers(battle, table, side, brigade),
+        )
+        for side, brigade, caused_by in battle_book(battle).brigade_tests
+        if (lead := lead_unit(battle, side, brigade)) is not None
+    ]
+    return [*called, remember_battle(brigade_must_test.id, (battle.seq,), brigade_tests=[])]
+
+
+# Filed last: after every other reaction to a result or to the two facts that disperse a unit.
+RULES.react(brigade_must_test.id, Settled, brigade_tests_due, when=owed)
+RULES.react(brigade_must_test.id, TableFactRecorded, brigade_tests_due, fact="melee_result", when=owed)
+RULES.react(brigade_must_test.id, TableFactRecorded, brigade_tests_due, fact="contact_with_enemy", when=owed)
+
+
+# -- what the rules refuse ------------------------------------------------------------------------
+@RULES.check(UnitJoined)
+def has_no_leadership(battle: BattleView, event: UnitJoined) -> None:
+    if event.ld is not None or event.initiative is not None:
+        raise Refusal(
+            "General de Brigade has no Leadership or Initiative: its tests read a results table",
+            field="ld" if event.ld is not None else "initiative",
+        )
+    check_profile(
+        event.unit_type, event.models, battle.ruleset.read_profile(event.profile), frozenset(event.special_rules)
+    )
+
+
+@RULES.check(UnitChanged)
+def unit_change_allowed(battle: BattleView, event: UnitChanged) -> None:
+    unit = battle.units[event.unit]
+    changes = event.changes
+    check_profile(
+        unit.unit_type, unit.models, battle.ruleset.read_profile({**unit.profile, **changes}), unit.special_rules
+    )
+    check_simultaneous(battle, "the unit's profile")
+    new_formation = "formation" in changes and changes["formation"] != formation(unit)
+    if unit.state == "wavering" and (new_formation or changes.get("formed") is True):
+        raise Refusal(
+            f"{unit.id} is wavering: it cannot move or change formation until it has reformed "
+            "(player_decided reform, from the next turn's Movement phase)",
+            rule=reforms.id,
+        )
+    if unit.restricted("reforming") and new_formation:
+        raise Refusal(
+            f"{unit.id} reforms into the formation it had before and cannot change it this turn", rule=reforms.id
+        )
+    if changes.get("formed") is True:
+        if unit.state in FLEEING:
+            raise Refusal(
+                f"{unit.id} is {'routing' if unit.state == 'broken' else 'retreating'} and unformed until it rallies",
+                rule=becomes_unformed.id,
+            )
+        if unit.state == "regrouped":
+            raise Refusal(
+                f"{unit.id} rallied unformed and forms up in the next Movement phase", rule=rally_retreating.id
+            )
+
+
+def check_simultaneous(battle: BattleView, what: str) -> None:
+    if battle.phase == "morale" and battle.phase_open and any(d.test in UNIT_TESTS for d in battle.due):
+        raise Refusal(
+            f"the Morale phase's tests read the table as it stood when the phase began: change {what} "
+            "after they are rolled",
+            rule=morale_tests_due.id,
+        )
+
+
+@RULES.check(ChargeDeclared)
+def charge_allowed(battle: BattleView, event: ChargeDeclared) -> None:
+    charger = battle.units[event.charger]
+    if not (battle.phase_open and battle.phase == "charge"):
+        raise Refusal("charges are declared in the Charge phase", rule=charging_test.id)
+    if charger.unit_type in ARTILLERY:
+        raise Refusal(f"{charger.id} is artillery and does not charge", rule=charging_test.id)
+    if charger.id in battle_book(battle).charges:
+        raise Refusal(f"{charger.id} has already charged this phase", field="charger")
+    forbidden = {
+        "wavering": ("is wavering and cannot move until it has reformed", wavers.id),
+        "falling_back": ("is retreating", retreats.id),
+        "broken": ("is routing", routs.id),
+        "regrouped": ("rallied unformed and must form up first", rally_retreating.id),
+    }
+    if charger.state in forbidden:
+        why, rule_id = forbidden[charger.state]
+        raise Refusal(f"{charger.id} {why}: it cannot charge", rule=rule_id)
+    for name, rule_id in (
+        ("halted", halts.id),
+        ("no_melee", carries_on.id),
+        ("reforming", reforms.id),
+        ("forming_up", rally_retreating.id),
+    ):
+        if charger.restricted(name):
+            raise Refusal(f"{charger.id} {RESTRICTIONS[name]} this turn: it cannot charge", rule=rule_id)
+
+
+@RULES.check(CombatResolved)
+def melees_are_read_unit_by_unit(battle: BattleView, event: CombatResolved) -> None:
+    raise Refusal(
+        "General de Brigade melees are read from the rulebook's melee table: record each unit's melee_result fact",
+        field="type",
+    )
+
+
+@RULES.check(TableFactRecorded)
+def fact_allowed(battle: BattleView, event: TableFactRecorded) -> None:
+    unit, fact, value = battle.units[event.unit], event.fact, event.value
+    if fact in BOOL_FACTS and not isinstance(value, bool):
+        raise Refusal(f"{fact} is true or false", field="value")
+    if fact in STANDING_FACTS:
+        check_simultaneous(battle, f"{fact}")
+    if fact in ("within_15cm", "beyond_15cm", "interpenetrated"):
+        other = battle.units.get(value) if isinstance(value, str) else None
+        if other is None or other is unit:
+            raise Refusal(f"{fact} names another unit of this battle, not {value!r}", field="value")
+    if fact == "enemy_in_built_up_area" and value and unit.profile["location"] not in BUILT_UP:
+        raise Refusal(f"{unit.id} is in the open: there is no built-up area to share", rule=cover.id)
+    if fact == "contact_with_enemy" and (unit.state != "broken" or value is not True):
+        raise Refusal(
+            f"only a routing unit is dispersed by contact; {unit.id} is {unit.state}", rule=caught_by_enemy.id
+        )
+    if fact == "melee_result":
+        check_melee_result(battle, unit, value)
+    if fact == "interpenetrated":
+        check_interpenetration(unit, battle.units[str(value)])
+
+
+def check_melee_result(battle: BattleView, unit: UnitView, value: Any) -> None:
+    if value not in MELEE_RESULTS:
+        raise Refusal(f"melee_result is one of {', '.join(MELEE_RESULTS)}", field="value")
+    if not (battle.phase_open and battle.phase == "melee"):
+        raise Refusal("melee results are recorded in the Melee phase", rule=melee_result_stands.id)
+    if unit.state == "falling_back" and value not in ("retreat", "rout"):
+        raise Refusal(f"{unit.id} is retreating and loses any melee automatically", rule=loses_melee.id)
+    if unit.state == "broken":
+        raise Refusal(
+            f"{unit.id} is routing and does not fight back: record contact_with_enemy", rule=caught_by_enemy.id
+        )
+
+
+def check_interpenetration(unit: UnitView, retreating: UnitView) -> None:
+    if retreating.side != unit.side or retreating.state not in FLEEING:
+        raise Refusal(f"{retreating.id} is not a retreating or routing friend of {unit.id}", rule=interpenetrated.id)
+    if formation(unit) == "square" or unit.profile["location"] in ("redoubt", "building", "castle", "church"):
+        raise Refusal(
+            f"a retreating unit goes round squares and units in redoubts or buildings, not through {unit.id}",
+            rule=interpenetrated.id,
+        )
+
+
+@RULES.check(PlayerDecided)
+def reform_allowed(battle: BattleView, event: PlayerDecided) -> None:
+    if event.decision != "reform":
+        return
+    unit = battle.units[event.unit]
+    if unit.state != "wavering":
+        raise Refusal(f"only a wavering unit reforms; {unit.id} is {unit.state}", rule=reforms.id)
+    if not (battle.phase_open and battle.phase == "movement") or battle.turn <= book(unit).wavered_turn:
+        raise Refusal(
+            f"{unit.id} began to waver in turn {book(unit).wavered_turn}: it may reform only from the "
+            "Movement phase of the next turn",
+            rule=reforms.id,
+        )
+    if unit.restricted("reforming"):
+        raise Refusal(f"{unit.id} is already reforming", rule=reforms.id)
+
+
+@RULES.check(DiceRolled, first=True)
+def rally_roll_allowed(battle: BattleView, event: DiceRolled) -> None:
+    """A rally roll with no rally due: say which rule keeps the unit from attempting it (before the
+    engine says no rally is due; a unit not in play is the engine's to refuse)."""
+    unit = battle.units.get(event.unit)
+    if (
+        unit is None
+        or not unit.alive
+        or event.test != "rally"
+        or any(d.test == "rally" for d in battle.due_for(unit.id))
+    ):
+        return
+    if unit.state not in FLEEING:
+        raise Refusal(f"only a retreating or routing unit rallies; {unit.id} is {unit.state}", rule=rally_call.id)
+    if may_not_rally(battle, unit):
+        raise Refusal(
+            f"{unit.id} is within charge range of an enemy or in melee and cannot attempt to rally",
+            rule=may_not_rally.id,
+        )
+    if unit.state == "broken" and book(unit).rally_attempted:
+        raise Refusal(f"{unit.id} has had its one rally attempt", rule=rally_routing.id)
+    raise Refusal(f"{unit.id} attempts to rally in the Morale phase", rule=rally_call.id)
+
+
 class Gdb(Ruleset):
     id = "gdb"
     version = "1"
@@ -171,11 +697,13 @@ class Gdb(Ruleset):
     tests = TESTS
     casualty_causes = CAUSES
     combat_reports = False  # melees are read unit by unit (melee_result)
+    rulebook = RULES
 
     def __init__(self) -> None:
         super().__init__()
         self.phrases = {**self.phrases, **RESULT_WORDS}
 
+    # -- what the views ask: the battle's memory, a unit's first notes, its profile, its board -------
     def battle_bookkeeping(self) -> BattleBook:
         return BattleBook()
 
@@ -185,375 +713,6 @@ class Gdb(Ruleset):
     def describe_point(self, battle: BattleView, point: Point) -> str:
         turn, _, phase_index = point
         return f"end of the {self.phases[phase_index]} phase of turn {turn}"
-
-    # -- units ------------------------------------------------------------------------------------
-    def check_unit(self, battle: Battle, event: UnitJoined) -> None:
-        super().check_unit(battle, event)
-        if event.ld is not None or event.initiative is not None:
-            raise Refusal(
-                "General de Brigade has no Leadership or Initiative: its tests read a results table",
-                field="ld" if event.ld is not None else "initiative",
-            )
-        check_profile(event.unit_type, event.models, self.read_profile(event.profile), frozenset(event.special_rules))
-
-    def check_unit_change(self, battle: Battle, unit: Unit, event: UnitChanged) -> None:
-        super().check_unit_change(battle, unit, event)
-        changes = event.changes
-        check_profile(unit.unit_type, unit.models, self.read_profile({**unit.profile, **changes}), unit.special_rules)
-        self._check_simultaneous(battle, "the unit's profile")
-        new_formation = "formation" in changes and changes["formation"] != formation(unit)
-        if unit.state == "wavering" and (new_formation or changes.get("formed") is True):
-            raise Refusal(
-                f"{unit.id} is wavering: it cannot move or change formation until it has reformed "
-                "(player_decided reform, from the next turn's Movement phase)",
-                rule=reforms.id,
-            )
-        if unit.restricted("reforming") and new_formation:
-            raise Refusal(
-                f"{unit.id} reforms into the formation it had before and cannot change it this turn", rule=reforms.id
-            )
-        if changes.get("formed") is True:
-            if unit.state in FLEEING:
-                raise Refusal(
-                    f"{unit.id} is {'routing' if unit.state == 'broken' else 'retreating'} and unformed "
-                    "until it rallies",
-                    rule=becomes_unformed.id,
-                )
-            if unit.state == "regrouped":
-                raise Refusal(
-                    f"{unit.id} rallied unformed and forms up in the next Movement phase", rule=rally_retreating.id
-                )
-
-    def _check_simultaneous(self, battle: Battle, what: str) -> None:
-        if battle.phase == "morale" and battle.phase_open and any(d.test in UNIT_TESTS for d in battle.due):
-            raise Refusal(
-                f"the Morale phase's tests read the table as it stood when the phase began: change {what} "
-                "after they are rolled",
-                rule=plan_morale_phase.id,
-            )
-
-    # -- the clock --------------------------------------------------------------------------------
-    def on_phase_started(self, battle: Battle, seq: int) -> Decided:
-        if battle.phase == "movement":
-            yield from self.new_turn(battle, seq)
-        elif battle.phase == "charge":
-            # A new Charge phase: its charges, and who tested for them, start afresh.
-            fresh = BattleBook(brigade_tests=list(battle_book(battle).brigade_tests))
-            yield Remembered(unit="", rule=self.on_charge.id, caused_by=(seq,), book="", changes={"memory": fresh})
-        elif battle.phase == "morale":
-            yield from self.morale_tests_due(battle, seq)
-
-    def new_turn(self, battle: Battle, seq: int) -> Decided:
-        """Losses count over a game turn; a unit that rallied in an earlier turn forms up now."""
-        for unit in battle.units.values():
-            memo = book(unit)
-            if memo.losses or memo.loss_events or memo.charge_losses:
-                yield remember(unit, lost_three_figures.id, (seq,), losses={}, loss_events=[], charge_losses=0)
-            if unit.state == "regrouped" and memo.rallied_turn < battle.turn:
-                yield from forms_up(battle, unit, seq)
-
-    def on_phase_ended(self, battle: Battle, seq: int) -> Decided:
-        if battle.phase != "movement":
-            return
-        for unit in battle.units.values():
-            memo = book(unit)
-            if unit.state == "wavering" and memo.reforming_turn == battle.turn:
-                yield from reformed(battle, unit, seq)
-            if unit.state == "regrouped" and memo.forming_up_turn == battle.turn:
-                yield from formed_up(battle, unit, seq)
-
-    def morale_tests_due(self, battle: Battle, seq: int) -> Decided:
-        plans = plan_morale_phase(battle, seq)  # every trigger and modifier, before any roll
-        for plan in plans:
-            for skip in plan.not_taken:
-                yield TestNotTaken(
-                    unit=plan.unit, rule=skip.rule, caused_by=skip.caused_by, test=skip.test, trigger=skip.trigger
-                )
-        for plan in plans:
-            if not plan.test:
-                continue
-            unit = battle.units[plan.unit]
-            if plan.routers:
-                tested_for = {**book(unit).tested_for, **dict.fromkeys(plan.routers, battle.turn)}
-                yield remember(unit, tested_for_it_last_turn.id, plan.caused_by, tested_for=tested_for)
-            yield from self.require(battle, unit, plan.test, plan.rule, plan.caused_by, modifiers=plan.modifiers)
-
-    # -- casualties -------------------------------------------------------------------------------
-    def on_casualties(self, battle: Battle, unit: Unit, event: CasualtiesSuffered, seq: int) -> Decided:
-        memo = book(unit)
-        phase = battle.phase if battle.phase_open and battle.phase else "between_phases"
-        losses = {**memo.losses, phase: memo.losses.get(phase, 0) + event.count}
-        yield remember(unit, lost_three_figures.id, (seq,), losses=losses, loss_events=[*memo.loss_events, seq])
-        charge = battle_book(battle).charges.get(unit.id)
-        due = next((d for d in battle.due_for(unit.id) if d.test == "charging"), None)
-        if charge is not None and due is not None and unit.id not in battle_book(battle).countercharges:
-            # Figures lost during the charge count against the charger's test (`lost_during_charge`).
-            yield remember(unit, lost_during_charge.id, (seq,), charge_losses=memo.charge_losses + event.count)
-            modifiers = charging_modifiers(battle, unit, charge)
-            restated = replace(due, modifiers=modifiers)
-            yield DueAmended(unit=unit.id, rule=lost_during_charge.id, caused_by=(seq,), before=due, after=restated)
-
-    # -- charges ----------------------------------------------------------------------------------
-    def check_charge(self, battle: Battle, event: ChargeDeclared) -> None:
-        charger = battle.units[event.charger]
-        if not (battle.phase_open and battle.phase == "charge"):
-            raise Refusal("charges are declared in the Charge phase", rule=self.on_charge.id)
-        if charger.unit_type in ARTILLERY:
-            raise Refusal(f"{charger.id} is artillery and does not charge", rule=self.on_charge.id)
-        if charger.id in battle_book(battle).charges:
-            raise Refusal(f"{charger.id} has already charged this phase", field="charger")
-        forbidden = {
-            "wavering": ("is wavering and cannot move until it has reformed", wavers.id),
-            "falling_back": ("is retreating", retreats.id),
-            "broken": ("is routing", routs.id),
-            "regrouped": ("rallied unformed and must form up first", rally_retreating.id),
-        }
-        if charger.state in forbidden:
-            why, rule_id = forbidden[charger.state]
-            raise Refusal(f"{charger.id} {why}: it cannot charge", rule=rule_id)
-        for name, rule_id in (
-            ("halted", halts.id),
-            ("no_melee", carries_on.id),
-            ("reforming", reforms.id),
-            ("forming_up", rally_retreating.id),
-        ):
-            if charger.restricted(name):
-                raise Refusal(f"{charger.id} {RESTRICTIONS[name]} this turn: it cannot charge", rule=rule_id)
-
-    @clause("gdb.trigger.charging", decision="countercharge")
-    def on_charge(self, battle: Battle, event: ChargeDeclared, seq: int) -> Decided:
-        """The unit charges (or countercharges: the `countercharge` decision on a charged test): it
-        tests in the charging column."""
-        charge = Charge(event.charger, tuple(event.targets), tuple(event.in_range), tuple(event.flank), seq)
-        yield remember_battle(
-            self.on_charge.id, (seq,), charges={**battle_book(battle).charges, charge.charger: charge}
-        )
-        charger = battle.units[event.charger]
-        yield remember(charger, lost_during_charge.id, (seq,), charge_losses=0)
-        modifiers = charging_modifiers(battle, charger, charge)
-        yield from self.require(
-            battle, charger, "charging", self.on_charge.id, (seq,), modifiers=modifiers, opponents=charge.targets
-        )
-
-    @clause("gdb.trigger.charged")
-    def targets_test(self, battle: Battle, charge: Charge, caused_by: tuple[int, ...]) -> Decided:
-        """A unit charged by an enemy that passed its charge test tests in the charged column (once a
-        Charge phase). A retreating target loses the melee anyway; a routing one is caught."""
-        charger = battle.units[charge.charger]
-        for target_id in charge.in_range:
-            target = battle.units[target_id]
-            if not target.alive:
-                continue
-            if target.state == "falling_back":
-                yield TestNotTaken(
-                    unit=target_id,
-                    rule=loses_melee.id,
-                    caused_by=caused_by,
-                    test="charged",
-                    trigger=self.targets_test.id,
-                )
-                continue
-            if target.state == "broken":
-                yield from caught_by_enemy(battle, target, Context("charged", caused_by, caused_by[-1]))
-                continue
-            if target_id in battle_book(battle).charged_by:
-                continue
-            yield remember(target, self.targets_test.id, caused_by, charged_turn=battle.turn)
-            charged_by = {**battle_book(battle).charged_by, target_id: charger.id}
-            yield remember_battle(self.targets_test.id, caused_by, charged_by=charged_by)
-            modifiers = charged_modifiers(battle, target, charger, target_id in charge.flank)
-            decisions = ("countercharge",) if target.unit_type == CAVALRY else ()
-            yield from self.require(
-                battle,
-                target,
-                "charged",
-                self.targets_test.id,
-                caused_by,
-                modifiers=modifiers,
-                decisions=decisions,
-                opponents=(charger.id,),
-            )
-
-    def on_decision(self, battle: Battle, due: DueTest, decision: str, seq: int) -> Decided:
-        """countercharge: a charged cavalry unit meets the charge: it tests in the charging column with
-        the modifiers of a charged or countercharging unit."""
-        unit = battle.units[due.unit]
-        charger_id = due.opponents[0]
-        caused_by = (*due.caused_by, seq)
-        countercharges = {**battle_book(battle).countercharges, unit.id: charger_id}
-        yield remember_battle(self.on_charge.id, caused_by, countercharges=countercharges)
-        charge = battle_book(battle).charges[charger_id]
-        modifiers = charged_modifiers(battle, unit, battle.units[charger_id], unit.id in charge.flank)
-        yield from self.require(
-            battle, unit, "charging", self.on_charge.id, caused_by, modifiers=modifiers, opponents=(charger_id,)
-        )
-
-    def check_combat(self, battle: Battle, event: CombatResolved) -> None:
-        raise Refusal(
-            "General de Brigade melees are read from the rulebook's melee table: record each unit's melee_result fact",
-            field="type",
-        )
-
-    # -- facts from the table ---------------------------------------------------------------------
-    def check_fact(self, battle: Battle, event: TableFactRecorded) -> None:
-        unit, fact, value = battle.units[event.unit], event.fact, event.value
-        if fact in BOOL_FACTS and not isinstance(value, bool):
-            raise Refusal(f"{fact} is true or false", field="value")
-        if fact in STANDING_FACTS:
-            self._check_simultaneous(battle, f"{fact}")
-        if fact in ("within_15cm", "beyond_15cm", "interpenetrated"):
-            other = battle.units.get(value) if isinstance(value, str) else None
-            if other is None or other is unit:
-                raise Refusal(f"{fact} names another unit of this battle, not {value!r}", field="value")
-        if fact == "enemy_in_built_up_area" and value and unit.profile["location"] not in BUILT_UP:
-            raise Refusal(f"{unit.id} is in the open: there is no built-up area to share", rule=cover.id)
-        if fact == "contact_with_enemy" and (unit.state != "broken" or value is not True):
-            raise Refusal(
-                f"only a routing unit is dispersed by contact; {unit.id} is {unit.state}", rule=caught_by_enemy.id
-            )
-        if fact == "melee_result":
-            self._check_melee_result(battle, unit, value)
-        if fact == "interpenetrated":
-            self._check_interpenetration(unit, battle.units[str(value)])
-
-    def _check_melee_result(self, battle: Battle, unit: Unit, value: Any) -> None:
-        if value not in MELEE_RESULTS:
-            raise Refusal(f"melee_result is one of {', '.join(MELEE_RESULTS)}", field="value")
-        if not (battle.phase_open and battle.phase == "melee"):
-            raise Refusal("melee results are recorded in the Melee phase", rule=melee_result_stands.id)
-        if unit.state == "falling_back" and value not in ("retreat", "rout"):
-            raise Refusal(f"{unit.id} is retreating and loses any melee automatically", rule=loses_melee.id)
-        if unit.state == "broken":
-            raise Refusal(
-                f"{unit.id} is routing and does not fight back: record contact_with_enemy", rule=caught_by_enemy.id
-            )
-
-    def _check_interpenetration(self, unit: Unit, retreating: Unit) -> None:
-        if retreating.side != unit.side or retreating.state not in FLEEING:
-            raise Refusal(
-                f"{retreating.id} is not a retreating or routing friend of {unit.id}", rule=self.interpenetrated.id
-            )
-        if formation(unit) == "square" or unit.profile["location"] in ("redoubt", "building", "castle", "church"):
-            raise Refusal(
-                f"a retreating unit goes round squares and units in redoubts or buildings, not through {unit.id}",
-                rule=self.interpenetrated.id,
-            )
-
-    def on_fact(self, battle: Battle, event: TableFactRecorded, seq: int) -> Decided:
-        """The facts stand in the units' books until stated otherwise; a melee result, a routing
-        unit's contact and an interpenetration are carried out at once."""
-        unit, fact, value = battle.units[event.unit], event.fact, event.value
-        if fact in ("within_15cm", "beyond_15cm"):
-            other = battle.units[str(value)]
-            for a, b in ((unit, other), (other, unit)):
-                near = book(a).near | {b.id} if fact == "within_15cm" else book(a).near - {b.id}
-                yield remember(a, friend_routing.id, (seq,), near=near)
-            return
-        if fact in ("enemy_in_charge_range", "in_melee", "enemy_in_built_up_area"):
-            yield remember(unit, self.facts[fact], (seq,), **{fact: bool(value)})
-            return
-        ctx = Context("melee", (seq,), seq)
-        if fact == "melee_result":
-            yield remember(unit, melee_result_stands.id, (seq,), melee_turn=battle.turn)
-            yield from apply_result(battle, unit, str(value), ctx)
-            yield from self.brigade_tests_due(battle, seq)
-        elif fact == "contact_with_enemy":
-            yield from caught_by_enemy(battle, unit, ctx)
-            yield from self.brigade_tests_due(battle, seq)
-        else:
-            yield from self.interpenetrated(battle, event, seq)
-
-    @clause("gdb.retreat.interpenetrate", fact={"interpenetrated": "friend"})
-    def interpenetrated(self, battle: Battle, event: TableFactRecorded, seq: int) -> Decided:
-        """A friendly unit a retreating unit passes through in the first half of its first retreat
-        move becomes unformed (squares and units in redoubts or buildings it goes round)."""
-        return set_profile(battle.units[event.unit], self.interpenetrated.id, (seq,), formed=False)
-
-    # -- decisions a player takes -----------------------------------------------------------------
-    def check_free_decision(self, battle: Battle, unit: Unit, event: PlayerDecided) -> None:
-        if unit.state != "wavering":
-            raise Refusal(f"only a wavering unit reforms; {unit.id} is {unit.state}", rule=reforms.id)
-        if not (battle.phase_open and battle.phase == "movement") or battle.turn <= book(unit).wavered_turn:
-            raise Refusal(
-                f"{unit.id} began to waver in turn {book(unit).wavered_turn}: it may reform only from the "
-                "Movement phase of the next turn",
-                rule=reforms.id,
-            )
-        if unit.restricted("reforming"):
-            raise Refusal(f"{unit.id} is already reforming", rule=reforms.id)
-
-    def on_free_decision(self, battle: Battle, unit: Unit, event: PlayerDecided, seq: int) -> Decided:
-        """reform: a wavering unit reforms (`reforms`)."""
-        return reforms(battle, unit, seq)
-
-    # -- dice -------------------------------------------------------------------------------------
-    def check_roll(self, battle: Battle, event: DiceRolled) -> None:
-        """A rally roll with no rally due: say which rule keeps the unit from attempting it."""
-        unit = battle.units[event.unit]
-        if event.test != "rally" or any(d.test == "rally" for d in battle.due_for(unit.id)):
-            return
-        if unit.state not in FLEEING:
-            raise Refusal(f"only a retreating or routing unit rallies; {unit.id} is {unit.state}", rule=rally_call.id)
-        if may_not_rally(battle, unit):
-            raise Refusal(
-                f"{unit.id} is within charge range of an enemy or in melee and cannot attempt to rally",
-                rule=may_not_rally.id,
-            )
-        if unit.state == "broken" and book(unit).rally_attempted:
-            raise Refusal(f"{unit.id} has had its one rally attempt", rule=rally_routing.id)
-        raise Refusal(f"{unit.id} attempts to rally in the Morale phase", rule=rally_call.id)
-
-    def resolve(self, battle: Battle, due: DueTest, dice: tuple[int, ...], seq: int) -> Decided:
-        caused_by = (*due.caused_by, seq)
-        if due.test == "brigade":
-            yield from resolve_brigade_test(battle, battle.tables["brigade"], due, dice, caused_by)
-        else:
-            yield from self.unit_test(battle, due, dice, caused_by, seq)
-        yield from self.brigade_tests_due(battle, seq)
-
-    def unit_test(
-        self, battle: Battle, due: DueTest, dice: tuple[int, ...], caused_by: tuple[int, ...], seq: int
-    ) -> Decided:
-        unit = battle.units[due.unit]
-        table: ResultsTable = battle.tables["results"]
-        result, modified, decided_by = take_test(table, due.test, unit, dice, due.modifiers)
-        yield TestResolved(
-            unit=unit.id,
-            rule=decided_by,
-            caused_by=caused_by,
-            test=due.test,
-            trigger=due.rule,
-            passed=result in table.passing,
-            dice=dice,
-            total=modified,
-            modifiers=due.modifiers,
-            result=result,
-            column=due.test,
-        )
-        ctx = Context(due.test, caused_by, seq)
-        if due.test == "rally":
-            rally = rally_routing if unit.state == "broken" else rally_retreating
-            yield from rally(battle, unit, result == "rally", ctx)
-            return
-        yield from apply_result(battle, unit, result, ctx)
-        charge = battle_book(battle).charges.get(unit.id)
-        is_charger = due.test == "charging" and unit.id not in battle_book(battle).countercharges
-        if is_charger and charge is not None and result == "charge":
-            yield from self.targets_test(battle, charge, caused_by)
-
-    def brigade_tests_due(self, battle: Battle, seq: int) -> Decided:
-        """Brigade tests owed by dispersals (`brigade_must_test`); in the Morale phase they wait for
-        every unit's test, whose results feed them (`plan_morale_phase`)."""
-        owed = battle_book(battle).brigade_tests
-        if not owed or (battle.phase == "morale" and any(d.test in UNIT_TESTS for d in battle.due)):
-            return
-        table: BrigadeTable = battle.tables["brigade"]
-        for side, brigade, caused_by in owed:
-            lead = lead_unit(battle, side, brigade)
-            if lead is not None:
-                modifiers = brigade_modifiers(battle, table, side, brigade)
-                yield from self.require(battle, lead, "brigade", brigade_must_test.id, caused_by, modifiers=modifiers)
-        yield remember_battle(brigade_must_test.id, (seq,), brigade_tests=[])
 
     def profile_values(self, unit: Unit) -> dict[str, Any]:
         return {**super().profile_values(unit), "formation": formation(unit)}
