@@ -1,10 +1,10 @@
 """`apply`: the one place a battle changes by what the rules decide.
 
-The rulesets and the engine's own folds decide outcomes and yield them (`Decided`); `carry_out`
-takes them one by one, in the order they are decided, and applies each before the rule that yielded
-it reads the battle again. A cascade (a unit that falls back and must then make its move, a rout
-that makes its neighbours test) is more outcomes in the same stream, each applied in its turn. So
-what an event is reported to have caused is exactly what changed: they cannot disagree.
+The rules (the engine's reactions and each game's, `core/reactions.py`) decide outcomes; the walk
+applies each here before it walks the reactions to it, and before the next outcome of the same
+reaction. A cascade (a unit that falls back and must then make its move, a rout that makes its
+neighbours test) is more outcomes walked in turn, each applied in its turn. So what an event is
+reported to have caused is exactly what changed: they cannot disagree.
 
 A unit moves between states only along its ruleset's graph (`StateGraph.fire` checks every move),
 but for a referee's ruling, which is outside the graph by design and always recorded.
@@ -12,7 +12,7 @@ but for a referee's ruling, which is outside the graph by design and always reco
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import Any
 
 from .outcomes import (
@@ -43,19 +43,6 @@ from .outcomes import (
 )
 from .rules import RULING, filed_under
 from .state import Battle, DueTest, Pending, Restriction
-
-# What a rule hook hands back: its outcomes, in the order it decides them (a generator, usually).
-Decided = Iterable[Outcome]
-
-
-def carry_out(battle: Battle, decided: Decided) -> list[Outcome]:
-    """Apply each decided outcome in turn; return the ones that are part of the explanation."""
-    reported: list[Outcome] = []
-    for outcome in decided:
-        apply(battle, outcome)
-        if type(outcome) in _REPORTED:
-            reported.append(outcome)
-    return reported
 
 
 def apply(battle: Battle, outcome: Outcome) -> None:

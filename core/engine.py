@@ -40,7 +40,7 @@ from .outcomes import (
 )
 from .reactions import FIRST, LAST, Outcomes, Rulebook
 from .referee import due_test, first_due
-from .rules import declare
+from .rules import declare, taken_mark
 from .state import DueTest, Point
 from .view import BattleView, UnitView
 
@@ -193,11 +193,6 @@ ENGINE.react(DUE, Settled, marks_the_test_taken, when=settled_at_once, stage=FIR
 
 def limited(battle: BattleView, call: TestCalled) -> bool:
     return not call.reroll and call.test in battle.ruleset.once_per_phase
-
-
-def taken_mark(test: str) -> str:
-    """The phase mark of a unit that has taken a test limited to once a phase (Ruleset.once_per_phase)."""
-    return f"{test}_test_taken"
 
 
 def due_of(call: TestCalled) -> DueTest:

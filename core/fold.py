@@ -2,9 +2,10 @@
 
 `evolve` is only called on events `decide` accepted (or that were accepted when they were written),
 and returns what the event caused, each outcome citing its rule ID. Each type of event has its fold,
-found by the event's exact type. A fold writes the event's own facts into the battle (the clock
-moves, models are lost, a unit joins); everything the rules conclude from them, here and in the
-rulesets, is decided as outcomes and carried out by `apply` (`core/apply.py`).
+found by the event's exact type, which writes the event's own facts into the battle (the clock
+moves, models are lost, a unit joins). Everything the rules conclude from them, the engine's rules
+and the game's, is decided by the reactions `core/reactions.py` walks, each outcome carried out by
+`apply` (`core/apply.py`).
 """
 
 from __future__ import annotations
@@ -37,11 +38,9 @@ from morale.events.types import (
 )
 
 from . import order, rules
-from .apply import Decided, carry_out
 from .engine import ENGINE
-from .outcomes import Caused, Cleared, Outcome, RestrictionLifted, TestNotTaken, TestResolved, Unscheduled
+from .outcomes import Caused, Outcome
 from .reactions import Reactions, Walked, react
-from .referee import due_test, first_due
 from .rules import every_event_type, filed_under
 from .rulesets import Ruleset, lookup
 from .state import Battle, Unit
@@ -56,20 +55,16 @@ def evolve(battle: Battle | None, event: AnyEvent, seq: int) -> tuple[Battle, Ca
     # One fold an event type, found by the event's exact type: a `match` on the union would test the
     # classes one by one on every event (bench/README.md has the figure).
     _FOLDS[type(event)](battle, event, seq)
+    # Then the rules: the reactions to the event, and to what they decide, in turn (core/reactions.py).
     by_kind = _WALKED.get(battle.ruleset)
     if by_kind is None:
-        by_kind = walked_by(battle.ruleset)
+        by_kind = _WALKED[battle.ruleset] = Reactions([ENGINE, battle.ruleset.rulebook], battle.ruleset).by_kind
     caused: list[Outcome] | tuple[()]
-    if by_kind is not _HOOKED:
-        if type(event) in by_kind:
-            caused = []
-            react(battle, event, by_kind, caused, 0)
-        else:  # an event no rule reacts to (a unit joins, a seed is committed)
-            caused = ()
-    else:  # a game still written as hooks
-        decided = _HOOKS[type(event)](battle, event, seq)
-        # Most events decide nothing: their fold hands back an empty tuple, and nothing is carried out.
-        caused = carry_out(battle, decided) if decided else ()
+    if type(event) in by_kind:
+        caused = []
+        react(battle, event, by_kind, caused, 0)
+    else:  # an event no rule reacts to (a unit joins, a seed is committed)
+        caused = ()
     if battle.chosen_first:
         order.forget_finished(battle)
     if caused:  # most events change no unit's state: nothing to track
@@ -98,31 +93,8 @@ def _started(event: BattleStarted, seq: int) -> Battle:
 # from them. Each fold is filed under its type where it is written (`@filed_under(_FOLDS, ...)`), as
 # the referee files its checks and `apply` its changes.
 _FOLDS: dict[type[Event], Callable[[Battle, Any, int], None]] = {}
-# What a game written as hooks (not yet as reactions) makes of each type of event, after its own
-# facts: event type -> hooks(battle, event, seq) -> what the rules decide of it.
-_HOOKS: dict[type[Event], Callable[[Battle, Any, int], Decided]] = {}
-
-
-def _no_hooks(battle: Battle, event: Event, seq: int) -> Decided:
-    return ()
-
-
-# A game's reactions with the engine's, built once a ruleset; None: a game written as hooks.
+# The reactions a battle of each game walks (its own and the engine's), gathered once a ruleset.
 _WALKED: dict[Ruleset, dict[type[Any], Walked]] = {}
-_HOOKED: dict[type[Any], Walked] = {}  # what `walked_by` gives a game whose rules are still hooks
-
-
-def reactions_of(ruleset: Ruleset) -> Reactions | None:
-    """The reactions a battle of `ruleset` walks (the engine's and its own), or None for a game
-    whose rules are still hooks of its `Ruleset` class."""
-    book = ruleset.rulebook
-    return None if book is None else Reactions([ENGINE, book], ruleset)
-
-
-def walked_by(ruleset: Ruleset) -> dict[type[Any], Walked]:
-    reactions = reactions_of(ruleset)
-    walked = _WALKED[ruleset] = _HOOKED if reactions is None else reactions.by_kind
-    return walked
 
 
 @filed_under(_FOLDS, UnitJoined)
@@ -235,130 +207,3 @@ for _kind in (
 
 # The log's own list of event types (`EVENT_TYPES`) is the only one: a type without its fold fails here.
 every_event_type(_FOLDS, "fold", skip=(BattleStarted,))
-
-
-# -- a game written as hooks -------------------------------------------------------------------
-@filed_under(_HOOKS, UnitChanged)
-def _unit_change_hook(battle: Battle, event: UnitChanged, seq: int) -> Decided:
-    return battle.ruleset.on_unit_change(battle, battle.units[event.unit], event, seq)
-
-
-@filed_under(_HOOKS, PhaseStarted)
-def _phase_started_hook(battle: Battle, event: PhaseStarted, seq: int) -> Decided:
-    return battle.ruleset.on_phase_started(battle, seq)
-
-
-@filed_under(_HOOKS, PhaseEnded)
-def _phase_ended_hook(battle: Battle, event: PhaseEnded, seq: int) -> Decided:
-    ended = battle.ruleset.on_phase_ended(battle, seq)
-    return _then_expire(battle, ended, seq) if ended else _expire(battle, seq)
-
-
-def _then_expire(battle: Battle, ended: Decided, seq: int) -> Decided:
-    yield from ended
-    yield from _expire(battle, seq)  # what carries over is read once the phase's own tests are decided
-
-
-@filed_under(_HOOKS, CasualtiesSuffered)
-def _casualties_hook(battle: Battle, event: CasualtiesSuffered, seq: int) -> Decided:
-    unit = battle.units[event.unit]
-    if unit.models == 0:
-        return _destroyed(battle, unit, event, seq)
-    return battle.ruleset.on_casualties(battle, unit, event, seq)
-
-
-def _destroyed(battle: Battle, unit: Unit, event: CasualtiesSuffered, seq: int) -> Decided:
-    yield from _destroy(battle, unit, seq)
-    # Only now: the ruleset reads the unit as destroyed (a friend destroyed makes others test).
-    yield from battle.ruleset.on_casualties(battle, unit, event, seq)
-
-
-@filed_under(_HOOKS, CombatResolved)
-def _combat_hook(battle: Battle, event: CombatResolved, seq: int) -> Decided:
-    return battle.ruleset.on_combat(battle, event, seq)
-
-
-@filed_under(_HOOKS, ChargeDeclared)
-def _charge_hook(battle: Battle, event: ChargeDeclared, seq: int) -> Decided:
-    return battle.ruleset.on_charge(battle, event, seq)
-
-
-@filed_under(_HOOKS, TableFactRecorded)
-def _fact_hook(battle: Battle, event: TableFactRecorded, seq: int) -> Decided:
-    return battle.ruleset.on_fact(battle, event, seq)
-
-
-@filed_under(_HOOKS, DiceRolled)
-def _dice_hook(battle: Battle, event: DiceRolled, seq: int) -> Decided:
-    due = due_test(battle, event.unit, event.test)
-    battle.due.remove(due)
-    return battle.ruleset.resolve(battle, due, tuple(event.dice), seq)
-
-
-@filed_under(_HOOKS, PlayerDecided)
-def _decision_hook(battle: Battle, event: PlayerDecided, seq: int) -> Decided:
-    ruleset = battle.ruleset
-    if event.decision in ruleset.free_decisions:
-        return ruleset.on_free_decision(battle, battle.units[event.unit], event, seq)
-    if event.decision == rules.TEST_FIRST and ruleset.ordered_tests:
-        return ()
-    due = first_due(battle, event.unit, event.decision)
-    battle.due.remove(due)
-    return ruleset.on_decision(battle, due, event.decision, seq)
-
-
-@filed_under(_HOOKS, RefereeRuled)
-def _ruling_hook(battle: Battle, event: RefereeRuled, seq: int) -> Decided:
-    unit = battle.own(event.unit)  # a ruling may bring back a unit that left play
-    # A ruling on the unit's state makes the tests it was facing moot: they are waived with it.
-    if event.waive_tests or event.state is not None:
-        for due in battle.due_for(unit.id):
-            battle.due.remove(due)
-            yield TestResolved(
-                unit=unit.id,
-                rule=rules.RULING,
-                caused_by=(*due.caused_by, seq),
-                test=due.test,
-                trigger=due.rule,
-                passed=True,
-                automatic=True,
-                detail=f"waived by the referee: {event.reason}",
-            )
-    if event.state is not None:
-        unit.pending.clear()
-        yield battle.ruleset.graph.ruling(unit, event.state, rules.RULING, (seq,))
-
-
-for _kind in (UnitJoined, DiceRevealed, SeedCommitted, SeedRevealed, EntryConfirmed, EntryDisputed, DisputeResolved):
-    _HOOKS[_kind] = _no_hooks
-every_event_type(_HOOKS, "hook", skip=(BattleStarted, EventRetracted))
-
-
-def _destroy(battle: Battle, unit: Unit, seq: int) -> Decided:
-    for due in battle.due_for(unit.id):
-        yield TestNotTaken(
-            unit=unit.id, rule=rules.DESTROYED, caused_by=(seq,), test=due.test, trigger=due.rule, withdrawn=True
-        )
-    yield Cleared(unit=unit.id, rule=rules.DESTROYED, caused_by=(seq,))
-    yield battle.ruleset.graph.move(unit, "lose_last_model", (seq,), rules.DESTROYED)
-
-
-def _expire(battle: Battle, seq: int) -> Decided:
-    """At a phase's end: lift the restrictions and carry out the state changes scheduled for it."""
-    # Most units carry nothing over a phase's end, and at most phase ends none does.
-    for unit in battle.living.values():
-        if unit.pending or unit.restrictions:
-            return _expiring(battle, seq)
-    return ()
-
-
-def _expiring(battle: Battle, seq: int) -> Decided:
-    now = battle.point
-    graph = battle.ruleset.graph
-    for unit in [u for u in battle.living.values() if u.pending or u.restrictions]:
-        for pending in [p for p in unit.pending if p.at <= now]:
-            yield Unscheduled(unit=unit.id, rule="", caused_by=(seq,), move=pending.trigger, when=pending.at)
-            if unit.alive and graph.can(unit, pending.trigger):
-                yield graph.move(unit, pending.trigger, (*pending.caused_by, seq))
-        for restriction in [r for r in unit.restrictions if r.until <= now]:
-            yield RestrictionLifted(unit=unit.id, rule=restriction.rule, caused_by=(seq,), restriction=restriction.name)

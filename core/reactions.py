@@ -183,6 +183,8 @@ def _key_of(
         named = answers.get("decision") or answers.get("free_decision")
     if named is None:
         return None
+    if keyed_by not in getattr(reacts_to, "__struct_fields__", (keyed_by,)):  # a StateChanged names no test
+        raise TypeError(f"a reaction to {reacts_to.__name__} cannot name a {keyed_by}: it carries none")
     return (named,) if isinstance(named, str) else tuple(named)
 
 

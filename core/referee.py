@@ -37,7 +37,7 @@ from morale.events.types import (
 
 from . import order, rules
 from .dice import commitment, seeds_awaited
-from .rules import Refusal, every_event_type, filed_under
+from .rules import Refusal, every_event_type, filed_under, taken_mark
 from .rulesets import lookup
 from .state import Battle, DueTest, Unit
 from .view import BattleView
@@ -59,9 +59,6 @@ def decide(battle: Battle | None, event: AnyEvent) -> None:
     # One check an event type, found by the event's exact type, as `evolve` finds its fold; then the
     # game's own checks of that type (`Rulebook.check`), the ones it declares first before it.
     book = battle.ruleset.rulebook
-    if book is None:
-        _DECISIONS[type(event)](battle, event)
-        return
     for check in book.checks_first.get(type(event), ()):
         check(battle, event)
     _DECISIONS[type(event)](battle, event)
@@ -109,7 +106,6 @@ def _casualties_suffered(battle: Battle, event: CasualtiesSuffered) -> None:
     unit = living_unit(battle, event.unit)
     if event.count > unit.models:
         raise Refusal(f"{unit.id} has only {unit.models} models left, not {event.count}", field="count")
-    battle.ruleset.check_casualties(battle, unit, event)
 
 
 @filed_under(_DECISIONS, CombatResolved)
@@ -126,7 +122,6 @@ def _combat_resolved(battle: Battle, event: CombatResolved) -> None:
                 raise Refusal(f"unit {unit_id!r} cannot fight for {side.side!r} here", field="units")
             seen.add(unit_id)
         _check_combat_detail(battle, side)
-    battle.ruleset.check_combat(battle, event)
 
 
 @filed_under(_DECISIONS, ChargeDeclared)
@@ -143,7 +138,6 @@ def _charge_declared(battle: Battle, event: ChargeDeclared) -> None:
     stray = [t for t in event.flank if t not in event.targets]
     if stray:
         raise Refusal(f"{stray[0]!r} is charged in the flank but was not declared a target", field="flank")
-    battle.ruleset.check_charge(battle, event)
 
 
 @filed_under(_DECISIONS, TableFactRecorded)
@@ -152,7 +146,6 @@ def _table_fact_recorded(battle: Battle, event: TableFactRecorded) -> None:
     if event.fact not in battle.ruleset.facts:
         known = ", ".join(battle.ruleset.facts)
         raise Refusal(f"{battle.ruleset.id} knows no fact {event.fact!r} (known: {known})", field="fact")
-    battle.ruleset.check_fact(battle, event)
 
 
 @filed_under(_DECISIONS, DiceRolled)
@@ -161,7 +154,6 @@ def _dice_rolled(battle: Battle, event: DiceRolled) -> None:
     tests = battle.ruleset.tests
     if event.test not in tests:  # a typo ("moral") is named as one, not read as the wrong test due
         raise Refusal(f"{battle.ruleset.id} has no {event.test!r} test (tests: {', '.join(tests)})", field="test")
-    battle.ruleset.check_roll(battle, event)
     _check_once_per_phase(battle, unit, event.test)
     due = due_test(battle, event.unit, event.test)
     if due.dice == 0:
@@ -253,11 +245,11 @@ def _seed_revealed(battle: Battle, event: SeedRevealed) -> None:
 def _player_decided(battle: Battle, event: PlayerDecided) -> None:
     unit = living_unit(battle, event.unit)
     if event.decision in battle.ruleset.free_decisions:
-        battle.ruleset.check_free_decision(battle, unit, event)
-    elif event.decision == rules.TEST_FIRST and battle.ruleset.ordered_tests:
-        order.check_choice(battle, event.unit)
+        return  # a decision a game allows when its rules do: the game's own check says when
+    if event.decision == rules.TEST_FIRST and battle.ruleset.ordered_tests:
+        order.check_choice(battle, unit.id)
     else:
-        order.check_turn(battle, first_due(battle, event.unit, event.decision))
+        order.check_turn(battle, first_due(battle, unit.id, event.decision))
 
 
 @filed_under(_DECISIONS, RefereeRuled)
@@ -388,7 +380,7 @@ def _check_once_per_phase(battle: Battle, unit: Unit, test: str) -> None:
     """Dice for a test the unit may take once a phase, and has taken, with none of that kind due."""
     limit = battle.ruleset.once_per_phase.get(test)
     due_now = any(t.test == test for t in battle.due_for(unit.id))
-    if limit and not due_now and battle.ruleset.taken_this_phase(unit, test):
+    if limit and not due_now and taken_mark(test) in unit.phase_marks:
         raise Refusal(f"{unit.id} has already taken its {test} test this phase", rule=limit)
 
 

@@ -168,6 +168,11 @@ DISPUTE_MEANWHILE = declare("engine.dispute.meanwhile").id
 DISPUTE_RESOLVE = declare("engine.dispute.resolve").id
 
 
+def taken_mark(test: str) -> str:
+    """The phase mark of a unit that has taken a test limited to once a phase (Ruleset.once_per_phase)."""
+    return f"{test}_test_taken"
+
+
 def filed_under(table: dict[type[K], H], kind: type[K]) -> Callable[[H], H]:
     """File the function below in `table` under `kind`, the exact type it handles: the one way a
     table by type is filled (the referee's checks and the folds by event type, `apply`'s changes by

@@ -115,6 +115,12 @@ def test_an_entry_point_that_names_no_ruleset_is_refused():
         registry.all()
 
 
+def test_an_entry_point_whose_game_has_no_rulebook_is_refused_naming_it():
+    registry = Registry(lambda: [point("rulebookless", "support.games:RULEBOOKLESS")])
+    with pytest.raises(BrokenGame, match=r"'rulebookless' = .*: rulebookless has no rulebook \(Ruleset.rulebook"):
+        registry.all()
+
+
 def test_two_entry_points_giving_one_id_and_version_are_refused_naming_the_second():
     registry = Registry(
         lambda: [point("gdb", "morale.core.rulesets.gdb.ruleset:GDB"), point("gdb_again", "support.games:GDB_AGAIN")]

@@ -189,3 +189,8 @@ def test_engine_due_a_test_the_game_does_not_name_is_a_rules_bug_and_never_falls
     with pytest.raises(ValueError, match="'moral' test due but wh40k6 does not name it"):
         walk(table.battle, PhaseEnded(turn=1, side="imperium", phase="movement"), Reactions([ENGINE, book], WH40K6))
     assert table.due() == []
+
+
+def test_a_reaction_naming_a_test_on_a_trigger_that_carries_none_is_refused_as_it_is_declared():
+    with pytest.raises(TypeError, match="StateChanged cannot name a test"):
+        Rulebook("wrong").react("wh40k6.fall_back.start", out.StateChanged, lambda b, c: [], test="morale")

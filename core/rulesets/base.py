@@ -1,17 +1,15 @@
-"""What every ruleset provides, and the helpers they share.
+"""What every ruleset provides, and the registry of the games installed.
 
-A ruleset is tables (phases, unit types, parameters, its state graph) plus clause functions, each
-declared once under `clause` with its rule ID and what it answers; the tables of facts, decisions,
-special rules and phrases are built from those declarations. The referee does the bookkeeping every
-ruleset shares (clock, models, dice, rulings) and asks the ruleset at each step what the rules make
-of it. `check_*` methods only read and may refuse. `on_*` methods are called only for accepted
-events; they read the battle and yield outcomes (`Decided`), never change it: `core/apply.py`
-carries each outcome out before the hook reads on.
+A ruleset is data (id, version, phases, unit types, parameters, tests, its state graph and the words
+for its states, its data tables and profile fields) plus its clauses: those that act are filed in
+its `Rulebook` (`rulebook`, core/reactions.py) with what they react to, and the referee's checks of
+its own beside them. The tables of facts, decisions, special rules and phrases are built from the
+clauses' declarations. What is left as methods are the questions the views ask of a game, which
+decide nothing: a due test's target and odds, a profile in words, what a state forbids.
 """
 
 from __future__ import annotations
 
-import functools
 import sys
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -24,33 +22,20 @@ import msgspec
 
 from morale.events.codec import table_sha256
 from morale.events.types import (
-    CasualtiesSuffered,
-    ChargeDeclared,
-    CombatResolved,
-    DiceRolled,
     FactValue,
     PinnedTable,
-    PlayerDecided,
-    TableFactRecorded,
     UnitChanged,
     UnitJoined,
 )
 
 from .. import installed
-from ..apply import Decided
 from ..machine import StateGraph
 from ..outcomes import (
-    Cleared,
-    DueAmended,
-    Marked,
     Modifier,
-    RestrictionApplied,
-    TestDue,
-    TestNotTaken,
     TestResolved,
 )
 from ..reactions import Rulebook
-from ..rules import CLAUSES, Declared, Refusal, declared, fact_kinds
+from ..rules import Refusal, declared, fact_kinds
 from ..state import Battle, DueTest, Point, Unit
 from ..view import BattleView, UnitView
 
@@ -105,9 +90,8 @@ class Ruleset:
     game_systems: str = ""
     phases: tuple[str, ...] = ()
     graph: StateGraph
-    # The game's clauses that act (reactions) and its checks (`core/reactions.py`); None: a game
-    # whose rules are still the hooks below.
-    rulebook: Rulebook | None = None
+    # The game's clauses that act (reactions) and its checks (`core/reactions.py`).
+    rulebook: Rulebook
     unit_types: Mapping[str, object] = {}
     special_rules: Mapping[str, str] = {}  # name -> rule ID that gives it effect
     facts: Mapping[str, str] = {}  # fact -> rule ID that reads it
@@ -123,6 +107,9 @@ class Ruleset:
     combat_reports: bool = True  # False: combat_resolved is refused (the ruleset reads melees otherwise)
     decisions: Mapping[str, str] = {}  # decision -> rule ID that allows it
     parameters: Mapping[str, FactValue] = {}  # house-rule-able numbers, with their defaults
+    # A parameter that is one of a few words ("fall_back_towards": "table_edge" or "nearest_cover"):
+    # parameter -> the words it may take (the first is its default, in `parameters`).
+    parameter_choices: Mapping[str, tuple[str, ...]] = {}
     restrictions: Mapping[str, str] = {}  # restriction -> what it forbids, in the rulebook's words
     # The ruleset's own profile fields (UnitJoined.profile), as a msgspec Struct with defaults and
     # constraints; None: the ruleset reads no profile fields.
@@ -200,6 +187,9 @@ class Ruleset:
                 raise Refusal(f"unknown house rule {key!r} for {self.id} (known: {known})", field="house_rules")
             if type(value) is not type(self.parameters[key]):
                 raise Refusal(f"house rule {key!r} must be {type(self.parameters[key]).__name__}", field="house_rules")
+            choices = self.parameter_choices.get(key)
+            if choices is not None and value not in choices:
+                raise Refusal(f"{key} is one of {', '.join(choices)}, not {value!r}", field="house_rules")
 
     def check_tables(self, pinned: Mapping[str, PinnedTable]) -> None:
         """Every table the ruleset reads is pinned, with values that hash to the pinned sha256 and
@@ -275,80 +265,7 @@ class Ruleset:
             )
         self.read_profile({**unit.profile, **event.changes})
 
-    def on_unit_change(self, battle: Battle, unit: Unit, event: UnitChanged, seq: int) -> Decided:
-        """After the unit's profile has taken the changes (the event's own fact)."""
-        return ()
-
-    # -- the hooks a ruleset fills in ------------------------------------------------------------
-    def on_phase_started(self, battle: Battle, seq: int) -> Decided:
-        return ()
-
-    def on_phase_ended(self, battle: Battle, seq: int) -> Decided:
-        return ()
-
-    def check_casualties(self, battle: Battle, unit: Unit, event: CasualtiesSuffered) -> None:
-        pass
-
-    def on_casualties(self, battle: Battle, unit: Unit, event: CasualtiesSuffered, seq: int) -> Decided:
-        """Called after the models are removed (and the unit destroyed, if that was its last)."""
-        return ()
-
-    def check_combat(self, battle: Battle, event: CombatResolved) -> None:
-        pass
-
-    def on_combat(self, battle: Battle, event: CombatResolved, seq: int) -> Decided:
-        return ()
-
-    def check_charge(self, battle: Battle, event: ChargeDeclared) -> None:
-        pass
-
-    def on_charge(self, battle: Battle, event: ChargeDeclared, seq: int) -> Decided:
-        return ()
-
-    def check_fact(self, battle: Battle, event: TableFactRecorded) -> None:
-        pass
-
-    def on_fact(self, battle: Battle, event: TableFactRecorded, seq: int) -> Decided:
-        """The clause that answers the fact reads it: a method of the ruleset taking (battle, event, seq)."""
-        return self._readers[event.fact](battle, event, seq)
-
-    @functools.cached_property
-    def _readers(self) -> dict[str, Callable[..., Decided]]:
-        return {fact: self.answering(rule_id) for fact, rule_id in self.facts.items()}
-
-    def answering(self, rule_id: str) -> Callable[..., Any]:
-        """The function that carries out a clause: bound to this ruleset where it is one of its methods."""
-        fn = CLAUSES[rule_id]
-        if isinstance(fn, Declared):
-            raise TypeError(f"{rule_id} is declared as a data row: no function carries it out")
-        bound: Callable[..., Any] | None = getattr(self, fn.__name__, None)
-        return bound if bound is not None and getattr(bound, "__func__", None) is fn else fn
-
-    def check_roll(self, battle: Battle, event: DiceRolled) -> None:
-        """Before the engine looks for the due test the dice are for: a ruleset may refuse with the
-        rule that keeps a test from being due (GDB: no rally within an enemy's charge range)."""
-
-    def check_free_decision(self, battle: Battle, unit: Unit, event: PlayerDecided) -> None:
-        pass
-
-    def on_free_decision(self, battle: Battle, unit: Unit, event: PlayerDecided, seq: int) -> Decided:
-        return ()
-
-    def resolve(self, battle: Battle, due: DueTest, dice: tuple[int, ...], seq: int) -> Decided:
-        """The dice for a due test (already off the list): its result, and what that brings about."""
-        raise NotImplementedError
-
-    def on_decision(self, battle: Battle, due: DueTest, decision: str, seq: int) -> Decided:
-        return ()
-
-    def on_due(self, battle: Battle, due: DueTest) -> Decided | None:
-        """A test has become due: resolve it at once (immune, automatic) or return None to wait for dice."""
-        return None
-
-    def consequences(self, battle: Battle, due: DueTest, result: TestResolved, caused_by: tuple[int, ...]) -> Decided:
-        """What a test's result brings about (the unit falls back, regroups...); `settle` calls it."""
-        return ()
-
+    # -- what the views ask of a game (they decide nothing) ---------------------------------------
     def result_of(self, battle: Battle, due: DueTest, dice: tuple[int, ...]) -> tuple[str, bool] | None:
         """What these dice would give for a due test, as (result, passed), changing nothing: the odds
         projection (`core/odds.py`) tries every roll through it. None: no odds for this test."""
@@ -375,139 +292,6 @@ class Ruleset:
         """The rulebook phase in progress (or last ended): steps of the clock in one rulebook phase share it."""
         phase = battle.phase
         return (battle.turn, battle.side_index, self.phase_of.get(phase, phase) if phase else None)
-
-    @staticmethod
-    def taken_mark(test: str) -> str:
-        """The phase mark of a unit that has taken a test limited to once a phase (Ruleset.once_per_phase)."""
-        return f"{test}_test_taken"
-
-    def taken_this_phase(self, unit: Unit, test: str) -> bool:
-        return self.taken_mark(test) in unit.phase_marks
-
-    def require(
-        self,
-        battle: Battle,
-        unit: Unit,
-        test: str,
-        rule: str,
-        caused_by: tuple[int, ...],
-        *,
-        dice: int = 2,
-        modifiers: tuple[Modifier, ...] = (),
-        decisions: tuple[str, ...] = (),
-        opponents: tuple[str, ...] = (),
-        facts: tuple[str, ...] = (),
-        reroll: str = "",
-    ) -> Decided:
-        """Make a test due; the ruleset may settle it at once without dice. A test limited to once a
-        phase that the unit has already taken is not taken again; a re-roll (`reroll`: the rule that
-        grants it) continues the test it re-rolls and is never a second test."""
-        if test not in self.tests:
-            raise ValueError(f"{self.id} makes a {test!r} test due but does not name it in Ruleset.tests")
-        limit = "" if reroll else self.once_per_phase.get(test, "")
-        if limit and self.taken_this_phase(unit, test):
-            yield TestNotTaken(unit=unit.id, rule=limit, caused_by=caused_by, test=test, trigger=rule)
-            return
-        due = DueTest(
-            unit=unit.id,
-            test=test,
-            rule=rule,
-            caused_by=caused_by,
-            dice=dice,
-            modifiers=modifiers,
-            decisions=decisions,
-            opponents=opponents,
-            facts=facts,
-            reroll=reroll,
-        )
-        settling = self.on_due(battle, due)
-        if settling is None:
-            if limit:
-                yield Marked(unit=unit.id, rule=limit, caused_by=caused_by, mark=self.taken_mark(test))
-            yield TestDue(
-                unit=unit.id,
-                rule=reroll or rule,
-                caused_by=caused_by,
-                test=test,
-                dice=dice,
-                target=self.target(battle, due),
-                modifiers=modifiers,
-                decisions=decisions,
-                reroll=bool(reroll),
-                facts=facts,
-                trigger=rule if reroll else "",
-                opponents=opponents,
-            )
-            return
-        resolved = False
-        for outcome in settling:
-            resolved = resolved or type(outcome) is TestResolved
-            yield outcome
-        if limit and resolved:
-            yield Marked(unit=unit.id, rule=limit, caused_by=caused_by, mark=self.taken_mark(test))
-
-    def settle(self, battle: Battle, due: DueTest, *, passed: bool, rule: str, detail: str = "") -> Decided:
-        """Resolve a test without dice (passed or failed automatically) and carry out its result."""
-        result = TestResolved(
-            unit=due.unit,
-            rule=rule,
-            caused_by=due.caused_by,
-            test=due.test,
-            trigger=due.rule,
-            passed=passed,
-            automatic=True,
-            detail=detail,
-        )
-        yield result
-        yield from self.consequences(battle, due, result, due.caused_by)
-
-    @staticmethod
-    def withdraw(due: DueTest, rule: str, caused_by: tuple[int, ...], detail: str = "") -> TestNotTaken:
-        """Take a due test off the list without a result: the rule cited makes it moot."""
-        return TestNotTaken(
-            unit=due.unit,
-            rule=rule,
-            caused_by=caused_by,
-            test=due.test,
-            trigger=due.rule,
-            detail=detail,
-            withdrawn=True,
-        )
-
-    @staticmethod
-    def not_taken(due: DueTest, rule: str, caused_by: tuple[int, ...], detail: str = "") -> TestNotTaken:
-        """A test the trigger called for that the unit does not take; `rule` says why."""
-        return TestNotTaken(
-            unit=due.unit, rule=rule, caused_by=caused_by, test=due.test, trigger=due.rule, detail=detail
-        )
-
-    @staticmethod
-    def restate(due: DueTest, fact: str, value: FactValue, caused_by: tuple[int, ...]) -> DueAmended:
-        """Attach what the table stated about a due roll before its dice; it keeps its place in the list."""
-        stated = msgspec.structs.replace(due, stated=(*due.stated, (fact, value)))
-        return DueAmended(unit=due.unit, rule=due.rule, caused_by=caused_by, before=due, after=stated)
-
-    def remove(self, battle: Battle, unit: Unit, trigger: str, caused_by: tuple[int, ...]) -> Decided:
-        """Take a unit out of the battle by a morale result (`trigger` leads to `dispersed`): the tests
-        it was facing are moot, and nothing is pending for it any more."""
-        rule = self.graph.rule_for(unit, trigger)
-        for due in battle.due_for(unit.id):
-            yield self.withdraw(due, rule, caused_by)
-        yield Cleared(unit=unit.id, rule=rule, caused_by=caused_by)
-        yield self.graph.move(unit, trigger, caused_by)
-
-    def restrict(
-        self, battle: Battle, unit: Unit, name: str, rule: str, until: Point, caused_by: tuple[int, ...]
-    ) -> RestrictionApplied:
-        """Put a restriction on a unit until the end of the phase at `until`."""
-        return RestrictionApplied(
-            unit=unit.id,
-            rule=rule,
-            caused_by=caused_by,
-            restriction=name,
-            until=self.describe_point(battle, until),
-            ends=until,
-        )
 
     def end_of_player_turn(self, battle: BattleView, side: str, *, next_turn: bool = False) -> Point:
         """The point at which `side`'s current (or next) player turn ends."""
@@ -556,6 +340,8 @@ class Registry:
             raise BrokenGame(point, f"cannot be loaded ({type(exc).__name__}: {reason})") from exc
         if not isinstance(ruleset, Ruleset):
             raise BrokenGame(point, f"names a {type(ruleset).__name__}, not a Ruleset instance")
+        if not isinstance(getattr(ruleset, "rulebook", None), Rulebook):
+            raise BrokenGame(point, f"{ruleset.id} has no rulebook (Ruleset.rulebook: its reactions and checks)")
         key = (ruleset.id, ruleset.version)
         if key in self._by_key and self._by_key[key][1] is not ruleset:
             other = self._by_key[key][0]

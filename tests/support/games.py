@@ -10,21 +10,36 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from morale.core.rulesets.base import Ruleset
 from morale.core.rulesets.gdb.ruleset import Gdb
 
 GDB_AGAIN = Gdb()
+
+
+class Rulebookless(Ruleset):
+    """A game written for the engine before rules were reactions: its class names no rulebook."""
+
+    id = "rulebookless"
+    version = "1"
+
+
+RULEBOOKLESS = Rulebookless()
 
 FIFTH_CODE = '''\
 """A fifth game, installed apart from morale."""
 
 from morale.core.machine import StateGraph
-from morale.core.rules import clause
+from morale.core.outcomes import Settled
+from morale.core.reactions import Rulebook
 from morale.core.rulesets.base import Ruleset
 
+RULES = Rulebook("fifth")
 
-@clause("fifth.morale.run")
-def run() -> None:
+
+@RULES.clause("fifth.morale.run", reacts_to=Settled, test="morale", when=lambda battle, settled: not settled.result.passed)
+def run(battle, settled):
     """A unit that fails its test runs."""
+    return [battle.ruleset.graph.move(battle.units[settled.unit], "run", settled.caused_by)]
 
 
 class Fifth(Ruleset):
@@ -36,6 +51,7 @@ class Fifth(Ruleset):
     tests = {"morale": "Morale test"}
     state_names = {"steady": "steady", "falling_back": "running"}
     graph = StateGraph([{"trigger": "run", "source": "steady", "dest": "falling_back", "rule": run.id}])
+    rulebook = RULES
 
 
 FIFTH = Fifth()

@@ -130,10 +130,12 @@ PARAMETERS: dict[str, FactValue] = {
 }
 
 # Where the scenario sends Falling Back units (`fall_back_direction`).
-FALL_BACK_TOWARDS = {
+FALL_BACK_TOWARDS: dict[str, str] = {
     "table_edge": "towards its own table edge",
     "deployment_zone": "towards its own deployment-zone line",
 }
+# The words a house rule of this edition may take (`Ruleset.parameter_choices`).
+CHOICES = {"fall_back_towards": tuple(FALL_BACK_TOWARDS)}
 
 RESTRICTIONS = {
     "regrouped_this_phase": "no other move this phase but up to 3 inches to restore its formation",
@@ -803,14 +805,7 @@ class Wh40k3(FortyK):
     tests = TESTS
     casualty_causes = CAUSES
     rulebook = RULES
-
-    def check_house_rules(self, house_rules: Mapping[str, object]) -> None:
-        super().check_house_rules(house_rules)
-        towards = house_rules.get("fall_back_towards", "table_edge")
-        if towards not in FALL_BACK_TOWARDS:
-            raise Refusal(
-                f"fall_back_towards is one of {', '.join(FALL_BACK_TOWARDS)}, not {towards!r}", field="house_rules"
-            )
+    parameter_choices = CHOICES
 
     # -- what the views ask: odds, the due list's target, the board's restrictions ----------------
     def result_of(self, battle: Battle, due: DueTest, dice: tuple[int, ...]) -> tuple[str, bool] | None:
