@@ -36,7 +36,11 @@ from morale.core.rulesets.base import Ruleset
 RULES = Rulebook("fifth")
 
 
-@RULES.clause("fifth.morale.run", reacts_to=Settled, test="morale", when=lambda battle, settled: not settled.result.passed)
+def failed(battle, settled):
+    return not settled.result.passed
+
+
+@RULES.clause("fifth.morale.run", reacts_to=Settled, test="morale", when=failed)
 def run(battle, settled):
     """A unit that fails its test runs."""
     return [battle.ruleset.graph.move(battle.units[settled.unit], "run", settled.caused_by)]
