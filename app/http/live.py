@@ -325,6 +325,9 @@ class Hub:
         self.closing = False
         self._writing: dict[str, int] = {}  # battles this process is appending to right now
         self.also: list[Callable[[str], None]] = []  # told of every battle with news (the webhooks' deliverer)
+        # Told the seq of every append the database announces, and None when some may have been missed
+        # (the kept folds of the append path: `Folds.heard`, `Folds.missed`).
+        self.seqs: list[Callable[[str | None, int | None], None]] = []
 
     def channel(self, battle: str) -> Channel:
         if battle not in self._channels:
@@ -337,6 +340,9 @@ class Hub:
         appending to the battle waits for that append to end (`writing`), which wakes the channel."""
         for told in self.also:
             told(battle)
+        if seq is not None:
+            for told_seq in self.seqs:
+                told_seq(battle, seq)
         channel = self._channels.get(battle)
         if channel is None or (seq is not None and (channel.fold.seq >= seq or self._writing.get(battle))):
             return
@@ -366,6 +372,8 @@ class Hub:
         """Every battle followed may have news (announcements were missed): each reads what it lacks."""
         for told in self.also:
             told("")
+        for told_seq in self.seqs:
+            told_seq(None, None)
         for channel in self._channels.values():
             channel.notify()
 
