@@ -4,8 +4,8 @@
 
 What `morale serve` runs an append on, and nothing of ours: Litestar under uvicorn (the same
 `uvicorn.Config`, so uvloop and httptools), the body read in the handler, the store's work in a
-worker thread (as `live.Stores.run` does), one statement on a connection of psycopg's pool (the
-same size, autocommit, taken and given back as `PostgresEventStore` takes them). The statement is
+worker thread (`live.Stores.run`), one statement on a connection of the store's pool (the same
+size, taken and given back as `PostgresEventStore` takes them). The statement is
 our append's: the same `events` table (its primary key, its NOTIFY trigger), the event's bytes as
 the client sent them, inserted only if the row the client expected to follow is there. No token, no
 referee, no fold, no hash chain, no answer beyond the seq: whatever our append costs over this is
@@ -15,14 +15,16 @@ ours (bench/README.md, "The HTTP append and its floor").
 from __future__ import annotations
 
 import sys
+from functools import partial
 
-import anyio.to_thread
 import msgspec
-import psycopg_pool
 import uvicorn
 from litestar import Litestar, Request, get, post
 from litestar.response import Response
 from psycopg import errors
+
+from morale.app.http.live import Stores
+from morale.events.postgres import PostgresEventStore
 
 # The chain columns hold fixed text of a hash's width: nothing is sealed here.
 UNSEALED = "0" * 64
@@ -48,24 +50,22 @@ _typed = msgspec.json.Decoder(_Typed)
 
 
 def floor_app(url: str, pool_size: int = 10) -> Litestar:
-    pool = psycopg_pool.ConnectionPool(url, min_size=1, max_size=pool_size, kwargs={"autocommit": True}, open=False)
+    stores = Stores(url, pool_size=pool_size)
 
-    def insert(battle: str, expected: int, event: msgspec.Raw) -> int:
+    def insert(battle: str, expected: int, event: msgspec.Raw, store: PostgresEventStore) -> int:
         params = {"battle": battle, "seq": expected + 1, "expected": expected, "recorded": RECORDED}
         params |= {"type": _typed.decode(event).type, "body": bytes(event).decode(), "hash": UNSEALED}
-        conn = pool.getconn()
-        try:
-            return conn.execute(INSERT, params).rowcount
-        except errors.UniqueViolation:
-            return 0
-        finally:
-            pool.putconn(conn)
+        with store._connection() as conn:  # the pool as the store takes from it
+            try:
+                return conn.execute(INSERT, params).rowcount
+            except errors.UniqueViolation:
+                return 0
 
     @post("/battles/{battle:str}/events")
     async def append(battle: str, request: Request) -> Response[bytes]:
         body = _append.decode(await request.body())
         expected = body.expected_seq
-        written = await anyio.to_thread.run_sync(insert, battle, expected, body.events[0])
+        written = await stores.run(partial(insert, battle, expected, body.events[0]))
         if not written:
             return Response(b'{"title":"conflict"}', status_code=409, media_type="application/json")
         return Response(b'{"seq":%d}' % (expected + 1), status_code=201, media_type="application/json")
@@ -74,7 +74,7 @@ def floor_app(url: str, pool_size: int = 10) -> Litestar:
     async def health() -> dict[str, str]:
         return {"status": "ok"}
 
-    return Litestar([append, health], on_startup=[pool.open], on_shutdown=[pool.close])
+    return Litestar([append, health], on_shutdown=[stores.close])
 
 
 def main() -> None:
