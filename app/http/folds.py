@@ -43,6 +43,7 @@ _ANSWERS = (Refusal, Forbidden, ConflictError)
 class _Kept:
     fold: Replay
     head_hash: str | None  # the hash of the event the fold ended on
+    held: int = 0  # the events it held in memory when it was kept (`Folds._held` counts these)
 
 
 @dataclass
@@ -68,6 +69,7 @@ class Folds:
         # weighs, and what the cap comes to, is in bench/README.md.
         self.max_events = max_events
         self._kept: OrderedDict[str, _Kept] = OrderedDict()
+        self._held = 0  # the events the kept folds hold, kept in step (not summed over them at every append)
         self._locks: dict[str, threading.Lock] = {}
         self._guard = threading.Lock()  # over the dicts, shared by the server's worker threads and the loop
         # Every append, by any process, is announced to this node (PostgreSQL): a kept fold the
@@ -99,7 +101,7 @@ class Folds:
         the store first, as `current` does. The writer sets `Held.head_hash` once it has appended."""
         with self._lock(battle):
             with self._guard:
-                kept = self._kept.pop(battle, None)
+                kept = self._pop(battle)
                 trusted = kept is not None and self.announced and kept.fold.seq == expected_seq
                 trusted = trusted and self._heard.get(battle, 0) <= expected_seq
             if kept is not None and trusted and kept.head_hash is not None:
@@ -153,7 +155,7 @@ class Folds:
         One read does both for a kept fold: from the event it ended on (still there, with the same
         hash?) to the end (a store on another machine is a round trip away per query)."""
         with self._guard:
-            kept = self._kept.pop(battle, None)
+            kept = self._pop(battle)
             self._heard.pop(battle, None)  # what was announced up to now, this read takes in
         if kept is not None:
             stored = store.read(battle, after_seq=kept.fold.seq - 1)
@@ -168,13 +170,21 @@ class Folds:
         return fold, store.hash_at(battle, fold.seq)
 
     def _keep(self, battle: str, fold: Replay, head_hash: str | None) -> None:
-        kept = _Kept(fold, head_hash)
+        kept = _Kept(fold, head_hash, _held(fold))
         with self._guard:
+            self._pop(battle)
             self._kept[battle] = kept
-            held = sum(_held(k.fold) for k in self._kept.values())
-            while held > self.max_events and len(self._kept) > 1:
+            self._held += kept.held
+            while self._held > self.max_events and len(self._kept) > 1:
                 _, dropped = self._kept.popitem(last=False)
-                held -= _held(dropped.fold)
+                self._held -= dropped.held
+
+    def _pop(self, battle: str) -> _Kept | None:
+        """Take the battle's kept fold out (under `_guard`)."""
+        kept = self._kept.pop(battle, None)
+        if kept is not None:
+            self._held -= kept.held
+        return kept
 
     def _lock(self, battle: str) -> threading.Lock:
         with self._guard:
