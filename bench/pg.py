@@ -9,7 +9,9 @@
 2. Replay of one battle from PostgreSQL against replay of the same battle from SQLite (target:
    within 1.5x).
 3. 200 battles written at once by 200 clients (one a battle, in two processes) through two
-   `morale serve` nodes: sustained appends per second, and each append's latency as its client saw it.
+   `morale serve` nodes: sustained appends per second, and each append's latency as its client saw it;
+   in turns with the same load on two nodes of the floor (`floor.py`: the same server stack answering
+   with one guarded INSERT), and one client alone on each; the targets of issue 33 beside the figures.
 4. One append reaching 2,000 SSE followers, half on each of two nodes, the appends made through
    each node in turn: the delay to each follower's socket (target: p99 under 100 ms).
 
