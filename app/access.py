@@ -366,8 +366,11 @@ def opened_with(store: EventStore, battle: str, token: str) -> Opened | None:
     """The grant, and whether `note_use` is due once the request has been answered. Only reads: a
     refused request writes nothing, and a burst of requests notes one use."""
     found = store.token_grant(battle, token_hash(token))
-    if found is None:
-        return None
+    return None if found is None else opened_by(found)
+
+
+def opened_by(found: StoredToken) -> Opened:
+    """What a stored token opens, and whether its use is due to be noted (its last use is old)."""
     return Opened(_grant(found), found.token_hash, found.last_used < utc_now(-LAST_USED_EVERY_S))
 
 

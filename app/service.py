@@ -22,7 +22,7 @@ from morale.core.replay import Replay, replay_log
 from morale.core.rules import Refusal
 from morale.core.state import Battle, digest
 from morale.events.codec import battle_id
-from morale.events.store import BattleExists, ConflictError, EventStore, UnknownBattle
+from morale.events.store import NO_PRECONDITION, BattleExists, ConflictError, EventStore, Precondition, UnknownBattle
 from morale.events.types import (
     AnyEvent,
     Author,
@@ -151,10 +151,13 @@ def record_on(
     *,
     author: Author | None = None,
     show: bool = False,
+    precondition: Precondition = NO_PRECONDITION,
 ) -> list[Recorded]:
     """`record` on a fold of the whole log that the caller holds (and that this advances): a
     writer that already has the battle replays nothing. The store still refuses the append if the
-    log has moved past the fold. `dice_secret`: kept with the events that commit to it (the start, a reveal).
+    log has moved past the fold (`precondition`: what else the store checks as it writes, such as
+    the hash of the event the fold ends on, for a fold the caller did not bring up to date first).
+    `dice_secret`: kept with the events that commit to it (the start, a reveal).
     `describe`: puts each event in words as the battle stands just after it, not after the batch (a
     casualty's "3 left" is the count then). `author`: who appends them, sealed with each. `show`: each
     is also described as the feed describes it (names, story, odds), so a writer's answer and a
@@ -188,7 +191,14 @@ def record_on(
                 claims.record(base + offset, event, author)
             sealed.append(event)
             said.append(describe(event, fold.state()) if describe else "")
-        stored = store.append(fold.battle_id, sealed, expected_seq=base, dice_secret=dice_secret, author=author)
+        stored = store.append(
+            fold.battle_id,
+            sealed,
+            expected_seq=base,
+            dice_secret=dice_secret,
+            author=author,
+            precondition=precondition,
+        )
     except BaseException:
         fold.claims = None  # it may have taken in events the log never got: fold it afresh next time
         raise
@@ -295,6 +305,7 @@ def roll_for(
     *,
     author: Author | None = None,
     show: bool = False,
+    precondition: Precondition = NO_PRECONDITION,
 ) -> list[Recorded]:
     """The engine rolls the dice a due test needs and records them like any other roll."""
     if expected_seq is not None and expected_seq != fold.seq:
@@ -306,4 +317,4 @@ def roll_for(
         raise Refusal("this battle's dice are rolled at the table: type them in", field="dice")
     dice = engine_dice(secret, fold.battle_id, fold.seq + 1, due.dice, seeds_in_force(state))
     event = DiceRolled(unit=unit, test=test, dice=tuple(dice), source="engine", reroll=bool(due.reroll))
-    return record_on(store, fold, [event], author=author, show=show)
+    return record_on(store, fold, [event], author=author, show=show, precondition=precondition)

@@ -9,7 +9,9 @@
 2. Replay of one battle from PostgreSQL against replay of the same battle from SQLite (target:
    within 1.5x).
 3. 200 battles written at once by 200 clients (one a battle, in two processes) through two
-   `morale serve` nodes: sustained appends per second, and each append's latency as its client saw it.
+   `morale serve` nodes: sustained appends per second, and each append's latency as its client saw it;
+   in turns with the same load on two nodes of the floor (`floor.py`: the same server stack answering
+   with one guarded INSERT), and one client alone on each; the targets of issue 33 beside the figures.
 4. One append reaching 2,000 SSE followers, half on each of two nodes, the appends made through
    each node in turn: the delay to each follower's socket (target: p99 under 100 ms).
 
@@ -31,7 +33,7 @@ import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import islice
@@ -213,17 +215,33 @@ class _Node:
 
     def cpu_s(self) -> float:
         """The CPU time the node's process has used so far (user and system), in seconds."""
-        fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        return _cpu_s(self.pid)
+
+
+def _cpu_s(pid: int) -> float:
+    """A process's CPU time so far (user and system), in seconds; 0 for one that has gone."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _serve_ours(url: str, port: int, pool_size: int) -> list[str]:
+    command = [sys.executable, "-m", "morale.app.cli", "serve", "--db", url, "--port", str(port)]
+    return [*command, "--pool-size", str(pool_size)]
+
+
+def _serve_floor(url: str, port: int, pool_size: int) -> list[str]:
+    return [sys.executable, str(HERE / "floor.py"), url, str(port), str(pool_size)]
 
 
 @contextmanager
-def nodes(url: str, count: int = 2, pool_size: int = 10) -> Iterator[list[_Node]]:
+def nodes(url: str, count: int = 2, pool_size: int = 10, serve: Callable = _serve_ours) -> Iterator[list[_Node]]:
     started = []
     for _ in range(count):
         port = feed.free_port()
-        command = [sys.executable, "-m", "morale.app.cli", "serve", "--db", url, "--port", str(port)]
-        command += ["--pool-size", str(pool_size)]
+        command = serve(url, port, pool_size)
         process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         started.append((f"http://127.0.0.1:{port}", process))
     try:
@@ -237,7 +255,7 @@ def nodes(url: str, count: int = 2, pool_size: int = 10) -> Iterator[list[_Node]
                     pass
                 if process.poll() is not None or time.monotonic() > deadline:
                     said = process.stderr.read() if process.stderr else ""
-                    raise feed.BenchError(f"morale serve did not start: {said}")
+                    raise feed.BenchError(f"the node did not start: {said}")
                 time.sleep(0.1)
         yield [_Node(address, process.pid) for address, process in started]
     finally:
@@ -250,58 +268,194 @@ def nodes(url: str, count: int = 2, pool_size: int = 10) -> Iterator[list[_Node]
                 process.kill()
 
 
-# -- 3. 200 battles, 200 clients, two nodes -----------------------------------------------------------
+class _Backends:
+    """The CPU the PostgreSQL server spends for this run's database: its backends' (every
+    connection to it, by pid), from /proc, between `start` and `taken`."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.before: dict[int, float] = {}
+
+    def _pids(self) -> list[int]:
+        with psycopg.connect(self.url, autocommit=True) as conn:
+            rows = conn.execute(
+                "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            ).fetchall()
+        return [row[0] for row in rows]
+
+    def start(self) -> None:
+        self.before = {pid: _cpu_s(pid) for pid in self._pids()}
+
+    def taken(self) -> float:
+        return sum(_cpu_s(pid) - self.before.get(pid, 0.0) for pid in self._pids())
+
+
+# -- 3. 200 battles, 200 clients, two nodes; and the same load on the floor ---------------------------
+# Today's figures (issue 33, the machine to itself): 694-758 appends/s, the nodes' CPU 1.64-1.77 ms
+# an append. The targets: our append over HTTP within 1.5x of the floor, a third of today's CPU, three
+# times today's appends a second (of the upper ends), p99 under 100 ms.
+TODAY_APPENDS_S = 758
+TODAY_CPU_MS = 1.64
+FIRST_SEQ = 9  # the example roster's battle_started and its 8 units: the clients append after them
+
+
 def creation(battle: str) -> dict:
     roster = load_roster(ROOT / "examples" / "wh40k6" / "roster.toml")
     return {"battle": battle, "started": to_builtins(roster.started), "units": [to_builtins(u) for u in roster.units]}
 
 
-def bench_battles(url: str, battles: int, appends: int) -> None:
-    with nodes(url) as running:
+@dataclass(frozen=True)
+class Load:
+    """One run of the clients against two nodes: what they saw, what the nodes and PostgreSQL spent."""
+
+    appends: int
+    seconds: float
+    latencies: list[float]
+    node_cpu_s: float
+    pg_cpu_s: float
+    loads: tuple[str, str]  # the load average as it began and as it ended
+
+    @property
+    def per_s(self) -> float:
+        return self.appends / self.seconds
+
+    def cpu_ms(self, seconds: float) -> float:
+        return seconds / self.appends * 1000
+
+    def line(self) -> str:
+        figures = feed.percentiles(self.latencies)
+        return (
+            f"{self.appends:,} appends in {self.seconds:.1f} s: {self.per_s:,.0f} appends/s; latency p50 "
+            f"{figures['p50'] * 1000:.1f} ms, p99 {figures['p99'] * 1000:.1f} ms, max {figures['max'] * 1000:.1f} ms;"
+            f" CPU an append: the nodes {self.cpu_ms(self.node_cpu_s):.3f} ms, PostgreSQL"
+            f" {self.cpu_ms(self.pg_cpu_s):.3f} ms ({self.loads[0]}; {self.loads[1]})"
+        )
+
+
+def bench_battles(url: str, battles: int, appends: int, rounds: int) -> None:
+    """The floor and ours in turns, `rounds` of each, then one client alone on each."""
+    events = feed.next_phases(0, appends)
+    PostgresEventStore(url).close()  # the tables, for the floor's first turn
+    print(f"\n{battles} battles written at once by {battles} clients (one a battle, in 2 processes) through 2 nodes")
+    runs: dict[str, list[Load]] = {"floor": [], "ours": []}
+    for turn in range(rounds):
+        runs["floor"].append(_battles_on(url, battles, events, f"f{turn}-", _serve_floor))
+        print(f"  floor {runs['floor'][-1].line()}")
+        runs["ours"].append(_battles_on(url, battles, events, f"o{turn}-", _serve_ours))
+        print(f"  ours  {runs['ours'][-1].line()}")
+    alone_events = feed.next_phases(0, 10 * appends)  # more than a crowd's client writes: one client's median
+    alone = {
+        name: _battles_on(url, 1, alone_events, f"{name[0]}-alone-", serve, processes=1)
+        for name, serve in (("floor", _serve_floor), ("ours", _serve_ours))
+    }
+    for name, run in alone.items():
+        print(f"  one client alone, {name:<5} {run.line()}")
+    _verdicts(runs, alone)
+
+
+def _verdicts(runs: dict[str, list[Load]], alone: dict[str, Load]) -> None:
+    """Each target beside its figures (one a turn) and whether every turn met it."""
+
+    def verdict(met: list[bool]) -> str:
+        return "met" if all(met) else "not met" if not any(met) else f"met in {sum(met)} turns of {len(met)}"
+
+    ours, floor = runs["ours"], runs["floor"]
+    pairs = list(zip(ours, floor, strict=True))
+    cpu = [o.cpu_ms(o.node_cpu_s) / f.cpu_ms(f.node_cpu_s) for o, f in pairs]
+    rate = [f.per_s / o.per_s for o, f in pairs]
+    median = statistics.median(alone["ours"].latencies) / statistics.median(alone["floor"].latencies)
+    p99 = [feed.percentiles(o.latencies)["p99"] * 1000 for o in ours]
+    node = [o.cpu_ms(o.node_cpu_s) for o in ours]
+    per_s = [o.per_s for o in ours]
+    shown = ", ".join
+    print("  targets (issue 33, item 1):")
+    print(
+        f"    the nodes' CPU an append against the floor's: {shown(f'{x:.2f}x' for x in cpu)}"
+        f"  (target <= 1.5x: {verdict([x <= 1.5 for x in cpu])})"
+    )
+    print(
+        f"    one client alone, median latency against the floor's: {median:.2f}x"
+        f" (target <= 1.5x: {verdict([median <= 1.5])})"
+    )
+    print(
+        f"    appends/s, the floor's over ours: {shown(f'{x:.2f}x' for x in rate)}"
+        f"  (<= 1.5x: {verdict([x <= 1.5 for x in rate])})"
+    )
+    third = TODAY_CPU_MS / 3
+    print(
+        f"    the nodes' CPU an append: {shown(f'{x:.3f} ms' for x in node)}"
+        f"  (target <= {third:.2f} ms, a third of {TODAY_CPU_MS} ms: {verdict([x <= third for x in node])})"
+    )
+    print(
+        f"    appends/s: {shown(f'{x:,.0f}' for x in per_s)}  (target >= {3 * TODAY_APPENDS_S:,},"
+        f" 3x {TODAY_APPENDS_S}: {verdict([x >= 3 * TODAY_APPENDS_S for x in per_s])})"
+    )
+    print(f"    p99: {shown(f'{x:.0f} ms' for x in p99)}  (target < 100 ms: {verdict([x < 100 for x in p99])})")
+
+
+def _battles_on(url: str, battles: int, events: list[dict], prefix: str, serve: Callable, processes: int = 2) -> Load:
+    with nodes(url, serve=serve) as running:
         addresses = [node.url for node in running]
-        referees = []
-        for number in range(battles):
-            created = httpx.post(f"{addresses[number % 2]}/battles", json=creation(f"b{number:03d}"), timeout=WAIT_S)
-            if created.status_code != 201:
-                raise feed.BenchError(f"creating a battle: {created.status_code} {created.text}")
-            referees.append(created.json()["tokens"]["referee"])
-        plan = [(f"b{n:03d}", addresses[n % 2], referees[n]) for n in range(battles)]
-        events = feed.next_phases(0, appends)
-        halves = [plan[0::2], plan[1::2]]
-        pipes = []
-        ctx = multiprocessing.get_context("spawn")
-        processes = []
+        names = [f"{prefix}{n:03d}" for n in range(battles)]
+        if serve is _serve_floor:
+            tokens = _floor_battles(url, names)
+        else:
+            tokens = []
+            for number, name in enumerate(names):
+                created = httpx.post(f"{addresses[number % 2]}/battles", json=creation(name), timeout=WAIT_S)
+                if created.status_code != 201:
+                    raise feed.BenchError(f"creating a battle: {created.status_code} {created.text}")
+                tokens.append(created.json()["tokens"]["referee"])
+        plan = [(name, addresses[n % 2], tokens[n]) for n, name in enumerate(names)]
+        backends = _Backends(url)
+        backends.start()
+        load_before = _load("as it began")
         cpu_before = sum(node.cpu_s() for node in running)
-        for half in halves:
-            mine, theirs = ctx.Pipe(duplex=False)
-            process = ctx.Process(target=_clients, args=(half, events, theirs), daemon=True)
-            process.start()
-            theirs.close()
-            pipes.append(mine)
-            processes.append(process)
-        results = []
-        for pipe in pipes:
-            if not pipe.poll(10 * WAIT_S):
-                raise feed.BenchError("the clients sent nothing")
-            results.append(pipe.recv())
-            if "failed" in results[-1]:
-                raise feed.BenchError(f"a client process failed: {results[-1]['failed']}")
+        results = _run_clients([plan[i::processes] for i in range(processes)], events)
         node_cpu_s = sum(node.cpu_s() for node in running) - cpu_before
-        for process in processes:
-            process.join(WAIT_S)
+        pg_cpu_s = backends.taken()
+        load_after = _load("as it ended")
     errors = [e for r in results for e in r["errors"]]
     if errors:
         raise feed.BenchError(f"{len(errors)} appends failed, e.g. {errors[0]}")
     latencies = [x for r in results for x in r["latencies"]]
     began, ended = min(r["began"] for r in results), max(r["ended"] for r in results)
-    figures = feed.percentiles(latencies)
-    print(f"\n{battles} battles written at once by {battles} clients (one a battle, in 2 processes) through 2 nodes")
-    print(
-        f"  {len(latencies):,} appends in {ended - began:.1f} s: {len(latencies) / (ended - began):,.0f} appends/s;"
-        f" latency p50 {figures['p50'] * 1000:.1f} ms, p90 {figures['p90'] * 1000:.1f} ms,"
-        f" p99 {figures['p99'] * 1000:.1f} ms, max {figures['max'] * 1000:.1f} ms"
-    )
-    print(f"  the nodes' CPU: {node_cpu_s / len(latencies) * 1000:.2f} ms an append ({node_cpu_s:.1f} s in all)")
+    return Load(len(latencies), ended - began, latencies, node_cpu_s, pg_cpu_s, (load_before, load_after))
+
+
+def _floor_battles(url: str, names: list[str]) -> list[str]:
+    """The floor's battles: FIRST_SEQ rows each, written straight into the log's table (the floor
+    checks no token: each client's is empty)."""
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute(
+            "INSERT INTO events (battle, seq, schema_version, recorded_at, type, body, prev_hash, hash) "
+            "SELECT b, s, 1, '', 'unit_joined', '{}', '', '' FROM unnest(%s::text[]) AS b, generate_series(1, %s) AS s",
+            (names, FIRST_SEQ),
+        )
+    return ["none"] * len(names)
+
+
+def _run_clients(halves: list[list[tuple[str, str, str]]], events: list[dict]) -> list[dict]:
+    """Each share of the plan written by a process of its own; what each saw."""
+    ctx = multiprocessing.get_context("spawn")
+    pipes, processes = [], []
+    for half in halves:
+        mine, theirs = ctx.Pipe(duplex=False)
+        process = ctx.Process(target=_clients, args=(half, events, theirs), daemon=True)
+        process.start()
+        theirs.close()
+        pipes.append(mine)
+        processes.append(process)
+    results = []
+    for pipe in pipes:
+        if not pipe.poll(10 * WAIT_S):
+            raise feed.BenchError("the clients sent nothing")
+        results.append(pipe.recv())
+        if "failed" in results[-1]:
+            raise feed.BenchError(f"a client process failed: {results[-1]['failed']}")
+    for process in processes:
+        process.join(WAIT_S)
+    return results
 
 
 def _clients(plan: list[tuple[str, str, str]], events: list[dict], report: Connection) -> None:
@@ -325,7 +479,7 @@ async def _write_all(plan: list[tuple[str, str, str]], events: list[dict]) -> di
             f"POST /battles/{battle}/events HTTP/1.1\r\nHost: {host}:{port}\r\nAuthorization: Bearer {referee}\r\n"
             "Content-Type: application/json\r\nContent-Length: "
         ).encode()
-        seq = 9  # battle_started and its 8 units
+        seq = FIRST_SEQ
         try:
             for event in events:
                 body = json.dumps({"expected_seq": seq, "events": [event]}).encode()
@@ -423,7 +577,7 @@ def main() -> None:
     sizes = {
         "append": 100 if args.quick else 300,
         "replay": 5_000 if args.quick else 100_000,
-        "battles": (20, 10) if args.quick else (200, 50),
+        "battles": (20, 10, 1) if args.quick else (200, 50, 3),
         "fanout": (200, 5) if args.quick else (2_000, 20),
     }
     chosen = args.only or list(sizes)

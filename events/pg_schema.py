@@ -237,9 +237,13 @@ HASH_AT = "SELECT hash FROM events WHERE battle = %s AND seq = %s"
 # the one the writer saw (or the battle is new), and the key (battle, seq) refuses a second writer of
 # the same seq. A single event goes as plain parameters, a batch as arrays (unnest), and a new
 # battle's dice secret with its events or not at all.
+# A writer holding a token (`holder`, its sha256) writes only while the token opens the battle: a
+# revocation committed before the statement runs refuses it, whatever the writer's node remembered.
 _GUARD = (
-    "WHERE %(expected)s::bigint = 0 "
-    "OR EXISTS (SELECT FROM events WHERE battle = %(battle)s AND seq = %(expected)s AND hash = %(prev_hash)s)"
+    "WHERE (%(expected)s::bigint = 0 "
+    "OR EXISTS (SELECT FROM events WHERE battle = %(battle)s AND seq = %(expected)s AND hash = %(prev_hash)s)) "
+    "AND (%(holder)s::text IS NULL "
+    "OR EXISTS (SELECT FROM access_tokens WHERE battle = %(battle)s AND token_hash = %(holder)s))"
 )
 _COLUMNS = "INSERT INTO events (battle, seq, schema_version, recorded_at, type, body, prev_hash, hash) "
 APPEND_ONE = (
@@ -338,6 +342,7 @@ SAVE_TOKENS = (
     f"INSERT INTO access_tokens (battle, {_TOKEN_FIELDS}) "
     "SELECT %s, t.* FROM unnest(%s::text[], %s::text[], %s::text[], %s::text[], %s::text[], %s::text[]) AS t"
 )
+TOKEN_HELD = "SELECT FROM access_tokens WHERE battle = %s AND token_hash = %s"
 TOKEN_GRANT = f"SELECT {_TOKEN_FIELDS} FROM access_tokens WHERE battle = %s AND token_hash = %s"
 TOKENS = f"SELECT {_TOKEN_FIELDS} FROM access_tokens WHERE battle = %s ORDER BY token_hash"
 TOKEN_BATTLES = "SELECT battle, role, side FROM access_tokens WHERE token_hash = %s ORDER BY battle"

@@ -26,13 +26,17 @@ from .codec import GENESIS_HASH, read_rows, stored_events
 from .hooks import HOOK_CHANGES, DeliveryAttempt, StoredHook
 from .signing import SignedHead
 from .store import (
+    NO_PRECONDITION,
     BattleExists,
     Carried,
+    ChainMoved,
     ConflictError,
+    Precondition,
     RawRow,
     SealingStore,
     StoredToken,
     StoreUnavailable,
+    TokenRevoked,
     now_utc,
     stored_token,
 )
@@ -161,17 +165,21 @@ class PostgresEventStore(SealingStore):
         sealer: Callable[[int, str], list[tuple[StoredEvent, bytes]]],
         dice_secret: str | None = None,
         carried: Carried | None = None,
+        precondition: Precondition = NO_PRECONDITION,
     ) -> list[StoredEvent]:
         self.signing_key()  # a key that cannot be used is refused before anything is sent
         if expected_seq < 0:
             raise ConflictError(battle, expected_seq, self.last_seq(battle))
+        given = precondition.prev_hash if expected_seq else None  # the writer's, checked by the insert
         with self._connection() as conn:
-            for attempt in range(2):
-                prev_hash = self._hash_before(conn, battle, expected_seq, fresh=attempt > 0)
+            for attempt in range(1 if given is not None else 2):
+                prev_hash = given or self._hash_before(conn, battle, expected_seq, fresh=attempt > 0)
                 sealed = sealer(expected_seq, prev_hash)
                 signed = self._to_sign(sealed, carried)
                 try:
-                    count = _insert(conn, battle, expected_seq, prev_hash, sealed, dice_secret, signed)
+                    count = _insert(
+                        conn, battle, expected_seq, prev_hash, sealed, dice_secret, signed, precondition.holder
+                    )
                 except errors.UniqueViolation:  # another writer holds one of these seqs
                     self._refuse(conn, battle, expected_seq)
                     raise
@@ -180,9 +188,11 @@ class PostgresEventStore(SealingStore):
                     self._known[battle] = (last.seq, last.hash)
                     self._listed |= signed.public_keys.keys()
                     return [stored for stored, _ in sealed]
-                # The row at expected_seq is not the one we chained to: the log is elsewhere, or
-                # what this store remembered of it is out of date (read it afresh, once).
-                self._refuse(conn, battle, expected_seq)
+                # The row at expected_seq is not the one we chained to (the log is elsewhere, or
+                # what this store remembered of it is out of date), or the writer's token is gone.
+                self._refuse(conn, battle, expected_seq, precondition.holder)
+                if given is not None:  # the log ends there, with another event than the writer's
+                    raise ChainMoved(battle, expected_seq, expected_seq)
             # Read afresh, the log ended at expected_seq with another hash than it gave a moment ago.
             raise ConflictError(battle, expected_seq, self._last_seq(conn, battle))
 
@@ -203,16 +213,19 @@ class PostgresEventStore(SealingStore):
         self._known[battle] = (actual_seq, prev_hash)
         return prev_hash
 
-    def _refuse(self, conn: psycopg.Connection, battle: str, expected_seq: int) -> None:
-        """Raise the conflict the log's real end explains, if it explains one. A clash on (battle,
-        seq) with a log that still ends at `expected_seq` was no race (the batch itself repeats a
-        seq): the caller's IntegrityError stands."""
+    def _refuse(self, conn: psycopg.Connection, battle: str, expected_seq: int, holder: str | None = None) -> None:
+        """Raise the conflict the log's real end explains, if it explains one, or else `TokenRevoked`
+        if the writer's token (`holder`) no longer opens the battle. A clash on (battle, seq) with a
+        log that still ends at `expected_seq` was no race (the batch itself repeats a seq): the
+        caller's IntegrityError stands."""
         self._known.pop(battle, None)
         actual = self._last_seq(conn, battle)
         if actual != expected_seq:
             if expected_seq == 0:
                 raise BattleExists(battle, actual)
             raise ConflictError(battle, expected_seq, actual)
+        if holder is not None and conn.execute(schema.TOKEN_HELD, (battle, holder)).fetchone() is None:
+            raise TokenRevoked(battle)
 
     def read(self, battle: str, after_seq: int = 0) -> Iterator[StoredEvent]:
         return stored_events(battle, self._chunks(schema.READ, battle, after_seq))
@@ -401,10 +414,12 @@ def _insert(
     sealed: list[tuple[StoredEvent, bytes]],
     dice_secret: str | None,
     signed: Carried,
+    holder: str | None = None,
 ) -> int:
     """Insert the sealed events, and the heads signed with them, in one statement; how many went in
-    (all, or none if the row at `expected_seq` is not the one they chain to)."""
-    guard = {"battle": battle, "expected": expected_seq, "prev_hash": prev_hash}
+    (all, or none if the row at `expected_seq` is not the one they chain to, or the token whose
+    sha256 is `holder` no longer opens the battle)."""
+    guard = {"battle": battle, "expected": expected_seq, "prev_hash": prev_hash, "holder": holder}
     if (
         len(sealed) == 1 and dice_secret is None and not signed.heads
     ):  # the live case: plain parameters are the quickest

@@ -64,6 +64,38 @@ class BattleExists(ConflictError):
         return f"battle {self.battle!r} already exists in this store"
 
 
+class ChainMoved(ConflictError):
+    """The log ends at the expected seq, but its event there is not the one the writer decided
+    against (the battle was started afresh under the same id): what the writer read is gone."""
+
+    def words(self) -> str:
+        return (
+            f"event {self.expected_seq} of battle {self.battle!r} is not the one this writer read (the battle "
+            "was started afresh): read the log again and retry"
+        )
+
+
+class TokenRevoked(Exception):
+    """The token an append was made with no longer opens the battle (revoked since the request came
+    in): nothing was written."""
+
+    def __init__(self, battle: str) -> None:
+        super().__init__(f"the token this request was made with no longer opens battle {battle!r}")
+        self.battle = battle
+
+
+class Precondition(NamedTuple):
+    """What an append may ask of the log beyond ending at its expected seq, checked where the events
+    are written (in the same transaction, in PostgreSQL the same statement): so a writer that
+    skipped a read still writes only on the log it decided against, and only while allowed to."""
+
+    prev_hash: str | None = None  # the hash of the event at expected_seq the writer decided against
+    holder: str | None = None  # the sha256 of the token the writer holds: written only while it opens the battle
+
+
+NO_PRECONDITION = Precondition()
+
+
 class RawRow(NamedTuple):
     """A stored row exactly as the file holds it. `body` is the bytes the hash seals; the columns
     after `hash` are copies of what the body says, kept for fast reads: a judge compares them."""
@@ -174,12 +206,15 @@ class EventStore(Protocol):
         recorded_at: str | None = None,
         dice_secret: str | None = None,
         author: Author | None = None,
+        precondition: Precondition = NO_PRECONDITION,
     ) -> list[StoredEvent]:
         """Seal and write `events` after `expected_seq`, all or none; `ConflictError` if the log is not
         there (`BattleExists` if `expected_seq` is 0). `dice_secret`: the secret the events commit to
         (a new battle's, or the fresh one a reveal commits to), kept in the same transaction, in place
         of the one before. `author`: who appends them, sealed
-        into each event's hashed bytes."""
+        into each event's hashed bytes. `precondition`: the event at `expected_seq` must carry its
+        `prev_hash` (`ChainMoved` if not), and its `holder` token must open the battle
+        (`TokenRevoked` if not), both checked as the events are written."""
         ...
 
     def append_sealed(
@@ -434,12 +469,17 @@ class SealingStore:
         recorded_at: str | None = None,
         dice_secret: str | None = None,
         author: Author | None = None,
+        precondition: Precondition = NO_PRECONDITION,
     ) -> list[StoredEvent]:
         if not events:
             return []
         stamp = recorded_at or now_utc()
         return self._write(
-            battle, expected_seq, lambda after, prev: seal(battle, events, after, prev, stamp, author), dice_secret
+            battle,
+            expected_seq,
+            lambda after, prev: seal(battle, events, after, prev, stamp, author),
+            dice_secret,
+            precondition=precondition,
         )
 
     def append_sealed(
@@ -465,6 +505,7 @@ class SealingStore:
         sealer: Callable[[int, str], list[tuple[StoredEvent, bytes]]],
         dice_secret: str | None = None,
         carried: Carried | None = None,
+        precondition: Precondition = NO_PRECONDITION,
     ) -> list[StoredEvent]:
         raise NotImplementedError
 
@@ -608,6 +649,7 @@ class SqliteEventStore(SealingStore):
         sealer: Callable[[int, str], list[tuple[StoredEvent, bytes]]],
         dice_secret: str | None = None,
         carried: Carried | None = None,
+        precondition: Precondition = NO_PRECONDITION,
     ) -> list[StoredEvent]:
         self.signing_key()  # a key that cannot be used is refused before the write lock is taken
         conn = self.conn
@@ -622,6 +664,15 @@ class SqliteEventStore(SealingStore):
                 if expected_seq == 0:  # the writer meant to start the battle
                     raise BattleExists(battle, actual_seq)
                 raise ConflictError(battle, expected_seq, actual_seq)
+            if precondition.prev_hash is not None and precondition.prev_hash != prev_hash:
+                raise ChainMoved(battle, expected_seq, actual_seq)
+            if (
+                precondition.holder is not None
+                and not conn.execute(
+                    "SELECT 1 FROM access_tokens WHERE battle = ? AND token_hash = ?", (battle, precondition.holder)
+                ).fetchone()
+            ):
+                raise TokenRevoked(battle)
             sealed = sealer(actual_seq, prev_hash)
             if dice_secret is not None:
                 # With the events that commit to it or not at all: a writer that lost the race to

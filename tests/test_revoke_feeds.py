@@ -154,3 +154,21 @@ def test_a_token_revoked_by_the_cli_ends_its_feeds_on_the_nodes(nodes, pg_url):
         assert morale(pg_url, "revoke", BATTLE, "spectator").exit_code == 0
         on_a.wait_until_ended()
         on_b.wait_until_ended()
+
+
+def test_a_token_revoked_through_one_node_writes_nothing_through_another_that_saw_it_write(nodes, pg_url):
+    a, b = nodes
+    tokens = created(a.url)
+    orks, referee = tokens["players"]["orks"], tokens["referee"]
+    assert post_events(b.url, BATTLE, orks, [LATER], 10).status_code == 201  # b now remembers its grant
+    listed = httpx.get(f"{a.url}/battles/{BATTLE}/tokens", headers=bearer(referee), timeout=WAIT_S).json()
+    orks_id = next(row["id"] for row in listed if row["role"] == "player" and row["side"] == "orks")
+    revoked = httpx.delete(f"{a.url}/battles/{BATTLE}/tokens/{orks_id}", headers=bearer(referee), timeout=WAIT_S)
+    assert revoked.status_code == 204, revoked.text
+    refused = post_events(b.url, BATTLE, orks, [LATER], 11)
+    assert refused.status_code == 401, refused.text
+    assert refused.json()["type"] == "urn:morale:problem:token"
+    again = post_events(b.url, BATTLE, orks, [LATER], 11)  # b has forgotten it: its guard asks the store
+    assert again.status_code == 401 and "does not open battle" in again.json()["detail"]
+    timeline = httpx.get(f"{b.url}/battles/{BATTLE}/timeline", headers=bearer(referee), timeout=WAIT_S)
+    assert timeline.json()["last"] == 11  # nothing written after the revocation

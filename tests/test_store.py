@@ -23,7 +23,16 @@ from morale.events.codec import GENESIS_HASH, body_bytes, chain_hash, decode_raw
 from morale.events.hooks import DeliveryAttempt, StoredHook
 from morale.events.locate import open_store
 from morale.events.postgres import PostgresEventStore
-from morale.events.store import BattleExists, ConflictError, EventStore, SqliteEventStore, StoredToken
+from morale.events.store import (
+    BattleExists,
+    ChainMoved,
+    ConflictError,
+    EventStore,
+    Precondition,
+    SqliteEventStore,
+    StoredToken,
+    TokenRevoked,
+)
 from morale.events.types import Author, BattleStarted, CasualtiesSuffered, DiceRevealed, PhaseStarted
 
 START = BattleStarted(ruleset="wh40k6", ruleset_version="1", sides=("imperium", "orks"))
@@ -83,6 +92,25 @@ def test_a_stale_expected_sequence_is_a_conflict_and_writes_nothing(store):
         store.append("b1", [START], expected_seq=1)
     assert str(conflict.value).startswith("expected_seq: battle 'b1' is at sequence 2, not 1; another writer")
     assert conflict.value.actual_seq == 2
+    assert store.last_seq("b1") == 2
+
+
+def test_an_append_decided_on_another_event_at_the_expected_seq_is_refused_and_writes_nothing(store):
+    first = store.append("b1", [START, START], expected_seq=0)
+    with pytest.raises(ChainMoved, match="event 2 of battle 'b1' is not the one this writer read"):
+        store.append("b1", [START], expected_seq=2, precondition=Precondition(prev_hash=first[0].hash))
+    assert store.last_seq("b1") == 2
+    written = store.append("b1", [START], expected_seq=2, precondition=Precondition(prev_hash=first[1].hash))
+    assert written[0].prev_hash == first[1].hash and store.last_seq("b1") == 3
+
+
+def test_an_append_holding_a_token_revoked_meanwhile_is_refused_and_writes_nothing(store):
+    store.append("b1", [START], expected_seq=0)
+    store.change_tokens("b1", add=[StoredToken("c" * 64, "player", "orks")])
+    assert store.append("b1", [START], expected_seq=1, precondition=Precondition(holder="c" * 64))
+    store.change_tokens("b1", drop=["c" * 64])
+    with pytest.raises(TokenRevoked, match="no longer opens battle 'b1'"):
+        store.append("b1", [START], expected_seq=2, precondition=Precondition(holder="c" * 64))
     assert store.last_seq("b1") == 2
 
 

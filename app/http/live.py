@@ -18,13 +18,12 @@ import threading
 import time
 from collections import deque
 from collections.abc import AsyncIterator, Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cached_property, partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import anyio
-import anyio.to_thread
 from litestar.types import Send
 
 from morale.core.replay import Replay
@@ -40,6 +39,9 @@ if TYPE_CHECKING:
     from morale.events.postgres import Announcements
 
 
+WORKERS = 40  # the store's worker threads
+
+
 class Stores:
     """The server's store: on SQLite one connection per thread (sqlite3 connections stay in the
     thread that made them); on PostgreSQL one store, its pool shared by every thread."""
@@ -48,6 +50,8 @@ class Stores:
         self.path = Path(location)
         self._local = threading.local()
         self._shared = open_store(location, pool_size=pool_size) if is_database_url(location) else None
+        # As many threads as anyio gives a process by default; on PostgreSQL they share the pool.
+        self._workers = ThreadPoolExecutor(WORKERS, thread_name_prefix="morale-store")
 
     def announcements(self) -> Announcements | None:
         """Where this node listens for appends (None on SQLite, which announces nothing)."""
@@ -68,12 +72,26 @@ class Stores:
         return store
 
     def close(self) -> None:
+        self._workers.shutdown(wait=False)
         if self._shared is not None:
             self._shared.close()
 
     async def run(self, work: Callable[[EventStore], object]) -> object:
-        """Run blocking store work in a worker thread, with that thread's connection."""
-        return await anyio.to_thread.run_sync(lambda: work(self.get()))
+        """Run blocking store work in a worker thread, with that thread's connection. The event
+        loop's own executor hop: anyio's (limiter, cancel scope, library lookup) cost about as much
+        again on every request (py-spy under 200 writers, bench/README.md). As with anyio's, a
+        caller cancelled meanwhile waits for the work to end, so none outlives its request unseen."""
+        done = asyncio.get_running_loop().run_in_executor(self._workers, self._in_worker, work)
+        try:
+            return await asyncio.shield(done)
+        except asyncio.CancelledError:
+            while not done.done():
+                with contextlib.suppress(asyncio.CancelledError):
+                    await asyncio.shield(done)
+            raise
+
+    def _in_worker(self, work: Callable[[EventStore], object]) -> object:
+        return work(self.get())
 
 
 @dataclass(frozen=True)
@@ -325,6 +343,9 @@ class Hub:
         self.closing = False
         self._writing: dict[str, int] = {}  # battles this process is appending to right now
         self.also: list[Callable[[str], None]] = []  # told of every battle with news (the webhooks' deliverer)
+        # Told the seq of every append the database announces, and None when some may have been missed
+        # (the kept folds of the append path: `Folds.heard`, `Folds.missed`).
+        self.seqs: list[Callable[[str | None, int | None], None]] = []
 
     def channel(self, battle: str) -> Channel:
         if battle not in self._channels:
@@ -337,6 +358,9 @@ class Hub:
         appending to the battle waits for that append to end (`writing`), which wakes the channel."""
         for told in self.also:
             told(battle)
+        if seq is not None:
+            for told_seq in self.seqs:
+                told_seq(battle, seq)
         channel = self._channels.get(battle)
         if channel is None or (seq is not None and (channel.fold.seq >= seq or self._writing.get(battle))):
             return
@@ -366,6 +390,8 @@ class Hub:
         """Every battle followed may have news (announcements were missed): each reads what it lacks."""
         for told in self.also:
             told("")
+        for told_seq in self.seqs:
+            told_seq(None, None)
         for channel in self._channels.values():
             channel.notify()
 

@@ -24,7 +24,7 @@ from msgspec import UNSET, UnsetType
 from morale.core.rules import Refusal
 from morale.events.codec import MalformedEvent
 from morale.events.signing import SigningKeyUnusable
-from morale.events.store import ConflictError, StoreUnavailable, UnknownBattle
+from morale.events.store import ConflictError, StoreUnavailable, TokenRevoked, UnknownBattle
 
 from ..access import Forbidden, UnknownToken
 from ..battlescribe import Unanswered
@@ -128,6 +128,13 @@ def _server_error(_: Request, exc: Exception) -> Response:
     return problem(500, "the server failed on this request; its log says why")
 
 
+def _revoked(request: Request, exc: TokenRevoked) -> Response:
+    """A token revoked after the node last saw it open the battle, found so by the write itself
+    (`grants.py`): nothing was written, and the node forgets the grant it remembered."""
+    request.app.state.grants.forget(exc.battle, request.state.opened.token_hash)
+    return problem(401, str(exc), {"WWW-Authenticate": "Bearer"})
+
+
 def _unanswered(_: Request, exc: Unanswered) -> Response:
     questions = [
         OpenQuestion(
@@ -156,6 +163,7 @@ EXCEPTION_HANDLERS: dict[type[Exception] | int, Callable[[Request, Any], Respons
     UnknownToken: lambda _, exc: problem(404, str(exc), field="token_id"),
     UnknownHook: lambda _, exc: problem(404, str(exc), field="hook"),
     Forbidden: lambda _, exc: problem(403, str(exc), field=exc.field),
+    TokenRevoked: _revoked,
     # The database went away mid-request (PostgreSQL restarting): the client may try again.
     StoreUnavailable: lambda _, exc: problem(503, str(exc)),
     # The store's key file is unusable (loose permissions...): the server's to fix, not the client's.

@@ -55,7 +55,8 @@ from ..access import (
     check_own_unit,
     issue_tokens,
     note_use,
-    opened_with,
+    opened_by,
+    token_hash,
     visible_battles,
 )
 from ..authors import CONSOLE_HEADER, grant_author, via_of
@@ -69,7 +70,8 @@ from . import asyncapi, live, offline, streaming
 from .bodies import read_body
 from .corrections import correction_routes
 from .cors import cors, origin_routes
-from .folds import Folds
+from .folds import Folds, Held
+from .grants import Grants
 from .hooks import hook_routes
 from .listen import listener
 from .overlays import overlay_route
@@ -77,6 +79,7 @@ from .problems import EXCEPTION_HANDLERS, problem_responses
 from .tokens import token_routes
 
 STATIC = Path(__file__).parent / "static"
+CHECKED_AS_WRITTEN = "checked_as_written"  # a handler's opt: its write carries its token to the store
 
 
 @dataclass(frozen=True)
@@ -183,9 +186,17 @@ async def battle_token(connection: ASGIConnection, handler: BaseRouteHandler) ->
     token = _bearer(connection)
     if token is None:
         raise NotAuthorizedException("a token is needed: Authorization: Bearer TOKEN (or ?token=TOKEN)", headers=ASK)
-    opened = await _stores(connection).run(lambda store: opened_with(store, battle, token))
+    digest = token_hash(token)
+    grants: Grants = connection.app.state.grants
+    # A write whose store checks the token as it writes may go on a grant this node remembers
+    # (grants.py says why revocation still takes effect at once); everything else asks the store.
+    opened = grants.opened(battle, digest) if handler.opt.get(CHECKED_AS_WRITTEN) else None
     if opened is None:
-        raise NotAuthorizedException(f"this token does not open battle {battle!r}", headers=ASK)
+        found = await _stores(connection).run(lambda store: store.token_grant(battle, digest))
+        if found is None:
+            raise NotAuthorizedException(f"this token does not open battle {battle!r}", headers=ASK)
+        grants.keep(battle, found)  # type: ignore[arg-type]
+        opened = opened_by(found)  # type: ignore[arg-type]
     grant = opened.grant
     connection.state.opened = opened  # its use is noted once answered (note_token_use)
     if handler.opt.get("writes") and grant.role == "spectator":  # type: ignore[attr-defined]
@@ -217,8 +228,9 @@ def noting_token_use(app: ASGIApp) -> ASGIApp:
                 opened = (scope.get("state") or {}).get("opened")
                 if opened is not None and opened.note_use:
                     battle = scope["path_params"]["battle"]
-                    stores: live.Stores = scope["litestar_app"].state.stores
-                    await stores.run(lambda store: _note_use(store, battle, opened.token_hash))
+                    state = scope["litestar_app"].state
+                    state.grants.noted(battle, opened.token_hash)
+                    await state.stores.run(lambda store: _note_use(store, battle, opened.token_hash))
 
         await app(scope, receive, sending)
 
@@ -336,12 +348,14 @@ def _author(request: Request) -> Author:
 
 
 # A write to a battle's log: a token that may write to it, 201 with what the log now holds, and the
-# refusals any write may meet.
+# refusals any write may meet. Each of these writes carries its token to the store, which writes
+# nothing if the token was revoked meanwhile (`Held.precondition`): the guard may go on a grant
+# this node remembers (CHECKED_AS_WRITTEN).
 def writes(path: str) -> Callable[[AnyCallable], HTTPRouteHandler]:
     return post(
         path,
         guards=[battle_token],
-        opt={"writes": True},
+        opt={"writes": True, CHECKED_AS_WRITTEN: True},
         status_code=201,
         tags=["battles"],
         security=TOKEN,
@@ -357,20 +371,38 @@ async def _written(state: State, battle: str, work: Callable[[EventStore], list[
     return appended  # type: ignore[no-any-return]
 
 
+def _held_by(request: Request) -> str:
+    """The sha256 of the token a write is made with, for the store to check as it writes."""
+    return request.state.opened.token_hash  # type: ignore[no-any-return]
+
+
+def _recorded(held: Held, recorded: list[Recorded]) -> list[FeedItem]:
+    """The feed items of what a held fold recorded; the fold's head is now its last event."""
+    held.head_hash = recorded[-1].stored.hash
+    return _fed(recorded, held.fold)
+
+
 @writes("/battles/{battle:str}/events")
 async def append_events(
     battle: BattlePath, data: JSONBody[AppendEvents], request: Request, state: State
 ) -> list[FeedItem]:
     """Append events, all or none, if the log still ends at `expected_seq` (409 if not)."""
     grant: Grant = request.state.grant
-    author = _author(request)
+    author, holder = _author(request), _held_by(request)
 
     def work(store: EventStore) -> list[FeedItem]:
-        with state.folds.current(store, battle) as fold:
-            check_may_append(grant, fold.state(), data.events)
-            return _fed(
-                record_on(store, fold, data.events, expected_seq=data.expected_seq, author=author, show=True), fold
+        with state.folds.to_append(store, battle, data.expected_seq, holder) as held:
+            check_may_append(grant, held.fold.state(), data.events)
+            recorded = record_on(
+                store,
+                held.fold,
+                data.events,
+                expected_seq=data.expected_seq,
+                author=author,
+                show=True,
+                precondition=held.precondition,
             )
+            return _recorded(held, recorded)
 
     return await _written(state, battle, work)
 
@@ -379,15 +411,22 @@ async def append_events(
 async def roll_dice(battle: BattlePath, data: JSONBody[RollDice], request: Request, state: State) -> list[FeedItem]:
     """The engine rolls a due test's dice and records them (dice policy `engine` or `either`)."""
     grant: Grant = request.state.grant
-    author = _author(request)
+    author, holder = _author(request), _held_by(request)
 
     def work(store: EventStore) -> list[FeedItem]:
-        with state.folds.current(store, battle) as fold:
-            check_own_unit(grant, fold.state(), data.unit)
+        with state.folds.to_append(store, battle, data.expected_seq, holder) as held:
+            check_own_unit(grant, held.fold.state(), data.unit)
             rolled = roll_for(
-                store, fold, data.unit, data.test, expected_seq=data.expected_seq, author=author, show=True
+                store,
+                held.fold,
+                data.unit,
+                data.test,
+                expected_seq=data.expected_seq,
+                author=author,
+                show=True,
+                precondition=held.precondition,
             )
-            return _fed(rolled, fold)
+            return _recorded(held, rolled)
 
     return await _written(state, battle, work)
 
@@ -396,13 +435,22 @@ async def roll_dice(battle: BattlePath, data: JSONBody[RollDice], request: Reque
 async def next_phase(battle: BattlePath, data: JSONBody[NextPhase], request: Request, state: State) -> list[FeedItem]:
     """End the phase in progress or start the next one, in the ruleset's order (the referee's)."""
     grant: Grant = request.state.grant
-    author = _author(request)
+    author, holder = _author(request), _held_by(request)
 
     def work(store: EventStore) -> list[FeedItem]:
-        with state.folds.current(store, battle) as fold:
-            event = clock_event(fold)
-            check_may_append(grant, fold.state(), [event])
-            return _fed(record_on(store, fold, [event], expected_seq=data.expected_seq, author=author, show=True), fold)
+        with state.folds.to_append(store, battle, data.expected_seq, holder) as held:
+            event = clock_event(held.fold)
+            check_may_append(grant, held.fold.state(), [event])
+            recorded = record_on(
+                store,
+                held.fold,
+                [event],
+                expected_seq=data.expected_seq,
+                author=author,
+                show=True,
+                precondition=held.precondition,
+            )
+            return _recorded(held, recorded)
 
     return await _written(state, battle, work)
 
@@ -785,6 +833,8 @@ def create_app(db: str | Path, settings: Settings | None = None) -> Litestar:
     stores = live.Stores(db, pool_size=settings.pool_size)
     stores.get()  # create the tables now, not inside the first request
     hub = live.Hub()
+    folds = Folds(announced=stores.announced)
+    hub.seqs.append(folds.told)
     deliverer = Deliverer(stores, settings.webhooks) if settings.webhooks is not None else None
     if deliverer is not None:
         hub.also.append(deliverer.poke)
@@ -822,7 +872,16 @@ def create_app(db: str | Path, settings: Settings | None = None) -> Litestar:
             *correction_routes(battle_token, TOKEN, _author, _written, _fed),
             create_static_files_router(path="/static", directories=[STATIC], include_in_schema=False),
         ],
-        state=State({"stores": stores, "hub": hub, "folds": Folds(), "settings": settings, "deliverer": deliverer}),
+        state=State(
+            {
+                "stores": stores,
+                "hub": hub,
+                "folds": folds,
+                "grants": Grants(),
+                "settings": settings,
+                "deliverer": deliverer,
+            }
+        ),
         exception_handlers=EXCEPTION_HANDLERS,  # type: ignore[arg-type]
         request_max_body_size=settings.max_body_bytes,
         before_request=read_body,
