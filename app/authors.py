@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 import msgspec
 
-from morale.core.replay import Replay
+from morale.core.fold import Fold
 from morale.core.rules import Refusal
 from morale.events.types import AnyEvent, Author, Via
 
@@ -64,7 +64,7 @@ def via_of(header: str | None) -> Via:
     return "console" if header == "console" else "http"
 
 
-def side_player_author(fold: Replay, side: str, events: Sequence[AnyEvent], via: Via = "cli") -> Author:
+def side_player_author(fold: Fold, side: str, events: Sequence[AnyEvent], via: Via = "cli") -> Author:
     """The author of events a side's player types at this machine, held to what a player's token may
     enter (their own side's units; in a battle without a referee, their own phases too)."""
     sides = fold.state().sides

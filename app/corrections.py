@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from morale.core.fold import Fold
 from morale.core.referee import decide
-from morale.core.replay import Replay
 from morale.core.rules import Refusal
 from morale.events.codec import event_from_dict
 from morale.events.types import AnyEvent, Author, EventRetracted, StoredEvent
@@ -37,7 +37,7 @@ class StrikePlan:
         ]
 
 
-def plan_strike(fold: Replay, seq: int, reason: str = "strike") -> StrikePlan:
+def plan_strike(fold: Fold, seq: int, reason: str = "strike") -> StrikePlan:
     """The events striking `seq` strikes. Refuses what the referee refuses of a retraction of `seq`
     (no such event yet, the battle's start, a struck event, a retraction) before reading followers."""
     decide(fold.state(), EventRetracted(seq=seq, reason=reason))

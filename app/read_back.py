@@ -2,7 +2,7 @@
 ones read back from the store on the rare occasion a strike needs them.
 
 A fold keeps the events it has read because striking event N folds the log again without N
-(core/replay.py). In `morale serve` folds live as long as the process: the kept folds of the
+(core/fold.py). In `morale serve` folds live as long as the process: the kept folds of the
 append path, each followed battle's channel, each webhook's worker. Kept whole, each held every
 event of its battle, so a node's memory grew with every append it saw (a soak of two nodes at
 107 appends/s grew by about 3 MB a minute and never levelled off: bench/soak.py, bench/README.md).
@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Iterator
 
-from morale.core.replay import Replay
+from morale.core.fold import Fold
 from morale.events.store import EventStore
 from morale.events.types import AnyEvent, LogEntry
 
@@ -80,12 +80,12 @@ class ReadBackLog:
         return next((event for _, event in self._store().events(self.battle, after_seq=seq - 1, up_to=seq)), None)
 
 
-def read_back_fold(battle: str) -> Replay:
+def read_back_fold(battle: str) -> Fold:
     """An empty fold of `battle` for a long-lived reader (a feed's channel, a webhook's worker)."""
-    return Replay(battle, log=ReadBackLog(battle))
+    return Fold(battle, log=ReadBackLog(battle))
 
 
-def reading_through(fold: Replay, store: EventStore) -> Replay:
+def reading_through(fold: Fold, store: EventStore) -> Fold:
     """`fold`, reading back (if it does) through `store`, the connection of the thread about to fold."""
     if isinstance(fold.log, ReadBackLog):
         fold.log.use(store)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import msgspec
 
-from morale.core.replay import Replay
+from morale.core.fold import Fold
 from morale.core.rules import Refusal
 from morale.core.rulesets import latest, lookup
 from morale.events.codec import MalformedEvent, battle_id, event_from_dict
@@ -157,7 +157,7 @@ def refusal_in_roster(roster: Roster, refusal: Refusal) -> Refusal:
     """The rules' refusal of a roster's events (`start_battle` says "event 3 of 9") said of the
     table and field the roster spells (`unit[1].initiative`), found by folding the events again in
     memory (nothing is written), the referee deciding as it did."""
-    fold = Replay(roster.battle)
+    fold = Fold(roster.battle)
     tables = ["battle", *(roster.tables or (f"unit[{i}]" for i in range(len(roster.units))))]
     for seq, (where, event) in enumerate(zip(tables, [roster.started, *roster.units], strict=True), start=1):
         try:
@@ -165,5 +165,5 @@ def refusal_in_roster(roster: Roster, refusal: Refusal) -> Refusal:
         except Refusal as found:
             field = f"{where}.{_as_spelled(found.field)}" if found.field else where
             return Refusal(found.message, rule=found.rule, field=field)
-        fold.apply(seq, event)
+        fold.advance(seq, event)
     return refusal

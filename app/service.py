@@ -16,9 +16,9 @@ from msgspec.structs import replace
 
 from morale.core.claims import Claims
 from morale.core.dice import commitment, engine_dice, new_secret, seeds_in_force
+from morale.core.fold import Fold, replay_log
 from morale.core.outcomes import Caused
 from morale.core.referee import due_test
-from morale.core.replay import Replay, replay_log
 from morale.core.rules import Refusal
 from morale.core.state import Battle, digest
 from morale.events.codec import battle_id
@@ -52,14 +52,14 @@ class Recorded:
     shown: Shown | None = None  # what a screen shows of it, as the feed gives it (when the writer asked)
 
 
-def fold_of(store: EventStore, battle: str, *, read_back: bool = False) -> Replay:
+def fold_of(store: EventStore, battle: str, *, read_back: bool = False) -> Fold:
     """The battle's whole log folded (nothing yet if the battle is new: its first event starts it).
     `read_back`: the fold keeps only its last events in memory and reads older ones back from
     `store` when a strike needs them (for folds a server keeps: app/read_back.py)."""
     return replay_log(battle, store.events(battle), ReadBackLog(battle, store) if read_back else None)
 
 
-def load(store: EventStore, battle: str, *, read_back: bool = False) -> Replay:
+def load(store: EventStore, battle: str, *, read_back: bool = False) -> Fold:
     """The fold of a battle that exists."""
     fold = fold_of(store, battle, read_back=read_back)
     if fold.battle is None:
@@ -67,7 +67,7 @@ def load(store: EventStore, battle: str, *, read_back: bool = False) -> Replay:
     return fold
 
 
-def head_of(store: EventStore, battle: str, events: Sequence[AnyEvent] = ()) -> Replay:
+def head_of(store: EventStore, battle: str, events: Sequence[AnyEvent] = ()) -> Fold:
     """The fold of the battle at the log's head, as a full replay gives it, begun from the latest
     snapshot (`snapshot_cache.head_fold`): how a process that keeps no fold between uses (the
     command line) reads a long battle in milliseconds. Nothing if the battle is new. A fold begun
@@ -78,7 +78,7 @@ def head_of(store: EventStore, battle: str, events: Sequence[AnyEvent] = ()) -> 
     return head_fold(store, battle)
 
 
-def load_head(store: EventStore, battle: str, events: Sequence[AnyEvent] = ()) -> Replay:
+def load_head(store: EventStore, battle: str, events: Sequence[AnyEvent] = ()) -> Fold:
     """`head_of` a battle that exists."""
     fold = head_of(store, battle, events)
     if fold.battle is None:
@@ -105,7 +105,7 @@ def record(
 ATTEMPTS = 10
 
 
-def fold_to_append_to(store: EventStore, battle: str, events: Sequence[AnyEvent]) -> Replay:
+def fold_to_append_to(store: EventStore, battle: str, events: Sequence[AnyEvent]) -> Fold:
     """The fold new events go onto: the battle's at the log's head (`head_of`), or an empty one when
     they start it."""
     fold = head_of(store, battle, events)
@@ -122,7 +122,7 @@ def record_anew(
     describe: Describe | None = None,
     *,
     author: Author | None = None,
-) -> tuple[Replay, list[Recorded]]:
+) -> tuple[Fold, list[Recorded]]:
     """Record events whose writer set no precondition (no expected seq): it asked only that they be
     valid where they land. Another writer getting there first is then no reason to refuse: read the
     log again and let the referee decide again, against the new position, up to `attempts` times.
@@ -143,7 +143,7 @@ def record_anew(
 
 def record_on(
     store: EventStore,
-    fold: Replay,
+    fold: Fold,
     events: Sequence[AnyEvent],
     expected_seq: int | None = None,
     dice_secret: str | None = None,
@@ -185,7 +185,7 @@ def record_on(
                     raise Refusal(where, rule=refusal.rule, field=refusal.field) from None
                 raise
             was = before(fold.battle, event) if show else None
-            caused.append(fold.apply(base + offset, event))
+            caused.append(fold.advance(base + offset, event))
             seen.append(_shown(fold, base + offset, event, caused[-1], was, author) if show else None)
             if claims is not None:
                 claims.record(base + offset, event, author)
@@ -205,7 +205,7 @@ def record_on(
     return [Recorded(*row) for row in zip(stored, caused, said, seen, strict=True)]
 
 
-def _shown(fold: Replay, seq: int, event: AnyEvent, caused: Caused, was: Before | None, author: Author | None) -> Shown:
+def _shown(fold: Fold, seq: int, event: AnyEvent, caused: Caused, was: Before | None, author: Author | None) -> Shown:
     """What the feed shows of an event, against the battle just as it left it (before the next event
     of the batch moves it on). Its story reads the event, its place and its author; the hash links
     the store seals it with come later, and no line reads them."""
@@ -222,7 +222,7 @@ def _shown(fold: Replay, seq: int, event: AnyEvent, caused: Caused, was: Before 
     return shown(unsealed, caused, fold.battle, was)
 
 
-def claims_of(store: EventStore, fold: Replay) -> Claims | None:
+def claims_of(store: EventStore, fold: Fold) -> Claims | None:
     """The claims ledger of a battle that asks for confirmation, brought up to the fold's seq from the
     stored log (with its authors) and kept with the fold; None for any other battle."""
     if fold.battle is None or not fold.battle.confirmation:
@@ -238,7 +238,7 @@ def claims_of(store: EventStore, fold: Replay) -> Claims | None:
     return kept
 
 
-def with_state_digest(fold: Replay, event: AnyEvent) -> AnyEvent:
+def with_state_digest(fold: Fold, event: AnyEvent) -> AnyEvent:
     """A phase end records the digest of the battle as it stands when the phase is closed, before
     the phase end itself is applied (so before its expiries and end-of-phase tests), for `verify`
     to compare against a later replay. A writer that sends a digest is asserting the board it saw."""
@@ -274,10 +274,10 @@ def start_battle(
         secret = new_secret()
         started = replace(started, dice_commitment=commitment(secret))
     # Checked against no log at all: the store refuses the append if the battle has begun since.
-    return record_on(store, Replay(battle), [started, *units], dice_secret=secret, author=author)
+    return record_on(store, Fold(battle), [started, *units], dice_secret=secret, author=author)
 
 
-def reveal(store: EventStore, fold: Replay, *, author: Author | None = None) -> list[Recorded]:
+def reveal(store: EventStore, fold: Fold, *, author: Author | None = None) -> list[Recorded]:
     """Publish the battle's dice secret in its log, so every engine roll made with it can be
     recomputed, and commit to a fresh secret, kept in the same transaction, for the rolls that follow
     (`engine.dice.reveal`): a battle revealed mid-game goes on."""
@@ -289,7 +289,7 @@ def reveal(store: EventStore, fold: Replay, *, author: Author | None = None) -> 
     return record_on(store, fold, [event], dice_secret=fresh, author=author)
 
 
-def clock_event(fold: Replay) -> PhaseEnded | PhaseStarted:
+def clock_event(fold: Fold) -> PhaseEnded | PhaseStarted:
     """The event that moves the clock on: the phase in progress ends, or the next one starts."""
     step = next_clock(fold.state())
     kind = PhaseEnded if step.type == "phase_ended" else PhaseStarted
@@ -298,7 +298,7 @@ def clock_event(fold: Replay) -> PhaseEnded | PhaseStarted:
 
 def roll_for(
     store: EventStore,
-    fold: Replay,
+    fold: Fold,
     unit: str,
     test: str,
     expected_seq: int | None = None,

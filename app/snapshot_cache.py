@@ -12,7 +12,7 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 
-from morale.core.replay import Replay
+from morale.core.fold import Fold
 from morale.core.state import Battle
 from morale.events.store import EventStore
 from morale.projections import snapshots
@@ -50,7 +50,7 @@ def battle_at(store: EventStore, battle_id: str, seq: int) -> Battle:
 KEEP_LAST = 10
 
 
-def head_fold(store: EventStore, battle_id: str) -> Replay:
+def head_fold(store: EventStore, battle_id: str) -> Fold:
     """The battle's fold at the log's head, from its latest snapshot and the events since (an empty
     fold if it has no events). The snapshot points the fold passes among the last `KEEP_LAST` are
     kept, so a battle only the command line plays gets its snapshots as it goes: the next read
@@ -61,7 +61,7 @@ def head_fold(store: EventStore, battle_id: str) -> Replay:
     same, by the fold done again without keeping."""
     last = store.last_seq(battle_id)
     if last == 0:
-        return Replay(battle_id)
+        return Fold(battle_id)
     with fold_lock(battle_id):
         try:
             keep, keep_from = _Tolerant(StoreKeeper(store)), last - KEEP_LAST * snapshots.SNAPSHOT_EVERY

@@ -11,8 +11,8 @@ import random
 from collections.abc import Iterator
 from pathlib import Path
 
+from morale.core.fold import Fold
 from morale.core.referee import next_phase
-from morale.core.replay import Replay
 from morale.core.rules import Refusal
 from morale.core.state import Battle
 from morale.events.store import SqliteEventStore
@@ -46,7 +46,7 @@ PROFILES = [
 class BattleGenerator:
     def __init__(self, seed: int, units_per_side: int = 6) -> None:
         self.rng = random.Random(seed)
-        self.fold = Replay(f"bench-{seed}")
+        self.fold = Fold(f"bench-{seed}")
         self.units_per_side = units_per_side
         self.joined = 0
 
@@ -59,7 +59,7 @@ class BattleGenerator:
             self.fold.check(event)
         except Refusal:
             return None
-        self.fold.apply(self.fold.seq + 1, event)
+        self.fold.advance(self.fold.seq + 1, event)
         return event
 
     def events(self, count: int) -> Iterator[AnyEvent]:

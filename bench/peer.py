@@ -16,7 +16,7 @@ from eventsourcing.application import Application
 from eventsourcing.domain import Aggregate, event
 from eventsourcing.sqlite import SQLiteConnectionPool
 
-from morale.core.replay import Replay
+from morale.core.fold import Fold
 from morale.events.codec import decode_event, encode
 from morale.events.types import AnyEvent
 
@@ -27,19 +27,19 @@ class BattleLog(Aggregate):
     @event("Opened")
     def __init__(self, battle: str) -> None:
         self.battle = battle
-        self.fold = Replay(battle)
+        self.fold = Fold(battle)
         self.trail: list = []
 
     def propose(self, body: str) -> None:
         """The command a live append goes through: the referee checks the event (as `decide` does
-        for ours) before the aggregate records it. Replay applies recorded events without it."""
+        for ours) before the aggregate records it. Fold applies recorded events without it."""
         self.fold.check(decode_event(body))
         self.record(body)
 
     @event("Recorded")
     def record(self, body: str) -> None:
         fold = self.fold
-        self.trail.append(fold.apply(fold.seq + 1, decode_event(body)))
+        self.trail.append(fold.advance(fold.seq + 1, decode_event(body)))
 
 
 def peer_app(path: Path, synchronous: str = "FULL") -> Application:

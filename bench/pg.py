@@ -6,7 +6,7 @@
 1. A validated single append (decide, write, commit) on PostgreSQL, against the `eventsourcing`
    library's PostgreSQL recorder storing the same event with the same referee check, in turns of 25,
    at synchronous_commit `on` and `off` (target: 3x faster).
-2. Replay of one battle from PostgreSQL against replay of the same battle from SQLite (target:
+2. Fold of one battle from PostgreSQL against replay of the same battle from SQLite (target:
    within 1.5x).
 3. 200 battles written at once by 200 clients (one a battle, in two processes) through two
    `morale serve` nodes: sustained appends per second, and each append's latency as its client saw it;
@@ -55,7 +55,7 @@ from peer import BattleLog, peer_pg_app  # noqa: E402
 from run import cached_battle, full_replay, interleaved  # noqa: E402
 
 from morale.app.roster import load_roster  # noqa: E402
-from morale.core.replay import Replay  # noqa: E402
+from morale.core.fold import Fold  # noqa: E402
 from morale.events.codec import to_builtins  # noqa: E402
 from morale.events.locate import open_store  # noqa: E402
 from morale.events.postgres import PostgresEventStore  # noqa: E402
@@ -158,13 +158,13 @@ def _appends_ours(url: str, events: list[AnyEvent], level: str) -> Iterator[floa
     with store.pool.connection() as conn:
         assert conn.execute("SHOW synchronous_commit").fetchone()[0] == level  # type: ignore[index]
     battle = f"append-{level}"
-    fold = Replay(battle)
+    fold = Fold(battle)
     try:
         for event in events:
             start = time.perf_counter()
             fold.check(event)
             store.append(battle, [event], expected_seq=fold.seq)
-            fold.apply(fold.seq + 1, event)
+            fold.advance(fold.seq + 1, event)
             yield time.perf_counter() - start
     finally:
         store.close()

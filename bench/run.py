@@ -29,7 +29,7 @@ sys.path.insert(0, str(HERE))
 from generate import CACHE, BattleGenerator, cached_battle  # noqa: E402
 from peer import peer_app, replay_all, store_all  # noqa: E402
 
-from morale.core.replay import Replay  # noqa: E402
+from morale.core.fold import Fold  # noqa: E402
 from morale.events.store import SqliteEventStore  # noqa: E402
 from morale.events.types import AnyEvent  # noqa: E402
 
@@ -68,10 +68,10 @@ def floor(store: SqliteEventStore, battle: str) -> int:
     return sum(1 for (body,) in rows if _floor_decoder.decode(body))
 
 
-def full_replay(store: SqliteEventStore, battle: str) -> Replay:
+def full_replay(store: SqliteEventStore, battle: str) -> Fold:
     """Every unit's state, the tests due, and the explanation trail (what each event caused)."""
-    fold = Replay(battle)
-    trail = [fold.apply(seq, event) for seq, event in store.events(battle)]
+    fold = Fold(battle)
+    trail = [fold.advance(seq, event) for seq, event in store.events(battle)]
     assert len(trail) == fold.seq
     return fold
 
@@ -146,12 +146,12 @@ def _appends_ours(events: list[AnyEvent], level: str, signing: bool = True) -> I
     store = SqliteEventStore(path, synchronous=level)
     if not signing:
         store._find_key = lambda: None  # a store with no key, as a PostgreSQL store given none
-    fold = Replay("append")
+    fold = Fold("append")
     for event in events:
         start = time.perf_counter()
         fold.check(event)
         store.append("append", [event], expected_seq=fold.seq)
-        fold.apply(fold.seq + 1, event)
+        fold.advance(fold.seq + 1, event)
         yield time.perf_counter() - start
 
 
@@ -178,10 +178,10 @@ def bench_import(count: int, seed: int = 1) -> None:
     def bulk() -> None:
         path.unlink(missing_ok=True)
         store = SqliteEventStore(path)
-        fold = Replay("import")
+        fold = Fold("import")
         for seq, event in enumerate(events, start=1):
             fold.check(event)
-            fold.apply(seq, event)
+            fold.advance(seq, event)
         store.append("import", events, expected_seq=0)
         store.close()
 

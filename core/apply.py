@@ -160,10 +160,10 @@ def _noted(battle: Battle, noted: Noted) -> None:
 
 @filed_under(_APPLY, Remembered)
 def _remembered(battle: Battle, remembered: Remembered) -> None:
-    if not remembered.unit and not remembered.book:
-        battle.bookkeeping = remembered.changes["memory"]
+    if not remembered.unit and not remembered.note:
+        battle.memory = remembered.changes["memory"]
         return
-    memory = battle.own(remembered.unit).notes[remembered.book] if remembered.unit else battle.bookkeeping
+    memory = battle.own(remembered.unit).notes[remembered.note] if remembered.unit else battle.memory
     for name, value in remembered.changes.items():
         setattr(memory, name, value)
 

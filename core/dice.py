@@ -5,7 +5,7 @@ byte under 252 is used, modulo 6), so every face is equally likely. The battle's
 carries sha256(secret) as a commitment; revealing the secret lets anyone recompute every engine
 roll made with it. When the players have committed to seeds of their own and revealed them
 (`engine.dice.seed.*`), each seed is appended to the message, in the order of the battle's sides:
-"battle:seq:block:seed1:seed2". A battle with no seeds rolls exactly as before. Replay never rolls:
+"battle:seq:block:seed1:seed2". A battle with no seeds rolls exactly as before. Fold never rolls:
 it reads the values the log recorded.
 """
 

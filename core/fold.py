@@ -1,209 +1,173 @@
-"""The fold: `evolve` folds an event `decide` accepted into the battle and says what it caused.
+"""Fold: fold a battle's log into its state, event by event, with what each event caused.
 
-`evolve` is only called on events `decide` accepted (or that were accepted when they were written),
-and returns what the event caused, each outcome citing its rule ID. Each type of event has its fold,
-found by the event's exact type, which writes the event's own facts into the battle (the clock
-moves, models are lost, a unit joins). Everything the rules conclude from them, the engine's rules
-and the game's, is decided by the reactions `core/reactions.py` walks, each outcome carried out by
-`apply` (`core/apply.py`).
+Retractions need the log itself (striking event N means reading the log as if N had never been
+recorded), so the fold keeps the events it has read.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from array import array
+from bisect import bisect_left
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Protocol
 
-from morale.events.types import (
-    AnyEvent,
-    BattleStarted,
-    CasualtiesSuffered,
-    ChargeDeclared,
-    CombatResolved,
-    DiceRevealed,
-    DiceRolled,
-    DisputeResolved,
-    EntryConfirmed,
-    EntryDisputed,
-    Event,
-    EventRetracted,
-    PhaseEnded,
-    PhaseStarted,
-    PlayerDecided,
-    RefereeRuled,
-    SeedCommitted,
-    SeedRevealed,
-    TableFactRecorded,
-    UnitChanged,
-    UnitJoined,
-)
+from morale.events.types import AnyEvent, EventRetracted, LogEntry, StoredEvent
 
-from . import order, rules
-from .engine import ENGINE
-from .outcomes import Caused, Outcome
-from .reactions import Reactions, Walked, react
-from .rules import every_event_type, filed_under
-from .rulesets import Ruleset, lookup
-from .state import Battle, Unit
+from . import rules
+from .claims import Claims
+from .evolve import evolve
+from .outcomes import Caused, StateChanged
+from .referee import decide
+from .rules import Refusal
+from .state import Battle
 
 
-def evolve(battle: Battle | None, event: AnyEvent, seq: int) -> tuple[Battle, Caused]:
-    """Fold an accepted event into the battle. Returns the battle and what the event caused."""
-    if type(event) is BattleStarted:
-        return _started(event, seq), ()
-    assert battle is not None
-    battle.seq = seq
-    # One fold an event type, found by the event's exact type: a `match` on the union would test the
-    # classes one by one on every event (bench/README.md has the figure).
-    _FOLDS[type(event)](battle, event, seq)
-    # Then the rules: the reactions to the event, and to what they decide, in turn (core/reactions.py).
-    by_kind = _WALKED.get(battle.ruleset)
-    if by_kind is None:
-        by_kind = _WALKED[battle.ruleset] = Reactions([ENGINE, battle.ruleset.rulebook], battle.ruleset).by_kind
-    caused: list[Outcome] | tuple[()]
-    if type(event) in by_kind:
-        caused = []
-        react(battle, event, by_kind, caused, 0)
-    else:  # an event no rule reacts to (a unit joins, a seed is committed)
-        caused = ()
-    if battle.chosen_first:
-        order.forget_finished(battle)
-    if caused:  # most events change no unit's state: nothing to track
-        battle.track(caused)
-    return battle, tuple(caused)
+class Log(Protocol):
+    """What a fold keeps of the events it has read: a strike folds them again without the one it
+    strikes. `EventLog` keeps them all in memory; a long-lived fold in a server may keep only the
+    last few and read the rest back from its store (app/read_back.py), so it does not grow with its
+    battle."""
+
+    def append(self, seq: int, event: AnyEvent) -> None: ...
+    def __iter__(self) -> Iterator[LogEntry]: ...
+    def __len__(self) -> int: ...
+    def last_seq(self, otherwise: int) -> int: ...
+    def get(self, seq: int) -> AnyEvent | None: ...
 
 
-def _started(event: BattleStarted, seq: int) -> Battle:
-    fresh = Battle(
-        id="",
-        ruleset=lookup(event.ruleset, event.ruleset_version),
-        sides=tuple(event.sides),
-        dice_policy=event.dice_policy,
-        dice_commitment=event.dice_commitment,
-        house_rules=dict(event.house_rules),
-        confirmation=event.confirmation,
-        seq=seq,
-    )
-    fresh.tables = fresh.ruleset.read_tables(event.tables)
-    fresh.bookkeeping = fresh.ruleset.battle_bookkeeping()
-    return fresh
+class EventLog:
+    """The (seq, event) pairs a fold has read, in order, all in memory.
+
+    Kept as an array of sequence numbers beside a list of events, not as a list of pairs: each pair
+    was one more object allocated for the cyclic GC and never freed, so a long replay ran its young
+    passes twice as often and, as units accumulated, full passes over everything it had built
+    (figures in bench/README.md)."""
+
+    def __init__(self) -> None:
+        self._seqs = array("q")
+        self._events: list[AnyEvent] = []
+
+    def append(self, seq: int, event: AnyEvent) -> None:
+        self._seqs.append(seq)
+        self._events.append(event)
+
+    def __iter__(self) -> Iterator[LogEntry]:
+        return zip(self._seqs, self._events, strict=True)
+
+    def __len__(self) -> int:
+        return len(self._events)
+
+    def last_seq(self, otherwise: int) -> int:
+        return self._seqs[-1] if self._seqs else otherwise
+
+    def get(self, seq: int) -> AnyEvent | None:
+        at = bisect_left(self._seqs, seq)
+        return self._events[at] if at < len(self._seqs) and self._seqs[at] == seq else None
 
 
-# How each type of event is folded in: event type -> fold(battle, event, seq), which writes the
-# event's own facts (the clock moves, models are lost, a unit joins) and nothing the rules conclude
-# from them. Each fold is filed under its type where it is written (`@filed_under(_FOLDS, ...)`), as
-# the referee files its checks and `apply` its changes.
-_FOLDS: dict[type[Event], Callable[[Battle, Any, int], None]] = {}
-# The reactions a battle of each game walks (its own and the engine's), gathered once a ruleset.
-_WALKED: dict[Ruleset, dict[type[Any], Walked]] = {}
+@dataclass
+class Fold:
+    battle_id: str
+    battle: Battle | None = None
+    log: Log = field(default_factory=EventLog)
+    struck: set[int] = field(default_factory=set)
+    start_seq: int = 0  # where a fold begun from a snapshot starts (its log holds only what follows)
+    # Who entered what and what the other side made of it, in a battle that asks for confirmation:
+    # kept beside the fold by the service that writes (it reads authors, which the fold never does).
+    claims: Claims | None = None
+
+    @property
+    def seq(self) -> int:
+        return self.log.last_seq(otherwise=self.start_seq)
+
+    def state(self) -> Battle:
+        if self.battle is None:
+            raise Refusal(f"battle {self.battle_id!r} has not started", field="battle")
+        return self.battle
+
+    def check(self, event: AnyEvent) -> None:
+        """Refuse `event` if it may not come next. Reads only."""
+        decide(self.battle, event)
+        if isinstance(event, EventRetracted):
+            self._refold_without(event.seq)
+
+    def advance(self, seq: int, event: AnyEvent) -> Caused:
+        """Fold an event that `check` accepted (or that the log holds) and return what it caused."""
+        # By exact type (event types are never subclassed): isinstance against a msgspec Struct class
+        # goes through its metaclass, on every event of a replay.
+        if type(event) is EventRetracted:
+            before = {u.id: u.state for u in self.state().units.values()}
+            self.battle = self._refold_without(event.seq)
+            self.battle.seq = seq
+            self.struck.add(event.seq)
+            self.log.append(seq, event)
+            return tuple(
+                StateChanged(
+                    unit=u.id,
+                    rule=rules.RETRACTION,
+                    caused_by=(event.seq, seq),
+                    from_state=before.get(u.id, "absent"),
+                    to_state=u.state,
+                )
+                for u in self.battle.units.values()
+                if before.get(u.id) != u.state
+            )
+        self.battle, caused = evolve(self.battle, event, seq)
+        if self.battle.id == "":
+            self.battle.id = self.battle_id
+        self.log.append(seq, event)
+        return caused
+
+    def followers_of(self, seq: int) -> list[int]:
+        """The later events that striking `seq` would leave invalid, oldest first: the log folded
+        without it, leaving out each event that fold then refuses, so an event that stood on a
+        follower follows too (the refusal's own check, repeated until the rest is valid)."""
+        followers: list[int] = []
+        self._refold_without(seq, followers)
+        return followers
+
+    def _refold_without(self, seq: int, followers: list[int] | None = None) -> Battle:
+        """The battle as if `seq` had never been recorded. A later event that fold refuses refuses
+        the strike, unless `followers` is given: then it is struck too, and its seq added there."""
+        self._check_strikable(seq)
+        struck = self.struck | {seq}
+        battle: Battle | None = None
+        for at, event in self.log:
+            if at in struck or type(event) is EventRetracted:
+                continue
+            try:
+                decide(battle, event)
+            except Refusal as refusal:
+                if followers is None:
+                    raise Refusal(
+                        f"striking event {seq} would leave event {at} invalid ({refusal})", rule=rules.RETRACTION
+                    ) from None
+                followers.append(at)
+                struck.add(at)
+                continue
+            battle, _ = evolve(battle, event, at)
+        assert battle is not None
+        battle.id = self.battle_id
+        return battle
+
+    def _check_strikable(self, seq: int) -> None:
+        target = self.log.get(seq)
+        if target is None or seq in self.struck:
+            raise Refusal(f"event {seq} is already struck", field="seq")
+        if isinstance(target, EventRetracted):
+            raise Refusal(f"event {seq} is itself a retraction and cannot be struck", field="seq")
 
 
-@filed_under(_FOLDS, UnitJoined)
-def _unit_joined(battle: Battle, event: UnitJoined, seq: int) -> None:
-    ruleset = battle.ruleset
-    unit = battle.units[event.unit] = battle.living[event.unit] = Unit(
-        id=event.unit,
-        side=event.side,
-        name=event.name,
-        unit_type=event.unit_type,
-        starting_models=event.models,
-        models=event.models,
-        models_at_phase_start=event.models,
-        ld=event.ld,
-        initiative=event.initiative,
-        special_rules=frozenset(event.special_rules),
-        profile=ruleset.read_profile(event.profile),
-    )
-    unit.notes.update(ruleset.first_notes(unit))
+def replay(battle_id: str, events: Iterable[StoredEvent]) -> Fold:
+    """Rebuild a battle from its stored events alone."""
+    return replay_log(battle_id, ((stored.seq, stored.event) for stored in events))
 
 
-@filed_under(_FOLDS, UnitChanged)
-def _unit_changed(battle: Battle, event: UnitChanged, seq: int) -> None:
-    unit = battle.units[event.unit]
-    unit.profile = battle.ruleset.read_profile({**unit.profile, **event.changes})
-
-
-@filed_under(_FOLDS, PhaseStarted)
-def _phase_started(battle: Battle, event: PhaseStarted, seq: int) -> None:
-    ruleset = battle.ruleset
-    window = ruleset.phase_window(battle)
-    battle.turn, battle.side_index = event.turn, battle.sides.index(event.side)
-    battle.phase_index, battle.phase_open = ruleset.phases.index(event.phase), True
-    # Losses and phase marks count from the start of the rulebook phase, which may span several
-    # clock phases.
-    if ruleset.phase_window(battle) != window:
-        for unit in (*battle.living.values(), *battle.left_play):
-            unit.models_at_phase_start = unit.models
-            if unit.phase_losses:  # most units lost nothing and were marked with nothing
-                unit.phase_losses = []
-            if unit.phase_marks:
-                unit.phase_marks.clear()
-        battle.left_play.clear()
-
-
-@filed_under(_FOLDS, PhaseEnded)
-def _phase_ended(battle: Battle, event: PhaseEnded, seq: int) -> None:
-    battle.phase_open = False
-
-
-@filed_under(_FOLDS, CasualtiesSuffered)
-def _casualties_suffered(battle: Battle, event: CasualtiesSuffered, seq: int) -> None:
-    unit = battle.units[event.unit]
-    unit.models -= event.count
-    if battle.phase_open:
-        unit.phase_losses.append(seq)
-
-
-@filed_under(_FOLDS, PlayerDecided)
-def _player_decided(battle: Battle, event: PlayerDecided, seq: int) -> None:
-    ruleset = battle.ruleset
-    if event.decision == rules.TEST_FIRST and ruleset.ordered_tests and event.decision not in ruleset.free_decisions:
-        order.choose_first(battle, event.unit)
-
-
-@filed_under(_FOLDS, DiceRevealed)
-def _dice_revealed(battle: Battle, event: DiceRevealed, seq: int) -> None:
-    battle.dice_secret = event.secret
-    # The fresh secret's commitment is in force from here ("": none, and the engine rolls no more).
-    # The players' seeds are spent with the secret they were mixed with (`engine.dice.seed.commit`).
-    battle.dice_commitment = event.commitment
-    battle.seed_commitments, battle.seeds = {}, {}
-
-
-@filed_under(_FOLDS, SeedCommitted)
-def _seed_committed(battle: Battle, event: SeedCommitted, seq: int) -> None:
-    battle.seed_commitments[event.side] = event.commitment
-
-
-@filed_under(_FOLDS, SeedRevealed)
-def _seed_revealed(battle: Battle, event: SeedRevealed, seq: int) -> None:
-    battle.seeds[event.side] = event.seed
-
-
-@filed_under(_FOLDS, EventRetracted)
-def _event_retracted(battle: Battle, event: EventRetracted, seq: int) -> None:
-    raise AssertionError("retractions are folded by replay, which holds the log")
-
-
-# Whatever else happens of these, the rules make of it (their reactions, or a game's hooks): they
-# write no facts of their own. Confirmations, disputes and their resolutions change nothing on the
-# table: who entered what, and what the other side made of it, is the claims ledger's
-# (`core/claims.py`), which reads authors.
-def _no_facts(battle: Battle, event: Event, seq: int) -> None:
-    return None
-
-
-_kind: type[Event]
-for _kind in (
-    CombatResolved,
-    ChargeDeclared,
-    TableFactRecorded,
-    DiceRolled,
-    RefereeRuled,
-    EntryConfirmed,
-    EntryDisputed,
-    DisputeResolved,
-):
-    _FOLDS[_kind] = _no_facts
-
-# The log's own list of event types (`EVENT_TYPES`) is the only one: a type without its fold fails here.
-every_event_type(_FOLDS, "fold", skip=(BattleStarted,))
+def replay_log(battle_id: str, log: Iterable[LogEntry], keep: Log | None = None) -> Fold:
+    """Rebuild a battle from its (seq, event) pairs, as `EventStore.events` reads them; `keep`: where
+    the fold keeps them (all in memory unless told otherwise)."""
+    fold = Fold(battle_id) if keep is None else Fold(battle_id, log=keep)
+    for seq, event in log:
+        fold.advance(seq, event)
+    return fold

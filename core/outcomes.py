@@ -197,12 +197,12 @@ class Noted(Outcome, tag="noted", frozen=True):
 
 
 class Remembered(Outcome, tag="remembered", frozen=True):
-    """A ruleset's memory, changed field by field: the unit's book (`Unit.notes[book]`), or with no
-    unit, the battle's (`Battle.bookkeeping`); `book=""` with no unit replaces the battle's memory
-    with `changes["memory"]`."""
+    """A ruleset's memory, changed field by field: the unit's, kept in its note `note`
+    (`Unit.notes[note]`), or with no unit, the battle's (`Battle.memory`); `note=""` with no unit
+    replaces the battle's memory with `changes["memory"]`."""
 
     reported: ClassVar[bool] = False
-    book: str
+    note: str
     changes: dict[str, Any]
 
 

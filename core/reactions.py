@@ -9,7 +9,7 @@ trigger to a list of outcomes:
                   when=lambda battle, settled: not settled.result.passed)
     def falls_back(battle: BattleView, settled: Settled) -> list[Outcome]: ...
 
-`walk` is the loop. Once an event's own facts are written (`core/fold.py`), it asks the reactions to
+`walk` is the loop. Once an event's own facts are written (`core/evolve.py`), it asks the reactions to
 the event in rulebook order (the engine's first, then the game's in the order its module declares
 them, then the engine's last: what carries over a phase's end is read once the phase's own tests are
 decided); each outcome a reaction decides is applied through the one `apply` and is then itself a
@@ -196,7 +196,7 @@ Walked = tuple[str, dict[str, list[tuple[Any, Any, str]]], list[tuple[Any, Any, 
 
 class Reactions:
     """Every reaction a battle of one game walks, by trigger type, in order: the engine's and the
-    game's together. Built once a ruleset (`core/fold.py`)."""
+    game's together. Built once a ruleset (`core/evolve.py`)."""
 
     def __init__(self, books: Iterable[Rulebook], ruleset: Any = None) -> None:
         # Without a ruleset (a test of the walk itself), every reaction is gathered.

@@ -1,4 +1,4 @@
-"""The referee: `decide` accepts or refuses a proposed event (`evolve`, in `fold.py`, folds it in).
+"""The referee: `decide` accepts or refuses a proposed event (`evolve`, in `evolve.py`, folds it in).
 
 `decide` only reads. Each type of event has its check, found by the event's exact type; the checks
 every ruleset shares live here, the rules themselves in the rulesets. The lookups below refuse with a

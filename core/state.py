@@ -143,7 +143,7 @@ class Battle:
     left_play: list[Unit] = field(default_factory=list)  # gone since the last phase reset; reset once more
     due: list[DueTest] = field(default_factory=list)
     tables: dict[str, Any] = field(default_factory=dict)  # the pinned data tables, as the ruleset reads them
-    bookkeeping: Any = None  # the ruleset's battle-wide memory (`Ruleset.battle_bookkeeping`)
+    memory: Any = None  # the ruleset's battle-wide memory (`Ruleset.first_memory`)
     # Simultaneous tests (Ruleset.ordered_tests): (side, test) -> the unit its player chose to test first.
     chosen_first: dict[tuple[str, str], str] = field(default_factory=dict)
     # The digest's encoding of each departed unit (see `departed`, `digest`): such a unit no longer changes
@@ -245,7 +245,7 @@ def battle_view(battle: Battle, units: list[_UnitView]) -> _BattleView:
         due=[(t.unit, t.test, t.rule, t.caused_by) for t in battle.due],
         stated=[(i, t.stated) for i, t in enumerate(battle.due) if t.stated],
         chosen_first=sorted((side, test, unit) for (side, test), unit in battle.chosen_first.items()),
-        bookkeeping=battle.bookkeeping,
+        bookkeeping=battle.memory,  # the digest's name for it, as logs written before encode it
         modifiers=[(t.unit, m.value, m.rule) for t in battle.due for m in t.modifiers],
     )
 

@@ -67,7 +67,7 @@ MODULES = {
         f"core/rulesets/gdb/{name}.py": RULESET_TESTS["gdb"]
         for name in ("ruleset", "results", "triggers", "modifiers", "neighbours", "brigade", "profile", "tables")
     },
-    **{f"core/{name}.py": ENGINE_TESTS for name in ("fold", "apply", "machine")},
+    **{f"core/{name}.py": ENGINE_TESTS for name in ("evolve", "reactions", "engine", "apply", "machine")},
     # The referee's checks and the rulesets' base serve every ruleset; only Fantasy orders its tests.
     **{f"core/{name}.py": ENGINE_TESTS + " " + ALL_RULES for name in ("rulesets/base", "referee")},
     "core/order.py": ENGINE_TESTS + " " + RULESET_TESTS["wfb8"],

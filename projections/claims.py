@@ -12,7 +12,7 @@ from collections.abc import Iterable
 import msgspec
 
 from morale.core.claims import Claims, Dispute, ledger
-from morale.core.replay import Replay
+from morale.core.fold import Fold
 from morale.events.types import Author, StoredEvent
 
 from .authorship import author_words
@@ -95,13 +95,13 @@ def dispute_words(row: Dispute, ended_by: str) -> str:
 def claims_view(battle_id: str, events: Iterable[StoredEvent]) -> ClaimsView:
     """The view of a battle's stored log, read from its start."""
     stored = list(events)
-    fold = Replay(battle_id)
+    fold = Fold(battle_id)
     authors: dict[int, Author | None] = {}
     # Each entry in words against the battle as it left it, as the log says it: "(6 left)" is the
     # count then, the evidence the two sides argue over, not the count now.
     entries: dict[int, tuple[str, str]] = {}
     for entry in stored:
-        fold.apply(entry.seq, entry.event)
+        fold.advance(entry.seq, entry.event)
         authors[entry.seq] = entry.author
         entries[entry.seq] = (entry.event.__struct_config__.tag, describe_event(entry.event, fold.state()))
     battle = fold.state()

@@ -8,7 +8,7 @@ from itertools import product
 
 import msgspec
 
-from morale.core.fold import evolve
+from morale.core.evolve import evolve
 from morale.core.odds import MAX_DICE, Odds, odds
 from morale.core.order import waiting_with
 from morale.core.outcomes import Modifier, TestResolved

@@ -14,6 +14,7 @@ from collections.abc import Iterable
 import msgspec
 
 from morale.core import catalogue
+from morale.core.fold import Fold
 from morale.core.odds import odds
 from morale.core.outcomes import (
     Caused,
@@ -32,7 +33,6 @@ from morale.core.outcomes import (
     TestResolved,
     opposed_words,
 )
-from morale.core.replay import Replay
 from morale.core.rules import Refusal
 from morale.core.state import Battle
 from morale.events.store import EventStore
@@ -128,15 +128,15 @@ def rule_words(rule_id: str) -> str:
 class Chronicle:
     """One replay that keeps, for every unit, the chain of steps that concern it."""
 
-    def __init__(self, battle_id: str, fold: Replay | None = None) -> None:
-        self.fold = Replay(battle_id) if fold is None else fold  # a fold begun from a snapshot, or from nothing
+    def __init__(self, battle_id: str, fold: Fold | None = None) -> None:
+        self.fold = Fold(battle_id) if fold is None else fold  # a fold begun from a snapshot, or from nothing
         self.said: dict[int, str] = {}
         self.authors: dict[int, Author | None] = {}  # who entered each event, by seq
         self.steps: dict[str, list[Step]] = {}
         self._open: dict[str, list[Step]] = {}
 
     def add(self, seq: int, event: AnyEvent, author: Author | None = None) -> Caused:
-        caused = self.fold.apply(seq, event)
+        caused = self.fold.advance(seq, event)
         self.authors[seq] = author
         battle = self.fold.state()
         self.said[seq] = describe_event(event, battle)
@@ -189,7 +189,7 @@ def explain_stored(store: EventStore, battle_id: str, unit_id: str, at: int | No
     return explain(battle_id, store.read(battle_id), unit_id, at)
 
 
-def _fold_before(store: EventStore, battle_id: str, unit_id: str, head: int) -> Replay | None:
+def _fold_before(store: EventStore, battle_id: str, unit_id: str, head: int) -> Fold | None:
     """A fold from the latest snapshot at or before `head` whose battle does not hold the unit yet, and
     with nothing struck before it; None if there is none. A unit once joined stays in the roster
     unless a strike takes it out, so the snapshots that hold it come after those that do not: back
@@ -216,7 +216,7 @@ def _fold_before(store: EventStore, battle_id: str, unit_id: str, head: int) -> 
     return None if fold.struck else fold
 
 
-def _restored(store: EventStore, battle_id: str, engine: str, seq: int) -> Replay | None:
+def _restored(store: EventStore, battle_id: str, engine: str, seq: int) -> Fold | None:
     """A fold from the latest snapshot at or before `seq`, if there is one that is sound."""
     found = store.snapshot_before(battle_id, seq, engine) if seq > 0 else None
     if found is None:

@@ -13,8 +13,8 @@ from typing import Any
 
 import msgspec
 
+from morale.core.fold import Fold
 from morale.core.outcomes import AnyOutcome, StateChanged, StateChangeScheduled
-from morale.core.replay import Replay
 from morale.core.rulesets.base import Ruleset
 from morale.events.schema import DIALECT
 from morale.events.types import EVENT_TYPES, RefereeRuled, StoredEvent
@@ -75,16 +75,16 @@ def feed_item(
     )
 
 
-def apply_shown(fold: Replay, stored: StoredEvent) -> FeedItem:
+def apply_shown(fold: Fold, stored: StoredEvent) -> FeedItem:
     """Fold one stored event into `fold` (which has read the log up to just before it) and describe
     it as the feed does: the odds of a test its dice answer are read before it is folded."""
     was = before(fold.battle, stored.event)
-    caused = fold.apply(stored.seq, stored.event)
+    caused = fold.advance(stored.seq, stored.event)
     battle = fold.battle
     return feed_item(stored, caused, battle.ruleset if battle else None, shown(stored, caused, battle, was))  # type: ignore[arg-type]
 
 
-def follow(fold: Replay, events: Iterable[StoredEvent]) -> Iterator[FeedItem]:
+def follow(fold: Fold, events: Iterable[StoredEvent]) -> Iterator[FeedItem]:
     """Fold each event into `fold` (which has read the log up to just before it) and describe it."""
     for stored in events:
         yield apply_shown(fold, stored)
@@ -92,7 +92,7 @@ def follow(fold: Replay, events: Iterable[StoredEvent]) -> Iterator[FeedItem]:
 
 def feed(battle_id: str, events: Iterable[StoredEvent], after: int = 0) -> Iterator[FeedItem]:
     """The whole log as feed items; those up to `after` are folded but not given back."""
-    fold = Replay(battle_id)
+    fold = Fold(battle_id)
     for item in follow(fold, events):
         if item.seq > after:
             yield item

@@ -28,7 +28,7 @@ from itertools import islice
 from operator import itemgetter
 from typing import Protocol, cast
 
-from morale.core.replay import Replay
+from morale.core.fold import Fold
 from morale.core.rulesets.base import Ruleset
 from morale.core.state import Battle, Unit
 from morale.events.store import EventStore
@@ -73,7 +73,7 @@ class Freezer:
         self._base = None
 
     def freeze(self, battle: Battle, struck: Collection[int] = ()) -> bytes:
-        """The snapshot's bytes: `battle`, and `struck`, the events struck before it (`Replay.struck`)."""
+        """The snapshot's bytes: `battle`, and `struck`, the events struck before it (`Fold.struck`)."""
         departed: list[Unit] = []
         current: list[tuple[int, Unit]] = []  # the units still changing (few), with their place in join order
         for place, unit in enumerate(battle.units.values()):
@@ -118,9 +118,9 @@ def restore(store: EventStore, battle_id: str, engine: str, blob: bytes) -> Batt
     return None if fold is None else fold.battle
 
 
-def restore_fold(store: EventStore, battle_id: str, engine: str, blob: bytes) -> Replay | None:
+def restore_fold(store: EventStore, battle_id: str, engine: str, blob: bytes) -> Fold | None:
     """A fold begun from the snapshot: its battle, and the events struck before it (its log is
-    empty: it holds what follows the snapshot, `Replay.start_seq`); None as for `restore`."""
+    empty: it holds what follows the snapshot, `Fold.start_seq`); None as for `restore`."""
     checksum, frozen = blob[:32], blob[32:]
     if hashlib.sha256(frozen).digest() != checksum:
         return None
@@ -143,7 +143,7 @@ def restore_fold(store: EventStore, battle_id: str, engine: str, blob: bytes) ->
         snapshot_data.units_in_place(battle, snapshot, cast(dict[str, Unit], units))
     except Exception:  # Unreadable, or a unit it names that is not among its own
         return None
-    return Replay(battle_id, battle=battle, start_seq=battle.seq, struck=set(snapshot.struck))
+    return Fold(battle_id, battle=battle, start_seq=battle.seq, struck=set(snapshot.struck))
 
 
 def _from_template(

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 import msgspec
 
-from morale.core.replay import Replay
+from morale.core.fold import Fold
 from morale.core.rules import Refusal
 from morale.core.state import Battle
 from morale.events.types import Author, EventRetracted, StoredEvent
@@ -49,12 +49,12 @@ def log_rows(
     """A row for each event; from `start` (the battle right after event `start_seq`, say from a
     snapshot) when the events given begin later than the first. A retraction needs the whole log to
     be read: a page from a snapshot that holds one is refused (read it from the start)."""
-    fold = Replay(battle_id, battle=start, start_seq=start_seq)
+    fold = Fold(battle_id, battle=start, start_seq=start_seq)
     rows = []
     for stored in events:
         if start_seq and isinstance(stored.event, EventRetracted):
             raise Refusal("a page of the log holding a retraction is read from the start", field="after")
-        fold.apply(stored.seq, stored.event)
+        fold.advance(stored.seq, stored.event)
         rows.append(
             LogRow(
                 seq=stored.seq,

@@ -13,9 +13,9 @@ from collections.abc import Iterable
 
 import msgspec
 
+from morale.core.fold import Fold
 from morale.core.odds import odds
 from morale.core.referee import due_test
-from morale.core.replay import Replay
 from morale.core.rules import Refusal
 from morale.core.state import Battle
 from morale.events.types import DiceRolled, EventRetracted, StoredEvent
@@ -62,7 +62,7 @@ class Luck(msgspec.Struct, frozen=True, kw_only=True):
 
 
 def luck(battle_id: str, events: Iterable[StoredEvent]) -> Luck:
-    fold = Replay(battle_id)
+    fold = Fold(battle_id)
     rolls: list[Roll] = []
     for stored in events:
         event = stored.event
@@ -71,7 +71,7 @@ def luck(battle_id: str, events: Iterable[StoredEvent]) -> Luck:
             chance, passed = _as_rolled(fold.battle, event)
         if isinstance(event, EventRetracted):
             rolls = [r for r in rolls if r.seq != event.seq]
-        fold.apply(stored.seq, event)
+        fold.advance(stored.seq, event)
         if chance is None:
             continue
         assert isinstance(event, DiceRolled)

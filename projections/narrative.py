@@ -7,6 +7,7 @@ from collections.abc import Iterable
 import msgspec
 
 from morale.core import catalogue
+from morale.core.fold import Fold
 from morale.core.outcomes import (
     EngagementChanged,
     MarkerPlaced,
@@ -21,7 +22,6 @@ from morale.core.outcomes import (
     TestNotTaken,
     TestResolved,
 )
-from morale.core.replay import Replay
 from morale.core.state import Battle
 from morale.events.types import (
     AnyEvent,
@@ -64,10 +64,10 @@ class Line(msgspec.Struct, frozen=True, kw_only=True):
 
 
 def narrate(battle_id: str, events: Iterable[StoredEvent]) -> list[Line]:
-    fold = Replay(battle_id)
+    fold = Fold(battle_id)
     lines: list[Line] = []
     for stored in events:
-        lines += lines_of(stored, fold.apply(stored.seq, stored.event), fold.state())
+        lines += lines_of(stored, fold.advance(stored.seq, stored.event), fold.state())
     return lines
 
 

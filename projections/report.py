@@ -8,9 +8,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from morale.core.fold import replay
 from morale.core.machine import BY_STANDING
 from morale.core.referee import next_phase
-from morale.core.replay import replay
 from morale.core.rules import Refusal
 from morale.core.state import Battle
 from morale.events.types import EventRetracted, StoredEvent

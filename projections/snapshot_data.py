@@ -8,7 +8,7 @@ decoded against the type it must have (msgspec checks every field), so bytes of 
 from the log, which is the only truth.
 
 What a type does not say is said by the ruleset: the tables it pins (`Ruleset.tables`' schemas),
-its battle-wide memory (the type `battle_bookkeeping` gives), and what each of a unit's notes holds
+its battle-wide memory (the type `first_memory` gives), and what each of a unit's notes holds
 (`Ruleset.note_types`). A note whose type the ruleset does not declare cannot be read back as it was
 (a tuple would come back a list), so freezing one is an error, found by the tests that freeze every
 ruleset's battles.
@@ -113,7 +113,7 @@ def encode(
         left_play=[unit.id for unit in battle.left_play],
         due=battle.due,
         tables={name: msgspec.Raw(_encoder.encode(table)) for name, table in battle.tables.items()},
-        bookkeeping=msgspec.Raw(_encoder.encode(battle.bookkeeping)),
+        bookkeeping=msgspec.Raw(_encoder.encode(battle.memory)),
         chosen_first=[(side, test, unit) for (side, test), unit in battle.chosen_first.items()],
     )
     return _encoder.encode(Frozen(core, current, ids, digest, since, struck))
@@ -129,7 +129,7 @@ def decode(frozen: bytes) -> tuple[Frozen, Battle]:
         tables = {
             name: msgspec.msgpack.decode(raw, type=ruleset.tables[name].schema) for name, raw in core.tables.items()
         }
-        memory = ruleset.battle_bookkeeping()
+        memory = ruleset.first_memory()
         bookkeeping = msgspec.msgpack.decode(core.bookkeeping, type=Any if memory is None else type(memory))
         for _, unit in snapshot.current:
             _read_notes(ruleset, unit)
@@ -155,7 +155,7 @@ def decode(frozen: bytes) -> tuple[Frozen, Battle]:
         phase_open=core.phase_open,
         due=core.due,
         tables=tables,
-        bookkeeping=bookkeeping,
+        memory=bookkeeping,
         chosen_first={(side, test): unit for side, test, unit in core.chosen_first},
     )
     return snapshot, battle

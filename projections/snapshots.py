@@ -23,7 +23,7 @@ import hashlib
 from functools import cache
 from pathlib import Path
 
-from morale.core.replay import Replay
+from morale.core.fold import Fold
 from morale.core.rules import Refusal
 from morale.core.state import Battle
 from morale.events.store import EventStore
@@ -59,9 +59,9 @@ def battle_at(store: EventStore, battle_id: str, seq: int, keep: Keeper | None =
     return fold_to(store, battle_id, seq, keep).state()
 
 
-def fold_to(store: EventStore, battle_id: str, seq: int, keep: Keeper | None = None, *, keep_from: int = 0) -> Replay:
+def fold_to(store: EventStore, battle_id: str, seq: int, keep: Keeper | None = None, *, keep_from: int = 0) -> Fold:
     """The fold right after event `seq`: the battle a full replay gives, begun from the latest
-    snapshot before it, so its log holds only the events after that snapshot (`Replay.start_seq`)
+    snapshot before it, so its log holds only the events after that snapshot (`Fold.start_seq`)
     and it cannot strike one (a retraction refolds the whole log: fold that from the start).
     `keep`: as for `battle_at`, for the snapshot points from `keep_from` on (a command line that
     reads once keeps the last few: the next read starts there, and taking every point of a long
@@ -84,14 +84,14 @@ def replayed(store: EventStore, battle_id: str, seq: int, keep: Keeper | None = 
     return _replayed(store, battle_id, seq, keep, keep_from=0).state()
 
 
-def _replayed(store: EventStore, battle_id: str, seq: int, keep: Keeper | None, keep_from: int) -> Replay:
-    fold = _fold(store, Replay(battle_id), seq, keep, keep_from)
+def _replayed(store: EventStore, battle_id: str, seq: int, keep: Keeper | None, keep_from: int) -> Fold:
+    fold = _fold(store, Fold(battle_id), seq, keep, keep_from)
     if fold is None or fold.battle is None:
         raise Refusal(f"battle {battle_id!r} has no event {seq}", field="seq")
     return fold
 
 
-def _fold(store: EventStore, fold: Replay, seq: int, keep: Keeper | None, keep_from: int) -> Replay | None:
+def _fold(store: EventStore, fold: Fold, seq: int, keep: Keeper | None, keep_from: int) -> Fold | None:
     """Fold events up to `seq` into `fold`, freezing it for `keep` at each snapshot point from
     `keep_from` on; None if a fold begun from a snapshot meets a retraction (striking needs the
     whole log)."""
@@ -102,7 +102,7 @@ def _fold(store: EventStore, fold: Replay, seq: int, keep: Keeper | None, keep_f
                 return None
             if freezer is not None:
                 freezer.start_over()  # the battle is folded anew: the next snapshot is a base
-        fold.apply(at, event)
+        fold.advance(at, event)
         if at % SNAPSHOT_EVERY == 0 and freezer is not None and at >= keep_from:
             frozen = freezer.freeze(fold.state(), fold.struck)
             freezer.keep.keep_snapshot(fold.battle_id, at, freezer.engine, frozen)

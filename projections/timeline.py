@@ -13,7 +13,7 @@ from itertools import takewhile
 
 import msgspec
 
-from morale.core.replay import Replay, replay
+from morale.core.fold import Fold, replay
 from morale.core.rules import Refusal
 from morale.events.numbers import whole_number
 from morale.events.types import LogEntry, PhaseStarted, StoredEvent
@@ -181,6 +181,6 @@ def _changed_fields(was: UnitRow, now: UnitRow) -> list[str]:
     return fields
 
 
-def fold_at(battle_id: str, events: Iterable[StoredEvent], seq: int) -> Replay:
+def fold_at(battle_id: str, events: Iterable[StoredEvent], seq: int) -> Fold:
     """The battle as it stood right after event `seq` (a later retraction does not reach back)."""
     return replay(battle_id, takewhile(lambda stored: stored.seq <= seq, events))

@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 import msgspec
 
 from morale.core.dice import commitment, engine_dice, seeds_in_force
+from morale.core.fold import Fold
 from morale.core.outcomes import Caused
-from morale.core.replay import Replay
 from morale.core.rules import Refusal
 from morale.core.state import digest
 from morale.events.codec import GENESIS_HASH, MalformedEvent, RawStored, chain_hash, decode_raw
@@ -65,7 +65,7 @@ class Auditor:
     """Folds a log through the referee as a judge would, noting what does not add up."""
 
     battle_id: str
-    fold: Replay = field(init=False)
+    fold: Fold = field(init=False)
     engine_rolls: list[EngineRoll] = field(default_factory=list)
     table_rolls: int = 0
     digests_checked: int = 0
@@ -73,7 +73,7 @@ class Auditor:
     secrets: list[str] = field(default_factory=list)  # each revealed secret, in log order
 
     def __post_init__(self) -> None:
-        self.fold = Replay(self.battle_id)
+        self.fold = Fold(self.battle_id)
 
     def step(self, seq: int, event: AnyEvent) -> tuple[Caused, list[Finding]]:
         """Check and fold one event. Raises `Refusal` if the referee refuses it; returns what it
@@ -104,7 +104,7 @@ class Auditor:
         self.fold.check(event)
         if isinstance(event, DiceRevealed):
             self.secrets.append(event.secret)
-        return self.fold.apply(seq, event), findings
+        return self.fold.advance(seq, event), findings
 
     @property
     def awaiting_secret(self) -> bool:

@@ -17,8 +17,8 @@ from typing import Any, Literal
 import msgspec
 
 from morale.core import rules
+from morale.core.fold import Fold
 from morale.core.outcomes import Caused, Outcome
-from morale.core.replay import Replay
 from morale.core.rules import Refusal
 from morale.core.state import Battle
 from morale.events.codec import MalformedEvent, event_from_dict, to_builtins
@@ -69,7 +69,7 @@ class _Entry:
 def what_if(battle_id: str, events: Sequence[StoredEvent], amendments: Sequence[Amendment]) -> WhatIf:
     entries, changes = _alternative_log(events, amendments)
     original, happened = _replay_original(battle_id, events)
-    fold = Replay(battle_id)
+    fold = Fold(battle_id)
     label_of: dict[int, str] = {}
     instead: dict[str, Caused] = {}
     dropped: list[Dropped] = []
@@ -89,7 +89,7 @@ def what_if(battle_id: str, events: Sequence[StoredEvent], amendments: Sequence[
             dropped.append(Dropped(seq=entry.origin or 0, event=described, reason=str(refusal)))
             continue
         label_of[seq] = entry.label
-        instead[entry.label] = fold.apply(seq, entry.event)
+        instead[entry.label] = fold.advance(seq, entry.event)
     alternative = fold.state()
     divergence = _first_divergence(original, happened, alternative, instead, entries, label_of)
     final = compare_boards(board(original), board(alternative))
@@ -145,8 +145,8 @@ def _changed(old: AnyEvent, new: AnyEvent) -> str:
 
 
 def _replay_original(battle_id: str, events: Sequence[StoredEvent]) -> tuple[Battle, dict[str, Caused]]:
-    fold = Replay(battle_id)
-    happened = {f"event {s.seq}": fold.apply(s.seq, s.event) for s in events}
+    fold = Fold(battle_id)
+    happened = {f"event {s.seq}": fold.advance(s.seq, s.event) for s in events}
     return fold.state(), happened
 
 

@@ -19,7 +19,7 @@ import pytest
 from morale.app.cli.rules import state_diagram
 from morale.app.roster import load_roster
 from morale.core import catalogue
-from morale.core.fold import evolve
+from morale.core.evolve import evolve
 from morale.core.machine import STATES
 from morale.core.referee import decide
 from morale.core.rules import CLAUSES, Refusal

@@ -9,11 +9,11 @@ import ast
 from pathlib import Path
 
 # What a battle is made of, as the rules code names it: a parameter whose annotation names Battle or
-# Unit (`Unit | None`, `list[Unit]`...), the ruleset memory read through `book(...)` /
-# `battle_book(...)`, and any local name bound to a part of those (`unit = battle.units[x]`,
-# `for unit in battle.living.values()`, `memo = book(unit)`).
-STATE_TYPES = {"Battle", "Unit"}
-MEMORY_READERS = {"book", "battle_book"}
+# Unit (`Unit | None`, `list[Unit]`...), the ruleset memory read through `unit_memory(...)` /
+# `battle_memory(...)`, and any local name bound to a part of those (`unit = battle.units[x]`,
+# `for unit in battle.living.values()`, `memo = unit_memory(unit)`).
+STATE_TYPES = {"Battle", "Unit", "BattleView", "UnitView"}  # the views a reaction reads too
+MEMORY_READERS = {"unit_memory", "battle_memory"}
 MUTATORS = {
     *("append", "extend", "insert", "remove", "pop", "popitem", "clear", "sort", "reverse"),
     *("add", "discard", "update", "setdefault", "difference_update", "intersection_update"),

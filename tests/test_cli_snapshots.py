@@ -26,7 +26,7 @@ from support.table import unit as joining
 from morale.app import snapshot_cache
 from morale.app.service import head_of, record_on
 from morale.app.snapshot_cache import head_fold, rebuild
-from morale.core.replay import replay_log
+from morale.core.fold import replay_log
 from morale.core.rules import Refusal
 from morale.core.state import digest
 from morale.events.locate import open_store

@@ -241,7 +241,7 @@ def clock_events(db: Path, count: int) -> list[bytes]:
         else:
             turn, side, phase = next_phase(state)
             event = PhaseStarted(turn=turn, side=side, phase=phase)
-        fold.apply(seq, event)
+        fold.advance(seq, event)
         lines.append(encode(event))
     return lines
 

@@ -20,7 +20,7 @@ from support.served import BATTLE, ROOT, WAIT_S, LiveServer, bearer, creation_bo
 from morale.app.http.server import Settings, create_app
 from morale.app.roster import load_roster
 from morale.core import catalogue
-from morale.core.replay import Replay
+from morale.core.fold import Fold
 from morale.events.codec import decode_event
 
 EXAMPLES = ("wh40k6", "wh40k3", "wfb8", "gdb")
@@ -42,9 +42,9 @@ def first_turn(example: str) -> list[dict]:
 def reference_states(example: str, events: list[dict]) -> dict[str, str]:
     """Each unit's state once the example's events are folded (the page must come to the same)."""
     roster = load_roster(ROOT / "examples" / example / "roster.toml")
-    fold = Replay(roster.battle)
+    fold = Fold(roster.battle)
     for seq, event in enumerate([roster.started, *roster.units, *map(decode_event, map(json.dumps, events))], 1):
-        fold.apply(seq, event)
+        fold.advance(seq, event)
     return {unit.id: unit.state for unit in fold.state().units.values()}
 
 

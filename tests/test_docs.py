@@ -27,7 +27,7 @@ from support.commands import PAGE_DATABASE, SUITE, Command, Run, nothing_listens
 from support.own_games import own_rulesets
 
 from morale.core import catalogue
-from morale.core.replay import Replay
+from morale.core.fold import Fold
 from morale.core.rulesets import latest
 from morale.events.store import SqliteEventStore
 from morale.projections.feed import follow
@@ -227,7 +227,7 @@ def test_the_webhook_receiver_on_the_webhooks_page_verifies_each_delivery_and_pr
     assert said[0].startswith("listening on http://127.0.0.1:")
     # The hook was registered from event 101: items 101 to 105 (the Python client's), each once, in order.
     store = SqliteEventStore(run.folder / "served.db")
-    items = [i for i in follow(Replay("hive-tarsis"), store.read("hive-tarsis")) if 101 <= i.seq <= 105]
+    items = [i for i in follow(Fold("hive-tarsis"), store.read("hive-tarsis")) if 101 <= i.seq <= 105]
     assert said[1:] == [line.text for item in items for line in item.story], said
 
 

@@ -10,7 +10,7 @@ import pytest
 from support.served import ROOT, example_lines
 
 from morale.app.roster import load_roster
-from morale.core.replay import Replay
+from morale.core.fold import Fold
 from morale.core.state import digest
 from morale.events.codec import decode_event
 from morale.projections.due import due_tests
@@ -24,9 +24,9 @@ def example_events(example: str) -> list:
 def digests(events: list, asking: bool) -> tuple[list[str], int]:
     """The battle's digest after each event, asking for the due list's results wherever a test is
     due if `asking`; and how many results were worked out."""
-    fold, seen, worked = Replay("asked"), [], 0
+    fold, seen, worked = Fold("asked"), [], 0
     for seq, event in enumerate(events, 1):
-        fold.apply(seq, event)
+        fold.advance(seq, event)
         if asking and fold.state().due:
             worked += sum(len(view.results) for view in due_tests(fold.state()))
         seen.append(digest(fold.state()))
@@ -43,9 +43,9 @@ def test_asking_what_the_dice_would_do_changes_nothing(example):
 
 def test_a_failed_morale_test_would_send_the_unit_falling_back_and_a_pass_would_not():
     events = example_events("wh40k6")
-    fold = Replay("asked")
+    fold = Fold("asked")
     for seq, event in enumerate(events, 1):
-        fold.apply(seq, event)
+        fold.advance(seq, event)
         if any(d.unit == "nobz" and d.test == "morale" for d in fold.state().due):
             break
     (nobz,) = [v for v in due_tests(fold.state()) if v.unit == "nobz"]

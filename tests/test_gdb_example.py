@@ -12,7 +12,7 @@ from morale.app.roster import load_roster
 from morale.app.service import load
 from morale.core import catalogue
 from morale.core import outcomes as out
-from morale.core.replay import Replay
+from morale.core.fold import Fold
 from morale.core.rules import CLAUSES
 from morale.core.rulesets.gdb import GDB
 from morale.core.state import Unit, digest
@@ -28,8 +28,8 @@ pytestmark = pytest.mark.example(EXAMPLE)  # `store`: a fresh one per test, hold
 
 @pytest.fixture  # per test, as `store` is
 def outcomes(store) -> list[out.Outcome]:
-    fold = Replay("pratzen")
-    return [o for stored in store.read("pratzen") for o in fold.apply(stored.seq, stored.event)]
+    fold = Fold("pratzen")
+    return [o for stored in store.read("pratzen") for o in fold.advance(stored.seq, stored.event)]
 
 
 def snapshot(unit: Unit, joined: dict) -> str:
@@ -50,10 +50,10 @@ def snapshot(unit: Unit, joined: dict) -> str:
 def phase_ends(store) -> dict[tuple[int, str], dict[str, str]]:
     """At the end of each phase, every unit that is not as it joined (steady, full, formed, free)."""
     joined = {u.unit: u.profile for u in load_roster(EXAMPLE / "roster.toml").units}
-    fold = Replay("pratzen")
+    fold = Fold("pratzen")
     ends = {}
     for stored in store.read("pratzen"):
-        fold.apply(stored.seq, stored.event)
+        fold.advance(stored.seq, stored.event)
         if isinstance(stored.event, PhaseEnded):
             units = fold.state().units.values()
             ends[(stored.event.turn, stored.event.phase)] = {

@@ -22,10 +22,10 @@ from morale.events.types import ChargeDeclared, PhaseEnded, TableFactRecorded
 def limit_pinning(monkeypatch) -> None:
     """Pinning limited to once a phase, as a game may limit a test: the engine's reactions for such
     a limit are gathered afresh (a game that limits none never walks them)."""
-    from morale.core import fold
+    from morale.core import evolve
 
     monkeypatch.setitem(WH40K6.once_per_phase, "pinning", "wh40k6.pinning.test")
-    monkeypatch.setattr(fold, "_WALKED", {})
+    monkeypatch.setattr(evolve, "_WALKED", {})
 
 
 def pinned_by(table: Table, unit_id: str) -> list[out.Outcome]:

@@ -17,7 +17,7 @@ from morale.app.http import live
 from morale.app.http.server import AppendEvents, Settings, create_app
 from morale.app.read_back import ReadBackLog, read_back_fold
 from morale.app.service import fold_of, load
-from morale.core.replay import Replay
+from morale.core.fold import Fold
 from morale.core.rules import Refusal
 from morale.core.state import digest
 from morale.events.types import EventRetracted
@@ -31,7 +31,7 @@ def store(tmp_path):
     return example_store(tmp_path / "example.db")
 
 
-def outcome(fold: Replay, seq: int) -> object:
+def outcome(fold: Fold, seq: int) -> object:
     """What striking `seq` would take with it, or the refusal's words."""
     try:
         return fold.followers_of(seq)
@@ -41,9 +41,9 @@ def outcome(fold: Replay, seq: int) -> object:
 
 def test_a_fold_that_keeps_a_few_events_plans_every_strike_as_one_that_keeps_them_all(store):
     whole = fold_of(store, BATTLE)
-    few = Replay(BATTLE, log=ReadBackLog(BATTLE, store, keep=FEW))
+    few = Fold(BATTLE, log=ReadBackLog(BATTLE, store, keep=FEW))
     for seq, event in store.events(BATTLE):
-        few.apply(seq, event)
+        few.advance(seq, event)
     assert few.log.held == FEW and len(few.log) == len(whole.log) == whole.seq
     assert list(few.log) == list(whole.log)
     for seq in range(2, whole.seq + 2):  # the battle's start is never struck (the referee refuses it first)
@@ -53,14 +53,14 @@ def test_a_fold_that_keeps_a_few_events_plans_every_strike_as_one_that_keeps_the
 
 def test_striking_an_event_the_fold_no_longer_holds_leaves_the_battle_a_whole_fold_would(store):
     whole = load(store, BATTLE)
-    few = Replay(BATTLE, log=ReadBackLog(BATTLE, store, keep=FEW))
+    few = Fold(BATTLE, log=ReadBackLog(BATTLE, store, keep=FEW))
     for seq, event in store.events(BATTLE):
-        few.apply(seq, event)
+        few.advance(seq, event)
     struck = next(seq for seq in range(2, whole.seq) if outcome(whole, seq) == [])
     strike, at = EventRetracted(seq=struck, reason="typed on the wrong unit"), whole.seq + 1
     for fold in (whole, few):
         fold.check(strike)
-        fold.apply(at, strike)
+        fold.advance(at, strike)
     assert digest(few.state()) == digest(whole.state())
 
 
@@ -72,7 +72,7 @@ def test_a_channels_fold_reads_a_strike_of_an_old_event_as_a_whole_fold_does(sto
     channel = read_back_fold(BATTLE)
     read = live._read_on(channel, store)
     assert channel.log.held == FEW
-    every = [encode_item(i) for i in follow(Replay(BATTLE), store.read(BATTLE))]
+    every = [encode_item(i) for i in follow(Fold(BATTLE), store.read(BATTLE))]
     assert [p.json for p in read] == every
     assert every[-1] and b"event_retracted" in every[-1]
 

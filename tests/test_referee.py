@@ -291,15 +291,15 @@ def test_each_event_type_the_log_knows_has_one_check_and_one_fold():
     """The log's list of event types (`EVENT_TYPES`) is the only one: the referee and the fold file a
     handler under each type (`@filed_under(_FOLDS, DiceRolled)`), each named after the type's tag,
     but for the events that write no fact of their own (`_no_facts`: the rules make all of them)."""
-    from morale.core import fold, referee
+    from morale.core import evolve, referee
     from morale.events.types import EVENT_TYPES, BattleStarted
 
     kinds = set(EVENT_TYPES.values()) - {BattleStarted}  # a battle's first event starts the fold itself
-    assert set(referee._DECISIONS) == kinds and set(fold._FOLDS) == kinds
+    assert set(referee._DECISIONS) == kinds and set(evolve._FOLDS) == kinds
     for tag, kind in EVENT_TYPES.items():
         if kind in kinds:
             assert referee._DECISIONS[kind].__name__ == f"_{tag}"
-            assert fold._FOLDS[kind].__name__ in (f"_{tag}", "_no_facts")
+            assert evolve._FOLDS[kind].__name__ in (f"_{tag}", "_no_facts")
 
 
 def test_a_table_by_event_type_without_a_handler_for_a_type_stops_the_import_naming_it():

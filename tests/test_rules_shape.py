@@ -26,9 +26,9 @@ def test_a_ruleset_changes_the_battle_only_through_the_outcomes_it_decides(path)
 SNEAKY = {
     "unit.restrictions.append(seq)": "unit.restrictions.append(seq)",
     "battle.due[0] = None": "battle.due[0] changed",
-    "book(unit).charged_turn = 3": "book(unit).charged_turn changed",
+    "unit_memory(unit).charged_turn = 3": "unit_memory(unit).charged_turn changed",
     "u = battle.units['x']; u.models = 0": "u.models changed",
-    "memo = book(unit); memo.charged_turn = 3": "memo.charged_turn changed",
+    "memo = unit_memory(unit); memo.charged_turn = 3": "memo.charged_turn changed",
     "for u in battle.living.values(): u.state = 'broken'": "u.state changed",
     "setattr(unit, 'state', 'broken')": "setattr(unit, 'state', 'broken')",
     "battle.due.sort()": "battle.due.sort()",

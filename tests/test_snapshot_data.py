@@ -14,7 +14,7 @@ import pytest
 from support.examples import ROOT, example_store
 
 from morale.app.snapshot_cache import battle_at, rebuild
-from morale.core.replay import Replay
+from morale.core.fold import Fold
 from morale.core.state import Battle, digest
 from morale.events.store import SqliteEventStore
 from morale.projections import frozen, snapshot_data, snapshots
@@ -144,7 +144,7 @@ def what_a_rule_reads(battle: Battle) -> object:
         clock,
         battle.due,
         battle.tables,
-        battle.bookkeeping,
+        battle.memory,
         battle.chosen_first,
         battle.house_rules,
         [u.id for u in battle.living.values()],
@@ -159,19 +159,19 @@ def test_every_rulesets_battle_frozen_at_any_event_is_restored_as_it_was_and_pla
     (battle_id,) = store.battles()
     events = list(store.events(battle_id, after_seq=0, up_to=store.last_seq(battle_id)))
     end = digest(full(store, battle_id, len(events)))
-    fold, kept = Replay(battle_id), Kept()
+    fold, kept = Fold(battle_id), Kept()
     freezer = Freezer(kept, battle_id, snapshots.engine_version())
     for at, event in events:
-        fold.apply(at, event)
+        fold.advance(at, event)
         blob = freezer.freeze(fold.state())
         frozen.forget()
         restored = frozen.restore(KeptStore(kept), battle_id, snapshots.engine_version(), blob)
         assert restored is not None, at
         assert what_a_rule_reads(restored) == what_a_rule_reads(fold.state()), at
         if at % 10 == 0:  # ...and a fold from it reaches the end the log does
-            onward = Replay(battle_id, battle=restored, start_seq=at)
+            onward = Fold(battle_id, battle=restored, start_seq=at)
             for later, next_event in events[at:]:
-                onward.apply(later, next_event)
+                onward.advance(later, next_event)
             assert digest(onward.state()) == end, at
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from morale.app.snapshot_cache import battle_at, rebuild
-from morale.core.replay import Replay
+from morale.core.fold import Fold
 from morale.core.state import digest
 from morale.events.store import SqliteEventStore
 from morale.events.types import EventRetracted, RefereeRuled, UnitJoined
@@ -106,9 +106,9 @@ def test_battles_restored_from_one_snapshot_share_departed_units_and_a_ruling_co
     assert second.units[gone.id] is gone  # materialised once by this process
 
     ruling = RefereeRuled(unit=gone.id, state="steady", reason="it was never wiped out")
-    fold = Replay("long", battle=first, start_seq=seq)
+    fold = Fold("long", battle=first, start_seq=seq)
     fold.check(ruling)
-    fold.apply(seq + 1, ruling)
+    fold.advance(seq + 1, ruling)
 
     assert first.units[gone.id].state == "steady" and gone.id in first.living
     assert second.units[gone.id] is gone and gone.state == "destroyed"
@@ -202,20 +202,20 @@ def test_a_struck_unit_leaves_the_roster_and_the_snapshots_after_it_start_over(t
     stray = UnitJoined(
         unit="orks-stray", side="orks", name="Stray boyz", unit_type="infantry", models=5, ld=7, initiative=2
     )
-    fold, log = Replay("long"), []
+    fold, log = Fold("long"), []
     for event in BattleGenerator(11).events(3 * SNAPSHOT_EVERY + 77):
         if len(log) == SNAPSHOT_EVERY - 10:
             joined_at = len(log) + 1
             fold.check(stray)
-            fold.apply(joined_at, stray)
+            fold.advance(joined_at, stray)
             log.append(stray)
         if len(log) == SNAPSHOT_EVERY + 10:
             struck = EventRetracted(seq=joined_at, reason="never deployed")
             fold.check(struck)
-            fold.apply(len(log) + 1, struck)
+            fold.advance(len(log) + 1, struck)
             log.append(struck)
         fold.check(event)
-        fold.apply(len(log) + 1, event)
+        fold.advance(len(log) + 1, event)
         log.append(event)
     store = SqliteEventStore(tmp_path / "struck.db")
     store.append("long", log, expected_seq=0)

@@ -15,9 +15,9 @@ from support.examples import ROOT, example_events
 from support.own_games import own_rulesets
 
 from morale.app.roster import load_roster
+from morale.core.fold import Fold
 from morale.core.machine import STATES, StateGraph
 from morale.core.outcomes import StateChanged
-from morale.core.replay import Replay
 from morale.core.rulesets.base import lookup
 from morale.events.codec import MalformedEvent, decode_event
 from morale.events.store import SqliteEventStore
@@ -76,12 +76,12 @@ def _changes(ruleset: str) -> list[tuple[int, StateChanged, str]]:
     """Each state change the example battle makes, with its event and the unit's name."""
     roster = load_roster(_example(ruleset) / "roster.toml")
     names = {u.unit: u.name for u in roster.units}
-    fold = Replay(roster.battle)
+    fold = Fold(roster.battle)
     events = [roster.started, *roster.units, *example_events(_example(ruleset))]
     return [
         (seq, outcome, names[outcome.unit])
         for seq, event in enumerate(events, start=1)
-        for outcome in fold.apply(seq, event)
+        for outcome in fold.advance(seq, event)
         if isinstance(outcome, StateChanged)
     ]
 

@@ -18,7 +18,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from morale.core.replay import Replay
+from morale.core.fold import Fold
 from morale.core.rules import Refusal
 from morale.core.rulesets import latest, lookup, rulesets
 from morale.core.rulesets.base import Ruleset
@@ -332,9 +332,9 @@ def _ask_what_the_rules_need(battle: dict[str, Any], units: list[dict[str, Any]]
     }
     try:
         first = event_from_dict(started)
-        fold = Replay("roster")
+        fold = Fold("roster")
         fold.check(first)
-        fold.apply(1, first)
+        fold.advance(1, first)
     except (Refusal, MalformedEvent):
         return  # the battle itself is refused: roster_from_data says why, naming the field
     for seq, (label, found) in enumerate(zip(labels([u["name"] for u in units]), units, strict=True), start=2):
@@ -365,7 +365,7 @@ def _ask_what_the_rules_need(battle: dict[str, Any], units: list[dict[str, Any]]
                 break  # any other refusal is roster_from_data's to say, naming the field
             except MalformedEvent:
                 break
-            fold.apply(seq, event)
+            fold.advance(seq, event)
             break
 
 

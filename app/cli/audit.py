@@ -100,7 +100,7 @@ def diff_command(
 @app.command("what-if")
 def what_if_command(
     battle: BattleArg,
-    strike: Annotated[list[int] | None, typer.Option("--strike", help="Replay without event SEQ.")] = None,
+    strike: Annotated[list[int] | None, typer.Option("--strike", help="Fold without event SEQ.")] = None,
     amend: Annotated[
         list[str] | None, typer.Option("--amend", help='SEQ=JSON: change fields of event SEQ, e.g. 61={"count": 4}.')
     ] = None,
@@ -110,7 +110,7 @@ def what_if_command(
     db: Db = DEFAULT_DB,
     as_json: Json = False,
 ) -> None:
-    """Replay the battle with events amended, struck or inserted; the log is never touched."""
+    """Fold the battle with events amended, struck or inserted; the log is never touched."""
     with refusals(as_json):
         amendments = [Amendment("strike", seq) for seq in strike or []]
         amendments += [Amendment("amend", *_seq_and_json(text, "--amend")) for text in amend or []]

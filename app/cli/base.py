@@ -19,7 +19,7 @@ import typer
 from rich.console import Console
 from typer.core import TyperGroup
 
-from morale.core.replay import Replay
+from morale.core.fold import Fold
 from morale.core.rules import Refusal
 from morale.events.codec import MalformedEvent
 from morale.events.locate import is_database_url
@@ -227,7 +227,7 @@ def emit_json(value: Any) -> None:
     sys.stdout.write(msgspec.json.encode(value).decode() + "\n")
 
 
-def report(fold: Replay, recorded: list[Recorded], as_json: bool) -> None:
+def report(fold: Fold, recorded: list[Recorded], as_json: bool) -> None:
     """What was recorded and what it caused; in words, against the battle as the events left it."""
     if as_json:
         emit_json([{"stored": r.stored, "caused": r.caused} for r in recorded])

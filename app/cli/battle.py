@@ -254,7 +254,7 @@ def replay_command(
     db: Db = DEFAULT_DB,
     as_json: Json = False,
 ) -> None:
-    """Replay the battle from its log as a narrative, turn by turn, each consequence citing its rule ID."""
+    """Fold the battle from its log as a narrative, turn by turn, each consequence citing its rule ID."""
     with refusals(as_json):
         store = open_store(db)
         load(store, battle)

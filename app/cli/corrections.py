@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from morale.core.replay import Replay
+from morale.core.fold import Fold
 from morale.core.rules import Refusal
 from morale.events.store import EventStore
 from morale.events.types import Author
@@ -64,7 +64,7 @@ def undo_command(
 
 def _carry_out(
     store: EventStore,
-    fold: Replay,
+    fold: Fold,
     plan: StrikePlan,
     reason: str,
     yes: bool,
@@ -89,7 +89,7 @@ def at_a_terminal() -> bool:
     return sys.stdin.isatty()
 
 
-def _show(fold: Replay, plan: StrikePlan) -> None:
+def _show(fold: Fold, plan: StrikePlan) -> None:
     state = fold.state()
     if plan.followers:
         out.print(f"Striking event {plan.seq} also strikes these later events, which stood on it:")

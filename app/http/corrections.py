@@ -19,7 +19,7 @@ from litestar.handlers import HTTPRouteHandler
 from litestar.params import FromPath, JSONBody, Parameter
 from msgspec import Meta
 
-from morale.core.replay import Replay
+from morale.core.fold import Fold
 from morale.events.numbers import LAST_SEQ
 from morale.events.store import EventStore
 from morale.events.types import Author, Reason
@@ -58,14 +58,14 @@ class Strike(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tr
 
 
 Written = Callable[[State, str, Callable[[EventStore], list[FeedItem]]], Awaitable[list[FeedItem]]]
-Fed = Callable[[list[Recorded], Replay], list[FeedItem]]
+Fed = Callable[[list[Recorded], Fold], list[FeedItem]]
 
 
 def _authors(store: EventStore, battle: str) -> dict[int, Author | None]:
     return {stored.seq: stored.author for stored in store.read(battle)}
 
 
-def _preview(fold: Replay, plan: StrikePlan, authors: dict[int, Author | None]) -> StrikePreview:
+def _preview(fold: Fold, plan: StrikePlan, authors: dict[int, Author | None]) -> StrikePreview:
     state = fold.state()
     strikes = []
     for seq in plan.seqs:
@@ -76,7 +76,7 @@ def _preview(fold: Replay, plan: StrikePlan, authors: dict[int, Author | None]) 
     return StrikePreview(seq=plan.seq, strikes=strikes, expected_seq=fold.seq)
 
 
-def _undo_target(grant: Grant, store: EventStore, battle: str, fold: Replay) -> int:
+def _undo_target(grant: Grant, store: EventStore, battle: str, fold: Fold) -> int:
     mine = last_entry(store.read(battle), fold.struck, entered_with_token(grant.token_id))
     if mine is None:
         raise nothing_to_undo()
@@ -96,7 +96,7 @@ def correction_routes(
     read_problems = problem_responses(400, 401, 403, 404, 422, 503)
     write_problems = problem_responses(400, 401, 403, 404, 409, 413, 422, 503)
 
-    def planned(store: EventStore, battle: str, grant: Grant, fold: Replay, seq: int) -> tuple[StrikePlan, dict]:
+    def planned(store: EventStore, battle: str, grant: Grant, fold: Fold, seq: int) -> tuple[StrikePlan, dict]:
         plan = plan_strike(fold, seq)
         authors = _authors(store, battle)
         claims = claims_of(store, fold)

@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from morale.core.replay import Replay
+from morale.core.fold import Fold
 from morale.core.rules import Refusal
 from morale.events.numbers import LAST_SEQ
 from morale.events.store import ConflictError, EventStore, Precondition
@@ -41,7 +41,7 @@ _ANSWERS = (Refusal, Forbidden, ConflictError)
 
 @dataclass
 class _Kept:
-    fold: Replay
+    fold: Fold
     head_hash: str | None  # the hash of the event the fold ended on
     held: int = 0  # the events it held in memory when it was kept (`Folds._held` counts these)
 
@@ -51,7 +51,7 @@ class Held:
     """A fold held for one append, with the hash of the event it ends on; the writer sets
     `head_hash` to its last event's once the store has written them."""
 
-    fold: Replay
+    fold: Fold
     head_hash: str | None
     holder: str | None  # the sha256 of the writer's token, which must open the battle as it writes
 
@@ -78,7 +78,7 @@ class Folds:
         self._heard: dict[str, int] = {}  # the last seq announced of each battle in use, since its last read
 
     @contextmanager
-    def current(self, store: EventStore, battle: str) -> Iterator[Replay]:
+    def current(self, store: EventStore, battle: str) -> Iterator[Fold]:
         """The battle's fold, up to the store's last event, for this caller alone until it is done."""
         with self._lock(battle):
             fold, head_hash = self._take(store, battle)
@@ -150,7 +150,7 @@ class Folds:
         with self._guard:
             return battle in self._kept
 
-    def _take(self, store: EventStore, battle: str) -> tuple[Replay, str | None]:
+    def _take(self, store: EventStore, battle: str) -> tuple[Fold, str | None]:
         """The kept fold brought up to date, or a fresh one; with the hash of the event it ends on.
         One read does both for a kept fold: from the event it ended on (still there, with the same
         hash?) to the end (a store on another machine is a round trip away per query)."""
@@ -163,13 +163,13 @@ class Folds:
             if head is not None and head.seq == kept.fold.seq and head.hash == kept.head_hash:
                 reading_through(kept.fold, store)
                 for later in stored:
-                    kept.fold.apply(later.seq, later.event)
+                    kept.fold.advance(later.seq, later.event)
                     head = later
                 return kept.fold, head.hash
         fold = load(store, battle, read_back=True)
         return fold, store.hash_at(battle, fold.seq)
 
-    def _keep(self, battle: str, fold: Replay, head_hash: str | None) -> None:
+    def _keep(self, battle: str, fold: Fold, head_hash: str | None) -> None:
         kept = _Kept(fold, head_hash, _held(fold))
         with self._guard:
             self._pop(battle)
@@ -191,6 +191,6 @@ class Folds:
             return self._locks.setdefault(battle, threading.Lock())
 
 
-def _held(fold: Replay) -> int:
+def _held(fold: Fold) -> int:
     """The events a fold holds in memory."""
     return fold.log.held if isinstance(fold.log, ReadBackLog) else len(fold.log)

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 
 from litestar.types import Send
 
-from morale.core.replay import Replay
+from morale.core.fold import Fold
 from morale.core.rules import Refusal
 from morale.events.locate import is_database_url, open_store
 from morale.events.store import EventStore, SqliteEventStore
@@ -407,13 +407,13 @@ class _GapReader:
 
     def __init__(self, stores: Stores, battle: str) -> None:
         self.stores = stores
-        self.fold = Replay(battle)
+        self.fold = Fold(battle)
 
     async def read(self) -> list[Published]:
         return await self.stores.run(partial(_read_on, self.fold))  # type: ignore[return-value]
 
 
-def _read_on(fold: Replay, store: EventStore) -> list[Published]:
+def _read_on(fold: Fold, store: EventStore) -> list[Published]:
     """The feed items of what the log holds after `fold`, which reads them (in a worker thread)."""
     return [Published(i) for i in follow(reading_through(fold, store), store.read(fold.battle_id, after_seq=fold.seq))]
 

@@ -32,7 +32,7 @@ from litestar.static_files import create_static_files_router
 from litestar.types import AnyCallable, ASGIApp, Message, Receive, Scope, Send
 from msgspec import Meta
 
-from morale.core.replay import Replay
+from morale.core.fold import Fold
 from morale.core.rules import Refusal
 from morale.events.codec import MalformedEvent
 from morale.events.numbers import LAST_SEQ, whole_number
@@ -263,7 +263,7 @@ READS = problem_responses(400, 401, 503)  # 400: Litestar's own, for a path it c
 
 
 # -- writes ---------------------------------------------------------------------------------------
-def _fed(recorded: list[Recorded], fold: Replay) -> list[FeedItem]:
+def _fed(recorded: list[Recorded], fold: Fold) -> list[FeedItem]:
     ruleset = fold.battle.ruleset if fold.battle else None
     return [feed_item(r.stored, r.caused, ruleset, r.shown) for r in recorded]  # type: ignore[arg-type]
 

@@ -38,7 +38,7 @@ from itertools import islice
 
 import httpx
 
-from morale.core.replay import Replay
+from morale.core.fold import Fold
 from morale.events.hooks import DELIVERY_LEASE, DeliveryAttempt, StoredHook
 from morale.events.postgres import one_line
 from morale.events.store import EventStore, now_utc
@@ -211,7 +211,7 @@ class Deliverer:
         # PostgreSQL announces every append, so a worker is woken; it looks now and then all the same.
         return self.settings.lease_s / 3 if self.stores.announced else self.settings.poll_s
 
-    async def _read_new(self, fold: Replay) -> list[Published]:
+    async def _read_new(self, fold: Fold) -> list[Published]:
         def read(store: EventStore) -> list[Published]:
             if store.last_seq(fold.battle_id) <= fold.seq:
                 return []

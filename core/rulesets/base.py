@@ -219,8 +219,8 @@ class Ruleset:
     def read_tables(self, pinned: Mapping[str, PinnedTable]) -> dict[str, Any]:
         return {name: self.read_table(name, table.values) for name, table in pinned.items()}
 
-    def battle_bookkeeping(self) -> Any:
-        """A fresh battle-wide memory for the ruleset (Battle.bookkeeping); None: it keeps none."""
+    def first_memory(self) -> Any:
+        """A fresh battle-wide memory for the ruleset (Battle.memory); None: it keeps none."""
         return None
 
     def first_notes(self, unit: Unit) -> dict[str, object]:

@@ -10,9 +10,9 @@ import msgspec
 import pytest
 
 from morale.app.tables import pinned_tables
+from morale.core.fold import Fold, replay
 from morale.core.outcomes import Caused, Outcome
 from morale.core.referee import next_phase
-from morale.core.replay import Replay, replay
 from morale.core.rules import Refusal
 from morale.core.rulesets import lookup
 from morale.core.state import Battle, Unit, battle_view, digest, unit_view
@@ -82,7 +82,7 @@ class Table:
         tables: dict | None = None,
         dice_policy: str = "either",
     ) -> None:
-        self.fold = Replay("test-battle")
+        self.fold = Fold("test-battle")
         self.events: list[AnyEvent] = []
         # The ruleset's data tables: the shipped defaults unless the test pins its own.
         pinned = pinned_tables(lookup(ruleset, "1")) if tables is None else tables
@@ -106,7 +106,7 @@ class Table:
     def record(self, event: AnyEvent) -> Caused:
         self.fold.check(event)
         self.events.append(event)
-        caused = self.fold.apply(self.fold.seq + 1, event)
+        caused = self.fold.advance(self.fold.seq + 1, event)
         battle = self.battle
         # The engine keeps the units in play beside all units, for speed; it must never drift.
         assert set(battle.living) == {u.id for u in battle.units.values() if u.alive}
@@ -168,7 +168,7 @@ class Table:
     def roll(self, unit_id: str, test: str, *dice: int) -> Caused:
         return self.record(DiceRolled(unit=unit_id, test=test, dice=tuple(dice)))
 
-    def replayed(self) -> Replay:
+    def replayed(self) -> Fold:
         """The same log replayed from scratch, as a later reader would."""
         stored = [s for s, _ in seal("test-battle", self.events, 0, "0" * 64, "2026-01-01T00:00:00Z")]
         return replay("test-battle", stored)

@@ -1,6 +1,6 @@
 """What General de Brigade remembers between events, per unit and per battle.
 
-Folded from the log like everything else (a unit's `notes["gdb"]`, Battle.bookkeeping), so it is in
+Folded from the log like everything else (a unit's `notes["gdb"]`, Battle.memory), so it is in
 the state digest and a replay rebuilds it. The facts the players state (who is within 15 cm of whom,
 an enemy within charge range, a melee) stand, like markers on the table, until they state
 otherwise.
@@ -27,7 +27,7 @@ class Moment:
 
 
 @dataclass(slots=True)
-class UnitBook:
+class UnitMemory:
     losses: dict[str, int] = field(default_factory=dict)  # figures lost this game turn, by phase
     loss_events: list[int] = field(default_factory=list)  # this game turn's casualty events
     near: set[str] = field(default_factory=set)  # units (or their dispersal points) within 15 cm
@@ -58,7 +58,7 @@ class Charge:
 
 
 @dataclass(slots=True)
-class BattleBook:
+class BattleMemory:
     charges: dict[str, Charge] = field(default_factory=dict)  # this Charge phase's charges, by charger
     charged_by: dict[str, str] = field(default_factory=dict)  # this phase's targets that tested, and by whom
     countercharges: dict[str, str] = field(default_factory=dict)  # countercharger -> the charger it meets
@@ -69,26 +69,26 @@ class BattleBook:
     brigade_tests: list[tuple[str, str, tuple[int, ...]]] = field(default_factory=list)
 
 
-def book(unit: UnitView) -> UnitBook:
+def unit_memory(unit: UnitView) -> UnitMemory:
     return unit.notes["gdb"]  # type: ignore[return-value]  # notes hold each ruleset's own memory: GDB's is this
 
 
-def battle_book(battle: BattleView) -> BattleBook:
-    kept: BattleBook = battle.bookkeeping  # each ruleset's own (Ruleset.battle_bookkeeping): GDB's is this
+def battle_memory(battle: BattleView) -> BattleMemory:
+    kept: BattleMemory = battle.memory  # each ruleset's own (Ruleset.first_memory): GDB's is this
     return kept
 
 
 def remember(unit: UnitView, rule: str, caused_by: tuple[int, ...], **changes: object) -> Remembered:
     """The unit's book, changed field by field (each a new value, never a container changed in place)."""
-    return Remembered(unit=unit.id, rule=rule, caused_by=caused_by, book="gdb", changes=changes)
+    return Remembered(unit=unit.id, rule=rule, caused_by=caused_by, note="gdb", changes=changes)
 
 
 def remember_battle(rule: str, caused_by: tuple[int, ...], **changes: object) -> Remembered:
     """The battle's book, changed field by field (each a new value, never a container changed in place)."""
-    return Remembered(unit="", rule=rule, caused_by=caused_by, book="battle", changes=changes)
+    return Remembered(unit="", rule=rule, caused_by=caused_by, note="battle", changes=changes)
 
 
 def in_melee(battle: BattleView, unit: UnitView) -> bool:
     """In melee as the players state it, or a melee result stood for it this turn (gdb.note.melee)."""
-    memo = book(unit)
+    memo = unit_memory(unit)
     return memo.in_melee or memo.melee_turn == battle.turn

@@ -12,7 +12,7 @@ from typing import Any
 from ...outcomes import Modifier
 from ...rules import Refusal, clause
 from ...view import BattleView, UnitView
-from .book import Charge, book
+from .book import Charge, unit_memory
 from .neighbours import FLEEING, heeded_friends_near
 from .profile import (
     ARTILLERY,
@@ -74,7 +74,7 @@ def cover(battle: BattleView, unit: UnitView) -> Modifier | None:
     """In buildings or redoubts +2; defending castles and churches +3; not when enemy units are
     inside the same built-up area."""
     location = str(unit.profile["location"])
-    if location not in COVER or book(unit).enemy_in_built_up_area:
+    if location not in COVER or unit_memory(unit).enemy_in_built_up_area:
         return None
     return Modifier(rule=cover.id, value=COVER[location], reason=f"in a {location}")
 
@@ -133,7 +133,7 @@ def general_modifiers(battle: BattleView, unit: UnitView) -> tuple[Modifier, ...
 @clause("gdb.mod.charge.losses")
 def lost_during_charge(unit: UnitView) -> Modifier | None:
     """-1 for each figure lost during the charge."""
-    lost = book(unit).charge_losses
+    lost = unit_memory(unit).charge_losses
     if not lost:
         return None
     return Modifier(rule=lost_during_charge.id, value=-lost, reason=f"{lost} figures lost during the charge")

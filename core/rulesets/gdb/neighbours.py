@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 from ...rules import clause
 from ...view import BattleView, UnitView
-from .book import book
+from .book import unit_memory
 from .profile import CAVALRY, FOOT_ARTILLERY, HORSE_ARTILLERY, INFANTRY, SKIRMISHERS
 
 FLEEING = ("falling_back", "broken")
@@ -37,7 +37,7 @@ def ignores(unit: UnitView, other: UnitView) -> bool:
 
 def friends_near(battle: BattleView, unit: UnitView) -> Iterator[UnitView]:
     """Friendly units within 15 cm of `unit` (or whose dispersal point is), as stated at the table."""
-    for other_id in sorted(book(unit).near):
+    for other_id in sorted(unit_memory(unit).near):
         other = battle.units[other_id]
         if other.side == unit.side and other is not unit:
             yield other

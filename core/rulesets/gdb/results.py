@@ -36,7 +36,7 @@ from ...reactions import Outcomes
 from ...rules import DESTROYED, clause
 from ...state import Point
 from ...view import BattleView, UnitView
-from .book import Moment, battle_book, book, in_melee, remember, remember_battle
+from .book import Moment, battle_memory, in_melee, remember, remember_battle, unit_memory
 from .modifiers import total
 from .neighbours import friends_near, skirmishers_ignored
 from .profile import ARTILLERY, INFANTRY, PHASES, SKIRMISHERS, figures_lost, formation, full_strength
@@ -213,7 +213,7 @@ def reformed(battle: BattleView, unit: UnitView, seq: int) -> list[Outcome]:
     formation it had before it wavered (`reforms`)."""
     return [
         GRAPH.move(unit, "reform", (seq,)),
-        *set_profile(unit, reforms.id, (seq,), formed=True, formation=book(unit).formation_before_waver),
+        *set_profile(unit, reforms.id, (seq,), formed=True, formation=unit_memory(unit).formation_before_waver),
     ]
 
 
@@ -273,7 +273,7 @@ def artillery_retreats(battle: BattleView, moved: StateChanged) -> Outcomes:
     this turn was remembered as such before its charged test, and a melee result stands for the
     unit before it is carried out (`in_melee`)."""
     unit = battle.units[moved.unit]
-    if book(unit).charged_turn == battle.turn or in_melee(battle, unit):
+    if unit_memory(unit).charged_turn == battle.turn or in_melee(battle, unit):
         return disperse(battle, unit, "lose_guns_in_retreat", Context("retreat", moved.caused_by, battle.seq))
     return set_profile(unit, artillery_retreats.id, moved.caused_by, formation="limbered")
 
@@ -375,7 +375,7 @@ def mark_dispersal_point(battle: BattleView, unit: UnitView, ctx: Context) -> li
         owed = (unit.side, str(unit.profile["brigade"]), ctx.caused_by)
         decided.append(
             remember_battle(
-                brigade_must_test.id, ctx.caused_by, brigade_tests=[*battle_book(battle).brigade_tests, owed]
+                brigade_must_test.id, ctx.caused_by, brigade_tests=[*battle_memory(battle).brigade_tests, owed]
             )
         )
     return decided

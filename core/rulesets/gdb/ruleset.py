@@ -37,7 +37,7 @@ from ...rules import Refusal, clause
 from ...state import DueTest, Point, Unit
 from ...view import BattleView, UnitView
 from ..base import Ruleset, TableSpec
-from .book import BattleBook, Charge, UnitBook, battle_book, book, remember, remember_battle
+from .book import BattleMemory, Charge, UnitMemory, battle_memory, remember, remember_battle, unit_memory
 from .brigade import brigade_modifiers, lead_unit
 from .modifiers import charged_modifiers, charging_modifiers, check_profile, cover, lost_during_charge
 from .neighbours import FLEEING
@@ -158,7 +158,7 @@ TESTS = {
 }
 
 
-NOTE_TYPES: dict[str, object] = {"gdb": UnitBook}  # what a unit's notes hold: its book (`first_notes`)
+NOTE_TYPES: dict[str, object] = {"gdb": UnitMemory}  # what a unit's notes hold: its book (`first_notes`)
 
 
 # -- the clock ----------------------------------------------------------------------------------------
@@ -171,7 +171,7 @@ def turn_losses_reset(battle: BattleView, started: PhaseStarted) -> Outcomes:
     return [
         remember(unit, lost_three_figures.id, (battle.seq,), losses={}, loss_events=[], charge_losses=0)
         for unit in battle.units.values()
-        if (memo := book(unit)).losses or memo.loss_events or memo.charge_losses
+        if (memo := unit_memory(unit)).losses or memo.loss_events or memo.charge_losses
     ]
 
 
@@ -183,7 +183,7 @@ def forming_up(battle: BattleView, started: PhaseStarted) -> Outcomes:
     return [
         outcome
         for unit in battle.units.values()
-        if unit.state == "regrouped" and book(unit).rallied_turn < battle.turn
+        if unit.state == "regrouped" and unit_memory(unit).rallied_turn < battle.turn
         for outcome in forms_up(battle, unit, battle.seq)
     ]
 
@@ -196,7 +196,7 @@ def movement_phase_ends(battle: BattleView, ended: PhaseEnded) -> Outcomes:
     again (`reforms`), and a rallied unit that formed up in it is steady (`rally_retreating`)."""
     decided: list[Outcome] = []
     for unit in battle.units.values():
-        memo = book(unit)
+        memo = unit_memory(unit)
         if unit.state == "wavering" and memo.reforming_turn == battle.turn:
             decided += reformed(battle, unit, battle.seq)
         elif unit.state == "regrouped" and memo.forming_up_turn == battle.turn:
@@ -211,7 +211,7 @@ RULES.react(reforms.id, PhaseEnded, movement_phase_ends, when=phase_is("movement
 def figures_lost(battle: BattleView, event: CasualtiesSuffered) -> Outcomes:
     """Figures lost count for the turn, by phase (`lost_three_figures`, `tested_for_charge_fire`)."""
     unit = battle.units[event.unit]
-    memo = book(unit)
+    memo = unit_memory(unit)
     phase = battle.phase if battle.phase_open and battle.phase else "between_phases"
     losses = {**memo.losses, phase: memo.losses.get(phase, 0) + event.count}
     return [
@@ -229,7 +229,7 @@ def charging_due(battle: BattleView, unit: UnitView) -> DueTest | None:
 def losing_figures_in_its_charge(battle: BattleView, event: CasualtiesSuffered) -> bool:
     """A charger whose charging test is still to roll (not a countercharger)."""
     unit = battle.units[event.unit]
-    book_of_battle = battle_book(battle)
+    book_of_battle = battle_memory(battle)
     return (
         unit.id in book_of_battle.charges
         and charging_due(battle, unit) is not None
@@ -239,7 +239,11 @@ def losing_figures_in_its_charge(battle: BattleView, event: CasualtiesSuffered) 
 
 def lost_in_the_charge(battle: BattleView, event: CasualtiesSuffered) -> Outcomes:
     unit = battle.units[event.unit]
-    return [remember(unit, lost_during_charge.id, (battle.seq,), charge_losses=book(unit).charge_losses + event.count)]
+    return [
+        remember(
+            unit, lost_during_charge.id, (battle.seq,), charge_losses=unit_memory(unit).charge_losses + event.count
+        )
+    ]
 
 
 def charge_test_restated(battle: BattleView, event: CasualtiesSuffered) -> Outcomes:
@@ -248,7 +252,7 @@ def charge_test_restated(battle: BattleView, event: CasualtiesSuffered) -> Outco
     unit = battle.units[event.unit]
     due = charging_due(battle, unit)
     assert due is not None  # `losing_figures_in_its_charge` holds
-    modifiers = charging_modifiers(battle, unit, battle_book(battle).charges[unit.id])
+    modifiers = charging_modifiers(battle, unit, battle_memory(battle).charges[unit.id])
     restated = replace(due, modifiers=modifiers)
     return [DueAmended(unit=unit.id, rule=lost_during_charge.id, caused_by=(battle.seq,), before=due, after=restated)]
 
@@ -261,8 +265,8 @@ RULES.react(lost_during_charge.id, CasualtiesSuffered, charge_test_restated, whe
 def charge_phase_starts(battle: BattleView, started: PhaseStarted) -> Outcomes:
     """A new Charge phase: its charges, and who tested for them, start afresh (the brigade tests
     still owed stay owed)."""
-    fresh = BattleBook(brigade_tests=list(battle_book(battle).brigade_tests))
-    return [Remembered(unit="", rule=charging_test.id, caused_by=(battle.seq,), book="", changes={"memory": fresh})]
+    fresh = BattleMemory(brigade_tests=list(battle_memory(battle).brigade_tests))
+    return [Remembered(unit="", rule=charging_test.id, caused_by=(battle.seq,), note="", changes={"memory": fresh})]
 
 
 def charge_losses_from_now(battle: BattleView, event: ChargeDeclared) -> Outcomes:
@@ -282,7 +286,7 @@ def charging_test(battle: BattleView, event: ChargeDeclared) -> Outcomes:
     modifiers = charging_modifiers(battle, charger, charge)
     return [
         remember_battle(
-            charging_test.id, (battle.seq,), charges={**battle_book(battle).charges, charge.charger: charge}
+            charging_test.id, (battle.seq,), charges={**battle_memory(battle).charges, charge.charger: charge}
         ),
         call(charger.id, "charging", charging_test.id, (battle.seq,), modifiers=modifiers, opponents=charge.targets),
     ]
@@ -296,13 +300,13 @@ def countercharges(battle: BattleView, chosen: Chosen) -> Outcomes:
     the modifiers of a charged or countercharging unit."""
     unit = battle.units[chosen.unit]
     charger_id = chosen.due.opponents[0]
-    charge = battle_book(battle).charges[charger_id]
+    charge = battle_memory(battle).charges[charger_id]
     modifiers = charged_modifiers(battle, unit, battle.units[charger_id], unit.id in charge.flank)
     return [
         remember_battle(
             charging_test.id,
             chosen.caused_by,
-            countercharges={**battle_book(battle).countercharges, unit.id: charger_id},
+            countercharges={**battle_memory(battle).countercharges, unit.id: charger_id},
         ),
         call(unit.id, "charging", charging_test.id, chosen.caused_by, modifiers=modifiers, opponents=(charger_id,)),
     ]
@@ -340,11 +344,11 @@ RULES.react(take_test.id, Rolled, rolls_in_the_table, test=(*RESULT_COLUMNS, "ra
 
 def charger_passed(battle: BattleView, settled: Settled) -> bool:
     """The charger itself (not a countercharger) read Charge."""
-    charges_now = battle_book(battle).charges
+    charges_now = battle_memory(battle).charges
     return (
         settled.result.result == "charge"
         and settled.unit in charges_now
-        and settled.unit not in battle_book(battle).countercharges
+        and settled.unit not in battle_memory(battle).countercharges
     )
 
 
@@ -353,7 +357,7 @@ def targets_test(battle: BattleView, settled: Settled) -> Outcomes:
     """A unit charged by an enemy that passed its charge test tests in the charged column (once a
     Charge phase). A retreating target loses the melee anyway; a routing one is caught. Each target
     is dealt with in turn, as the ones before it have left the table (`charged_test`)."""
-    charge = battle_book(battle).charges[settled.unit]
+    charge = battle_memory(battle).charges[settled.unit]
     return [
         call(
             target_id,
@@ -372,7 +376,7 @@ def target_state(*states: str) -> Callable[[BattleView, TestCalled], bool]:
 
 
 def tested_already(battle: BattleView, called: TestCalled) -> bool:
-    return called.unit in battle_book(battle).charged_by
+    return called.unit in battle_memory(battle).charged_by
 
 
 def caught_charged(battle: BattleView, called: TestCalled) -> Outcomes:
@@ -385,8 +389,8 @@ def charged_test(battle: BattleView, called: TestCalled) -> Outcomes:
     (a routing friend caught by the same charge is no longer fleeing near it)."""
     target = battle.units[called.unit]
     charger = battle.units[called.opponents[0]]
-    charge = battle_book(battle).charges[charger.id]
-    charged_by = {**battle_book(battle).charged_by, target.id: charger.id}
+    charge = battle_memory(battle).charges[charger.id]
+    charged_by = {**battle_memory(battle).charged_by, target.id: charger.id}
     modifiers = charged_modifiers(battle, target, charger, target.id in charge.flank)
     return [
         remember(target, targets_test.id, called.caused_by, charged_turn=battle.turn),
@@ -418,7 +422,10 @@ def stands_near(within: bool) -> Callable[[BattleView, TableFactRecorded], Outco
         unit, other = battle.units[event.unit], battle.units[str(event.value)]
         return [
             remember(
-                a, friend_routing.id, (battle.seq,), near=book(a).near | {b.id} if within else book(a).near - {b.id}
+                a,
+                friend_routing.id,
+                (battle.seq,),
+                near=unit_memory(a).near | {b.id} if within else unit_memory(a).near - {b.id},
             )
             for a, b in ((unit, other), (other, unit))
         ]
@@ -475,7 +482,7 @@ def waiting(battle: BattleView) -> bool:
 
 
 def owed(battle: BattleView, trigger: object) -> bool:
-    return bool(battle_book(battle).brigade_tests) and not waiting(battle)
+    return bool(battle_memory(battle).brigade_tests) and not waiting(battle)
 
 
 def brigade_tests_due(battle: BattleView, trigger: object) -> Outcomes:
@@ -491,7 +498,7 @@ def brigade_tests_due(battle: BattleView, trigger: object) -> Outcomes:
             caused_by,
             modifiers=brigade_modifiers(battle, table, side, brigade),
         )
-        for side, brigade, caused_by in battle_book(battle).brigade_tests
+        for side, brigade, caused_by in battle_memory(battle).brigade_tests
         if (lead := lead_unit(battle, side, brigade)) is not None
     ]
     return [*called, remember_battle(brigade_must_test.id, (battle.seq,), brigade_tests=[])]
@@ -563,7 +570,7 @@ def charge_allowed(battle: BattleView, event: ChargeDeclared) -> None:
         raise Refusal("charges are declared in the Charge phase", rule=charging_test.id)
     if charger.unit_type in ARTILLERY:
         raise Refusal(f"{charger.id} is artillery and does not charge", rule=charging_test.id)
-    if charger.id in battle_book(battle).charges:
+    if charger.id in battle_memory(battle).charges:
         raise Refusal(f"{charger.id} has already charged this phase", field="charger")
     forbidden = {
         "wavering": ("is wavering and cannot move until it has reformed", wavers.id),
@@ -645,9 +652,9 @@ def reform_allowed(battle: BattleView, event: PlayerDecided) -> None:
     unit = battle.units[event.unit]
     if unit.state != "wavering":
         raise Refusal(f"only a wavering unit reforms; {unit.id} is {unit.state}", rule=reforms.id)
-    if not (battle.phase_open and battle.phase == "movement") or battle.turn <= book(unit).wavered_turn:
+    if not (battle.phase_open and battle.phase == "movement") or battle.turn <= unit_memory(unit).wavered_turn:
         raise Refusal(
-            f"{unit.id} began to waver in turn {book(unit).wavered_turn}: it may reform only from the "
+            f"{unit.id} began to waver in turn {unit_memory(unit).wavered_turn}: it may reform only from the "
             "Movement phase of the next turn",
             rule=reforms.id,
         )
@@ -674,7 +681,7 @@ def rally_roll_allowed(battle: BattleView, event: DiceRolled) -> None:
             f"{unit.id} is within charge range of an enemy or in melee and cannot attempt to rally",
             rule=may_not_rally.id,
         )
-    if unit.state == "broken" and book(unit).rally_attempted:
+    if unit.state == "broken" and unit_memory(unit).rally_attempted:
         raise Refusal(f"{unit.id} has had its one rally attempt", rule=rally_routing.id)
     raise Refusal(f"{unit.id} attempts to rally in the Morale phase", rule=rally_call.id)
 
@@ -704,11 +711,11 @@ class Gdb(Ruleset):
         self.phrases = {**self.phrases, **RESULT_WORDS}
 
     # -- what the views ask: the battle's memory, a unit's first notes, its profile, its board -------
-    def battle_bookkeeping(self) -> BattleBook:
-        return BattleBook()
+    def first_memory(self) -> BattleMemory:
+        return BattleMemory()
 
     def first_notes(self, unit: Unit) -> dict[str, object]:
-        return {"gdb": UnitBook()}
+        return {"gdb": UnitMemory()}
 
     def describe_point(self, battle: BattleView, point: Point) -> str:
         turn, _, phase_index = point

@@ -15,7 +15,7 @@ from ...outcomes import Outcome, TestCalled, TestNotTaken
 from ...reactions import Outcomes
 from ...rules import clause
 from ...view import BattleView, UnitView
-from .book import book, in_melee, remember
+from .book import in_melee, remember, unit_memory
 from .modifiers import general_modifiers
 from .neighbours import FLEEING, friends_near, heeded_friends_near, ignores
 from .profile import figures_lost, full_strength
@@ -31,16 +31,16 @@ CHARGE_OR_MELEE = ("charge", "melee")
 @clause("gdb.trigger.losses")
 def lost_three_figures(unit: UnitView) -> TestCalled | None:
     """It lost 3 or more figures during this turn."""
-    if sum(book(unit).losses.values()) < 3:
+    if sum(unit_memory(unit).losses.values()) < 3:
         return None
-    return call(unit.id, "morale", lost_three_figures.id, tuple(book(unit).loss_events))
+    return call(unit.id, "morale", lost_three_figures.id, tuple(unit_memory(unit).loss_events))
 
 
 @clause("gdb.note.charge_fire")
 def tested_for_charge_fire(unit: UnitView) -> bool:
     """3 or more figures lost to enemy fire in the Charge phase: no second test for losses in the
     Morale phase, unless it also lost 3 or more in the Shooting phase."""
-    losses = book(unit).losses
+    losses = unit_memory(unit).losses
     return losses.get("charge", 0) >= 3 and losses.get("shooting", 0) < 3
 
 
@@ -48,12 +48,12 @@ def tested_for_charge_fire(unit: UnitView) -> bool:
 def tested_for_it_last_turn(battle: BattleView, unit: UnitView, router: UnitView) -> bool:
     """A unit that tested because this routing friend was within 15 cm does not test again in the
     next turn for the same routing friend still within 15 cm."""
-    return book(unit).tested_for.get(router.id) == battle.turn - 1
+    return unit_memory(unit).tested_for.get(router.id) == battle.turn - 1
 
 
 def routed_by(routers: list[UnitView]) -> tuple[int, ...]:
     """The events of the results that made these friends rout."""
-    return tuple(sorted({routed.seq for r in routers if (routed := book(r).routed)}))
+    return tuple(sorted({routed.seq for r in routers if (routed := unit_memory(r).routed)}))
 
 
 def fresh(battle: BattleView, unit: UnitView, routers: list[UnitView]) -> list[UnitView]:
@@ -82,7 +82,7 @@ def friend_routing(battle: BattleView, unit: UnitView) -> list[UnitView]:
     return [
         f
         for f in heeded_friends_near(battle, unit, ("broken",))
-        if (routed := book(f).routed) and routed.turn == battle.turn and routed.phase in CHARGE_OR_MELEE
+        if (routed := unit_memory(f).routed) and routed.turn == battle.turn and routed.phase in CHARGE_OR_MELEE
     ]
 
 
@@ -93,7 +93,7 @@ def dispersal_near(battle: BattleView, unit: UnitView) -> TestCalled | None:
     points = [
         point
         for f in friends_near(battle, unit)
-        if (point := book(f).dispersed)
+        if (point := unit_memory(f).dispersed)
         and point.turn == battle.turn
         and point.phase in CHARGE_OR_MELEE
         and not ignores(unit, f)
@@ -108,7 +108,7 @@ def friend_routing_prev(battle: BattleView, unit: UnitView) -> list[UnitView]:
     return [
         f
         for f in heeded_friends_near(battle, unit, ("broken",))
-        if (routed := book(f).routed) and routed.turn == battle.turn - 1 and routed.phase == "morale"
+        if (routed := unit_memory(f).routed) and routed.turn == battle.turn - 1 and routed.phase == "morale"
     ]
 
 
@@ -125,7 +125,7 @@ def at_dispersal_point(unit: UnitView, seq: int) -> TestCalled | None:
 def may_not_rally(battle: BattleView, unit: UnitView) -> bool:
     """No rally attempt within charge range of an enemy unit (formed or unformed) or in melee; for a
     routing unit this does not use up its one attempt."""
-    return book(unit).enemy_in_charge_range or in_melee(battle, unit)
+    return unit_memory(unit).enemy_in_charge_range or in_melee(battle, unit)
 
 
 @clause("gdb.note.rally_attempt")
@@ -134,7 +134,7 @@ def attempts_to_rally(battle: BattleView, unit: UnitView) -> bool:
     to attempts to rally (a routing unit once only, gdb.rout.rally)."""
     if unit.state not in FLEEING or may_not_rally(battle, unit):
         return False
-    return not (unit.state == "broken" and book(unit).rally_attempted)
+    return not (unit.state == "broken" and unit_memory(unit).rally_attempted)
 
 
 @clause("gdb.trigger.rally")
@@ -206,7 +206,7 @@ def unit_tests(battle: BattleView, unit: UnitView, seq: int) -> tuple[list[TestN
     )
     taken: list[Outcome] = []
     if routers:
-        tested_for = {**book(unit).tested_for, **dict.fromkeys(routers, battle.turn)}
+        tested_for = {**unit_memory(unit).tested_for, **dict.fromkeys(routers, battle.turn)}
         taken.append(remember(unit, tested_for_it_last_turn.id, caused_by, tested_for=tested_for))
     taken.append(call(unit.id, main.test, main.rule, caused_by, modifiers=general_modifiers(battle, unit)))
     return excused, taken

@@ -114,7 +114,7 @@ def stubborn(unit: UnitView) -> bool:
 
 
 @clause("wh40k6.test.modifiers")
-def apply_modifiers(unit: UnitView, modifiers: tuple[Modifier, ...]) -> tuple[Modifier, ...]:
+def counted_modifiers(unit: UnitView, modifiers: tuple[Modifier, ...]) -> tuple[Modifier, ...]:
     """Modifiers reduce Ld for the test; Stubborn units ignore the negative ones."""
     applied = []
     for modifier in modifiers:
@@ -134,7 +134,7 @@ def insane_heroism(dice: tuple[int, ...]) -> bool:
 @clause("wh40k6.test.morale")
 def leadership_test(unit: UnitView, due: DueTest, dice: tuple[int, ...]) -> TestResolved:
     """2D6 against modified Ld: equal or under passes, over fails; double 1 always passes."""
-    modifiers = apply_modifiers(unit, due.modifiers)
+    modifiers = counted_modifiers(unit, due.modifiers)
     if insane_heroism(dice):
         return against_leadership(unit, due, dice, rule=insane_heroism.id, modifiers=modifiers, passed=True)
     return against_leadership(unit, due, dice, rule=leadership_test.id, modifiers=modifiers)
@@ -250,7 +250,7 @@ def combat_lost(battle: BattleView, event: CombatResolved) -> Outcomes:
             combat_lost.id,
             (battle.seq,),
             # Marked as the test will count them, so the test due says why its target is what it is.
-            modifiers=apply_modifiers(battle.units[unit_id], (combat_lost_modifier(margin),)),
+            modifiers=counted_modifiers(battle.units[unit_id], (combat_lost_modifier(margin),)),
             opponents=tuple(winner.units),
         )
         for unit_id in loser.units
@@ -652,7 +652,7 @@ class Wh40k6(FortyK):
         if due.test not in LEADERSHIP_TESTS:
             return None
         unit = battle.units[due.unit]
-        return modified_ld(unit, apply_modifiers(unit, due.modifiers))
+        return modified_ld(unit, counted_modifiers(unit, due.modifiers))
 
     def implied_restrictions(self, unit: UnitView) -> list[tuple[str, str]]:
         if unit.state != "falling_back":

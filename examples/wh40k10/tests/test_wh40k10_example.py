@@ -18,7 +18,7 @@ from morale.app.cli import app
 from morale.app.roster import load_roster
 from morale.core import catalogue
 from morale.core import outcomes as out
-from morale.core.replay import Replay
+from morale.core.fold import Fold
 from morale.core.rules import CLAUSES
 from morale.core.state import digest
 from morale.events.codec import decode_event
@@ -60,13 +60,13 @@ def example_events() -> list:
     return [roster.started, *roster.units, *logged]
 
 
-def folded() -> tuple[Replay, list]:
+def folded() -> tuple[Fold, list]:
     """The example folded event by event: the fold, and what each event caused."""
-    fold = Replay(BATTLE)
+    fold = Fold(BATTLE)
     caused = []
     for seq, event in enumerate(example_events(), start=1):
         fold.check(event)
-        caused.append(fold.apply(seq, event))
+        caused.append(fold.advance(seq, event))
     return fold, caused
 
 
@@ -114,9 +114,9 @@ def test_the_example_puts_every_clause_to_work():
     cited |= {BY_WOUNDS if unit.starting_models == 1 else BY_MODELS for unit in tested}
     # What a Battle-shocked unit cannot do is shown on the board while it is so, not an outcome.
     shown: set[str] = set()
-    replaying = Replay(BATTLE)
+    replaying = Fold(BATTLE)
     for seq, event in enumerate(example_events(), start=1):
-        replaying.apply(seq, event)
+        replaying.advance(seq, event)
         shown |= {r.rule for unit in board(replaying.state()).units for r in unit.restrictions}
 
     assert sorted(set(ours()) - cited - shown) == []

@@ -284,7 +284,7 @@ def test_wh40k10_insane_bravery_counts_the_failed_test_as_passed():
     change = only(table.record(table.bravery("intercessors")), out.StateChanged)
 
     assert (change.rule, change.from_state, change.to_state) == ("wh40k10.insane_bravery", "wavering", "steady")
-    assert table.battle.bookkeeping.used_by == ("ultramarines",)
+    assert table.battle.memory.used_by == ("ultramarines",)
 
 
 def test_wh40k10_insane_bravery_once_per_battle_for_each_army():

@@ -3,9 +3,9 @@ exactly as the CLI drives it (check, then fold), and the units and events the te
 
 from __future__ import annotations
 
+from morale.core.fold import Fold
 from morale.core.outcomes import Caused
 from morale.core.referee import next_phase
-from morale.core.replay import Replay
 from morale.core.rules import Refusal
 from morale.core.state import Battle, Unit, digest
 from morale.events.types import (
@@ -42,7 +42,7 @@ class Table:
     """Given a battle of these units, when these events are recorded, then..."""
 
     def __init__(self, *units: UnitJoined) -> None:
-        self.fold = Replay("test-battle")
+        self.fold = Fold("test-battle")
         self.events: list[AnyEvent] = []
         self.record(BattleStarted(ruleset="wh40k10", ruleset_version="1", sides=SIDES))
         for joined in units:
@@ -55,7 +55,7 @@ class Table:
     def record(self, event: AnyEvent) -> Caused:
         self.fold.check(event)
         self.events.append(event)
-        return self.fold.apply(self.fold.seq + 1, event)
+        return self.fold.advance(self.fold.seq + 1, event)
 
     def refuse(self, event: AnyEvent) -> Refusal:
         """The event is refused, and the battle is exactly as it was."""

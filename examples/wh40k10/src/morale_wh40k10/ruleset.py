@@ -205,9 +205,9 @@ def fails(battle: BattleView, settled: Settled) -> Outcomes:
 def insane_bravery(battle: BattleView, event: PlayerDecided) -> Outcomes:
     """Once per battle, just after a failed test of the Battle-shock step: passed after all."""
     unit = battle.units[event.unit]
-    used = (*battle.bookkeeping.used_by, unit.side)
+    used = (*battle.memory.used_by, unit.side)
     return [
-        Remembered(unit="", rule=insane_bravery.id, caused_by=(battle.seq,), book="battle", changes={"used_by": used}),
+        Remembered(unit="", rule=insane_bravery.id, caused_by=(battle.seq,), note="battle", changes={"used_by": used}),
         battle.ruleset.graph.move(unit, "insane_bravery", (battle.seq,)),
     ]
 
@@ -281,7 +281,7 @@ def insane_bravery_allowed(battle: BattleView, event: PlayerDecided) -> None:
     unit = battle.units[event.unit]
     if not battle.phase_open or unit.state != SHOCKED or FAILED_IN_STEP not in unit.phase_marks:
         raise Refusal(f"{unit.id} has failed no Battle-shock test in this Battle-shock step", rule=insane_bravery.id)
-    if unit.side in battle.bookkeeping.used_by:
+    if unit.side in battle.memory.used_by:
         raise Refusal(f"{unit.side} has already used Insane Bravery in this battle", rule=insane_bravery.id)
 
 
@@ -301,7 +301,7 @@ class Wh40k10(Ruleset):
     settles_units_out_of_play = True
 
     # -- what the views ask: the battle's memory, odds, the unit's card, the board's restrictions ---
-    def battle_bookkeeping(self) -> Bravery:
+    def first_memory(self) -> Bravery:
         return Bravery()
 
     def result_of(self, battle: Battle, due: DueTest, dice: tuple[int, ...]) -> tuple[str, bool] | None:
