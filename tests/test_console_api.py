@@ -15,7 +15,6 @@ from morale.app.access import token_hash, token_id_of
 from morale.app.http.server import Settings, create_app
 from morale.core import catalogue
 from morale.core.rulesets import lookup, rulesets
-from morale.core.state import Unit
 from morale.projections.vocabulary import vocabulary
 
 EXAMPLES = ("wh40k6", "wh40k3", "wfb8", "gdb")
@@ -129,10 +128,17 @@ def test_every_fact_an_example_states_fits_the_kind_its_ruleset_declares(example
 
 
 def test_a_ruleset_cannot_make_due_a_test_it_does_not_name():
-    ruleset = lookup("wh40k6", "1")
-    unit = Unit(id="u", side="a", name="U", unit_type="infantry", models=5, starting_models=5, ld=7)
+    """The console lists each due test by the ruleset's name for it: a test no ruleset names could
+    never be shown, nor rolled for, so the engine refuses to make one due (`engine.due`)."""
+    from support.table import Table, unit
+
+    from morale.core.engine import ENGINE, call
+    from morale.core.reactions import Reactions, walk
+
+    table = Table(unit("marines"), unit("boyz", "orks"))
+    called = call("marines", "bravery", "wh40k6.trigger.casualties", (1,))
     with pytest.raises(ValueError, match=r"does not name it in Ruleset\.tests"):
-        list(ruleset.require(None, unit, "bravery", "wh40k6.trigger.casualties", (1,)))  # type: ignore[arg-type]
+        walk(table.battle, called, Reactions([ENGINE], lookup("wh40k6", "1")))
     assert all(r.tests for r in rulesets().values())
 
 
