@@ -212,7 +212,7 @@ def unit_tests(battle: BattleView, unit: UnitView, seq: int) -> tuple[list[TestN
     return excused, taken
 
 
-@RULES.clause("gdb.note.simultaneous", reacts_to=PhaseStarted, when=lambda battle, started: started.phase == "morale")
+@RULES.clause("gdb.note.simultaneous", reacts_to=PhaseStarted, phase="morale")
 def morale_tests_due(battle: BattleView, started: PhaseStarted) -> Outcomes:
     """All Morale-phase tests are taken simultaneously: every unit's triggers and modifiers are read
     here, from the state at the start of the phase, before any of them is rolled. A unit that starts

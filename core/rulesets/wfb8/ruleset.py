@@ -533,7 +533,7 @@ def charges_reach(battle: BattleView, ended: PhaseEnded) -> Outcomes:
     return decided
 
 
-RULES.react(panic_exemption.id, PhaseEnded, charges_reach, when=lambda battle, ended: battle.phase == "movement")
+RULES.react(panic_exemption.id, PhaseEnded, charges_reach, phase="movement")
 
 
 def rounds_over(battle: BattleView, ended: PhaseEnded) -> Outcomes:
@@ -547,7 +547,7 @@ def rounds_over(battle: BattleView, ended: PhaseEnded) -> Outcomes:
     ]
 
 
-RULES.react(no_more_foes.id, PhaseEnded, rounds_over, when=lambda battle, ended: battle.phase == "close_combat")
+RULES.react(no_more_foes.id, PhaseEnded, rounds_over, phase="close_combat")
 
 
 @RULES.check(CombatResolved)
@@ -645,7 +645,7 @@ def after_the_round(battle: BattleView, event: CombatResolved, caused_by: tuple[
     "wfb8.rally.test",
     phrase={"regrouped": "rallies", "falling_back": "fails to rally and flees again", "steady": "is steady again"},
     reacts_to=PhaseStarted,
-    when=lambda battle, started: battle.phase == "movement",
+    phase="movement",
 )
 def rally_tests_due(battle: BattleView, started: PhaseStarted) -> Outcomes:
     """In the Compulsory Moves, each fleeing unit of the side whose turn it is takes an Ld test to

@@ -345,7 +345,7 @@ def movement_phase_starts(battle: BattleView, started: PhaseStarted) -> Outcomes
     return decided
 
 
-RULES.react(regroup_tests_due.id, PhaseStarted, movement_phase_starts, when=lambda b, e: b.phase == "movement")
+RULES.react(regroup_tests_due.id, PhaseStarted, movement_phase_starts, phase="movement")
 
 
 def against_regrouping(battle: BattleView, event: TableFactRecorded) -> Outcomes:
