@@ -37,8 +37,10 @@ COMPILE = $(UV) pip compile pyproject.toml --extra test --extra bench --extra mu
 
 # `make test` runs the suite on TEST_WORKERS processes (pytest-xdist), more than the two cores: much of
 # a test's time is spent waiting on a server, a browser or a subprocess, and a third and fourth worker
-# fill those waits. Tests are dealt out one by one (`--dist loadgroup`) except a module's tests that
-# share a costly fixture of the module's own, which go to one worker together (tests/conftest.py).
+# fill those waits. Tests are dealt out a file at a time (`--dist loadfile`, the largest files first),
+# so a module's costly fixture (a README run, a built wheel, the docs' pages) is made once. (`loadgroup`
+# with xdist_group marks did not group here: pytest-xdist 3.8 on pytest 9.2 dealt a marked file's tests
+# to both workers.)
 # Its slowest tests, and why each is slow, are in docs/development.md; `--durations` prints them.
 TEST_WORKERS ?= 4
 # `make check`, the edit loop: the rules, the store contract on SQLite (its PostgreSQL half deselected)
@@ -151,7 +153,7 @@ test: $(VENV)/.installed-test | $(CHROMIUM) postgresql $(ASYNCAPI_PARSER)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(call typecheck,$(VENV))
-	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup --durations=20
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile --durations=20
 
 ## check: the edit loop, under a minute: the rules, the store contract on SQLite and the CLI (no lint; not CI)
 check: $(VENV)/.installed-test

@@ -37,25 +37,6 @@ def pytest_configure(config: pytest.Config) -> None:
     )
 
 
-@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups (its own hook, on each worker)
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """`make test` deals the tests out to its workers one by one (`--dist loadgroup`), except where a
-    module holds a costly fixture of its own for all its tests (a README run, a built wheel, a venv,
-    a fuzzed server): those tests go to one worker together, so that the fixture is set up once, as
-    in a single process. The conftest's own module fixtures (`browser`: Chromium, a second to start)
-    are cheap enough to start once on each worker."""
-    for item in items:
-        shared = getattr(item, "_fixtureinfo", None)
-        if shared is None:
-            continue
-        module = getattr(item, "module", None)
-        for definitions in shared.name2fixturedefs.values():
-            fixture = definitions[-1]  # the one this test gets
-            if fixture.scope == "module" and module is not None and fixture.func.__module__ == module.__name__:
-                item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
-                break
-
-
 @pytest.fixture
 def db(request: pytest.FixtureRequest, tmp_path: Path) -> Path:
     """A store file for the CLI and server tests. In a module marked `battle(ROSTER)` the roster's
