@@ -35,9 +35,17 @@ UV := $(TOOLS)/bin/uv
 COMPILE = $(UV) pip compile pyproject.toml --extra test --extra bench --extra mutation --python-version 3.11 \
 	--python-platform linux --custom-compile-command 'make lock' $(if $(UPGRADE),--upgrade)
 
+# `make test` runs the suite on TEST_WORKERS processes (pytest-xdist), more than the two cores: much of
+# a test's time is spent waiting on a server, a browser or a subprocess, and a third and fourth worker
+# fill those waits. Tests are dealt out a file at a time (`--dist loadfile`, the largest files first),
+# so a module's costly fixture (a README run, a built wheel, the docs' pages) is made once. (`loadgroup`
+# with xdist_group marks did not group here: pytest-xdist 3.8 on pytest 9.2 dealt a marked file's tests
+# to both workers.)
+# Its slowest tests, and why each is slow, are in docs/development.md; `--durations` prints them.
+TEST_WORKERS ?= 4
 # `make check`, the edit loop: the rules, the store contract on SQLite (its PostgreSQL half deselected)
 # and the CLI, on WORKERS processes (pytest-xdist). None of these files has a costly module fixture, so
-# their tests are dealt out one by one. Not CI: `make test` runs everything, in one process for now.
+# their tests are dealt out one by one. Not CI: `make test` runs everything.
 WORKERS ?= 4
 CHECK_TESTS = $(CHECK_RULES) tests/test_store.py $(CHECK_CLI)
 CHECK_RULES = $(wildcard tests/test_wh40k6_*.py tests/test_wh40k3_*.py) tests/test_wfb8_panic.py \
@@ -140,12 +148,12 @@ demo: $(VENV)/.installed-app
 	$(BIN)/morale board hive-tarsis --db $(DB)
 	$(BIN)/morale verify hive-tarsis --db $(DB)
 
-## test: lint, the type check, then the whole test suite
+## test: lint, the type check, then the whole test suite on TEST_WORKERS processes
 test: $(VENV)/.installed-test | $(CHROMIUM) postgresql $(ASYNCAPI_PARSER)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(call typecheck,$(VENV))
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile --durations=20
 
 ## check: the edit loop, under a minute: the rules, the store contract on SQLite and the CLI (no lint; not CI)
 check: $(VENV)/.installed-test
