@@ -90,6 +90,11 @@ class Deliverer:
     async def run(self, closing: Callable[[], bool] = lambda: False) -> None:
         """Deliver while this node holds the lease, until cancelled."""
         renew_s = self.settings.lease_s / 3
+        # PostgreSQL announces a hook added on any node; on SQLite one added by another process
+        # (`morale hook add` beside `morale serve`) is seen at the next look, every `poll_s`, while
+        # the lease is still renewed only every `renew_s`.
+        look_s = renew_s if self.stores.announced else min(renew_s, self.settings.poll_s)
+        renewed = -renew_s
         limits = httpx.Timeout(self.settings.timeout_s)
         agent = {"user-agent": f"morale-webhooks/{version('morale')}"}
         async with httpx.AsyncClient(timeout=limits, follow_redirects=False, trust_env=False, headers=agent) as client:
@@ -98,13 +103,18 @@ class Deliverer:
                     self._changed.clear()
                     kept = await self._hooks()
                     # A store without hooks is left alone: no lease written, so serving it stays a read.
-                    self.leading = kept is not None and any(not h.paused for h in kept) and await self._renew()
+                    wanted = kept is not None and any(not h.paused for h in kept)
+                    if not wanted:
+                        self.leading = False
+                    elif self.stores.announced or not self.leading or time.monotonic() - renewed >= renew_s:
+                        renewed = time.monotonic()
+                        self.leading = await self._renew()
                     if self.leading:
                         await self._keep_workers(client, kept or [])
                     else:
                         await self._stop_workers()
                     with contextlib.suppress(TimeoutError):
-                        await asyncio.wait_for(self._changed.wait(), timeout=renew_s)
+                        await asyncio.wait_for(self._changed.wait(), timeout=look_s)
             finally:
                 await self._stop_workers()
                 if self.leading:  # another node takes over at once, not when the lease lapses
