@@ -184,6 +184,11 @@ for _reported_only in CHANGES_NOTHING:
 CHANGES: dict[type[Outcome], Callable[[Battle, Any], None]] = {
     kind: change for kind, change in _APPLY.items() if kind not in CHANGES_NOTHING
 }
+# What the walk does with each kind of outcome, in one lookup: its change (None: it changes
+# nothing) and whether it is part of the explanation.
+PLAN: dict[type[Outcome], tuple[Callable[[Battle, Any], None] | None, bool]] = {
+    kind: (CHANGES.get(kind), kind.reported) for kind in _APPLY
+}
 
 # The kinds of outcome that are part of the explanation (`Outcome.reported`), as a set: looked up once
 # per outcome of every event replayed.

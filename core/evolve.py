@@ -48,28 +48,31 @@ from .state import Battle, Unit
 
 def evolve(battle: Battle | None, event: AnyEvent, seq: int) -> tuple[Battle, Caused]:
     """Fold an accepted event into the battle. Returns the battle and what the event caused."""
-    if type(event) is BattleStarted:
-        return _started(event, seq), ()
+    kind = type(event)
+    if kind is BattleStarted:
+        return _started(event, seq), ()  # type: ignore[arg-type]  # the type just tested
     assert battle is not None
     battle.seq = seq
     # One fold an event type, found by the event's exact type: a `match` on the union would test the
     # classes one by one on every event (bench/README.md has the figure).
-    _FOLDS[type(event)](battle, event, seq)
+    _FOLDS[kind](battle, event, seq)
     # Then the rules: the reactions to the event, and to what they decide, in turn (core/reactions.py).
-    by_kind = _WALKED.get(battle.ruleset)
-    if by_kind is None:
-        by_kind = _WALKED[battle.ruleset] = Reactions([ENGINE, battle.ruleset.rulebook], battle.ruleset).by_kind
-    caused: list[Outcome] | tuple[()]
-    if type(event) in by_kind:
-        caused = []
-        react(battle, event, by_kind, caused, 0)
-    else:  # an event no rule reacts to (a unit joins, a seed is committed)
-        caused = ()
+    by_kind = _WALKED.get(battle.ruleset) or _gathered(battle.ruleset)
+    if kind not in by_kind:  # an event no rule reacts to (a unit joins, a seed is committed)
+        return battle, ()
+    caused: list[Outcome] = []
+    react(battle, event, by_kind, caused, 0)
     if battle.chosen_first:
         order.forget_finished(battle)
-    if caused:  # most events change no unit's state: nothing to track
-        battle.track(caused)
+    if not caused:  # most events change no unit's state: nothing to track
+        return battle, ()
+    battle.track(caused)
     return battle, tuple(caused)
+
+
+def _gathered(ruleset: Ruleset) -> dict[type[Any], Walked]:
+    walked = _WALKED[ruleset] = Reactions([ENGINE, ruleset.rulebook], ruleset).by_kind
+    return walked
 
 
 def _started(event: BattleStarted, seq: int) -> Battle:

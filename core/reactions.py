@@ -31,7 +31,7 @@ from typing import Any, Generic, TypeVar
 
 from morale.events.types import Event, PhaseEnded, PhaseStarted, PlayerDecided, TableFactRecorded
 
-from .apply import CHANGES
+from .apply import PLAN
 from .outcomes import Chosen, Outcome
 from .rules import Answer, Clause, clause
 from .view import BattleView
@@ -243,7 +243,7 @@ def react(
     by_kind: dict[type[Any], Walked],
     reported: list[Outcome],
     depth: int,
-    changes: dict[type[Outcome], Callable[[Any, Any], None]] = CHANGES,
+    plan: dict[type[Outcome], tuple[Callable[[Any, Any], None] | None, bool]] = PLAN,
 ) -> None:
     """`walk`'s step: the reactions to one trigger whose type some reaction is declared on."""
     field, keyed, unnamed, once = by_kind[type(trigger)]
@@ -253,10 +253,10 @@ def react(
         try:
             for outcome in does(battle, trigger):
                 kind = type(outcome)
-                change = changes.get(kind)
+                change, shown = plan[kind]
                 if change is not None:
                     change(battle, outcome)
-                if kind.reported:
+                if shown:
                     reported.append(outcome)
                 if kind in by_kind:  # most outcomes have no reaction of their own
                     if depth == DEPTH:
