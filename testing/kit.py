@@ -94,6 +94,7 @@ def checks_of(
         )
     yield Check("every_state_is_named", lambda: _states_named(ruleset))
     yield Check("graph_draws", lambda: _draws(ruleset))
+    yield Check("a_unit_in_play_can_be_destroyed", lambda: _destroyable(ruleset))
     yield Check("changes_the_battle_only_through_outcomes", lambda: _only_through_outcomes(ruleset))
     if not examples:
         yield Check("an_example_battle_is_given", _expect(False, f"{ruleset.id}: no example battle given"))
@@ -162,6 +163,26 @@ def _states_named(ruleset: Ruleset) -> None:
     assert not unnamed, f"{ruleset.id}: state_names gives no word of the game's for {', '.join(unnamed)}"
     unknown = sorted(set(ruleset.state_names) - set(STATES))
     assert not unknown, f"{ruleset.id}: state_names names {', '.join(unknown)}, none of them a shared state"
+
+
+def _destroyable(ruleset: Ruleset) -> None:
+    """The engine destroys a unit that loses its last model by the graph's `lose_last_model`
+    (`engine.destroyed`), whatever state it is in: a state in play without that row would stop the
+    battle at the first such loss."""
+    graph = ruleset.graph
+    in_play = graph.states - {"destroyed", "dispersed"}
+    stuck = sorted(state for state in in_play if graph.destination(_InState(state), "lose_last_model") != "destroyed")
+    assert not stuck, (
+        f"{ruleset.id}: no graph row destroys a unit that loses its last model while "
+        f"{', '.join(stuck)} (a row with trigger lose_last_model, dest destroyed, rule engine.destroyed)"
+    )
+
+
+class _InState:
+    """Just enough of a unit for the graph to say where a trigger leads from `state`."""
+
+    def __init__(self, state: str) -> None:
+        self.state = state
 
 
 def _draws(ruleset: Ruleset) -> None:

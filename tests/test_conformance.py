@@ -61,6 +61,21 @@ def test_the_kit_fails_a_state_the_game_has_no_word_for(monkeypatch):
     }
 
 
+def test_the_kit_fails_a_graph_from_which_a_unit_in_play_cannot_be_destroyed(monkeypatch):
+    from morale.core.machine import StateGraph
+
+    wh40k6 = lookup("wh40k6", "1")
+    rows = [r for r in wh40k6.graph.rows if r["trigger"] != "lose_last_model"]
+    monkeypatch.setattr(wh40k6, "graph", StateGraph([*rows, {**LAST_MODEL, "source": ["steady", "regrouped"]}]))
+    assert failures("wh40k6", examples=[])["a_unit_in_play_can_be_destroyed"] == (
+        "wh40k6: no graph row destroys a unit that loses its last model while falling_back "
+        "(a row with trigger lose_last_model, dest destroyed, rule engine.destroyed)"
+    )
+
+
+LAST_MODEL = {"trigger": "lose_last_model", "dest": "destroyed", "rule": "engine.destroyed"}
+
+
 def test_the_kit_fails_a_graph_drawn_without_its_rows(monkeypatch):
     monkeypatch.setattr(kit, "state_diagram", lambda ruleset: "stateDiagram-v2\n")
     failed = failures("wh40k6", examples=[])

@@ -92,6 +92,7 @@ def test_a_package_installed_apart_from_morale_runs_the_conformance_kit_on_its_g
         "named_by_a_test[fifth.morale.run]",
         "every_state_is_named",
         "graph_draws",
+        "a_unit_in_play_can_be_destroyed",
         "changes_the_battle_only_through_outcomes",
         "replay_is_deterministic[example]",
         "refused_events_change_nothing[example]",

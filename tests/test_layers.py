@@ -96,8 +96,8 @@ def layer_of(module: str) -> str | None:
 def test_the_walk_sees_every_kind_of_import():
     """The reading itself: a relative import of a module, of a name from a package, a lazy one inside
     a function and a type-only one are each seen, resolved to the module they name."""
-    fold = {i.target for i in IMPORTS["morale.core.fold"]}
-    assert {"morale.core.order", "morale.core.rules", "morale.core.rulesets", "morale.events.types"} <= fold
+    evolve = {i.target for i in IMPORTS["morale.core.evolve"]}
+    assert {"morale.core.order", "morale.core.rules", "morale.core.rulesets", "morale.events.types"} <= evolve
     snapshots = IMPORTS["morale.projections.snapshots"]
     assert any(i.target == "morale.core" for i in snapshots)  # `import morale.core`, inside engine_version()
     state = IMPORTS["morale.core.state"]

@@ -93,6 +93,12 @@ def test_the_installed_morale_comes_from_the_wheel_not_the_repository(installed,
     assert run(installed / "morale", "--version", cwd=tmp_path).stdout.startswith("morale ")
 
 
+def test_the_installed_morale_says_it_is_typed_so_a_game_of_its_own_package_type_checks_against_it(installed, tmp_path):
+    where = run(installed / "python", "-c", "import morale.core as m; print(m.__file__)", cwd=tmp_path).stdout.strip()
+    for package in ("core", "events", "projections", "app", "testing"):
+        assert (Path(where).parent.parent / package / "py.typed").is_file(), package
+
+
 def test_the_installed_morale_finds_its_games_and_its_pytest_plugin_through_their_entry_points(installed, tmp_path):
     listed = run(installed / "morale", "rulesets", "--json", cwd=tmp_path).stdout
     assert [r["id"] for r in json.loads(listed)] == ["wh40k6", "wh40k3", "wfb8", "gdb"]

@@ -51,7 +51,9 @@ class Stores:
         self._local = threading.local()
         self._shared = open_store(location, pool_size=pool_size) if is_database_url(location) else None
         # As many threads as anyio gives a process by default; on PostgreSQL they share the pool.
-        self._workers = ThreadPoolExecutor(WORKERS, thread_name_prefix="morale-store")
+        # Made at the first work after each close: a server (or a test's client) may run its
+        # lifespan again on the same stores, and a closed executor takes no more work.
+        self._workers: ThreadPoolExecutor | None = None
 
     def announcements(self) -> Announcements | None:
         """Where this node listens for appends (None on SQLite, which announces nothing)."""
@@ -72,7 +74,9 @@ class Stores:
         return store
 
     def close(self) -> None:
-        self._workers.shutdown(wait=False)
+        workers, self._workers = self._workers, None
+        if workers is not None:
+            workers.shutdown(wait=False)
         if self._shared is not None:
             self._shared.close()
 
@@ -81,7 +85,10 @@ class Stores:
         loop's own executor hop: anyio's (limiter, cancel scope, library lookup) cost about as much
         again on every request (py-spy under 200 writers, bench/README.md). As with anyio's, a
         caller cancelled meanwhile waits for the work to end, so none outlives its request unseen."""
-        done = asyncio.get_running_loop().run_in_executor(self._workers, self._in_worker, work)
+        workers = self._workers
+        if workers is None:
+            workers = self._workers = ThreadPoolExecutor(WORKERS, thread_name_prefix="morale-store")
+        done = asyncio.get_running_loop().run_in_executor(workers, self._in_worker, work)
         try:
             return await asyncio.shield(done)
         except asyncio.CancelledError:

@@ -31,6 +31,7 @@ FIFTH_CODE = '''\
 from morale.core.machine import StateGraph
 from morale.core.outcomes import Settled
 from morale.core.reactions import Rulebook
+from morale.core.rules import DESTROYED as LAST
 from morale.core.rulesets.base import Ruleset
 
 RULES = Rulebook("fifth")
@@ -53,8 +54,13 @@ class Fifth(Ruleset):
     phases = ("movement", "morale")
     unit_types = {"infantry": None}
     tests = {"morale": "Morale test"}
-    state_names = {"steady": "steady", "falling_back": "running"}
-    graph = StateGraph([{"trigger": "run", "source": "steady", "dest": "falling_back", "rule": run.id}])
+    state_names = {"steady": "steady", "falling_back": "running", "destroyed": "destroyed"}
+    graph = StateGraph(
+        [
+            {"trigger": "run", "source": "steady", "dest": "falling_back", "rule": run.id},
+            {"trigger": "lose_last_model", "source": ["steady", "falling_back"], "dest": "destroyed", "rule": LAST},
+        ]
+    )
     rulebook = RULES
 
 
