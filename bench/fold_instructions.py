@@ -28,7 +28,10 @@ PACKAGES = ("core", "events", "projections", "app", "testing", "examples")
 CHILD = """
 import sys, msgspec
 from morale.events.types import AnyEvent
-from morale.core.evolve import evolve
+try:
+    from morale.core.evolve import evolve
+except ImportError:  # a tree from before evolve had a module of its own
+    from morale.core.fold import evolve
 events = [msgspec.json.decode(line, type=AnyEvent) for line in open(sys.argv[1], "rb")][: int(sys.argv[2])]
 battle = None
 for seq, event in enumerate(events, 1):
