@@ -107,9 +107,10 @@ def test_wh40k6_regroup_test_normal_ld_test_can_fail():
     assert (result.rule, result.passed) == ("wh40k6.test.morale", False)
 
 
-def test_wh40k6_regroup_test_under_25_percent_fails_a_roll_under_ld():
-    table = Table(unit("marines", ld=9, models=10), unit("boyz", "orks"))
-    fled_from_shooting(table, lost=8)  # 2 of 10 left: 20%
+@pytest.mark.parametrize(("models", "lost"), [(10, 8), (25, 19)])  # 20%; 24%, just under a quarter
+def test_wh40k6_regroup_test_under_25_percent_fails_a_roll_under_ld(models, lost):
+    table = Table(unit("marines", ld=9, models=models), unit("boyz", "orks"))
+    fled_from_shooting(table, lost=lost)
     table.go_to(2, "imperium", "movement")
 
     caused = table.roll("marines", "regroup", 1, 2)
@@ -440,6 +441,20 @@ def test_wh40k6_assaulted_multi_fail_destroyed_at_once():
 
     assert table.state("marines") == "dispersed"
     assert only(caused, out.StateChanged).rule == "wh40k6.assaulted.multi"
+
+
+def test_wh40k6_assaulted_multi_fail_is_all_that_happens_nothing_put_off_to_the_phase_end():
+    """Destroyed at once in a multiple charge, the unit is not also scheduled for removal at the end
+    of the Assault phase, as a single charge's failed test would have it (wh40k6.assaulted.fail)."""
+    table = Table(unit("marines"), unit("scouts"), unit("boyz", "orks"))
+    fled_from_shooting(table, "marines")
+    table.go_to(1, "orks", "assault")
+    table.record(charge("boyz", "scouts", "marines"))
+
+    caused = table.roll("marines", "regroup", 6, 6)
+
+    assert not [o for o in caused if isinstance(o, out.StateChangeScheduled)]
+    assert table.unit("marines").pending == []
 
 
 def test_wh40k6_assaulted_multi_fail_gone_by_the_end_of_the_assault_phase():

@@ -221,3 +221,14 @@ def test_wh40k6_special_auto_pass_takes_the_test_immune_does_not():
 
     by_unit = {o.unit: type(o).__name__ for o in caused if isinstance(o, out.TestNotTaken | out.TestResolved)}
     assert by_unit == {"wraiths": "TestNotTaken", "zealots": "TestResolved"}
+
+
+def test_wh40k6_test_morale_of_a_unit_under_a_quarter_strength_is_a_plain_leadership_test():
+    """Only a Regroup test needs a double 1 under 25% left (wh40k6.regroup.test): a Morale test of
+    such a unit passes on any roll under its Ld."""
+    table = Table(unit("marines", ld=8, models=10), unit("boyz", "orks"))
+    shot_up(table, "marines", 8)  # 2 of 10 left
+
+    result = only(table.roll("marines", "morale", 3, 3), out.TestResolved)
+
+    assert (result.rule, result.passed) == ("wh40k6.test.morale", True)

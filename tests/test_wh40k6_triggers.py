@@ -53,6 +53,7 @@ def test_wh40k6_trigger_casualties_five_marines_lose_two_then_one():
         (21, 5, False),  # 5.25 rounds up: 6 of 21 are needed
         (21, 6, True),
         (3, 1, True),
+        (25, 6, False),  # 24%: just under a quarter (a threshold of 24% would test it)
     ],
 )
 def test_wh40k6_trigger_casualties_25_percent_or_more(models, lost, tested):
