@@ -422,3 +422,23 @@ def test_wh40k6_a_unit_charges_only_in_its_own_sides_assault_phase(charger, targ
     refusal = table.refuse(ChargeDeclared(charger=charger, targets=(target,), in_range=(target,)))
 
     assert refusal.field == "charger" and "own side's Assault phase" in refusal.message
+
+
+def test_wh40k6_fall_back_start_a_unit_that_regrouped_and_fell_back_again_this_turn_is_in_no_combat():
+    """Regrouped in its Movement phase, then Falling Back again from that phase's losses: it is
+    still to be steady again at the turn's end (a change put off that no longer applies), but that
+    is no charge that caught it (`removed_after_assault`), so it fights in no combat."""
+    table = Table(unit("marines", models=10), unit("boyz", "orks"))
+    fled_from_shooting(table)
+    table.go_to(2, "imperium", "movement")
+    table.roll("marines", "regroup", 3, 3)
+    table.casualties("marines", 2, cause="dangerous_terrain")  # 2 of the 7 it began the phase with
+    table.end_phase()
+    table.roll("marines", "morale", 6, 6)
+    table.roll("marines", "fall_back", 3, 3)
+    assert table.state("marines") == "falling_back" and table.unit("marines").pending
+    table.go_to(2, "imperium", "assault")
+
+    refusal = table.refuse(combat(0, 2))
+
+    assert refusal.rule == "wh40k6.fall_back.start"
