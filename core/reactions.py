@@ -87,6 +87,9 @@ class RunawayCascade(RuntimeError):
 
 
 Check = Callable[[BattleView, Any], None]
+# A check as the referee keeps it: the field of the event that names what it checks ("" for every
+# event of its type), the names it checks, and the check.
+FiledCheck = tuple[str, tuple[str, ...], Check]
 
 
 @dataclass
@@ -95,10 +98,10 @@ class Rulebook:
 
     name: str
     reactions: list[Reaction[Any]] = field(default_factory=list)
-    checks: dict[type[Event], list[Check]] = field(default_factory=dict)
+    checks: dict[type[Event], list[FiledCheck]] = field(default_factory=dict)
     # Checks that come before the engine's own (a rule that keeps a test from being due is named
     # before the engine says no test is due).
-    checks_first: dict[type[Event], list[Check]] = field(default_factory=dict)
+    checks_first: dict[type[Event], list[FiledCheck]] = field(default_factory=dict)
 
     def clause(
         self,
@@ -147,14 +150,22 @@ class Rulebook:
         key = _key_of(reacts_to, test, phase, named)
         self.reactions.append(Reaction(rule_id, reacts_to, does, when, key, stage, needed))
 
-    def check(self, *kinds: type[Event], first: bool = False) -> Callable[[F], F]:
+    def check(
+        self, *kinds: type[Event], first: bool = False, fact: str | tuple[str, ...] | None = None
+    ) -> Callable[[F], F]:
         """Declare a check of events of `kinds`: it reads the battle and the proposed event and
         raises `Refusal` naming the rule or the field; the referee calls it after its own checks of
-        the event (`first`: before them)."""
+        the event (`first`: before them). `fact=` names the facts it checks (a table fact's, or a
+        free decision's name, as a reaction names them); without it, it checks every event of its
+        kinds."""
 
         def register(fn: F) -> F:
             for kind in kinds:
-                (self.checks_first if first else self.checks).setdefault(kind, []).append(fn)
+                named = (fact,) if isinstance(fact, str) else tuple(fact or ())
+                keyed_by = KEY_FIELDS.get(kind, "") if named else ""
+                if named and keyed_by not in ("fact", "decision"):
+                    raise TypeError(f"a check of {kind.__name__} cannot name a fact or a decision")
+                (self.checks_first if first else self.checks).setdefault(kind, []).append((keyed_by, named, fn))
             return fn
 
         return register

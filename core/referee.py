@@ -59,11 +59,13 @@ def decide(battle: Battle | None, event: AnyEvent) -> None:
     # One check an event type, found by the event's exact type, as `evolve` finds its fold; then the
     # game's own checks of that type (`Rulebook.check`), the ones it declares first before it.
     book = battle.ruleset.rulebook
-    for check in book.checks_first.get(type(event), ()):
-        check(battle, event)
+    for field, names, check in book.checks_first.get(type(event), ()):
+        if not names or getattr(event, field) in names:
+            check(battle, event)
     _DECISIONS[type(event)](battle, event)
-    for check in book.checks.get(type(event), ()):
-        check(battle, event)
+    for field, names, check in book.checks.get(type(event), ()):
+        if not names or getattr(event, field) in names:
+            check(battle, event)
 
 
 # What each type of event must satisfy to be accepted: event type -> check(battle, event), raising

@@ -194,3 +194,20 @@ def test_engine_due_a_test_the_game_does_not_name_is_a_rules_bug_and_never_falls
 def test_a_reaction_naming_a_test_on_a_trigger_that_carries_none_is_refused_as_it_is_declared():
     with pytest.raises(TypeError, match="StateChanged cannot name a test"):
         Rulebook("wrong").react("wh40k6.fall_back.start", out.StateChanged, lambda b, c: [], test="morale")
+
+
+def test_a_check_named_for_a_fact_checks_that_fact_alone(monkeypatch):
+    """A game's checks are filed by event type and, for a table fact, by the facts they name: a
+    Pinning hit out of a phase is refused by the check for it, a table edge reached by a unit not
+    Falling Back by its own, each naming its rule."""
+    table = Table(unit("marines"), unit("boyz", "orks"))
+    pinned = table.refuse(TableFactRecorded(unit="marines", fact="hit_by_pinning_weapon", value=True))
+    assert (pinned.rule, pinned.message) == ("wh40k6.pinning.test", "Pinning hits happen during a phase")
+    table.go_to(1, "orks", "shooting")
+    edge = table.refuse(TableFactRecorded(unit="marines", fact="reached_table_edge", value=True))
+    assert edge.rule == "wh40k6.fall_back.edge" and "is not Falling Back" in edge.message
+
+
+def test_a_check_cannot_name_a_fact_of_an_event_that_carries_none():
+    with pytest.raises(TypeError, match="a check of PhaseEnded cannot name a fact"):
+        Rulebook("wrong").check(PhaseEnded, fact="reached_table_edge")(lambda battle, event: None)

@@ -56,7 +56,11 @@ class Receiver:
 
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self) -> None:
-                body = self.rfile.read(int(self.headers.get("content-length", 0)))
+                length = int(self.headers.get("content-length", 0))
+                body = self.rfile.read(length)
+                if len(body) < length:  # the sender died mid-request (a node killed): nothing was delivered
+                    self.close_connection = True
+                    return
                 time.sleep(receiver.delay_s)
                 status = receiver.status
                 with receiver._changed:

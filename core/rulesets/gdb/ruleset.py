@@ -599,27 +599,48 @@ def melees_are_read_unit_by_unit(battle: BattleView, event: CombatResolved) -> N
     )
 
 
-@RULES.check(TableFactRecorded)
-def fact_allowed(battle: BattleView, event: TableFactRecorded) -> None:
-    unit, fact, value = battle.units[event.unit], event.fact, event.value
-    if fact in BOOL_FACTS and not isinstance(value, bool):
-        raise Refusal(f"{fact} is true or false", field="value")
-    if fact in STANDING_FACTS:
-        check_simultaneous(battle, f"{fact}")
-    if fact in ("within_15cm", "beyond_15cm", "interpenetrated"):
-        other = battle.units.get(value) if isinstance(value, str) else None
-        if other is None or other is unit:
-            raise Refusal(f"{fact} names another unit of this battle, not {value!r}", field="value")
-    if fact == "enemy_in_built_up_area" and value and unit.profile["location"] not in BUILT_UP:
+@RULES.check(TableFactRecorded, fact=BOOL_FACTS)
+def true_or_false(battle: BattleView, event: TableFactRecorded) -> None:
+    if not isinstance(event.value, bool):
+        raise Refusal(f"{event.fact} is true or false", field="value")
+
+
+@RULES.check(TableFactRecorded, fact=STANDING_FACTS)
+def not_while_the_morale_tests_read_the_table(battle: BattleView, event: TableFactRecorded) -> None:
+    check_simultaneous(battle, event.fact)
+
+
+@RULES.check(TableFactRecorded, fact=("within_15cm", "beyond_15cm", "interpenetrated"))
+def names_another_unit(battle: BattleView, event: TableFactRecorded) -> None:
+    other = battle.units.get(event.value) if isinstance(event.value, str) else None
+    if other is None or other is battle.units[event.unit]:
+        raise Refusal(f"{event.fact} names another unit of this battle, not {event.value!r}", field="value")
+
+
+@RULES.check(TableFactRecorded, fact="enemy_in_built_up_area")
+def in_a_built_up_area(battle: BattleView, event: TableFactRecorded) -> None:
+    unit = battle.units[event.unit]
+    if event.value and unit.profile["location"] not in BUILT_UP:
         raise Refusal(f"{unit.id} is in the open: there is no built-up area to share", rule=cover.id)
-    if fact == "contact_with_enemy" and (unit.state != "broken" or value is not True):
+
+
+@RULES.check(TableFactRecorded, fact="contact_with_enemy")
+def a_routing_unit_reached(battle: BattleView, event: TableFactRecorded) -> None:
+    unit = battle.units[event.unit]
+    if unit.state != "broken" or event.value is not True:
         raise Refusal(
             f"only a routing unit is dispersed by contact; {unit.id} is {unit.state}", rule=caught_by_enemy.id
         )
-    if fact == "melee_result":
-        check_melee_result(battle, unit, value)
-    if fact == "interpenetrated":
-        check_interpenetration(unit, battle.units[str(value)])
+
+
+@RULES.check(TableFactRecorded, fact="melee_result")
+def a_melee_result(battle: BattleView, event: TableFactRecorded) -> None:
+    check_melee_result(battle, battle.units[event.unit], event.value)
+
+
+@RULES.check(TableFactRecorded, fact="interpenetrated")
+def through_a_fleeing_friend(battle: BattleView, event: TableFactRecorded) -> None:
+    check_interpenetration(battle.units[event.unit], battle.units[str(event.value)])
 
 
 def check_melee_result(battle: BattleView, unit: UnitView, value: Any) -> None:

@@ -336,42 +336,60 @@ RULES.react(heavy_casualties.id, CasualtiesSuffered, panics_at_casualties, when=
 
 
 # -- facts from the table -----------------------------------------------------------------------
-@RULES.check(TableFactRecorded)
-def fact_allowed(battle: BattleView, event: TableFactRecorded) -> None:
+FRIENDS = ("friend_destroyed_within_6", "friend_broke_within_6", "friend_fled_through")
+
+
+@RULES.check(TableFactRecorded, fact=FRIENDS)
+def names_a_friend(battle: BattleView, event: TableFactRecorded) -> None:
+    """The friend a Panic cause names: another unit of the side."""
     unit = battle.units[event.unit]
-    if event.fact in ("friend_destroyed_within_6", "friend_broke_within_6", "friend_fled_through"):
-        check_friend(battle, unit, event)
-    elif event.fact == "fled_off_table":
-        if event.value is not True:
-            raise Refusal("fled_off_table is recorded when it happens, with value true", field="value")
-        if unit.state != "falling_back":
-            raise Refusal(f"{unit.id} is not fleeing (it is {unit.state})", rule=flee_move.id)
-    elif event.fact == "near_battle_standard":
-        if not isinstance(event.value, bool):
-            raise Refusal("near_battle_standard is true or false, as measured", field="value")
-    else:
-        check_contact(battle, unit, event.value)
-
-
-def check_friend(battle: BattleView, unit: UnitView, event: TableFactRecorded) -> None:
-    """The friend a Panic cause names: another unit of the side, in the state the cause needs."""
     friend = battle.units.get(event.value) if isinstance(event.value, str) else None
     if friend is None or friend is unit or friend.side != unit.side:
         raise Refusal(f"{event.fact} names another unit of {unit.side} (got {event.value!r})", field="value")
-    cited = battle.ruleset.facts[event.fact]
-    if event.fact == "friend_destroyed_within_6" and not (friend.state == "destroyed" and friend.phase_losses):
-        raise Refusal(f"{friend.id} was not destroyed this phase", rule=cited)
-    if event.fact == "friend_broke_within_6" and friend.notes.get("broke_in") != this_phase(battle):
-        raise Refusal(f"{friend.id} did not break from a combat this phase", rule=cited)
-    if event.fact == "friend_fled_through":
-        if friend.state != "falling_back":
-            raise Refusal(f"{friend.id} is not fleeing", rule=cited)
-        if any(t.test == "flee" for t in battle.due_for(friend.id)):
-            raise Refusal(f"{friend.id} has not made its flee move yet: the test comes after it", rule=cited)
 
 
-def check_contact(battle: BattleView, unit: UnitView, value: object) -> None:
+@RULES.check(TableFactRecorded, fact="friend_destroyed_within_6")
+def destroyed_this_phase(battle: BattleView, event: TableFactRecorded) -> None:
+    friend = battle.units[str(event.value)]
+    if not (friend.state == "destroyed" and friend.phase_losses):
+        raise Refusal(f"{friend.id} was not destroyed this phase", rule=battle.ruleset.facts[event.fact])
+
+
+@RULES.check(TableFactRecorded, fact="friend_broke_within_6")
+def broke_this_phase(battle: BattleView, event: TableFactRecorded) -> None:
+    friend = battle.units[str(event.value)]
+    if friend.notes.get("broke_in") != this_phase(battle):
+        raise Refusal(f"{friend.id} did not break from a combat this phase", rule=battle.ruleset.facts[event.fact])
+
+
+@RULES.check(TableFactRecorded, fact="friend_fled_through")
+def fled_past_already(battle: BattleView, event: TableFactRecorded) -> None:
+    friend, cited = battle.units[str(event.value)], battle.ruleset.facts[event.fact]
+    if friend.state != "falling_back":
+        raise Refusal(f"{friend.id} is not fleeing", rule=cited)
+    if any(t.test == "flee" for t in battle.due_for(friend.id)):
+        raise Refusal(f"{friend.id} has not made its flee move yet: the test comes after it", rule=cited)
+
+
+@RULES.check(TableFactRecorded, fact="fled_off_table")
+def off_the_table_while_fleeing(battle: BattleView, event: TableFactRecorded) -> None:
+    unit = battle.units[event.unit]
+    if event.value is not True:
+        raise Refusal("fled_off_table is recorded when it happens, with value true", field="value")
+    if unit.state != "falling_back":
+        raise Refusal(f"{unit.id} is not fleeing (it is {unit.state})", rule=flee_move.id)
+
+
+@RULES.check(TableFactRecorded, fact="near_battle_standard")
+def measured_to_the_standard(battle: BattleView, event: TableFactRecorded) -> None:
+    if not isinstance(event.value, bool):
+        raise Refusal("near_battle_standard is true or false, as measured", field="value")
+
+
+@RULES.check(TableFactRecorded, fact="in_close_combat")
+def in_base_contact(battle: BattleView, event: TableFactRecorded) -> None:
     """in_close_combat: an enemy now in base contact, or false when the unit is out of its combat."""
+    unit, value = battle.units[event.unit], event.value
     if value is False:
         if not engaged(unit):
             raise Refusal(f"{unit.id} is not in close combat", field="value")

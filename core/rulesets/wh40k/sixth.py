@@ -610,15 +610,22 @@ def charge_allowed(battle: BattleView, event: ChargeDeclared) -> None:
 
 
 @RULES.check(TableFactRecorded)
-def fact_allowed(battle: BattleView, event: TableFactRecorded) -> None:
-    unit = battle.units[event.unit]
-    rule = battle.ruleset.facts[event.fact]
+def stated_as_it_happens(battle: BattleView, event: TableFactRecorded) -> None:
     if event.value is not True:
         raise Refusal(f"{event.fact} is recorded when it happens, with value true", field="value")
-    if event.fact in ("reached_table_edge", "trapped") and unit.state != "falling_back":
-        raise Refusal(f"{unit.id} is not Falling Back (it is {unit.state})", rule=rule)
-    if event.fact == "hit_by_pinning_weapon" and not battle.phase_open:
-        raise Refusal("Pinning hits happen during a phase", rule=rule)
+
+
+@RULES.check(TableFactRecorded, fact=("reached_table_edge", "trapped"))
+def during_a_fall_back(battle: BattleView, event: TableFactRecorded) -> None:
+    unit = battle.units[event.unit]
+    if unit.state != "falling_back":
+        raise Refusal(f"{unit.id} is not Falling Back (it is {unit.state})", rule=battle.ruleset.facts[event.fact])
+
+
+@RULES.check(TableFactRecorded, fact="hit_by_pinning_weapon")
+def during_a_phase(battle: BattleView, event: TableFactRecorded) -> None:
+    if not battle.phase_open:
+        raise Refusal("Pinning hits happen during a phase", rule=pinning_test_due.id)
 
 
 class Wh40k6(FortyK):

@@ -741,32 +741,64 @@ def charge_allowed(battle: BattleView, event: ChargeDeclared) -> None:
         raise Refusal(f"{charger.id} is pinned and cannot assault", rule=passes_automatically.id)
 
 
-@RULES.check(TableFactRecorded)
-def fact_allowed(battle: BattleView, event: TableFactRecorded) -> None:
-    unit, fact, value = battle.units[event.unit], event.fact, event.value
-    cited = battle.ruleset.facts[fact]
-    if fact == "tank_shocked":
-        return _check_tank_shock(battle, unit, value)
-    if fact == "enemy_in_corridor":
-        if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
-            raise Refusal("give the distance to the enemy model in inches, e.g. 4.5", field="value")
-    elif value is not True:
-        raise Refusal(f"{fact} is recorded when it happens, with value true", field="value")
+@RULES.check(TableFactRecorded, fact="tank_shocked")
+def by_a_tank(battle: BattleView, event: TableFactRecorded) -> None:
+    _check_tank_shock(battle, battle.units[event.unit], event.value)
+
+
+@RULES.check(TableFactRecorded, fact="enemy_in_corridor")
+def at_a_distance(battle: BattleView, event: TableFactRecorded) -> None:
+    value = event.value
+    if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+        raise Refusal("give the distance to the enemy model in inches, e.g. 4.5", field="value")
+
+
+# The facts recorded when they happen, with value true (all but a tank's id and a distance).
+AS_THEY_HAPPEN = (
+    "hit_by_barrage",
+    *AGAINST_REGROUPING,
+    CONDITIONS_MET,
+    "reached_cover",
+    "reached_table_edge",
+    "caught_by_sweeping_advance",
+    "through_difficult_terrain",
+)
+
+
+@RULES.check(TableFactRecorded, fact=AS_THEY_HAPPEN)
+def stated_as_it_happens(battle: BattleView, event: TableFactRecorded) -> None:
+    if event.value is not True:
+        raise Refusal(f"{event.fact} is recorded when it happens, with value true", field="value")
+
+
+@RULES.check(TableFactRecorded, fact=("enemy_in_corridor", "through_difficult_terrain"))
+def before_the_fall_back_dice(battle: BattleView, event: TableFactRecorded) -> None:
+    unit, fact, cited = battle.units[event.unit], event.fact, battle.ruleset.facts[event.fact]
     first = next((due for due in battle.due if due.unit == unit.id), None)
-    if fact in ("enemy_in_corridor", "through_difficult_terrain"):
-        if first is None or first.test != "fall_back":
-            raise Refusal(f"state {fact} when {unit.id}'s Fall Back roll is due, before its dice", rule=cited)
-        if first.statement(fact) is not None:
-            raise Refusal(f"{fact} is already stated for this roll (retract it to correct it)", rule=cited)
-    elif fact in (*AGAINST_REGROUPING, CONDITIONS_MET):
-        if first is None or fact not in first.facts:
-            raise Refusal(f"{unit.id} has no Regroup attempt waiting for {fact}", rule=cited)
-    elif fact == "hit_by_barrage":
-        if not (battle.phase_open and battle.phase == "shooting" and unit.side != battle.active_side):
-            raise Refusal("a barrage hits in the enemy's Shooting phase", rule=cited)
-    else:  # reached cover or the table edge, caught by a Sweeping Advance: during a Fall Back move
-        _check_during_fall_back_move(battle, unit, fact, cited)
-    return None
+    if first is None or first.test != "fall_back":
+        raise Refusal(f"state {fact} when {unit.id}'s Fall Back roll is due, before its dice", rule=cited)
+    if first.statement(fact) is not None:
+        raise Refusal(f"{fact} is already stated for this roll (retract it to correct it)", rule=cited)
+
+
+@RULES.check(TableFactRecorded, fact=(*AGAINST_REGROUPING, CONDITIONS_MET))
+def with_a_regroup_waiting(battle: BattleView, event: TableFactRecorded) -> None:
+    unit, fact = battle.units[event.unit], event.fact
+    first = next((due for due in battle.due if due.unit == unit.id), None)
+    if first is None or fact not in first.facts:
+        raise Refusal(f"{unit.id} has no Regroup attempt waiting for {fact}", rule=battle.ruleset.facts[fact])
+
+
+@RULES.check(TableFactRecorded, fact="hit_by_barrage")
+def in_the_enemy_shooting_phase(battle: BattleView, event: TableFactRecorded) -> None:
+    unit = battle.units[event.unit]
+    if not (battle.phase_open and battle.phase == "shooting" and unit.side != battle.active_side):
+        raise Refusal("a barrage hits in the enemy's Shooting phase", rule=battle.ruleset.facts[event.fact])
+
+
+@RULES.check(TableFactRecorded, fact=("reached_cover", "reached_table_edge", "caught_by_sweeping_advance"))
+def during_the_fall_back_move(battle: BattleView, event: TableFactRecorded) -> None:
+    _check_during_fall_back_move(battle, battle.units[event.unit], event.fact, battle.ruleset.facts[event.fact])
 
 
 def _check_tank_shock(battle: BattleView, unit: UnitView, value: FactValue) -> None:
