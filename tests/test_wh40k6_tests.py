@@ -232,3 +232,13 @@ def test_wh40k6_test_morale_of_a_unit_under_a_quarter_strength_is_a_plain_leader
     result = only(table.roll("marines", "morale", 3, 3), out.TestResolved)
 
     assert (result.rule, result.passed) == ("wh40k6.test.morale", True)
+
+
+def test_wh40k6_test_morale_a_leadership_of_0_is_a_target_of_0():
+    """Ld runs from 0: a unit of Ld 0 passes only on the double 1 of Insane Heroism."""
+    table = Table(unit("marines", ld=0), unit("boyz", "orks"))
+    shot_up(table, "marines", 3)
+
+    result = only(table.roll("marines", "morale", 1, 2), out.TestResolved)
+
+    assert (result.passed, result.target) == (False, 0)
