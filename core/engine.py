@@ -94,12 +94,7 @@ def destroyed(battle: BattleView, event: CasualtiesSuffered) -> Outcomes:
     Only then does the game read the casualties (a friend destroyed makes others test)."""
     unit = battle.units[event.unit]
     caused_by = (battle.seq,)
-    lapsed: list[Outcome] = [
-        TestNotTaken(
-            unit=unit.id, rule=rules.DESTROYED, caused_by=caused_by, test=d.test, trigger=d.rule, withdrawn=True
-        )
-        for d in battle.due_for(unit.id)
-    ]
+    lapsed: list[Outcome] = [withdraw(due, rules.DESTROYED, caused_by) for due in battle.due_for(unit.id)]
     move = battle.ruleset.graph.move(unit, "lose_last_model", caused_by, rules.DESTROYED)
     return [*lapsed, Cleared(unit=unit.id, rule=rules.DESTROYED, caused_by=caused_by), move]
 
@@ -109,14 +104,13 @@ ENGINE.react(rules.DESTROYED, CasualtiesSuffered, destroyed, when=lambda b, e: b
 
 # -- a test called for ----------------------------------------------------------------------------
 def taken_already(battle: BattleView, call: TestCalled) -> bool:
-    limit = battle.ruleset.once_per_phase.get(call.test)
-    return bool(limit) and not call.reroll and taken_mark(call.test) in battle.units[call.unit].phase_marks
+    return limited(battle, call) and taken_mark(call.test) in battle.units[call.unit].phase_marks
 
 
 def not_again(battle: BattleView, call: TestCalled) -> Outcomes:
     """A test limited to once a phase that the unit has taken already is not taken again."""
     limit = battle.ruleset.once_per_phase[call.test]
-    return [TestNotTaken(unit=call.unit, rule=limit, caused_by=call.caused_by, test=call.test, trigger=call.rule)]
+    return [not_taken(call, limit, call.caused_by)]
 
 
 def limits_a_test(ruleset: Ruleset) -> bool:

@@ -214,25 +214,16 @@ class Reactions:
         every = [
             r for book in books for r in book.reactions if r.needed is None or ruleset is None or r.needed(ruleset)
         ]
-        self.ordered = sorted(every, key=lambda r: r.stage)  # stable: the declaration order within a stage
+        ordered = sorted(every, key=lambda r: r.stage)  # stable: the declaration order within a stage
         # One lookup a trigger: the walk asks it for every outcome of every event replayed.
         self.by_kind: dict[type[Any], Walked] = {}
-        for kind in dict.fromkeys(r.to for r in self.ordered):
-            mine = [r for r in self.ordered if r.to is kind]
+        for kind in dict.fromkeys(r.to for r in ordered):
+            mine = [r for r in ordered if r.to is kind]
             names = {name for r in mine if r.key for name in r.key}
             keyed = {name: [_step(r) for r in mine if r.key is None or name in r.key] for name in names}
             field = KEY_FIELDS.get(kind, "test") if keyed else ""
             unnamed = [_step(r) for r in mine if r.key is None]
             self.by_kind[kind] = (field, keyed, unnamed, getattr(kind, "answered_once", False))
-
-    def to(self, trigger: object) -> list[str]:
-        """The rule IDs of the reactions to `trigger`, in the order they are asked."""
-        walked = self.by_kind.get(type(trigger))
-        if walked is None:
-            return []
-        field, keyed, unnamed, _ = walked
-        steps = keyed.get(getattr(trigger, field), unnamed) if field else unnamed
-        return [rule for _, _, rule in steps]
 
 
 def _step(reaction: Reaction[Any]) -> tuple[Any, Any, str]:
