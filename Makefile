@@ -204,9 +204,9 @@ bench-console: $(VENV)/.installed-test | $(CHROMIUM)
 	$(BIN)/python bench/console.py $(if $(QUICK),--quick)
 
 ## mutate: mutation testing of the rules (not part of the tests), a seeded sample of each module's mutants;
-## see MUTATION.md. SAMPLE=0 for every mutant, MODULES="core/rulesets/wh40k/sixth.py ..." for some
+## see MUTATION.md. SAMPLE=0 for every mutant, MODULES="core/rulesets/wh40k/sixth.py ..." for some; WORK=dir keeps the results there, and a stopped run goes on from them
 mutate: $(VENV)/.installed-mutation
-	$(BIN)/python mutation/run.py $(if $(SAMPLE),--sample $(SAMPLE)) $(MODULES)
+	$(BIN)/python mutation/run.py $(if $(SAMPLE),--sample $(SAMPLE)) $(if $(WORK),--work $(WORK)) $(MODULES)
 
 clean:
 	rm -rf $(VENV) $(LOWEST_VENV) $(TOOLS) tests/asyncapi/node_modules $(DB) $(DB)-wal $(DB)-shm $(DB).key .pytest_cache .ruff_cache .hypothesis

@@ -128,9 +128,15 @@ def keep_sample(session: Path, size: int, seed: int) -> int:
 def run_module(module: str, tests: str, sample: int, seed: int, timeout: float, work: Path) -> tuple[int, int, list]:
     name = module.replace("/", "_")
     cfg, session = work / f"{name}.toml", work / f"{name}.sqlite"
-    cfg.write_text(config(module, tests, timeout))
-    subprocess.run(["cosmic-ray", "init", str(cfg), str(session)], cwd=ROOT, check=True, env=_env())
-    ran = keep_sample(session, sample, seed)
+    if session.exists():  # a run stopped part-way (`--work`): cosmic-ray goes on with what is pending
+        with use_db(str(session), WorkDB.Mode.open) as db:
+            ran = sum(1 for _, r in db.completed_work_items if r.worker_outcome != WorkerOutcome.SKIPPED)
+            ran += sum(1 for _ in db.pending_work_items)
+        print(f"{module}: going on with the run in {session}", flush=True)
+    else:
+        cfg.write_text(config(module, tests, timeout))
+        subprocess.run(["cosmic-ray", "init", str(cfg), str(session)], cwd=ROOT, check=True, env=_env())
+        ran = keep_sample(session, sample, seed)
     subprocess.run(["cosmic-ray", "exec", str(cfg), str(session)], cwd=ROOT, check=True, env=_env())
     survivors, killed = [], 0
     with use_db(str(session), WorkDB.Mode.open) as db:
@@ -154,6 +160,11 @@ def main() -> None:
     parser.add_argument("--sample", type=int, default=25, help="mutants per module, seeded (0: all)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds a mutant's tests may take")
+    parser.add_argument(
+        "--work",
+        type=Path,
+        help="a folder to keep each module's results in: run again with the same folder, a stopped run goes on",
+    )
     args = parser.parse_args()
     unknown = [m for m in args.modules if m not in MODULES]
     if unknown:
@@ -163,10 +174,10 @@ def main() -> None:
         sys.exit("the rules' tests fail without any mutant: fix them first")
     lines, total, total_killed = [], 0, 0
     with tempfile.TemporaryDirectory() as tmp:
+        work = args.work.resolve() if args.work else Path(tmp)
+        work.mkdir(parents=True, exist_ok=True)
         for module in args.modules or list(MODULES):
-            ran, killed, survivors = run_module(
-                module, MODULES[module], args.sample, args.seed, args.timeout, Path(tmp)
-            )
+            ran, killed, survivors = run_module(module, MODULES[module], args.sample, args.seed, args.timeout, work)
             total, total_killed = total + ran, total_killed + killed
             found = [f"## {module}: {killed} of {ran} killed\n"]
             for mutation, diff in survivors:
