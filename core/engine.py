@@ -145,7 +145,7 @@ def falls_due(battle: BattleView, call: TestCalled) -> Outcomes:
             caused_by=call.caused_by,
             test=call.test,
             dice=call.dice,
-            target=battle.ruleset.target(battle, due),  # type: ignore[arg-type]  # a query: it only reads
+            target=battle.ruleset.target(battle, due),
             modifiers=call.modifiers,
             decisions=call.decisions,
             reroll=bool(call.reroll),

@@ -20,21 +20,26 @@ that is answered once (`TestCalled`) is answered by the first reaction that hold
 than `DEPTH` is stopped, naming the rules that fed it.
 
 Refusals are declared the same way, by event type (`Rulebook.check`): the referee runs the engine's
-check of an event, then the game's.
+check of an event, then the game's. And what the views ask of a game, which decides nothing, is
+filed here too: how each test's dice read (`Rulebook.reads`: its target and what a roll gives, for
+the due list and the odds) and what a state forbids by itself (`Rulebook.restricts`, for the board).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from morale.events.types import Event, PhaseEnded, PhaseStarted, PlayerDecided, TableFactRecorded
 
 from .apply import PLAN
 from .outcomes import Chosen, Outcome
 from .rules import Answer, Clause, clause
-from .view import BattleView
+from .view import BattleView, UnitView
+
+if TYPE_CHECKING:
+    from .state import DueTest
 
 T = TypeVar("T")
 F = TypeVar("F", bound=Callable[..., Any])
@@ -86,6 +91,24 @@ class RunawayCascade(RuntimeError):
         super().__init__(f"a cascade of {len(chain)} reactions did not end (the last: {loop})")
 
 
+# How a test's dice read for the views: the number they must not exceed, where there is one (the
+# due list), and what a roll would give as (result, passed), changing nothing (the odds try every
+# roll through it); None: no target, no odds.
+Target = Callable[[BattleView, "DueTest"], "int | None"]
+Result = Callable[[BattleView, "DueTest", tuple[int, ...]], "tuple[str, bool] | None"]
+# What a unit's state forbids by itself, as (words, rule ID), for the status board.
+Restrictions = Callable[[UnitView], list[tuple[str, str]]]
+R = TypeVar("R", bound=Restrictions)
+
+
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """How one test's dice read: `target` and `result` (see above); either may be missing."""
+
+    target: Target | None = None
+    result: Result | None = None
+
+
 Check = Callable[[BattleView, Any], None]
 # A check as the referee keeps it: the field of the event that names what it checks ("" for every
 # event of its type), the names it checks, and the check.
@@ -102,6 +125,10 @@ class Rulebook:
     # Checks that come before the engine's own (a rule that keeps a test from being due is named
     # before the engine says no test is due).
     checks_first: dict[type[Event], list[FiledCheck]] = field(default_factory=dict)
+    # What the views ask, by name: each test's reading, and each state's restrictions (under None:
+    # those a unit in any state may have).
+    readings: dict[str, Reading] = field(default_factory=dict)
+    restrictions: dict[str | None, list[Restrictions]] = field(default_factory=dict)
 
     def clause(
         self,
@@ -166,6 +193,26 @@ class Rulebook:
                 if named and keyed_by not in ("fact", "decision"):
                     raise TypeError(f"a check of {kind.__name__} cannot name a fact or a decision")
                 (self.checks_first if first else self.checks).setdefault(kind, []).append((keyed_by, named, fn))
+            return fn
+
+        return register
+
+    def reads(self, *tests: str, target: Target | None = None, result: Result | None = None) -> None:
+        """Say how the dice of `tests` read for the views: `target(battle, due)`, the number they must
+        not exceed; `result(battle, due, dice)`, what a roll would give, as (result, passed), by the
+        same evaluation the rules make (the odds try every roll through it)."""
+        for test in tests:
+            if test in self.readings:
+                raise TypeError(f"{self.name}: the {test!r} test's dice are read twice")
+            self.readings[test] = Reading(target, result)
+
+    def restricts(self, *states: str) -> Callable[[R], R]:
+        """Declare what units in `states` (none named: in any state) cannot do by their state alone,
+        beyond the restrictions the log records: a function of the unit to (words, rule ID) pairs."""
+
+        def register(fn: R) -> R:
+            for state in states or (None,):
+                self.restrictions.setdefault(state, []).append(fn)
             return fn
 
         return register

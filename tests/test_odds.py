@@ -15,6 +15,7 @@ from support.wh40k6 import lose_combat, shot_up
 from morale.app.service import record
 from morale.core import outcomes as out
 from morale.core.odds import odds
+from morale.core.reactions import Rulebook
 from morale.core.rulesets.base import Ruleset
 from morale.events.store import SqliteEventStore
 from morale.events.types import DiceRolled, TableFactRecorded
@@ -72,12 +73,17 @@ def test_wh40k6_sweeping_advance_odds_roll_d6_plus_initiative_each():
     assert {c.result for c in found.results} == {"escapes", "caught"}
 
 
-def test_a_fall_back_move_has_no_odds_and_a_ruleset_without_the_hook_gives_none():
+def test_a_fall_back_move_has_no_odds_and_a_test_whose_dice_no_rulebook_reads_has_neither_odds_nor_target():
     table = Table(unit("guard", ld=8), unit("boyz", "orks"))
     shot_up(table, "guard", 3)
     table.roll("guard", "morale", 6, 6)
     assert table.due() == ["guard:fall_back"] and chance_of(table) is None
-    assert Ruleset().result_of(table.battle, table.battle.due[0], (1, 1)) is None
+
+    class Unread(Ruleset):
+        rulebook = Rulebook("unread")
+
+    due = table.battle.due[0]
+    assert Unread().result_of(table.battle, due, (1, 1)) is None and Unread().target(table.battle, due) is None
 
 
 @pytest.mark.parametrize(("ld", "lost_by", "rules"), [(8, 0, ()), (7, 2, ()), (6, 5, ()), (9, 4, ("stubborn",))])

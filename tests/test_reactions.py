@@ -211,3 +211,29 @@ def test_a_check_named_for_a_fact_checks_that_fact_alone(monkeypatch):
 def test_a_check_cannot_name_a_fact_of_an_event_that_carries_none():
     with pytest.raises(TypeError, match="a check of PhaseEnded cannot name a fact"):
         Rulebook("wrong").check(PhaseEnded, fact="reached_table_edge")(lambda battle, event: None)
+
+
+def test_a_tests_dice_are_read_once_a_second_reading_is_refused_as_it_is_declared():
+    book = Rulebook("twice")
+    book.reads("morale", target=lambda battle, due: 7)
+    with pytest.raises(TypeError, match="'morale' test's dice are read twice"):
+        book.reads("morale", result=lambda battle, due, dice: ("pass", True))
+
+
+def test_the_board_reads_what_a_state_forbids_then_what_any_state_may_from_the_rulebook():
+    """40K 6th's Falling Back restrictions come from its rulebook, each beside its clause; a unit
+    in another state has none of them."""
+    table = Table(unit("marines", ld=8), unit("boyz", "orks"))
+    shot_up(table, "marines", 3)
+    table.roll("marines", "morale", 6, 6)
+    restrictions = dict(WH40K6.implied_restrictions(table.unit("marines")))
+    assert restrictions["cannot declare a charge"] == "wh40k6.fall_back.no_charge"
+    assert WH40K6.implied_restrictions(table.unit("boyz")) == []
+    book = Rulebook("both")
+    book.restricts()(lambda unit: [("any state", "x.any")])
+    book.restricts("steady")(lambda unit: [("steady only", "x.steady")])
+
+    class Both(type(WH40K6)):  # a game of 40K 6th's data with this rulebook
+        rulebook = book
+
+    assert Both().implied_restrictions(table.unit("boyz")) == [("steady only", "x.steady"), ("any state", "x.any")]

@@ -4,8 +4,9 @@ A ruleset is data (id, version, phases, unit types, parameters, tests, its state
 for its states, its data tables and profile fields) plus its clauses: those that act are filed in
 its `Rulebook` (`rulebook`, core/reactions.py) with what they react to, and the referee's checks of
 its own beside them. The tables of facts, decisions, special rules and phrases are built from the
-clauses' declarations. What is left as methods are the questions the views ask of a game, which
-decide nothing: a due test's target and odds, a profile in words, what a state forbids.
+clauses' declarations, and what the views ask of a game (a due test's target and odds, what a
+state forbids) is read from its rulebook too. What is left as methods are a game's defaults, which
+decide nothing: its first memory and a unit's first notes, a profile in words, a point in time.
 """
 
 from __future__ import annotations
@@ -266,14 +267,21 @@ class Ruleset:
         self.read_profile({**unit.profile, **event.changes})
 
     # -- what the views ask of a game (they decide nothing) ---------------------------------------
-    def result_of(self, battle: Battle, due: DueTest, dice: tuple[int, ...]) -> tuple[str, bool] | None:
+    def result_of(self, battle: BattleView, due: DueTest, dice: tuple[int, ...]) -> tuple[str, bool] | None:
         """What these dice would give for a due test, as (result, passed), changing nothing: the odds
-        projection (`core/odds.py`) tries every roll through it. None: no odds for this test."""
-        return None
+        projection (`core/odds.py`) tries every roll through it. None: no odds for this test. Read
+        from the test's reading in the rulebook (`Rulebook.reads`)."""
+        reading = self.rulebook.readings.get(due.test)
+        if reading is None or reading.result is None:
+            return None
+        return reading.result(battle, due, dice)
 
-    def target(self, battle: Battle, due: DueTest) -> int | None:
+    def target(self, battle: BattleView, due: DueTest) -> int | None:
         """The number a due test's dice must not exceed, where there is one (for the due list)."""
-        return None
+        reading = self.rulebook.readings.get(due.test)
+        if reading is None or reading.target is None:
+            return None
+        return reading.target(battle, due)
 
     def profile_values(self, unit: Unit) -> dict[str, FactValue]:
         """The unit's profile fields as they stand, for a card ("formation": "column"); {}: none."""
@@ -283,9 +291,16 @@ class Ruleset:
         """The unit's profile in a few words for the status board ("column, unformed"); "": none."""
         return ""
 
-    def implied_restrictions(self, unit: Unit) -> list[tuple[str, str]]:
-        """What a unit's state forbids by itself, as (text, rule ID), for the status board."""
-        return []
+    def implied_restrictions(self, unit: UnitView) -> list[tuple[str, str]]:
+        """What a unit's state forbids by itself, as (text, rule ID), for the status board: what the
+        rulebook declares for its state (`Rulebook.restricts`), then for any state."""
+        declared = self.rulebook.restrictions
+        return [
+            restriction
+            for state in (unit.state, None)
+            for restricts in declared.get(state, ())
+            for restriction in restricts(unit)
+        ]
 
     # -- shared helpers -------------------------------------------------------------------
     def phase_window(self, battle: BattleView) -> tuple[int, int, str | None]:

@@ -162,10 +162,6 @@ NOTE_TYPES: dict[str, object] = {"gdb": UnitMemory}  # what a unit's notes hold:
 
 
 # -- the clock ----------------------------------------------------------------------------------------
-def phase_is(phase: str) -> Callable[[BattleView, PhaseStarted | PhaseEnded], bool]:
-    return lambda battle, event: event.phase == phase
-
-
 def turn_losses_reset(battle: BattleView, started: PhaseStarted) -> Outcomes:
     """Losses count over a game turn: a new turn's Movement phase starts them afresh."""
     return [
@@ -175,7 +171,7 @@ def turn_losses_reset(battle: BattleView, started: PhaseStarted) -> Outcomes:
     ]
 
 
-RULES.react(lost_three_figures.id, PhaseStarted, turn_losses_reset, when=phase_is("movement"))
+RULES.react(lost_three_figures.id, PhaseStarted, turn_losses_reset, phase="movement")
 
 
 def forming_up(battle: BattleView, started: PhaseStarted) -> Outcomes:
@@ -188,7 +184,7 @@ def forming_up(battle: BattleView, started: PhaseStarted) -> Outcomes:
     ]
 
 
-RULES.react(rally_retreating.id, PhaseStarted, forming_up, when=phase_is("movement"))
+RULES.react(rally_retreating.id, PhaseStarted, forming_up, phase="movement")
 
 
 def movement_phase_ends(battle: BattleView, ended: PhaseEnded) -> Outcomes:
@@ -204,7 +200,7 @@ def movement_phase_ends(battle: BattleView, ended: PhaseEnded) -> Outcomes:
     return decided
 
 
-RULES.react(reforms.id, PhaseEnded, movement_phase_ends, when=phase_is("movement"))
+RULES.react(reforms.id, PhaseEnded, movement_phase_ends, phase="movement")
 
 
 # -- casualties -----------------------------------------------------------------------------------
@@ -292,7 +288,7 @@ def charging_test(battle: BattleView, event: ChargeDeclared) -> Outcomes:
     ]
 
 
-RULES.react(charging_test.id, PhaseStarted, charge_phase_starts, when=phase_is("charge"))
+RULES.react(charging_test.id, PhaseStarted, charge_phase_starts, phase="charge")
 
 
 def countercharges(battle: BattleView, chosen: Chosen) -> Outcomes:
@@ -753,14 +749,10 @@ class Gdb(Ruleset):
             words.append(f"{str(unit.profile['commander']).replace('_', ' ')} attached")
         return ", ".join(words)
 
-    def implied_restrictions(self, unit: Unit) -> list[tuple[str, str]]:
-        if unit.state == "falling_back":
-            return retreating_unit_restrictions(unit)
-        return IMPLIED.get(unit.state, [])
 
-
+@RULES.restricts("falling_back")
 @clause("gdb.retreat.no_fire")
-def retreating_unit_restrictions(unit: Unit) -> list[tuple[str, str]]:
+def retreating_unit_restrictions(unit: UnitView) -> list[tuple[str, str]]:
     """A retreating unit does not shoot (and loses any melee, `loses_melee`)."""
     return [
         ("does not shoot", retreating_unit_restrictions.id),
@@ -776,5 +768,13 @@ IMPLIED = {
     ],
     "regrouped": [("stopped and unformed; forms up in the next Movement phase", rally_retreating.id)],
 }
+
+
+def restricted_by_state(rows: list[tuple[str, str]]) -> Callable[[UnitView], list[tuple[str, str]]]:
+    return lambda unit: list(rows)
+
+
+for _state, _rows in IMPLIED.items():
+    RULES.restricts(_state)(restricted_by_state(_rows))
 
 GDB = Gdb()

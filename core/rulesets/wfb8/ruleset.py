@@ -45,7 +45,7 @@ from ...outcomes import (
 )
 from ...reactions import Outcomes, Rulebook
 from ...rules import DESTROYED, TEST_FIRST, Refusal, clause, declare
-from ...state import Battle, DueTest
+from ...state import DueTest
 from ...view import BattleView, UnitView
 from ..base import Ruleset, leadership_result
 from .combat import (
@@ -140,6 +140,23 @@ def panic_exemption(unit: UnitView) -> str:
     return ""
 
 
+@RULES.restricts("falling_back")
+def fleeing_restrictions(unit: UnitView) -> list[tuple[str, str]]:
+    """What fleeing forbids by itself, for the board."""
+    return [
+        ("flees: can do nothing but flee", flee_move.id),  # declared below: read when the board asks
+        ("takes no Panic tests while fleeing", panic_exemption.id),
+    ]
+
+
+@RULES.restricts()
+def in_combat_restrictions(unit: UnitView) -> list[tuple[str, str]]:
+    """A unit in close combat, in any state, takes Break tests there, not Panic tests."""
+    if not engaged(unit):
+        return []
+    return [(f"in close combat with {', '.join(foes(unit))}: Break tests, not Panic tests", panic_exemption.id)]
+
+
 def enters_combat(unit_id: str, caused_by: tuple[int, ...]) -> EngagementChanged:
     return EngagementChanged(
         unit=unit_id,
@@ -211,6 +228,14 @@ def hold_your_ground(battle: BattleView, unit: UnitView) -> bool:
     if bearer is None or bearer.state == "falling_back":
         return False
     return bearer is unit or unit.notes.get("near_battle_standard") is True
+
+
+@RULES.restricts()
+def near_the_battle_standard(unit: UnitView) -> list[tuple[str, str]]:
+    """A unit stated within 12 inches of its Battle Standard re-rolls failed Ld tests (the board says so)."""
+    if unit.notes.get("near_battle_standard") is not True:
+        return []
+    return [("within 12 inches of the Battle Standard: re-rolls failed Ld tests", hold_your_ground.id)]
 
 
 # Every test a unit may have due, in the rulebook's words.
@@ -748,18 +773,21 @@ RULES.react(flee_move.id, TableFactRecorded, flees_off_table, fact="fled_off_tab
 
 
 # -- the dice of a Leadership test --------------------------------------------------------------
-def target_of(battle: BattleView, due: DueTest) -> int | None:
-    """The Leadership a Panic, Break or Rally test's dice must not exceed."""
-    if due.test not in JUDGES:  # the flee roll is a move
-        return None
+def leadership_target(battle: BattleView, due: DueTest) -> int:
+    """The Leadership a Panic or Break test's dice must not exceed: Ld and the modifiers that count."""
     unit = battle.units[due.unit]
-    if due.test == "rally" and rallies_only_on_double_one(unit, threshold(battle, "rally_threshold_percent")):
-        return 2  # 2D6 at most 2: a double 1
     return (unit.ld or 0) + sum(m.value for m in due.modifiers if not m.ignored_by)
 
 
+def rally_target(battle: BattleView, due: DueTest) -> int:
+    """A Rally test's: Ld, but with 25% or less of its starting models only a double 1 (2D6 at most 2)."""
+    if rallies_only_on_double_one(battle.units[due.unit], threshold(battle, "rally_threshold_percent")):
+        return 2
+    return leadership_target(battle, due)
+
+
 def rally_result(battle: BattleView, unit: UnitView, due: DueTest, dice: tuple[int, ...], target: int) -> TestResolved:
-    """`rally_tests_due`: an Ld test; with 25% or less of its starting models only a double 1 (`target_of`)."""
+    """`rally_tests_due`: an Ld test; with 25% or less of its starting models only a double 1 (`rally_target`)."""
     result = leadership_result(unit, due, dice, target, rule=rally_tests_due.id)
     if rallies_only_on_double_one(unit, threshold(battle, "rally_threshold_percent")):
         left = f"{unit.models} of {unit.starting_models} models left"
@@ -769,17 +797,19 @@ def rally_result(battle: BattleView, unit: UnitView, due: DueTest, dice: tuple[i
 
 # How a Leadership test's dice are judged against its target: (battle, unit, due, dice, target) -> result.
 Judge = Callable[[BattleView, UnitView, DueTest, tuple[int, ...], int], TestResolved]
+# The number its dice must not exceed.
+Target = Callable[[BattleView, DueTest], int]
 
 
-def rolled_against(judge: Judge) -> Callable[[BattleView, Rolled], Outcomes]:
-    """The reaction to the dice of a Leadership test that `judge` decides."""
+def rolled_against(judge: Judge, target: Target) -> Callable[[BattleView, Rolled], Outcomes]:
+    """The reaction to the dice of a Leadership test that `judge` decides against `target`."""
 
     def rolls(battle: BattleView, rolled: Rolled) -> Outcomes:
         """Its result, which its consequences react to; a failure the Battle Standard lets the unit
         re-roll is re-rolled first (`hold_your_ground`)."""
         unit, due = battle.units[rolled.unit], rolled.due
         caused_by = (*due.caused_by, *rolled.caused_by)
-        result = replace(judge(battle, unit, due, rolled.dice, target_of(battle, due) or 0), caused_by=caused_by)
+        result = replace(judge(battle, unit, due, rolled.dice, target(battle, due)), caused_by=caused_by)
         if not result.passed and not due.reroll and hold_your_ground(battle, unit):
             detail = "; ".join(filter(None, [result.detail, "Hold Your Ground: the Battle Standard is near, re-roll"]))
             again = call(unit.id, due.test, due.rule, caused_by, modifiers=due.modifiers, reroll=hold_your_ground.id)
@@ -790,14 +820,39 @@ def rolled_against(judge: Judge) -> Callable[[BattleView, Rolled], Outcomes]:
     return rolls
 
 
-# Each Leadership test, the clause that decides it and how its dice are judged.
-JUDGES: dict[str, tuple[str, Judge]] = {
-    "panic": (panic_test.id, lambda battle, unit, due, dice, target: panic_test(unit, due, dice, target)),
-    "break": (break_test.id, lambda battle, unit, due, dice, target: break_test(unit, due, dice, target)),
-    "rally": (rally_tests_due.id, rally_result),
+def odds_against(judge: Judge, target: Target) -> Callable[[BattleView, DueTest, tuple[int, ...]], tuple[str, bool]]:
+    """What these dice give a Leadership test, as `rolled_against` decides it (Insane Courage and the
+    double 1 to rally included); a failure the Battle Standard lets the unit re-roll is a re-roll."""
+
+    def odds(battle: BattleView, due: DueTest, dice: tuple[int, ...]) -> tuple[str, bool]:
+        unit = battle.units[due.unit]
+        if judge(battle, unit, due, dice, target(battle, due)).passed:
+            return ("pass", True)
+        if not due.reroll and hold_your_ground(battle, unit):
+            return ("re-roll", False)
+        return ("fail", False)
+
+    return odds
+
+
+# Each Leadership test, the clause that decides it, how its dice are judged and against what. The
+# flee roll is a move: no target, no odds.
+JUDGES: dict[str, tuple[str, Judge, Target]] = {
+    "panic": (
+        panic_test.id,
+        lambda battle, unit, due, dice, target: panic_test(unit, due, dice, target),
+        leadership_target,
+    ),
+    "break": (
+        break_test.id,
+        lambda battle, unit, due, dice, target: break_test(unit, due, dice, target),
+        leadership_target,
+    ),
+    "rally": (rally_tests_due.id, rally_result, rally_target),
 }
-for _test, (_rule, _judge) in JUDGES.items():
-    RULES.react(_rule, Rolled, rolled_against(_judge), test=_test)
+for _test, (_rule, _judge, _target) in JUDGES.items():
+    RULES.react(_rule, Rolled, rolled_against(_judge, _target), test=_test)
+    RULES.reads(_test, target=_target, result=odds_against(_judge, _target))
 
 
 # -- a failed Panic or Break test --------------------------------------------------------------
@@ -837,39 +892,6 @@ class Wfb8(Ruleset):
     casualty_causes = CAUSES
     note_types = NOTE_TYPES
     rulebook = RULES
-
-    # -- what the views ask: odds, the due list's target, the board's restrictions ----------------
-    def target(self, battle: Battle, due: DueTest) -> int | None:
-        return target_of(battle, due)
-
-    def result_of(self, battle: Battle, due: DueTest, dice: tuple[int, ...]) -> tuple[str, bool] | None:
-        """Panic, Break and Rally tests pass or fail as their dice are judged (Insane Courage and the
-        double 1 to rally included); a failure the Battle Standard lets the unit re-roll is a re-roll.
-        A flee move neither passes nor fails: no odds."""
-        if due.test not in JUDGES:
-            return None
-        unit = battle.units[due.unit]
-        judge = JUDGES[due.test][1]
-        if judge(battle, unit, due, dice, target_of(battle, due) or 0).passed:
-            return ("pass", True)
-        if not due.reroll and hold_your_ground(battle, unit):
-            return ("re-roll", False)
-        return ("fail", False)
-
-    def implied_restrictions(self, unit: UnitView) -> list[tuple[str, str]]:
-        implied: list[tuple[str, str]] = []
-        if unit.state == "falling_back":
-            implied += [
-                ("flees: can do nothing but flee", flee_move.id),
-                ("takes no Panic tests while fleeing", panic_exemption.id),
-            ]
-        if engaged(unit):
-            implied.append(
-                (f"in close combat with {', '.join(foes(unit))}: Break tests, not Panic tests", panic_exemption.id)
-            )
-        if unit.notes.get("near_battle_standard") is True:
-            implied.append(("within 12 inches of the Battle Standard: re-rolls failed Ld tests", hold_your_ground.id))
-        return implied
 
     # The rows that move a unit, each citing the clause above that moves it.
     graph = StateGraph(

@@ -31,7 +31,7 @@ from ...outcomes import (
 )
 from ...reactions import Outcomes, Rulebook
 from ...rules import Refusal, clause
-from ...state import Battle, DueTest
+from ...state import DueTest
 from ...view import BattleView, UnitView
 from .shared import (
     FortyK,
@@ -175,6 +175,21 @@ def rolls_leadership(battle: BattleView, rolled: Rolled) -> Outcomes:
 RULES.react(leadership_test.id, Rolled, rolls_leadership, test=LEADERSHIP_TESTS)
 
 
+def leadership_target(battle: BattleView, due: DueTest) -> int:
+    """The Leadership a test's dice must not exceed, its modifiers counted as the test counts them."""
+    unit = battle.units[due.unit]
+    return modified_ld(unit, counted_modifiers(unit, due.modifiers))
+
+
+def leadership_odds(battle: BattleView, due: DueTest, dice: tuple[int, ...]) -> tuple[str, bool]:
+    """These dice pass or fail exactly as `evaluate` would decide them (double 1 included)."""
+    passed = evaluate(battle, battle.units[due.unit], due, dice).passed
+    return ("pass", True) if passed else ("fail", False)
+
+
+RULES.reads(*LEADERSHIP_TESTS, target=leadership_target, result=leadership_odds)
+
+
 @clause("wh40k6.special.immune", special_rule="immune_to_morale")
 def immune(unit: UnitView) -> bool:
     return unit.has("immune_to_morale")
@@ -210,6 +225,16 @@ def passes_pinning_automatically(unit: UnitView) -> bool:
 @clause("wh40k6.fall_back.no_charge")
 def cannot_charge_while_falling_back(unit: UnitView) -> bool:
     return unit.state == "falling_back"
+
+
+@RULES.restricts("falling_back")
+def falling_back_restrictions(unit: UnitView) -> list[tuple[str, str]]:
+    """What Falling Back forbids by itself, for the board, each beside the clause that forbids it."""
+    return [
+        ("Snap Shots only; cannot Go to Ground; passes Pinning tests", passes_pinning_automatically.id),
+        ("cannot declare a charge", cannot_charge_while_falling_back.id),
+        ("fails every Morale test but Regroup tests", fails_morale_automatically.id),
+    ]
 
 
 # -- when a test is taken ------------------------------------------------------------------------
@@ -403,6 +428,15 @@ def declines_sweeping_advance(battle: BattleView, chosen: Chosen) -> Outcomes:
 
 
 RULES.react(sweeping_advance.id, Chosen, declines_sweeping_advance, decision="decline_sweeping_advance")
+
+
+def escapes_or_not(battle: BattleView, due: DueTest, dice: tuple[int, ...]) -> tuple[str, bool]:
+    """These dice catch the loser or not, as `sweeping_advance` decides (two opposed rolls: no target)."""
+    caught = sweep(battle, battle.units[due.unit], due, dice)[3]
+    return ("caught", False) if caught else ("escapes", True)
+
+
+RULES.reads("sweeping_advance", result=escapes_or_not)  # a Fall Back move neither passes nor fails: no odds
 
 
 def sweep(battle: BattleView, unit: UnitView, due: DueTest, dice: tuple[int, ...]) -> tuple[int, int, int, bool]:
@@ -641,34 +675,6 @@ class Wh40k6(FortyK):
     tests = TESTS
     casualty_causes = CAUSES
     rulebook = RULES
-
-    # -- what the views ask: odds, the due list's target, the board's restrictions ----------------
-    def result_of(self, battle: Battle, due: DueTest, dice: tuple[int, ...]) -> tuple[str, bool] | None:
-        """Leadership tests pass or fail exactly as `evaluate` would decide them (double 1 included);
-        a Sweeping Advance is escaped or not. A Fall Back move has no pass or fail: no odds."""
-        unit = battle.units[due.unit]
-        if due.test == "sweeping_advance":
-            caught = sweep(battle, unit, due, dice)[3]
-            return ("caught", False) if caught else ("escapes", True)
-        if due.test not in LEADERSHIP_TESTS:
-            return None
-        passed = evaluate(battle, unit, due, dice).passed
-        return ("pass", True) if passed else ("fail", False)
-
-    def target(self, battle: Battle, due: DueTest) -> int | None:
-        if due.test not in LEADERSHIP_TESTS:
-            return None
-        unit = battle.units[due.unit]
-        return modified_ld(unit, counted_modifiers(unit, due.modifiers))
-
-    def implied_restrictions(self, unit: UnitView) -> list[tuple[str, str]]:
-        if unit.state != "falling_back":
-            return []
-        return [
-            ("Snap Shots only; cannot Go to Ground; passes Pinning tests", passes_pinning_automatically.id),
-            ("cannot declare a charge", cannot_charge_while_falling_back.id),
-            ("fails every Morale test but Regroup tests", fails_morale_automatically.id),
-        ]
 
     # The rows that move a unit, each citing the clause above that moves it.
     graph = state_graph(

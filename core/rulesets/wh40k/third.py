@@ -46,7 +46,7 @@ from ...outcomes import (
 )
 from ...reactions import Outcomes, Rulebook
 from ...rules import Refusal, clause
-from ...state import Battle, DueTest
+from ...state import DueTest
 from ...view import BattleView, UnitView
 from .shared import (
     FortyK,
@@ -230,6 +230,22 @@ def rolls_leadership(battle: BattleView, rolled: Rolled) -> Outcomes:
 RULES.react(leadership_test.id, Rolled, rolls_leadership, test=LEADERSHIP_TESTS)
 
 
+def leadership_target(battle: BattleView, due: DueTest) -> int | None:
+    """The modified Ld a test's dice must not exceed (none for a test the table settles without dice)."""
+    return modified_ld(battle.units[due.unit], due.modifiers) if due.dice else None
+
+
+def leadership_odds(battle: BattleView, due: DueTest, dice: tuple[int, ...]) -> tuple[str, bool] | None:
+    """These dice pass or fail as `leadership_test` decides them."""
+    if not due.dice:
+        return None
+    passed = leadership_test(battle.units[due.unit], due, dice).passed
+    return ("pass", True) if passed else ("fail", False)
+
+
+RULES.reads(*LEADERSHIP_TESTS, target=leadership_target, result=leadership_odds)
+
+
 @clause("wh40k3.mod.below_half")
 def below_half(unit: UnitView) -> tuple[Modifier, ...]:
     """-1 Ld when the unit is below 50% of its starting strength."""
@@ -316,6 +332,21 @@ def cannot_assault(unit: UnitView) -> bool:
     """A Falling Back unit may shoot as if it moved (no heavy weapons, rapid fire only within 12
     inches) but cannot assault."""
     return unit.state == "falling_back"
+
+
+@RULES.restricts("falling_back")
+def falling_back_restrictions(unit: UnitView) -> list[tuple[str, str]]:
+    """What Falling Back forbids by itself, for the board: no assault, and its move each turn."""
+    return [
+        (
+            "shoots as if it moved: no heavy weapons, rapid fire only within 12 inches; cannot assault",
+            cannot_assault.id,
+        ),
+        (
+            f"Falls Back {unit.profile.get('fall_back_dice', 2)}D6 inches each turn until it Regroups",
+            fall_back_move.id,  # declared below: read when the board asks
+        ),
+    ]
 
 
 # -- regrouping ---------------------------------------------------------------------------------
@@ -529,6 +560,12 @@ def regroups(battle: BattleView, settled: Settled) -> Outcomes:
     return decided
 
 
+@RULES.restricts("regrouped")
+def regrouped_restrictions(unit: UnitView) -> list[tuple[str, str]]:
+    """What having Regrouped means for the rest of the turn, for the board."""
+    return [("fights normally this turn; shoots as having moved", regroups.id)]
+
+
 @clause("wh40k3.regroup.fail")
 def does_not_regroup(battle: BattleView, unit: UnitView, trigger: str, caused_by: tuple[int, ...]) -> list[Outcome]:
     """Failed or not allowed: at the start of a Movement phase it Falls Back another 2D6; in cover
@@ -606,6 +643,20 @@ def fall_back_move(battle: BattleView, rolled: Rolled) -> Outcomes:
 
 def _inches(value: float) -> int | float:
     return int(value) if value == int(value) else value
+
+
+def crossfire_odds(battle: BattleView, due: DueTest, dice: tuple[int, ...]) -> tuple[str, bool] | None:
+    """A Fall Back roll with an enemy stated in its corridor is caught in the crossfire or not, as
+    `fall_back_move` decides; a plain Fall Back move neither passes nor fails: no odds."""
+    corridor = due.statement("enemy_in_corridor")
+    if not due.dice or not isinstance(corridor, int | float):
+        return None
+    halved = bool(due.statement("through_difficult_terrain"))
+    caught = (sum(dice) / 2 if halved else sum(dice)) >= corridor
+    return ("caught in the crossfire", False) if caught else ("falls back", True)
+
+
+RULES.reads("fall_back", result=crossfire_odds)
 
 
 @clause(
@@ -838,44 +889,6 @@ class Wh40k3(FortyK):
     casualty_causes = CAUSES
     rulebook = RULES
     parameter_choices = CHOICES
-
-    # -- what the views ask: odds, the due list's target, the board's restrictions ----------------
-    def result_of(self, battle: Battle, due: DueTest, dice: tuple[int, ...]) -> tuple[str, bool] | None:
-        """Leadership tests pass or fail as `leadership_test` decides them; a Fall Back roll with an
-        enemy stated in its corridor is caught in the crossfire or not. A test the table settles
-        without dice, or a plain Fall Back move, has no odds."""
-        if not due.dice:
-            return None
-        if due.test == "fall_back":
-            corridor = due.statement("enemy_in_corridor")
-            if not isinstance(corridor, int | float):
-                return None
-            halved = bool(due.statement("through_difficult_terrain"))
-            caught = (sum(dice) / 2 if halved else sum(dice)) >= corridor
-            return ("caught in the crossfire", False) if caught else ("falls back", True)
-        passed = leadership_test(battle.units[due.unit], due, dice).passed
-        return ("pass", True) if passed else ("fail", False)
-
-    def target(self, battle: Battle, due: DueTest) -> int | None:
-        if due.test == "fall_back" or not due.dice:
-            return None
-        return modified_ld(battle.units[due.unit], due.modifiers)
-
-    def implied_restrictions(self, unit: UnitView) -> list[tuple[str, str]]:
-        if unit.state == "falling_back":
-            return [
-                (
-                    "shoots as if it moved: no heavy weapons, rapid fire only within 12 inches; cannot assault",
-                    cannot_assault.id,
-                ),
-                (
-                    f"Falls Back {unit.profile.get('fall_back_dice', 2)}D6 inches each turn until it Regroups",
-                    fall_back_move.id,
-                ),
-            ]
-        if unit.state == "regrouped":
-            return [("fights normally this turn; shoots as having moved", regroups.id)]
-        return []
 
     # The rows that move a unit, each citing the clause above that moves it.
     graph = state_graph(

@@ -24,7 +24,7 @@ from morale.core.outcomes import Marked, Modifier, Remembered, Rolled, Settled, 
 from morale.core.reactions import Outcomes, Rulebook
 from morale.core.rules import DESTROYED, Refusal, clause, declare
 from morale.core.rulesets.base import Ruleset
-from morale.core.state import Battle, DueTest, Unit
+from morale.core.state import DueTest, Unit
 from morale.core.view import BattleView, UnitView
 from morale.events.types import FactValue, PhaseStarted, PlayerDecided, TableFactRecorded, UnitChanged, UnitJoined
 
@@ -143,16 +143,22 @@ def rolls_battle_shock(battle: BattleView, rolled: Rolled) -> Outcomes:
 RULES.react(battle_shock_result.id, Rolled, rolls_battle_shock, test="battle_shock")
 
 
+def odds_of_battle_shock(battle: BattleView, due: DueTest, dice: tuple[int, ...]) -> tuple[str, bool]:
+    """What these dice give, as `battle_shock_result` decides: the odds try every roll through it."""
+    passed = battle_shock_result(battle.units[due.unit], due, dice).passed
+    return ("pass", True) if passed else ("fail", False)
+
+
+# No target on the due list: the dice must reach Leadership, not stay under it.
+RULES.reads("battle_shock", result=odds_of_battle_shock)
+
+
 # -- the Command phase: first the Battle-shock of the last turn ends, then the step tests --------
-def in_the_command_phase(battle: BattleView, started: PhaseStarted) -> bool:
-    return started.phase == "command"
-
-
 @RULES.clause(
     "wh40k10.shocked.recover",
     phrase="is no longer battle-shocked",
     reacts_to=PhaseStarted,
-    when=in_the_command_phase,
+    phase="command",
 )
 def recovers(battle: BattleView, started: PhaseStarted) -> Outcomes:
     """At the start of its player's Command phase a Battle-shocked unit is so no longer."""
@@ -163,7 +169,7 @@ def recovers(battle: BattleView, started: PhaseStarted) -> Outcomes:
     ]
 
 
-@RULES.clause("wh40k10.step.battle_shock", reacts_to=PhaseStarted, when=in_the_command_phase)
+@RULES.clause("wh40k10.step.battle_shock", reacts_to=PhaseStarted, phase="command")
 def battle_shock_step(battle: BattleView, started: PhaseStarted) -> Outcomes:
     """Each of the active player's units Below Half-strength takes a Battle-shock test."""
     return [
@@ -237,6 +243,7 @@ SHOCKED_CANNOT = (
     ("its player's Stratagems cannot be used on it", NO_STRATAGEMS.id),
     ("if it Falls Back, every model takes a Desperate Escape test", DESPERATE_ESCAPE.id),
 )
+RULES.restricts(SHOCKED)(lambda unit: list(SHOCKED_CANNOT))
 
 
 # -- what the rules refuse -------------------------------------------------------------------------
@@ -300,13 +307,9 @@ class Wh40k10(Ruleset):
     # No reaction reads a unit out of play: each reads the units in play alone.
     settles_units_out_of_play = True
 
-    # -- what the views ask: the battle's memory, odds, the unit's card, the board's restrictions ---
+    # -- what the views ask: the battle's memory, the unit's card -----------------------------------
     def first_memory(self) -> Bravery:
         return Bravery()
-
-    def result_of(self, battle: Battle, due: DueTest, dice: tuple[int, ...]) -> tuple[str, bool] | None:
-        passed = battle_shock_result(battle.units[due.unit], due, dice).passed
-        return ("pass", True) if passed else ("fail", False)
 
     def profile_values(self, unit: Unit) -> dict[str, FactValue]:
         """The Wounds of a lone model (a card of a unit of several shows none: the rules read its models)."""
@@ -315,9 +318,6 @@ class Wh40k10(Ruleset):
     def describe_profile(self, unit: Unit) -> str:
         left = unit.profile.get("wounds_left")
         return "" if left is None else SINGLE_MODEL.format(left=left, wounds=unit.profile.get("wounds"))
-
-    def implied_restrictions(self, unit: Unit) -> list[tuple[str, str]]:
-        return list(SHOCKED_CANNOT) if unit.state == SHOCKED else []
 
     # The rows that move a unit, each citing the clause that moves it.
     graph = StateGraph(
