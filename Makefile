@@ -43,6 +43,10 @@ COMPILE = $(UV) pip compile pyproject.toml --extra test --extra bench --extra mu
 # to both workers.)
 # Its slowest tests, and why each is slow, are in docs/development.md; `--durations` prints them.
 TEST_WORKERS ?= 4
+# The suite starts hundreds of `morale` processes (the README's and the docs' commands, servers).
+# Where the environment sets PYTHONDONTWRITEBYTECODE (this machine's shell does), none writes bytecode, so each
+# compiled the whole app from source again: ~0.3 s a process. Compiled once here, each reads it.
+BYTECODE = $(BIN)/python -m compileall -q -j 0 core events projections app testing examples/wh40k10/src > /dev/null
 # `make check`, the edit loop: the rules, the store contract on SQLite (its PostgreSQL half deselected)
 # and the CLI, on WORKERS processes (pytest-xdist). None of these files has a costly module fixture, so
 # their tests are dealt out one by one. Not CI: `make test` runs everything.
@@ -153,10 +157,12 @@ test: $(VENV)/.installed-test | $(CHROMIUM) postgresql $(ASYNCAPI_PARSER)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(call typecheck,$(VENV))
+	$(BYTECODE)
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile --durations=20
 
 ## check: the edit loop, under a minute: the rules, the store contract on SQLite and the CLI (no lint; not CI)
 check: $(VENV)/.installed-test
+	$(BYTECODE)
 	$(BIN)/python -m pytest -n $(WORKERS) -k "not postgresql" $(CHECK_TESTS)
 
 ## typecheck: mypy, strict, on the referee and the log (core/, events/); part of `make test`
