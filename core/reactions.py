@@ -217,6 +217,11 @@ class Rulebook:
 
         return register
 
+    def always_restricts(self, state: str, rows: Iterable[tuple[str, str]]) -> None:
+        """Declare what units in `state` cannot do, the same whatever the unit: (words, rule ID) rows."""
+        kept = tuple(rows)
+        self.restricts(state)(lambda unit: list(kept))
+
 
 def _key_of(
     reacts_to: type[Any],

@@ -321,10 +321,15 @@ def living_unit(battle: Battle, unit_id: str, field: str = "unit") -> Unit:
     return unit
 
 
+def oldest_due(battle: BattleView, unit_id: str) -> DueTest | None:
+    """The unit's oldest due test, the one it takes next (None: it has none due)."""
+    return next((due for due in battle.due if due.unit == unit_id), None)
+
+
 def due_test(battle: BattleView, unit_id: str, test: str) -> DueTest:
     """The test these dice are for: the unit's oldest due test, which must be the one named.
     A unit takes its tests in the order they fell due (a Sweeping Advance before anything else)."""
-    first = next((due for due in battle.due if due.unit == unit_id), None)
+    first = oldest_due(battle, unit_id)
     if first is None:
         waiting = [f"{t.test} ({t.unit})" for t in battle.due]
         raise Refusal(
@@ -337,7 +342,7 @@ def due_test(battle: BattleView, unit_id: str, test: str) -> DueTest:
 
 def first_due(battle: BattleView, unit_id: str, decision: str) -> DueTest:
     """The due test a decision settles: the unit's oldest, and it must offer that decision."""
-    first = next((due for due in battle.due if due.unit == unit_id), None)
+    first = oldest_due(battle, unit_id)
     if first is None or decision not in first.decisions:
         offered = ", ".join(first.decisions) if first else ""
         raise Refusal(

@@ -68,6 +68,11 @@ def leadership_result(
     )
 
 
+def pass_or_fail(passed: bool) -> tuple[str, bool]:
+    """What a test's reading says of a roll that passes or fails (`Rulebook.reads`' result)."""
+    return ("pass", True) if passed else ("fail", False)
+
+
 @dataclass(frozen=True)
 class TableSpec:
     """A data table a ruleset reads (a results table): its shipped default file (package data of the

@@ -768,13 +768,7 @@ IMPLIED = {
     ],
     "regrouped": [("stopped and unformed; forms up in the next Movement phase", rally_retreating.id)],
 }
-
-
-def restricted_by_state(rows: list[tuple[str, str]]) -> Callable[[UnitView], list[tuple[str, str]]]:
-    return lambda unit: list(rows)
-
-
 for _state, _rows in IMPLIED.items():
-    RULES.restricts(_state)(restricted_by_state(_rows))
+    RULES.always_restricts(_state, _rows)
 
 GDB = Gdb()

@@ -33,6 +33,7 @@ from ...reactions import Outcomes, Rulebook
 from ...rules import Refusal, clause
 from ...state import DueTest
 from ...view import BattleView, UnitView
+from ..base import pass_or_fail
 from .shared import (
     FortyK,
     against_leadership,
@@ -184,7 +185,7 @@ def leadership_target(battle: BattleView, due: DueTest) -> int:
 def leadership_odds(battle: BattleView, due: DueTest, dice: tuple[int, ...]) -> tuple[str, bool]:
     """These dice pass or fail exactly as `evaluate` would decide them (double 1 included)."""
     passed = evaluate(battle, battle.units[due.unit], due, dice).passed
-    return ("pass", True) if passed else ("fail", False)
+    return pass_or_fail(passed)
 
 
 RULES.reads(*LEADERSHIP_TESTS, target=leadership_target, result=leadership_odds)

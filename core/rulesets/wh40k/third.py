@@ -45,9 +45,11 @@ from ...outcomes import (
     TestResolved,
 )
 from ...reactions import Outcomes, Rulebook
+from ...referee import oldest_due
 from ...rules import Refusal, clause
 from ...state import DueTest
 from ...view import BattleView, UnitView
+from ..base import pass_or_fail
 from .shared import (
     FortyK,
     against_leadership,
@@ -240,7 +242,7 @@ def leadership_odds(battle: BattleView, due: DueTest, dice: tuple[int, ...]) -> 
     if not due.dice:
         return None
     passed = leadership_test(battle.units[due.unit], due, dice).passed
-    return ("pass", True) if passed else ("fail", False)
+    return pass_or_fail(passed)
 
 
 RULES.reads(*LEADERSHIP_TESTS, target=leadership_target, result=leadership_odds)
@@ -825,7 +827,7 @@ def stated_as_it_happens(battle: BattleView, event: TableFactRecorded) -> None:
 @RULES.check(TableFactRecorded, fact=("enemy_in_corridor", "through_difficult_terrain"))
 def before_the_fall_back_dice(battle: BattleView, event: TableFactRecorded) -> None:
     unit, fact, cited = battle.units[event.unit], event.fact, battle.ruleset.facts[event.fact]
-    first = next((due for due in battle.due if due.unit == unit.id), None)
+    first = oldest_due(battle, unit.id)
     if first is None or first.test != "fall_back":
         raise Refusal(f"state {fact} when {unit.id}'s Fall Back roll is due, before its dice", rule=cited)
     if first.statement(fact) is not None:
@@ -835,7 +837,7 @@ def before_the_fall_back_dice(battle: BattleView, event: TableFactRecorded) -> N
 @RULES.check(TableFactRecorded, fact=(*AGAINST_REGROUPING, CONDITIONS_MET))
 def with_a_regroup_waiting(battle: BattleView, event: TableFactRecorded) -> None:
     unit, fact = battle.units[event.unit], event.fact
-    first = next((due for due in battle.due if due.unit == unit.id), None)
+    first = oldest_due(battle, unit.id)
     if first is None or fact not in first.facts:
         raise Refusal(f"{unit.id} has no Regroup attempt waiting for {fact}", rule=battle.ruleset.facts[fact])
 

@@ -23,7 +23,7 @@ from morale.core.machine import StateGraph
 from morale.core.outcomes import Marked, Modifier, Remembered, Rolled, Settled, TestResolved
 from morale.core.reactions import Outcomes, Rulebook
 from morale.core.rules import DESTROYED, Refusal, clause, declare
-from morale.core.rulesets.base import Ruleset
+from morale.core.rulesets.base import Ruleset, pass_or_fail
 from morale.core.state import DueTest, Unit
 from morale.core.view import BattleView, UnitView
 from morale.events.types import FactValue, PhaseStarted, PlayerDecided, TableFactRecorded, UnitChanged, UnitJoined
@@ -146,7 +146,7 @@ RULES.react(battle_shock_result.id, Rolled, rolls_battle_shock, test="battle_sho
 def odds_of_battle_shock(battle: BattleView, due: DueTest, dice: tuple[int, ...]) -> tuple[str, bool]:
     """What these dice give, as `battle_shock_result` decides: the odds try every roll through it."""
     passed = battle_shock_result(battle.units[due.unit], due, dice).passed
-    return ("pass", True) if passed else ("fail", False)
+    return pass_or_fail(passed)
 
 
 # No target on the due list: the dice must reach Leadership, not stay under it.
@@ -243,7 +243,7 @@ SHOCKED_CANNOT = (
     ("its player's Stratagems cannot be used on it", NO_STRATAGEMS.id),
     ("if it Falls Back, every model takes a Desperate Escape test", DESPERATE_ESCAPE.id),
 )
-RULES.restricts(SHOCKED)(lambda unit: list(SHOCKED_CANNOT))
+RULES.always_restricts(SHOCKED, SHOCKED_CANNOT)
 
 
 # -- what the rules refuse -------------------------------------------------------------------------
