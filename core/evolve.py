@@ -40,7 +40,7 @@ from morale.events.types import (
 from . import order, rules
 from .engine import ENGINE
 from .outcomes import Caused, Outcome
-from .reactions import Reactions, Walked, react
+from .reactions import NOTHING, Reactions, Walked, react
 from .rules import every_event_type, filed_under
 from .rulesets import Ruleset, lookup
 from .state import Battle, Unit
@@ -53,15 +53,22 @@ def evolve(battle: Battle | None, event: AnyEvent, seq: int) -> tuple[Battle, Ca
         return _started(event, seq), ()  # type: ignore[arg-type]  # the type just tested
     assert battle is not None
     battle.seq = seq
-    # One fold an event type, found by the event's exact type: a `match` on the union would test the
+    # One lookup an event, by its exact type and the battle's game: the event's fold, which writes
+    # its own facts, and the reactions to it (`_Step`). A `match` on the union would test the
     # classes one by one on every event (bench/README.md has the figure).
-    _FOLDS[kind](battle, event, seq)
-    # Then the rules: the reactions to the event, and to what they decide, in turn (core/reactions.py).
-    by_kind = _WALKED.get(battle.ruleset) or _gathered(battle.ruleset)
-    if kind not in by_kind:  # an event no rule reacts to (a unit joins, a seed is committed)
+    try:
+        fold, field, keyed, steps, once, by_kind = _STEPS[battle.ruleset][kind]
+    except KeyError:  # the game's first event in this process
+        fold, field, keyed, steps, once, by_kind = _gathered(battle.ruleset)[kind]
+    fold(battle, event, seq)
+    # Then the rules: the reactions to the event, and to what they decide, in turn (core/reactions.py),
+    # selected as `steps_for` selects them (inline: this runs for every event replayed).
+    if field:
+        steps = keyed.get(getattr(event, field), steps)
+    if not steps:  # an event no rule reacts to (a unit joins, a phase no rule starts anything in)
         return battle, ()
     caused: list[Outcome] = []
-    react(battle, event, by_kind, caused, 0)
+    react(battle, event, steps, once, by_kind, caused, 0)
     if battle.chosen_first:
         order.forget_finished(battle)
     if not caused:  # most events change no unit's state: nothing to track
@@ -70,9 +77,10 @@ def evolve(battle: Battle | None, event: AnyEvent, seq: int) -> tuple[Battle, Ca
     return battle, tuple(caused)
 
 
-def _gathered(ruleset: Ruleset) -> dict[type[Any], Walked]:
-    walked = _WALKED[ruleset] = Reactions([ENGINE, ruleset.rulebook], ruleset).by_kind
-    return walked
+def _gathered(ruleset: Ruleset) -> dict[type[Event], _Step]:
+    by_kind = Reactions([ENGINE, ruleset.rulebook], ruleset).by_kind
+    steps = _STEPS[ruleset] = {kind: (fold, *by_kind.get(kind, NOTHING), by_kind) for kind, fold in _FOLDS.items()}
+    return steps
 
 
 def _started(event: BattleStarted, seq: int) -> Battle:
@@ -96,8 +104,11 @@ def _started(event: BattleStarted, seq: int) -> Battle:
 # from them. Each fold is filed under its type where it is written (`@filed_under(_FOLDS, ...)`), as
 # the referee files its checks and `apply` its changes.
 _FOLDS: dict[type[Event], Callable[[Battle, Any, int], None]] = {}
-# The reactions a battle of each game walks (its own and the engine's), gathered once a ruleset.
-_WALKED: dict[Ruleset, dict[type[Any], Walked]] = {}
+# What `evolve` does with each type of event in a battle of each game, gathered at the game's first
+# event: the event's fold, what `core/reactions.py` walks for it (field, keyed, steps, once: a
+# `Walked`) and the game's whole walk table, for the outcomes.
+_Step = tuple[Callable[[Battle, Any, int], None], str, dict[str, Any], list[Any], bool, dict[type[Any], Walked]]
+_STEPS: dict[Ruleset, dict[type[Event], _Step]] = {}
 
 
 @filed_under(_FOLDS, UnitJoined)

@@ -282,26 +282,43 @@ def _step(reaction: Reaction[Any]) -> tuple[Any, Any, str]:
     return (reaction.when, reaction.does, reaction.rule)
 
 
+# A trigger type no reaction is declared on walks nothing.
+NOTHING: Walked = ("", {}, [], False)
+
+
+def steps_for(by_kind: dict[type[Any], Walked], trigger: object) -> tuple[list[tuple[Any, Any, str]], bool]:
+    """The reactions to `trigger`, in order, and whether the first that holds answers it. `evolve`
+    and `react` select them inline, as here: they do it for every trigger replayed."""
+    field, keyed, steps, once = by_kind.get(type(trigger), NOTHING)
+    if field:
+        steps = keyed.get(getattr(trigger, field), steps)
+    return steps, once
+
+
 def walk(battle: Any, trigger: object, reactions: Reactions) -> list[Outcome]:
     """Walk the reactions to `trigger` (an event whose own facts are written) and to every outcome
     they decide, applying each; return the outcomes that are part of the explanation."""
     reported: list[Outcome] = []
-    if type(trigger) in reactions.by_kind:
-        react(battle, trigger, reactions.by_kind, reported, 0)
+    steps, once = steps_for(reactions.by_kind, trigger)
+    if steps:
+        react(battle, trigger, steps, once, reactions.by_kind, reported, 0)
     return reported
 
 
 def react(
     battle: Any,
     trigger: object,
+    steps: list[tuple[Any, Any, str]],
+    once: bool,
     by_kind: dict[type[Any], Walked],
     reported: list[Outcome],
     depth: int,
     plan: dict[type[Outcome], tuple[Callable[[Any, Any], None] | None, bool]] = PLAN,
 ) -> None:
-    """`walk`'s step: the reactions to one trigger whose type some reaction is declared on."""
-    field, keyed, unnamed, once = by_kind[type(trigger)]
-    for when, does, rule in keyed.get(getattr(trigger, field), unnamed) if field else unnamed:
+    """`walk`'s step: the reactions to one trigger (`steps`, `once`: `steps_for`). The walk asks the
+    table before it calls: a trigger no reaction answers (a phase no rule starts anything in) costs
+    no call."""
+    for when, does, rule in steps:
         if when is not None and not when(battle, trigger):
             continue
         try:
@@ -313,9 +330,14 @@ def react(
                 if shown:
                     reported.append(outcome)
                 if kind in by_kind:  # most outcomes have no reaction of their own
+                    field, keyed, walked, answered = by_kind[kind]
+                    if field:
+                        walked = keyed.get(getattr(outcome, field), walked)
+                    if not walked:
+                        continue
                     if depth == DEPTH:
                         raise RunawayCascade([])
-                    react(battle, outcome, by_kind, reported, depth + 1)
+                    react(battle, outcome, walked, answered, by_kind, reported, depth + 1)
         except RunawayCascade as runaway:  # named on the way out: the rules that fed it, outermost first
             raise RunawayCascade([rule, *runaway.chain]) from None
         if once:

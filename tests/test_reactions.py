@@ -25,7 +25,7 @@ def limit_pinning(monkeypatch) -> None:
     from morale.core import evolve
 
     monkeypatch.setitem(WH40K6.once_per_phase, "pinning", "wh40k6.pinning.test")
-    monkeypatch.setattr(evolve, "_WALKED", {})
+    monkeypatch.setattr(evolve, "_STEPS", {})
 
 
 def pinned_by(table: Table, unit_id: str) -> list[out.Outcome]:
