@@ -313,7 +313,6 @@ def react(
     by_kind: dict[type[Any], Walked],
     reported: list[Outcome],
     depth: int,
-    plan: dict[type[Outcome], tuple[Callable[[Any, Any], None] | None, bool]] = PLAN,
 ) -> None:
     """`walk`'s step: the reactions to one trigger (`steps`, `once`: `steps_for`). The walk asks the
     table before it calls: a trigger no reaction answers (a phase no rule starts anything in) costs
@@ -324,7 +323,7 @@ def react(
         try:
             for outcome in does(battle, trigger):
                 kind = type(outcome)
-                change, shown = plan[kind]
+                change, shown = PLAN[kind]
                 if change is not None:
                     change(battle, outcome)
                 if shown:

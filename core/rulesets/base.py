@@ -14,6 +14,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from importlib import resources
 from importlib.metadata import EntryPoint
 from importlib.resources.abc import Traversable
@@ -310,8 +311,13 @@ class Ruleset:
     # -- shared helpers -------------------------------------------------------------------
     def phase_window(self, battle: BattleView) -> tuple[int, int, str | None]:
         """The rulebook phase in progress (or last ended): steps of the clock in one rulebook phase share it."""
-        phase = battle.phase
-        return (battle.turn, battle.side_index, self.phase_of.get(phase, phase) if phase else None)
+        return (battle.turn, battle.side_index, self.rulebook_phase_at[battle.phase_index])
+
+    @cached_property
+    def rulebook_phase_at(self) -> dict[int, str | None]:
+        """Each step of the clock, by its index (-1: before the first), -> the rulebook phase it is
+        part of. Read at every phase's start of every battle replayed: a lookup, not a walk."""
+        return {-1: None} | {index: self.phase_of.get(phase, phase) for index, phase in enumerate(self.phases)}
 
     def end_of_player_turn(self, battle: BattleView, side: str, *, next_turn: bool = False) -> Point:
         """The point at which `side`'s current (or next) player turn ends."""

@@ -292,10 +292,11 @@ def combat_lost(battle: BattleView, event: CombatResolved) -> Outcomes:
 )
 def regroup_tests_due(battle: BattleView, started: PhaseStarted) -> Outcomes:
     """In its own Movement phase, before any model moves, a Falling Back unit may test to Regroup."""
+    side = battle.active_side
     return [
         call(unit.id, "regroup", regroup_tests_due.id, (battle.seq,), decisions=("decline_regroup",))
         for unit in battle.living.values()
-        if unit.side == battle.active_side and unit.state == "falling_back" and not unit.pending
+        if unit.side == side and unit.state == "falling_back" and not unit.pending
     ]
 
 
