@@ -81,6 +81,11 @@ def report(name: str, seconds: float, events: int, baselines: dict[str, float]) 
     print(f"  {name:<34} {seconds * 1000:9.1f} ms  {events / seconds:>11,.0f} events/s  {ratios}")
 
 
+def target(what: str, met: bool) -> str:
+    """A target beside the figure it holds (bench/README.md's tables have the same ones)."""
+    return f"target {what}: {'met' if met else 'not met'}"
+
+
 def bench_replay(count: int, seed: int = 1) -> None:
     store, battle, events = cached_battle(seed, count)
     print(f"\nreplay: one battle of {len(events):,} events ({len({type(e) for e in events})} event types)")
@@ -99,6 +104,8 @@ def bench_replay(count: int, seed: int = 1) -> None:
     report("morale full replay", t_ours, len(events), {"floor": t_floor, "peer": t_peer})
     report("peer (eventsourcing) replay", t_peer, len(events), {"floor": t_floor})
     print(f"  -> morale replay is {t_ours / t_floor:.1f}x the floor and {t_peer / t_ours:.1f}x faster than the peer")
+    floor_met, peer_met = t_ours / t_floor <= 6, t_peer / t_ours >= 5
+    print(f"  {target('<= 6x the floor', floor_met)}, {target('>= 5x faster than the peer', peer_met)}")
 
 
 def bench_append(count: int = 300, seed: int = 2) -> None:
@@ -119,6 +126,11 @@ def bench_append(count: int = 300, seed: int = 2) -> None:
             f"  synchronous={level:<6}  morale median {our_median * 1e6:7.0f} us   peer (eventsourcing) median "
             f"{peer_median * 1e6:7.0f} us   -> morale {peer_median / our_median:.1f}x faster"
         )
+        if level == "NORMAL":  # at FULL both wait on the disk's flush: no target
+            print(
+                f"  {target('median <= 150 us', our_median <= 150e-6)}, "
+                f"{target('>= 3x faster than the peer', peer_median / our_median >= 3)}"
+            )
 
 
 def bench_signing(count: int = 300, seed: int = 2) -> None:
@@ -188,6 +200,7 @@ def bench_import(count: int, seed: int = 1) -> None:
     seconds = timed(bulk, repeat=2)
     print(f"\nbulk import: {len(events):,} events checked by the referee and written in one transaction")
     report("validated bulk import", seconds, len(events), {})
+    print(f"  {target('>= 100,000 events/s', len(events) / seconds >= 100_000)}")
 
 
 def bench_time_travel(count: int, seed: int = 1, points: int = 50, warm_points: int = 200) -> None:
@@ -220,6 +233,7 @@ def bench_time_travel(count: int, seed: int = 1, points: int = 50, warm_points: 
         f"p90 {sorted(warm)[int(warm_points * 0.9)] * 1000:.2f} ms, max {max(warm) * 1000:.2f} ms"
     )
     print(f"  (a full replay: {full * 1000:.0f} ms; taking the snapshots: {rebuild_s:.1f} s)")
+    print(f"  {target('median <= 5 ms', statistics.median(warm) <= 0.005)}")
 
 
 def bench_memory(battles: int, per_battle: int) -> None:
@@ -250,6 +264,7 @@ def bench_memory(battles: int, per_battle: int) -> None:
     seconds, peak_kb = float(out[0]), int(out[1])
     print(f"\narchive: {battles:,} battles, {total:,} events, replayed one battle at a time in a fresh process")
     print(f"  {seconds:.1f} s ({total / seconds:,.0f} events/s), peak resident memory {peak_kb / 1024:.0f} MB")
+    print(f"  {target('peak memory < 200 MB', peak_kb / 1024 < 200)}")
 
 
 def main() -> None:
