@@ -43,12 +43,7 @@ def __getattr__(name: str) -> typer.Typer:
 
 
 def _app() -> typer.Typer:
+    # Its commands are built as they are asked for (`base.LazyCommands`, from `commands.COMMANDS`).
     from .base import app
-
-    # Each module registers its commands on `app` as it is imported, in the order `morale -h` lists them.
-    # isort: off
-    from . import battle, corrections, claims, cors, hooks, audit, seeds, rules, notation  # noqa: F401
-    from . import tables, report, examples, stores, signed  # noqa: F401
-    # isort: on
 
     return app
