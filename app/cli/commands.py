@@ -30,8 +30,8 @@ COMMANDS: dict[str, Listed] = {
         "Roll for a due test: type in the table's dice, or let the engine roll them (recorded either way).",
     ),
     "next-phase": Listed("battle", "End the phase in progress, or start the next one in the ruleset's order."),
-    "board": Listed("battle", "The status board: each unit's state, models left, restrictions and tests due."),
-    "due": Listed("battle", "The tests due now, with the number to roll, the modifiers and why each is due."),
+    "board": Listed("reads", "The status board: each unit's state, models left, restrictions and tests due."),
+    "due": Listed("reads", "The tests due now, with the number to roll, the modifiers and why each is due."),
     "log": Listed("battle", "Every stored event, in order, with its hash link."),
     "replay": Listed(
         "battle",
@@ -77,7 +77,7 @@ COMMANDS: dict[str, Listed] = {
         "List the web origins allowed to call the server about a battle; --allow or --remove some (all or none).",
     ),
     "explain": Listed(
-        "audit",
+        "reads",
         "Why a unit is in its state: every test (why due, target, modifiers, chance, roll, result) and every "
         "change, each with its rule ID, back to the start.",
     ),
