@@ -14,16 +14,29 @@ This module reads the installed metadata and nothing of the games themselves: th
 game's clauses from here before its code is imported (a clause declared in the code reads its words
 from the catalogue as the module is imported), and the registry (`rulesets/base.py`) imports each
 game when it is first asked for.
+
+A game may also say who it is (`About`: id, version, title, listing order) under an entry point of
+the same name in the `morale.rulesets.about` group, naming an `About` in a module that imports none
+of its rules:
+
+    [project.entry-points."morale.rulesets.about"]
+    wh40k6 = "morale.core.rulesets.wh40k.about:WH40K6"
+
+`morale --version` names every game from these alone (`rulesets/listing.py`); importing the games
+would cost it several times what the rest of it does. The registry refuses a game whose `About`
+does not say what its `Ruleset` does, so the two cannot drift apart.
 """
 
 from __future__ import annotations
 
 import importlib.util
+from dataclasses import dataclass
 from functools import cache
 from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
 
 GROUP = "morale.rulesets"
+ABOUT_GROUP = "morale.rulesets.about"
 # The distribution that ships the four games of this repository: its entry points come first, any
 # other package's after them by distribution and entry point name, so what is loaded first does not
 # depend on the order of site-packages. (`morale rulesets` lists them by `Ruleset.listing_order`.)
@@ -42,10 +55,52 @@ def games() -> tuple[EntryPoint, ...]:
     found = list(entry_points(group=GROUP))
 
     def home_first(point: EntryPoint) -> tuple[int, str, int]:
-        dist = point.dist.name if point.dist is not None else ""
+        dist = _dist(point)
         return (0, "", found.index(point)) if dist == HOME else (1, f"{dist}/{point.name}", 0)
 
     return tuple(sorted(found, key=home_first))
+
+
+@dataclass(frozen=True)
+class About:
+    """Who a game is, as its `Ruleset` says it (`id`, `version`, `title`, `listing_order`), read
+    without importing the game's rules."""
+
+    id: str
+    version: str
+    title: str
+    listing_order: int = 100
+
+
+@cache
+def _about_points() -> dict[tuple[str, str], EntryPoint]:
+    return {(_dist(point), point.name): point for point in entry_points(group=ABOUT_GROUP)}
+
+
+def about_of(point: EntryPoint) -> About | None:
+    """The `About` the game of `point` declares: the `morale.rulesets.about` entry point of the same
+    name, from the same distribution. None where it declares none (it is imported to learn who it
+    is); `UnusableAbout` where that entry point cannot be loaded or names no `About`."""
+    declared = _about_points().get((_dist(point), point.name))
+    if declared is None:
+        return None
+    try:
+        about = declared.load()
+    except Exception as exc:  # whatever the package raised on import: named, on one line
+        reason = str(exc).splitlines()[0] if str(exc) else ""
+        problem = f"cannot be loaded ({type(exc).__name__}: {reason})"
+        raise UnusableAbout(f"its about entry point {declared.value!r} {problem}") from exc
+    if not isinstance(about, About):
+        raise UnusableAbout(f"its about entry point {declared.value!r} names a {type(about).__name__}, not an About")
+    return about
+
+
+class UnusableAbout(Exception):
+    """A game's `morale.rulesets.about` entry point gives no `About` (the registry refuses the game)."""
+
+
+def _dist(point: EntryPoint) -> str:
+    return point.dist.name if point.dist is not None else ""
 
 
 def folder(point: EntryPoint) -> Path | None:

@@ -14,7 +14,8 @@ import sys
 sys.argv = ["morale", "--version"]
 from morale.app.cli import main
 main()
-heavy = ("typer", "rich", "sqlite_utils", "morale.projections", "morale.app.http", "morale.app.cli.battle")
+heavy = ("typer", "rich", "sqlite_utils", "morale.projections", "morale.app.http", "morale.app.cli.battle",
+         "morale.core.rulesets.base", "morale.core.engine", "morale.core.rulesets.wh40k.sixth")
 print(sorted(m for m in sys.modules if m.split(".")[0] in heavy or m.startswith(heavy)))
 """
 
@@ -22,7 +23,7 @@ print(sorted(m for m in sys.modules if m.split(".")[0] in heavy or m.startswith(
 def test_version_alone_imports_no_command_and_prints_what_the_option_prints():
     done = subprocess.run([sys.executable, "-c", SCRIPT], capture_output=True, text=True, check=True)
     *lines, imported = done.stdout.splitlines()
-    assert imported == "[]"  # the rulesets' registry, to name each one's version, and nothing heavier
+    assert imported == "[]"  # each game's About (morale.rulesets.about), and nothing heavier: no game, no registry
     assert "\n".join(lines) == morale_command("--version").output.strip()
     assert lines[0].startswith("morale ") and "ruleset wh40k6 version 1: Warhammer 40,000 6th edition" in lines
 

@@ -54,7 +54,7 @@ def test_a_game_is_imported_only_when_it_is_first_asked_for():
         "import morale.app.cli\n"
         "from morale.core.rulesets import lookup\n"
         "loaded = lambda: {m.split('.')[3] for m in sys.modules if m.startswith('morale.core.rulesets.')}\n"
-        "games = lambda: sorted(loaded() - {'base'})\n"
+        "games = lambda: sorted(loaded() - {'base', 'listing'})  # the registry's own modules\n"
         "before = games()\n"
         "lookup('wfb8', '1')\n"
         "print(before, games())\n"
@@ -165,3 +165,38 @@ def test_an_install_whose_metadata_names_no_game_says_to_reinstall(monkeypatch):
     monkeypatch.setattr(base, "_REGISTRY", Registry(lambda: []))
     with pytest.raises(Refusal, match=r"no game is installed \(group morale.rulesets is empty; reinstall morale"):
         lookup("gdb", "1")
+
+
+def about_of_the_fifth(tmp_path: Path, title: str) -> Path:
+    """The fifth game, saying who it is in a module of its own (`morale.rulesets.about`)."""
+    site = fifth_game(tmp_path)
+    info = next(site.glob("fifth_game-*.dist-info"))
+    with (info / "entry_points.txt").open("a") as points:
+        points.write("\n[morale.rulesets.about]\nfifth = fifth_about:FIFTH\n")
+    about = f"from morale.core.installed import About\nFIFTH = About('fifth', '1', {title!r})\n"
+    (site / "fifth_about.py").write_text(about)
+    return site
+
+
+def test_morale_version_names_a_game_from_its_about_without_importing_its_rules(tmp_path):
+    site = about_of_the_fifth(tmp_path, "A fifth game")
+    script = (
+        "import sys; sys.argv = ['morale', '--version']; from morale.app.cli import main; main(); "
+        "print(sorted(m for m in sys.modules if m.startswith(('fifth_game', 'morale.core.rulesets.'))))"
+    )
+    env = {**os.environ, "PYTHONPATH": str(site)}
+    shown = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True)
+    *lines, imported = shown.stdout.splitlines()
+    assert "ruleset fifth version 1: A fifth game" in lines
+    assert "fifth_game" not in imported and "rulesets.base" not in imported and "sixth" not in imported
+    assert morale("--version", path=site).stdout.splitlines() == lines  # the Typer option: the same lines
+
+
+def test_a_game_whose_about_says_other_than_its_ruleset_is_refused_naming_both(tmp_path):
+    site = about_of_the_fifth(tmp_path, "Another game")
+    shown = morale("rulesets", path=site)
+    assert shown.returncode == 2
+    assert "its ruleset is About(id='fifth', version='1', title='A fifth game', listing_order=100), but its " in (
+        shown.stderr
+    )
+    assert "about entry point says About(id='fifth', version='1', title='Another game'" in shown.stderr

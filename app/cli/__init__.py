@@ -4,15 +4,15 @@ Every command reads the battle's log from the store, so there is no other state 
 Refused input prints one line naming the field or rule ID and exits with code 2; nothing is written.
 
 base.py holds the Typer `app` and what every command shares (options, refusals, output); battle.py
-(the battle at the table), cors.py (the web origins a battle allows), hooks.py (its webhooks),
-audit.py (audit and replay),
-rules.py (the rule catalogue), notation.py (the battle notation), tables.py, report.py, examples.py
-and stores.py (moving a store) register their commands on it; render.py and render_audit.py print
-for people.
+(the battle at the table), reads.py (board, due, explain: the reads a table makes most), cors.py (the
+web origins a battle allows), hooks.py (its webhooks), audit.py (audit and replay), rules.py (the rule
+catalogue), notation.py (the battle notation), tables.py, report.py, examples.py and stores.py
+(moving a store) register their commands on it; render.py and render_audit.py print for people.
 
-Importing this package imports none of them: `app` is built on first use (`from morale.app.cli
-import app`), so `morale --version` alone (`main`) answers without the engine, its rulesets and the
-stores, which the commands import (bench/README.md has what each costs).
+Importing this package imports none of them, and running a command imports its own module alone:
+`commands.py` lists every command with its module and its help, so `morale -h` needs none of them
+and `morale --version` (`main`) answers without even the Typer app (bench/README.md has what each
+costs).
 """
 
 from __future__ import annotations
@@ -43,12 +43,7 @@ def __getattr__(name: str) -> typer.Typer:
 
 
 def _app() -> typer.Typer:
+    # Its commands are built as they are asked for (`base.LazyCommands`, from `commands.COMMANDS`).
     from .base import app
-
-    # Each module registers its commands on `app` as it is imported, in the order `morale -h` lists them.
-    # isort: off
-    from . import battle, corrections, claims, cors, hooks, audit, seeds, rules, notation  # noqa: F401
-    from . import tables, report, examples, stores, signed  # noqa: F401
-    # isort: on
 
     return app

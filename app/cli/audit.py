@@ -21,7 +21,6 @@ from morale.events.numbers import whole_number
 from morale.events.schema import event_schema
 from morale.events.store import EventStore, UnknownBattle, check_not_foreign
 from morale.events.types import EVENT_TYPES
-from morale.projections.explain import explain_stored
 from morale.projections.luck import luck
 from morale.projections.timeline import Timeline
 from morale.projections.verify import verify
@@ -41,24 +40,6 @@ EXIT_UNVERIFIED = 1
 def _events(store: EventStore, battle: str) -> list:
     load(store, battle)
     return list(store.read(battle))
-
-
-@app.command("explain")
-def explain_command(
-    battle: BattleArg,
-    unit: Annotated[str, typer.Argument(help="The unit whose state is to be explained.")],
-    at: Annotated[int | None, typer.Option("--at", help="As it stood after this event.")] = None,
-    db: Db = DEFAULT_DB,
-    as_json: Json = False,
-) -> None:
-    """Why a unit is in its state: every test (why due, target, modifiers, chance, roll, result) and
-    every change, each with its rule ID, back to the start."""
-    with refusals(as_json):
-        store = open_store(db)
-        if not store.last_seq(battle):
-            raise UnknownBattle(battle)
-        view = explain_stored(store, battle, unit, at)
-        emit_json(view) if as_json else render_audit.print_explanation(out, view)
 
 
 @app.command("at")

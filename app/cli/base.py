@@ -9,14 +9,18 @@ from __future__ import annotations
 import os
 import sqlite3
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from gettext import gettext as _
+from importlib import import_module
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
 import msgspec
 import typer
+import typer.main
 from rich.console import Console
+from typer._click.utils import make_default_short_help
 from typer.core import TyperGroup
 
 from morale.core.fold import Fold
@@ -31,6 +35,8 @@ from morale.projections.narrative import describe_event
 from ..service import Recorded
 from ..webhooks.hooks import UnknownHook
 from . import render
+from .commands import COMMANDS
+from .text_values import plain_params, plain_text
 from .version import version_line
 
 # Typer re-exports Click's BadParameter (Typer vendors Click since 0.2x); its base is UsageError,
@@ -41,18 +47,76 @@ _OPENED: list[EventStore] = []  # the stores the running command opened (`open_s
 _WORDS: list[str] = []  # the running command's words, as typed (RefusingGroup.resolve_command)
 
 
+class LazyCommands(Mapping[str, Any]):
+    """`morale`'s commands by name (`commands.COMMANDS`), each built the first time it is asked for:
+    its module imported (it registers its command on `app`, as Typer has it), then the command built
+    from its signature by Typer's own functions, as `typer.main.get_group` would have."""
+
+    def __init__(self) -> None:
+        self._built: dict[str, Any] = {}
+
+    def __getitem__(self, name: str) -> Any:
+        if name not in self._built:
+            if name not in COMMANDS:
+                raise KeyError(name)
+            import_module(f"{__package__}.{COMMANDS[name].module}")
+            self._built[name] = _command_named(name)
+        return self._built[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(COMMANDS)
+
+    def __len__(self) -> int:
+        return len(COMMANDS)
+
+
+def _command_named(name: str) -> Any:
+    settings = {"pretty_exceptions_short": app.pretty_exceptions_short, "rich_markup_mode": app.rich_markup_mode}
+    for command in app.registered_commands:
+        if (command.name or typer.main.get_command_name(command.callback.__name__)) == name:  # type: ignore[union-attr]
+            return plain_text(typer.main.get_command_from_info(command, **settings))
+    for group in app.registered_groups:
+        if group.name == name:
+            return plain_text(typer.main.get_group_from_info(group, suggest_commands=app.suggest_commands, **settings))
+    raise LookupError(f"morale.app.cli.{COMMANDS[name].module} registers no command {name!r} (commands.py lists it)")
+
+
 class RefusingGroup(TyperGroup):
     """`morale`'s commands. A command line Click cannot parse (a missing argument, a die typed as
     "x", an unknown option or command) is bad input like any other: one line, or one JSON object
-    with --json, and exit code 2, instead of Click's usage block."""
+    with --json, and exit code 2, instead of Click's usage block.
+
+    Its commands are `LazyCommands`: `morale board` imports battle.py's module and builds `board`
+    alone, and `morale -h` lists them from `commands.COMMANDS` without importing any."""
+
+    def __init__(self, **attrs: Any) -> None:
+        super().__init__(**attrs)
+        self.commands = LazyCommands()
+
+    def list_commands(self, ctx: typer.Context) -> list[str]:
+        return list(COMMANDS)
+
+    def format_commands(self, ctx: typer.Context, formatter: Any) -> None:
+        # As Click's own (TyperGroup.format_commands) lays them out, from the table: the real
+        # commands' short help is the same text shortened the same way (tests/test_cli_lazy.py).
+        limit = formatter.width - 6 - max(len(name) for name in COMMANDS)
+        rows = [(name, make_default_short_help(listed.help, limit)) for name, listed in COMMANDS.items()]
+        with formatter.section(_("Commands")):
+            formatter.write_dl(rows)
 
     def resolve_command(self, ctx: typer.Context, args: list[str]) -> tuple[str | None, Any, list[str]]:
         ctx.meta[_COMMAND_ARGS] = list(args)  # the command's words: did they ask for --json?
         _WORDS[:] = args
-        return super().resolve_command(ctx, args)
+        name, command, rest = super().resolve_command(ctx, args)
+        if command is not None and "help_option_names" not in command.context_settings:
+            # Its -h is made as its context is (from ours, inherited, so made the same from ours):
+            # made now, it is coerced as text_values.py says, as the rest of its parameters are.
+            plain_params(command.get_params(ctx))
+        return name, command, rest
 
     def parse_args(self, ctx: typer.Context, args: list[str]) -> list[str]:
         # `morale` itself: an option before the command (`morale --db x board`, `morale -1`).
+        plain_params(self.get_params(ctx))  # its own (--version, -h, --install-completion), known by now
         try:
             return super().parse_args(ctx, args)
         except UsageError as exc:

@@ -24,8 +24,6 @@ from morale.core.rulesets import rulesets
 from morale.events.codec import MalformedEvent, decode_event, event_from_dict
 from morale.events.locate import is_database_url, shown
 from morale.events.types import EVENT_TYPES, AnyEvent
-from morale.projections.board import board
-from morale.projections.due import due_tests
 from morale.projections.log import log_rows
 from morale.projections.narrative import Line, describe_event, narrate
 from morale.projections.timeline import turn_span
@@ -219,22 +217,6 @@ def next_phase_command(
         event = clock_event(fold)
         author = side_player_author(fold, side, [event]) if side is not None else cli_author()
         report(fold, record_on(store, fold, [event], author=author), as_json)
-
-
-@app.command("board")
-def board_command(battle: BattleArg, db: Db = DEFAULT_DB, as_json: Json = False) -> None:
-    """The status board: each unit's state, models left, restrictions and tests due."""
-    with refusals(as_json):
-        view = board(load_head(open_store(db), battle).state())
-        emit_json(view) if as_json else render.print_board(out, view)
-
-
-@app.command("due")
-def due_command(battle: BattleArg, db: Db = DEFAULT_DB, as_json: Json = False) -> None:
-    """The tests due now, with the number to roll, the modifiers and why each is due."""
-    with refusals(as_json):
-        views = due_tests(load_head(open_store(db), battle).state())
-        emit_json(views) if as_json else render.print_due(out, views)
 
 
 @app.command("log")

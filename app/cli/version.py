@@ -8,12 +8,12 @@ from __future__ import annotations
 def version_line() -> str:
     """The engine's version, then each ruleset's: what a battle's log is read with (CHANGELOG.md says
     what moves each). Imported here, not at the top, so that the commands that do not ask need none
-    of it: the rulesets' registry and nothing else (no server, no projections, no game's code: the
-    registry reads each game's entry point, and imports a game to learn its version)."""
+    of it: each game's `About` (its `morale.rulesets.about` entry point), no game's rules, no
+    registry, no server, no projections."""
     from importlib.metadata import version
 
-    from morale.core.rulesets import rulesets
+    from morale.core.rulesets.listing import listing
 
     lines = [f"morale {version('morale')}"]
-    lines += [f"ruleset {r.id} version {r.version}: {r.title}" for r in rulesets().values()]
+    lines += [f"ruleset {about.id} version {about.version}: {about.title}" for about in listing()]
     return "\n".join(lines)

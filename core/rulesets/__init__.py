@@ -4,8 +4,22 @@ Each game is a package of its own, built on the base class in `base`, and found 
 point in the `morale.rulesets` group (`core/installed.py`): this repository's four (`wh40k/`,
 `wfb8/`, `gdb/`) are declared in its pyproject.toml as a separately installed package declares its
 own. Importing this package imports none of them: `lookup`, `latest` and `rulesets` do, as asked.
+Nor does it import the registry (`base`) until one of its names is first read: a game's `about`
+module is imported through this package, and `morale --version` reads those alone (`listing.py`).
 """
 
-from .base import BrokenGame, Ruleset, latest, lookup, rulesets
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .base import BrokenGame, Ruleset, latest, lookup, rulesets
 
 __all__ = ["BrokenGame", "Ruleset", "latest", "lookup", "rulesets"]
+
+
+def __getattr__(name: str) -> Any:
+    if name in __all__:
+        return getattr(import_module(".base", __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

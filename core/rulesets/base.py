@@ -31,6 +31,7 @@ from morale.events.types import (
 )
 
 from .. import installed
+from ..installed import About
 from ..machine import StateGraph
 from ..outcomes import (
     Modifier,
@@ -356,7 +357,7 @@ class Registry:
         self._loaded: dict[tuple[str, str], Ruleset] = {}  # by entry point (name, value)
         self._by_key: dict[tuple[str, str], tuple[EntryPoint, Ruleset]] = {}
 
-    def _load(self, point: EntryPoint) -> Ruleset:
+    def load(self, point: EntryPoint) -> Ruleset:
         if (point.name, point.value) in self._loaded:
             return self._loaded[(point.name, point.value)]
         try:
@@ -368,6 +369,13 @@ class Registry:
             raise BrokenGame(point, f"names a {type(ruleset).__name__}, not a Ruleset instance")
         if not isinstance(getattr(ruleset, "rulebook", None), Rulebook):
             raise BrokenGame(point, f"{ruleset.id} has no rulebook (Ruleset.rulebook: its reactions and checks)")
+        try:
+            about = installed.about_of(point)
+        except installed.UnusableAbout as exc:
+            raise BrokenGame(point, str(exc)) from None
+        says = About(ruleset.id, ruleset.version, ruleset.title, ruleset.listing_order)
+        if about is not None and about != says:  # `morale --version` would name another game than is played
+            raise BrokenGame(point, f"its ruleset is {says}, but its about entry point says {about}")
         key = (ruleset.id, ruleset.version)
         if key in self._by_key and self._by_key[key][1] is not ruleset:
             other = self._by_key[key][0]
@@ -382,7 +390,7 @@ class Registry:
         loaded = []
         for point in self._points():
             try:
-                loaded.append(self._load(point))
+                loaded.append(self.load(point))
             except BrokenGame as refusal:
                 if broken is None:
                     raise
@@ -398,7 +406,7 @@ class Registry:
             return self._by_key[(ruleset_id, version)][1]
         for point in self._points():
             if point.name == ruleset_id:
-                self._load(point)
+                self.load(point)
         broken: list[BrokenGame] = []
         if version is None or (ruleset_id, version) not in self._by_key:
             self.all(broken=broken)
@@ -409,6 +417,11 @@ class Registry:
 
 
 _REGISTRY = Registry(installed.games)
+
+
+def given_by(point: EntryPoint) -> Ruleset:
+    """The ruleset the entry point gives, imported if it is not yet (`BrokenGame` if it gives none)."""
+    return _REGISTRY.load(point)
 
 
 def rulesets() -> dict[tuple[str, str], Ruleset]:
