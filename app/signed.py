@@ -10,9 +10,9 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import msgspec
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from morale.core.rules import Refusal
 from morale.events.locate import is_database_url
@@ -29,6 +29,9 @@ from morale.events.store import EventStore
 from morale.projections.signed import HeadCheck, check_heads, listed_heads
 
 from .transfer import Checked, check_lines
+
+if TYPE_CHECKING:  # cryptography is imported where a key is read or a signature checked (events/signing.py)
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 # Said where a PostgreSQL store has no key: its nodes must share one, so it never makes its own.
 NO_KEY = (

@@ -28,11 +28,14 @@ import secrets
 import stat
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import msgspec
-from cryptography.exceptions import InvalidSignature
-from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+
+# cryptography (~20-50 ms to import) is imported by the functions that sign, verify or read a key,
+# not here: every store imports this module for its types, and a read signs nothing.
+if TYPE_CHECKING:
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 KEY_VARIABLE = "MORALE_SIGNING_KEY"
 KEY_FILE_VARIABLE = "MORALE_SIGNING_KEY_FILE"
@@ -84,16 +87,22 @@ def head_message(battle: str, seq: int, hash_: str) -> bytes:
 
 def fingerprint(public: Ed25519PublicKey) -> str:
     """A public key's short name: "ed25519:" and the first 16 hex digits of its raw bytes' sha256."""
+    from cryptography.hazmat.primitives import serialization
+
     raw = public.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
     return "ed25519:" + hashlib.sha256(raw).hexdigest()[:16]
 
 
 def public_base64(public: Ed25519PublicKey) -> str:
     """The public key's 32 raw bytes in base64: the short form a notation tag carries."""
+    from cryptography.hazmat.primitives import serialization
+
     return base64.b64encode(public.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)).decode()
 
 
 def public_pem(public: Ed25519PublicKey) -> str:
+    from cryptography.hazmat.primitives import serialization
+
     return public.public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo).decode()
 
 
@@ -113,12 +122,16 @@ class SigningKey:
         )
 
     def private_pem(self) -> bytes:
+        from cryptography.hazmat.primitives import serialization
+
         return self._private.private_bytes(
             serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
         )
 
 
 def generate() -> SigningKey:
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
     return SigningKey(Ed25519PrivateKey.generate())
 
 
@@ -132,6 +145,9 @@ def _raw_base64(text: str) -> bytes | None:
 
 def private_key_from_text(text: str, where: str) -> SigningKey:
     """A private key from PEM (PKCS #8) or 32 raw bytes in base64; `SigningKeyUnusable` naming `where`."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
     raw = _raw_base64(text)
     if raw is not None:
         return SigningKey(Ed25519PrivateKey.from_private_bytes(raw))
@@ -146,6 +162,9 @@ def private_key_from_text(text: str, where: str) -> SigningKey:
 
 def public_key_from_text(text: str, where: str) -> Ed25519PublicKey:
     """A public key from PEM or 32 raw bytes in base64; `ValueError` naming `where` if it is neither."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
     raw = _raw_base64(text)
     if raw is not None:
         return Ed25519PublicKey.from_public_bytes(raw)
@@ -159,6 +178,8 @@ def public_key_from_text(text: str, where: str) -> Ed25519PublicKey:
 
 
 def signature_matches(public: Ed25519PublicKey, head: SignedHead) -> bool:
+    from cryptography.exceptions import InvalidSignature
+
     try:
         signature = base64.b64decode(head.signature, validate=True)
         public.verify(signature, head_message(head.battle, head.seq, head.hash))

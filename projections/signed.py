@@ -9,11 +9,14 @@ carry a signature the key makes. Each refusal names what failed. It reads nothin
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import msgspec
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from morale.events.signing import SignedHead, fingerprint, public_key_from_text, signature_matches
+
+if TYPE_CHECKING:  # cryptography is imported where a key is read or a signature checked (events/signing.py)
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 
 class HeadCheck(msgspec.Struct, frozen=True, kw_only=True):

@@ -5,8 +5,12 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
-from support.cli import morale_command
+import pytest
+from support.cli import morale, morale_command
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "wh40k6"
 
 # The version line as `main` prints it, and what a fresh process had imported by then.
 SCRIPT = """
@@ -36,3 +40,34 @@ def test_a_store_opened_imports_no_sqlite_utils():
     )
     done = subprocess.run([sys.executable, "-c", script, ":memory:"], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False"
+
+
+# What a read of a battle (`board`, `due`, `explain`) imported, in a fresh process: none of these.
+READ_SCRIPT = """
+import sys
+sys.argv = ["morale", *sys.argv[1:]]
+from morale.app.cli import main
+try:
+    main()
+except SystemExit:
+    pass
+unwanted = ("cryptography", "morale.app.http", "morale.app.webhooks.hooks", "morale.app.cli.render_audit",
+            "morale.projections.verify", "morale.projections.whatif")
+print(sorted(m for m in sys.modules if m.startswith(unwanted)), file=sys.stderr)
+"""
+
+
+@pytest.mark.parametrize(
+    "words", [["board", "hive-tarsis", "--json"], ["due", "hive-tarsis"], ["explain", "hive-tarsis", "nobz"]]
+)
+def test_a_read_imports_no_signing_library_nor_the_server_nor_the_audits_other_reports(tmp_path, words):
+    # A read signs nothing and verifies nothing; cryptography alone took 20-50 ms of every read.
+    db = tmp_path / "battle.db"
+    assert morale(db, "new", str(EXAMPLES / "roster.toml")).exit_code == 0
+    assert morale(db, "append", "hive-tarsis", "--file", str(EXAMPLES / "battle.ndjson")).exit_code == 0
+    assert (tmp_path / "battle.db.key").exists()  # the store signs: the read still imports no key's library
+    done = subprocess.run(
+        [sys.executable, "-c", READ_SCRIPT, *words, "--db", str(db)], capture_output=True, text=True, check=True
+    )
+    assert done.stdout.strip()  # it printed its read
+    assert done.stderr.strip().splitlines()[-1] == "[]"

@@ -7,7 +7,7 @@ base.py holds the Typer `app` and what every command shares (options, refusals, 
 (the battle at the table), reads.py (board, due, explain: the reads a table makes most), cors.py (the
 web origins a battle allows), hooks.py (its webhooks), audit.py (audit and replay), rules.py (the rule
 catalogue), notation.py (the battle notation), tables.py, report.py, examples.py and stores.py
-(moving a store) register their commands on it; render.py and render_audit.py print for people.
+(moving a store) register their commands on it; render.py, render_explain.py and render_audit.py print for people.
 
 Importing this package imports none of them, and running a command imports its own module alone:
 `commands.py` lists every command with its module and its help, so `morale -h` needs none of them

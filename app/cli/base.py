@@ -33,7 +33,7 @@ from morale.events.store import ConflictError, EventStore, StoreUnavailable, Unk
 from morale.projections.narrative import describe_event
 
 from ..service import Recorded
-from ..webhooks.hooks import UnknownHook
+from ..webhooks.unknown import UnknownHook
 from . import render
 from .commands import COMMANDS
 from .text_values import plain_params, plain_text

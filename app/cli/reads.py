@@ -17,7 +17,7 @@ from morale.projections.due import due_tests
 from morale.projections.explain import explain_stored
 
 from ..service import load_head
-from . import render, render_audit
+from . import render, render_explain
 from .base import DEFAULT_DB, BattleArg, Db, Json, app, emit_json, open_store, out, refusals
 
 
@@ -52,4 +52,4 @@ def explain_command(
         if not store.last_seq(battle):
             raise UnknownBattle(battle)
         view = explain_stored(store, battle, unit, at)
-        emit_json(view) if as_json else render_audit.print_explanation(out, view)
+        emit_json(view) if as_json else render_explain.print_explanation(out, view)

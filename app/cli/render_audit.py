@@ -1,4 +1,5 @@
-"""Human output of the audit tools: explain, time travel, what-if, verify, luck, schema."""
+"""Human output of the audit tools: time travel, what-if, verify, luck, schema (explain's is
+render_explain.py)."""
 
 from __future__ import annotations
 
@@ -6,69 +7,13 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from morale.projections.explain import Explanation, Step
 from morale.projections.luck import PERCENTILE_NAME, PERCENTILE_WORDS, Luck
 from morale.projections.timeline import Diff, UnitChange
 from morale.projections.verify import Verification
 from morale.projections.whatif import WhatIf
 
 from .render import name_text, state_text
-
-DIM = "dim"
-
-
-def _rule(rule: str) -> Text:
-    return Text(f"  [{rule}]", style=DIM) if rule else Text("")
-
-
-def _step_lines(console: Console, step: Step, indent: str = "") -> None:
-    # A settled test reads as its result ("fails the morale test"): numbered by the event that settled
-    # it (the dice), with the event where it fell due on its "why" line.
-    shown = step.settled_at if step.kind == "test" and step.settled_at is not None else step.seq
-    console.print(Text(f"{indent}{shown:>4}  ", style=DIM) + Text(step.text) + _rule(step.rule))
-    pad = indent + "      "
-    if step.by and shown == step.seq:
-        console.print(Text(f"{pad}entered by: {step.by}", style=DIM))
-    if step.kind == "test":
-        kind = " move due" if step.status == "moved" else " test due"
-        due_at = f" at #{step.seq}" if shown != step.seq else ""
-        test = Text(step.test.replace("_", " ")) + Text(kind + due_at)
-        console.print(Text(f"{pad}why: ", style="bold") + test + _rule(step.trigger))
-        if step.trigger_words:
-            console.print(Text(f"{pad}     {step.trigger_words}", style="italic"))
-        for cited in step.caused_by:
-            console.print(Text(f"{pad}     because of #{cited.seq}: {cited.text}"))
-        if step.target is not None:
-            console.print(Text(f"{pad}needs: {step.target} or less"))
-        for m in step.modifiers:
-            ignored = f", ignored: {m.ignored_by}" if m.ignored_by else ""
-            console.print(Text(f"{pad}       {m.value:+d} {m.reason}{ignored}") + _rule(m.rule))
-        if step.chance is not None:
-            console.print(Text(f"{pad}chance of passing: {100 * step.chance:.1f}% ({step.chance_ways})"))
-        if step.roll is not None:
-            seq, by, dice = step.roll.seq, step.roll.by, step.roll.said
-            rolled = f"rolled at #{seq} by {by}: {dice}" if by else f"rolled at #{seq}: {dice}"
-            console.print(Text(f"{pad}{rolled}"))
-        status = step.status + (" automatically" if step.automatic else "")
-        console.print(Text(f"{pad}result: ", style="bold") + Text(status) + _rule(step.rule))
-        if step.words:
-            console.print(Text(f"{pad}        {step.words}", style="italic"))
-    elif step.kind == "consequence":
-        if step.words:
-            console.print(Text(f"{pad}{step.words}", style="italic"))
-        for cited in step.caused_by:
-            console.print(Text(f"{pad}because of #{cited.seq}: {cited.text}", style=DIM))
-
-
-def print_explanation(console: Console, view: Explanation) -> None:
-    ld = f", Ld {view.ld}" if view.ld is not None else ""
-    console.print(
-        Text(f"{view.name} ({view.unit}, {view.side}): ", style="bold")
-        + state_text(view.state, view.state_name)
-        + Text(f", {view.models} of {view.starting_models} models{ld}, after event {view.at}")
-    )
-    for step in view.steps:
-        _step_lines(console, step)
+from .render_explain import DIM, step_lines
 
 
 def _change_table(title: str, changes: list[UnitChange], before: str, after: str) -> Table:
@@ -99,7 +44,7 @@ def print_diff(console: Console, view: Diff) -> None:
     for change in view.units:
         console.print(Text(f"\nwhy {change.name} changed:", style="bold"))
         for step in change.why:
-            _step_lines(console, step, indent="  ")
+            step_lines(console, step, indent="  ")
 
 
 def print_what_if(console: Console, view: WhatIf) -> None:

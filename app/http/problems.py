@@ -28,7 +28,7 @@ from morale.events.store import ConflictError, StoreUnavailable, TokenRevoked, U
 
 from ..access import Forbidden, UnknownToken
 from ..battlescribe import Unanswered
-from ..webhooks.hooks import UnknownHook
+from ..webhooks.unknown import UnknownHook
 
 MEDIA_TYPE = "application/problem+json"
 _PREFIX = "urn:morale:problem:"

@@ -4,4 +4,5 @@
 CLI and HTTP alike); `message.py` makes one delivery: the feed item as a CloudEvents 1.0 event,
 signed as Standard Webhooks says; `deliver.py` delivers, at least once and in order per hook,
 retrying with backoff, pausing a URL that keeps failing, from whichever node holds the store's lease.
+`unknown.py` is the refusal of a hook id the battle lacks, apart so the CLI names it cheaply.
 """

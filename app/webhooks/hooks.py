@@ -22,21 +22,13 @@ from morale.events.types import EVENT_TYPES
 
 from ..access import check_label
 from ..http.kinds import outcome_kinds
+from .unknown import UnknownHook
 
 URL_MAX = 2_000  # characters: a receiver's address, not a document
 HOOKS_MAX = 10  # a battle's hooks: a bot, a league table, an overlay or two
 KINDS = frozenset(EVENT_TYPES) | frozenset(outcome_kinds())  # an item's event type, or a kind of outcome it caused
 ATTEMPTS_SHOWN = 50  # the delivery log lists a hook's last attempts
 ATTEMPTS_KEPT = 200  # and keeps no more than these per hook
-
-
-class UnknownHook(LookupError):
-    """No hook of the battle has this id."""
-
-    field = "hook"
-
-    def __init__(self, battle: str, hook_id: str) -> None:
-        super().__init__(f"hook: battle {battle!r} has no webhook with id {hook_id!r}")
 
 
 class Attempt(msgspec.Struct, frozen=True, kw_only=True):
