@@ -68,6 +68,12 @@ def test_wh40k3_fall_back_distance_a_profile_field_out_of_range_is_refused():
     assert refusal.field == "profile" and "fall_back_dice" in refusal.message
 
 
+def test_wh40k3_fall_back_distance_a_misspelt_profile_field_is_refused_naming_it():
+    """Not dropped: a bike's fall_back_dice spelt wrong would leave it Falling Back 2D6."""
+    refusal = table().refuse(unit("bikers", unit_type="bike", profile={"fallback_dice": 3}))
+    assert refusal.field == "profile" and "unknown field `fallback_dice`" in refusal.message
+
+
 @pytest.mark.parametrize(("dice", "inches"), [((4, 3), 3.5), ((4, 4), 4), ((1, 1), 1)])
 def test_wh40k3_fall_back_distance_halved_through_difficult_terrain(dice, inches):
     t = table(unit("guard"), unit("boyz", "orks"))
