@@ -74,6 +74,21 @@ def test_wh40k3_fall_back_distance_a_misspelt_profile_field_is_refused_naming_it
     assert refusal.field == "profile" and "unknown field `fallback_dice`" in refusal.message
 
 
+def test_wh40k3_fall_back_distance_difficult_terrain_is_refused_while_a_morale_test_is_due():
+    t = table(unit("guard"), unit("boyz", "orks"))
+    t.go_to(1, "orks", "shooting")
+    t.casualties("guard", 3)
+    t.end_phase()
+
+    refusal = t.refuse(fact("guard", "through_difficult_terrain"))
+
+    assert (refusal.rule, refusal.message) == (
+        "wh40k3.fall_back.distance",
+        "state through_difficult_terrain when guard's Fall Back roll is due, before its dice",
+    )
+    assert t.due() == ["guard:morale"]
+
+
 @pytest.mark.parametrize(("dice", "inches"), [((4, 3), 3.5), ((4, 4), 4), ((1, 1), 1)])
 def test_wh40k3_fall_back_distance_halved_through_difficult_terrain(dice, inches):
     t = table(unit("guard"), unit("boyz", "orks"))
@@ -251,6 +266,20 @@ def test_wh40k3_crossfire_the_distance_is_stated_while_the_fall_back_roll_is_due
     t.roll("guard", "fall_back", 3, 3)
 
     assert t.refuse(fact("guard", "enemy_in_corridor", 5)).rule == "wh40k3.crossfire"
+
+
+def test_wh40k3_crossfire_the_distance_is_refused_while_a_regroup_test_is_due():
+    t = table(unit("guard"), unit("boyz", "orks"))
+    shot_and_fled(t)
+    t.go_to(2, "imperium", "movement")
+
+    refusal = t.refuse(fact("guard", "enemy_in_corridor", 5))
+
+    assert (refusal.rule, refusal.message) == (
+        "wh40k3.crossfire",
+        "state enemy_in_corridor when guard's Fall Back roll is due, before its dice",
+    )
+    assert t.due() == ["guard:regroup"]
 
 
 def test_wh40k3_crossfire_after_a_failed_regroup_too():
