@@ -260,6 +260,18 @@ def test_wh40k3_crossfire_the_distance_is_a_positive_number_of_inches(value):
     assert t.refuse(fact("guard", "enemy_in_corridor", value)).field == "value"
 
 
+@pytest.mark.parametrize("distance", [1, 0.5])
+def test_wh40k3_crossfire_an_enemy_an_inch_away_or_less_is_a_distance_too(distance):
+    t = table(unit("guard"), unit("boyz", "orks"))
+    failed_morale(t)
+    t.record(fact("guard", "enemy_in_corridor", distance))
+
+    caused = t.roll("guard", "fall_back", 1, 1)
+
+    assert only(caused, out.TestResolved).detail == f'2" reaches the enemy {distance:g}" away in its corridor'
+    assert t.state("guard") == "dispersed"
+
+
 def test_wh40k3_crossfire_the_distance_is_stated_while_the_fall_back_roll_is_due():
     t = table(unit("guard"), unit("boyz", "orks"))
     failed_morale(t)
