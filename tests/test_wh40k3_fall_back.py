@@ -188,6 +188,22 @@ def test_wh40k3_assaulted_passed_it_fights_normally():
     assert t.state("guard") == "steady"
 
 
+def test_wh40k3_assaulted_passed_it_fights_normally_with_no_restriction_on_its_moves():
+    """Regrouping as it is charged, it is not held to 3 inches the rest of the phase
+    (`wh40k3.regroup.pass`'s restriction belongs to the chances under `wh40k3.regroup.when`)."""
+    t = table(unit("guard"), unit("boyz", "orks"))
+    shot_and_fled(t)
+    t.go_to(1, "orks", "assault")
+    t.record(charge("boyz", "guard"))
+
+    caused = t.roll("guard", "regroup", 2, 3)
+
+    assert not any(isinstance(o, out.RestrictionApplied) for o in caused)
+    assert not t.unit("guard").restricted("regrouped_this_phase")
+    row = next(r for r in board(t.battle).units if r.unit == "guard")
+    assert [r.text for r in row.restrictions] == ["will be steady", "fights normally this turn; shoots as having moved"]
+
+
 def test_wh40k3_assaulted_failed_it_is_destroyed():
     t = table(unit("guard"), unit("boyz", "orks"))
     shot_and_fled(t)
