@@ -91,6 +91,20 @@ def test_wh40k3_regroup_when_the_player_may_decline_and_it_falls_back_again():
     assert t.due() == ["guard:fall_back"]
 
 
+def test_wh40k3_regroup_when_a_unit_destroyed_with_its_regroup_test_due_leaves_nothing_due():
+    """Its last model lost, the Regroup test lapses (`engine.destroyed`): that is no attempt called
+    off as if failed, and no Fall Back move falls due for a destroyed unit."""
+    t = table(unit("guard"), unit("boyz", "orks"))
+    at_its_next_movement_phase(t)
+
+    caused = t.casualties("guard", 7)
+
+    lapsed = only(caused, out.TestNotTaken)
+    assert (lapsed.rule, lapsed.trigger, lapsed.withdrawn) == ("engine.destroyed", "wh40k3.regroup.when", True)
+    assert only(caused, out.StateChanged).to_state == "destroyed"
+    assert t.state("guard") == "destroyed" and t.due() == []
+
+
 # -- wh40k3.regroup.fail ------------------------------------------------------------------------
 def test_wh40k3_regroup_fail_it_falls_back_another_2d6():
     t = table(unit("guard", ld=8), unit("boyz", "orks"))
