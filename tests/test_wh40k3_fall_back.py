@@ -63,6 +63,17 @@ def test_wh40k3_fall_back_distance_fast_units_as_their_profile_says():
     assert only(t.roll("bikers", "fall_back", 5, 2, 6), out.Moved).inches == 13
 
 
+@pytest.mark.parametrize("dice", [1, 4])
+def test_wh40k3_fall_back_distance_a_profile_may_give_from_1_to_4_dice(dice):
+    t = table(unit("riders", unit_type="cavalry", profile={"fall_back_dice": dice}), unit("boyz", "orks"))
+    failed_morale(t, "riders")
+
+    [due] = t.battle.due_for("riders")
+
+    assert (due.test, due.dice) == ("fall_back", dice)
+    assert only(t.roll("riders", "fall_back", *[3] * dice), out.Moved).inches == 3 * dice
+
+
 def test_wh40k3_fall_back_distance_a_profile_field_out_of_range_is_refused():
     refusal = table().refuse(unit("bikers", profile={"fall_back_dice": 7}))
     assert refusal.field == "profile" and "fall_back_dice" in refusal.message
