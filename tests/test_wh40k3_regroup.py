@@ -374,6 +374,18 @@ def test_wh40k3_special_atsknf_may_regroup_below_half_strength():
     assert (due.rule, due.dice) == ("wh40k3.regroup.when", 2)
 
 
+def test_wh40k3_special_atsknf_the_player_cannot_decline_it():
+    """It Regroups automatically: no choice is offered, and a decline is refused."""
+    t = table(marines(), unit("boyz", "orks"))
+    shot_and_fled(t, "marines")
+
+    [due] = t.battle.due_for("marines")
+
+    assert (due.rule, due.decisions) == ("wh40k3.special.atsknf", ())
+    t.refuse(PlayerDecided(unit="marines", decision="decline_regroup"))
+    assert t.due() == ["marines:regroup"]
+
+
 def test_wh40k3_special_atsknf_the_table_must_report_before_the_next_phase():
     t = table(marines(), unit("boyz", "orks"))
     shot_and_fled(t, "marines")
