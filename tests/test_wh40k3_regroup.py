@@ -72,6 +72,16 @@ def test_wh40k3_regroup_when_not_with_an_enemy_within_6_inches_or_out_of_coheren
     assert t.due() == ["guard:fall_back"]
 
 
+def test_wh40k3_regroup_when_the_50_percent_is_exact_for_a_large_unit():
+    """50 of 101 models is 49.5%: under half, no Regroup test (no rounding to the nearest percent)."""
+    t = table(unit("horde", models=101), unit("boyz", "orks"))
+
+    caused = at_its_next_movement_phase(t, "horde", lost=51)
+
+    assert only(caused, out.TestNotTaken).detail == "50 of 101 models: under 50% of its starting strength"
+    assert t.due() == ["horde:fall_back"]
+
+
 def test_wh40k3_regroup_when_conditions_are_refused_with_no_regroup_waiting():
     t = table(unit("guard"), unit("boyz", "orks"))
     t.go_to(1, "imperium", "movement")
