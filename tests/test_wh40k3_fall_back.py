@@ -63,9 +63,41 @@ def test_wh40k3_fall_back_distance_fast_units_as_their_profile_says():
     assert only(t.roll("bikers", "fall_back", 5, 2, 6), out.Moved).inches == 13
 
 
+@pytest.mark.parametrize("dice", [1, 4])
+def test_wh40k3_fall_back_distance_a_profile_may_give_from_1_to_4_dice(dice):
+    t = table(unit("riders", unit_type="cavalry", profile={"fall_back_dice": dice}), unit("boyz", "orks"))
+    failed_morale(t, "riders")
+
+    [due] = t.battle.due_for("riders")
+
+    assert (due.test, due.dice) == ("fall_back", dice)
+    assert only(t.roll("riders", "fall_back", *[3] * dice), out.Moved).inches == 3 * dice
+
+
 def test_wh40k3_fall_back_distance_a_profile_field_out_of_range_is_refused():
     refusal = table().refuse(unit("bikers", profile={"fall_back_dice": 7}))
     assert refusal.field == "profile" and "fall_back_dice" in refusal.message
+
+
+def test_wh40k3_fall_back_distance_a_misspelt_profile_field_is_refused_naming_it():
+    """Not dropped: a bike's fall_back_dice spelt wrong would leave it Falling Back 2D6."""
+    refusal = table().refuse(unit("bikers", unit_type="bike", profile={"fallback_dice": 3}))
+    assert refusal.field == "profile" and "unknown field `fallback_dice`" in refusal.message
+
+
+def test_wh40k3_fall_back_distance_difficult_terrain_is_refused_while_a_morale_test_is_due():
+    t = table(unit("guard"), unit("boyz", "orks"))
+    t.go_to(1, "orks", "shooting")
+    t.casualties("guard", 3)
+    t.end_phase()
+
+    refusal = t.refuse(fact("guard", "through_difficult_terrain"))
+
+    assert (refusal.rule, refusal.message) == (
+        "wh40k3.fall_back.distance",
+        "state through_difficult_terrain when guard's Fall Back roll is due, before its dice",
+    )
+    assert t.due() == ["guard:morale"]
 
 
 @pytest.mark.parametrize(("dice", "inches"), [((4, 3), 3.5), ((4, 4), 4), ((1, 1), 1)])
@@ -167,6 +199,22 @@ def test_wh40k3_assaulted_passed_it_fights_normally():
     assert t.state("guard") == "steady"
 
 
+def test_wh40k3_assaulted_passed_it_fights_normally_with_no_restriction_on_its_moves():
+    """Regrouping as it is charged, it is not held to 3 inches the rest of the phase
+    (`wh40k3.regroup.pass`'s restriction belongs to the chances under `wh40k3.regroup.when`)."""
+    t = table(unit("guard"), unit("boyz", "orks"))
+    shot_and_fled(t)
+    t.go_to(1, "orks", "assault")
+    t.record(charge("boyz", "guard"))
+
+    caused = t.roll("guard", "regroup", 2, 3)
+
+    assert not any(isinstance(o, out.RestrictionApplied) for o in caused)
+    assert not t.unit("guard").restricted("regrouped_this_phase")
+    row = next(r for r in board(t.battle).units if r.unit == "guard")
+    assert [r.text for r in row.restrictions] == ["will be steady", "fights normally this turn; shoots as having moved"]
+
+
 def test_wh40k3_assaulted_failed_it_is_destroyed():
     t = table(unit("guard"), unit("boyz", "orks"))
     shot_and_fled(t)
@@ -239,12 +287,38 @@ def test_wh40k3_crossfire_the_distance_is_a_positive_number_of_inches(value):
     assert t.refuse(fact("guard", "enemy_in_corridor", value)).field == "value"
 
 
+@pytest.mark.parametrize("distance", [1, 0.5])
+def test_wh40k3_crossfire_an_enemy_an_inch_away_or_less_is_a_distance_too(distance):
+    t = table(unit("guard"), unit("boyz", "orks"))
+    failed_morale(t)
+    t.record(fact("guard", "enemy_in_corridor", distance))
+
+    caused = t.roll("guard", "fall_back", 1, 1)
+
+    assert only(caused, out.TestResolved).detail == f'2" reaches the enemy {distance:g}" away in its corridor'
+    assert t.state("guard") == "dispersed"
+
+
 def test_wh40k3_crossfire_the_distance_is_stated_while_the_fall_back_roll_is_due():
     t = table(unit("guard"), unit("boyz", "orks"))
     failed_morale(t)
     t.roll("guard", "fall_back", 3, 3)
 
     assert t.refuse(fact("guard", "enemy_in_corridor", 5)).rule == "wh40k3.crossfire"
+
+
+def test_wh40k3_crossfire_the_distance_is_refused_while_a_regroup_test_is_due():
+    t = table(unit("guard"), unit("boyz", "orks"))
+    shot_and_fled(t)
+    t.go_to(2, "imperium", "movement")
+
+    refusal = t.refuse(fact("guard", "enemy_in_corridor", 5))
+
+    assert (refusal.rule, refusal.message) == (
+        "wh40k3.crossfire",
+        "state enemy_in_corridor when guard's Fall Back roll is due, before its dice",
+    )
+    assert t.due() == ["guard:regroup"]
 
 
 def test_wh40k3_crossfire_after_a_failed_regroup_too():

@@ -72,6 +72,16 @@ def test_wh40k3_regroup_when_not_with_an_enemy_within_6_inches_or_out_of_coheren
     assert t.due() == ["guard:fall_back"]
 
 
+def test_wh40k3_regroup_when_the_50_percent_is_exact_for_a_large_unit():
+    """50 of 101 models is 49.5%: under half, no Regroup test (no rounding to the nearest percent)."""
+    t = table(unit("horde", models=101), unit("boyz", "orks"))
+
+    caused = at_its_next_movement_phase(t, "horde", lost=51)
+
+    assert only(caused, out.TestNotTaken).detail == "50 of 101 models: under 50% of its starting strength"
+    assert t.due() == ["horde:fall_back"]
+
+
 def test_wh40k3_regroup_when_conditions_are_refused_with_no_regroup_waiting():
     t = table(unit("guard"), unit("boyz", "orks"))
     t.go_to(1, "imperium", "movement")
@@ -89,6 +99,20 @@ def test_wh40k3_regroup_when_the_player_may_decline_and_it_falls_back_again():
 
     assert only(caused, out.TestNotTaken).detail == "the player declines to try"
     assert t.due() == ["guard:fall_back"]
+
+
+def test_wh40k3_regroup_when_a_unit_destroyed_with_its_regroup_test_due_leaves_nothing_due():
+    """Its last model lost, the Regroup test lapses (`engine.destroyed`): that is no attempt called
+    off as if failed, and no Fall Back move falls due for a destroyed unit."""
+    t = table(unit("guard"), unit("boyz", "orks"))
+    at_its_next_movement_phase(t)
+
+    caused = t.casualties("guard", 7)
+
+    lapsed = only(caused, out.TestNotTaken)
+    assert (lapsed.rule, lapsed.trigger, lapsed.withdrawn) == ("engine.destroyed", "wh40k3.regroup.when", True)
+    assert only(caused, out.StateChanged).to_state == "destroyed"
+    assert t.state("guard") == "destroyed" and t.due() == []
 
 
 # -- wh40k3.regroup.fail ------------------------------------------------------------------------
@@ -358,6 +382,18 @@ def test_wh40k3_special_atsknf_may_regroup_below_half_strength():
     due = only(t.go_to(2, "imperium", "movement"), out.TestDue)
 
     assert (due.rule, due.dice) == ("wh40k3.regroup.when", 2)
+
+
+def test_wh40k3_special_atsknf_the_player_cannot_decline_it():
+    """It Regroups automatically: no choice is offered, and a decline is refused."""
+    t = table(marines(), unit("boyz", "orks"))
+    shot_and_fled(t, "marines")
+
+    [due] = t.battle.due_for("marines")
+
+    assert (due.rule, due.decisions) == ("wh40k3.special.atsknf", ())
+    t.refuse(PlayerDecided(unit="marines", decision="decline_regroup"))
+    assert t.due() == ["marines:regroup"]
 
 
 def test_wh40k3_special_atsknf_the_table_must_report_before_the_next_phase():

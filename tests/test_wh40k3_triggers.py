@@ -223,6 +223,25 @@ def test_wh40k3_trigger_tank_shock_refused_unless_an_enemy_tank_in_its_movement_
     assert refused_by in (refusal.rule, refusal.field)
 
 
+@pytest.mark.parametrize(
+    ("tank", "target", "phase"),
+    [
+        ("leman_russ", "boyz", ("orks", "movement")),  # the enemy's Movement phase, not the tank's
+        ("battlewagon", "guard", ("orks", "assault")),  # the tank's own turn, but its Assault phase
+    ],
+)
+def test_wh40k3_trigger_tank_shock_only_in_the_tanks_own_movement_phase(tank, target, phase):
+    t = tank_battle()
+    t.go_to(1, *phase)
+
+    refusal = t.refuse(fact(target, "tank_shocked", tank))
+
+    assert (refusal.rule, refusal.message) == (
+        "wh40k3.trigger.tank_shock",
+        f"{tank} can tank shock only in its own Movement phase",
+    )
+
+
 def test_wh40k3_trigger_tank_shock_not_by_a_tank_of_its_own_side():
     t = tank_battle()
     t.go_to(1, "imperium", "movement")
