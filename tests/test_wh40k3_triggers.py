@@ -242,6 +242,18 @@ def test_wh40k3_trigger_tank_shock_only_in_the_tanks_own_movement_phase(tank, ta
     )
 
 
+def test_wh40k3_trigger_tank_shock_only_a_tank_not_another_vehicle():
+    t = table(unit("guard"), unit("trukk", "orks", unit_type="vehicle", models=1, ld=None))
+    t.go_to(1, "orks", "movement")
+
+    refusal = t.refuse(fact("guard", "tank_shocked", "trukk"))
+
+    assert (refusal.field, refusal.message) == (
+        "value",
+        "tank_shocked takes the id of the tank that reached the unit, not 'trukk'",
+    )
+
+
 def test_wh40k3_trigger_tank_shock_not_by_a_tank_of_its_own_side():
     t = tank_battle()
     t.go_to(1, "imperium", "movement")
