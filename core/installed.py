@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from functools import cache
 from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
+from typing import Any
 
 GROUP = "morale.rulesets"
 ABOUT_GROUP = "morale.rulesets.about"
@@ -70,6 +71,11 @@ class About:
     version: str
     title: str
     listing_order: int = 100
+
+    @classmethod
+    def of(cls, ruleset: Any) -> About:
+        """What a loaded `Ruleset` says of itself."""
+        return cls(ruleset.id, ruleset.version, ruleset.title, ruleset.listing_order)
 
 
 @cache

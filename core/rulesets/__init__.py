@@ -10,8 +10,9 @@ module is imported through this package, and `morale --version` reads those alon
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ..lazy import names_in
 
 if TYPE_CHECKING:
     from .base import BrokenGame, Ruleset, latest, lookup, rulesets
@@ -19,7 +20,4 @@ if TYPE_CHECKING:
 __all__ = ["BrokenGame", "Ruleset", "latest", "lookup", "rulesets"]
 
 
-def __getattr__(name: str) -> Any:
-    if name in __all__:
-        return getattr(import_module(".base", __name__), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = names_in(__name__, dict.fromkeys(__all__, ".base"))

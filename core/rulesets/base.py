@@ -373,7 +373,7 @@ class Registry:
             about = installed.about_of(point)
         except installed.UnusableAbout as exc:
             raise BrokenGame(point, str(exc)) from None
-        says = About(ruleset.id, ruleset.version, ruleset.title, ruleset.listing_order)
+        says = About.of(ruleset)
         if about is not None and about != says:  # `morale --version` would name another game than is played
             raise BrokenGame(point, f"its ruleset is {says}, but its about entry point says {about}")
         key = (ruleset.id, ruleset.version)

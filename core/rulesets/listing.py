@@ -28,6 +28,6 @@ def listing() -> list[About]:
             from .base import given_by
 
             ruleset = given_by(point)
-            about = About(ruleset.id, ruleset.version, ruleset.title, ruleset.listing_order)
+            about = About.of(ruleset)
         found.append(about)
     return sorted(found, key=lambda about: about.listing_order)
