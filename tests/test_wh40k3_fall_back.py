@@ -1,5 +1,6 @@
 """wh40k3.fall_back.*, wh40k3.assaulted, wh40k3.crossfire: Falling Back (rules/wh40k3.md, "Falling Back")."""
 
+import msgspec
 import pytest
 from support.table import combat, only
 from support.wh40k3 import charge, fact, shot_and_fled, table, unit
@@ -74,8 +75,9 @@ def test_wh40k3_fall_back_distance_a_profile_may_give_from_1_to_4_dice(dice):
     assert only(t.roll("riders", "fall_back", *[3] * dice), out.Moved).inches == 3 * dice
 
 
-def test_wh40k3_fall_back_distance_a_profile_field_out_of_range_is_refused():
-    refusal = table().refuse(unit("bikers", profile={"fall_back_dice": 7}))
+@pytest.mark.parametrize("dice", [0, 5, 7])
+def test_wh40k3_fall_back_distance_a_profile_field_out_of_range_is_refused(dice):
+    refusal = table().refuse(unit("bikers", profile={"fall_back_dice": dice}))
     assert refusal.field == "profile" and "fall_back_dice" in refusal.message
 
 
@@ -109,6 +111,7 @@ def test_wh40k3_fall_back_distance_halved_through_difficult_terrain(dice, inches
     moved = only(t.roll("guard", "fall_back", *dice), out.Moved)
 
     assert moved.inches == inches and "halved: difficult terrain" in moved.detail
+    assert msgspec.json.encode(moved.inches) == str(inches).encode()  # the feed says 4, not 4.0
 
 
 def test_wh40k3_fall_back_distance_difficult_terrain_is_stated_before_the_roll_and_once():
@@ -224,6 +227,7 @@ def test_wh40k3_assaulted_failed_it_is_destroyed():
     change = only(t.roll("guard", "regroup", 5, 5), out.StateChanged)
 
     assert (change.rule, change.to_state) == ("wh40k3.assaulted", "dispersed")
+    assert t.due() == []  # destroyed, it makes no Fall Back move (not as a failed Regroup at its Movement phase)
 
 
 def test_wh40k3_assaulted_only_targets_the_chargers_reach():

@@ -425,6 +425,7 @@ def test_wh40k3_sweeping_advance_failed_it_is_destroyed():
     change = only(t.roll("guard", "regroup", 6, 5), out.StateChanged)
 
     assert (change.rule, change.to_state) == ("wh40k3.sweeping_advance", "dispersed")
+    assert t.due() == []  # destroyed, it makes no Fall Back move (not as a failed Regroup at its Movement phase)
 
 
 def test_wh40k3_sweeping_advance_only_after_falling_back_out_of_a_combat():
