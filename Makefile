@@ -58,7 +58,7 @@ CHECK_RULES = $(wildcard tests/test_wh40k6_*.py tests/test_wh40k3_*.py) tests/te
 	tests/test_due_results.py tests/test_conformance.py
 CHECK_CLI = tests/test_cli.py tests/test_rules_cli.py
 
-.PHONY: demo serve test check typecheck bench bench-feed bench-pg bench-soak bench-console bench-cli mutate lint clean lock test-lowest postgresql node
+.PHONY: demo serve test check catalogues typecheck bench bench-feed bench-pg bench-soak bench-console bench-cli mutate lint clean lock test-lowest postgresql node
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -159,6 +159,10 @@ test: $(VENV)/.installed-test | $(CHROMIUM) postgresql $(ASYNCAPI_PARSER)
 	$(call typecheck,$(VENV))
 	$(BYTECODE)
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile --durations=20
+
+## catalogues: extract the words from the code into each messages.ru.po, and compile them (.mo, the console's .json)
+catalogues: $(VENV)/.installed-test
+	$(BIN)/python tools/catalogues.py
 
 ## check: the edit loop, under a minute: the rules, the store contract on SQLite and the CLI (no lint; not CI)
 check: $(VENV)/.installed-test

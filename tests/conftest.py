@@ -20,6 +20,10 @@ from morale.app.roster import load_roster
 from morale.events.locate import open_store
 from morale.events.store import EventStore
 
+# The suite reads morale's English: a shell whose locale is Russian (or that sets $MORALE_LANG) would
+# otherwise switch every command's words. tests/test_language.py sets the language where it tests it.
+os.environ["MORALE_LANG"] = "en"
+
 # HYPOTHESIS_PROFILE=thorough digs deeper before a release; the default keeps `make test` quick.
 settings.register_profile("default", max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("thorough", max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -25,6 +25,7 @@ from typer.core import TyperGroup
 
 from morale.core.fold import Fold
 from morale.core.rules import Refusal
+from morale.core.words import Words
 from morale.events.codec import MalformedEvent
 from morale.events.locate import is_database_url
 from morale.events.locate import open_store as store_at
@@ -32,6 +33,7 @@ from morale.events.signing import SigningKeyUnusable
 from morale.events.store import ConflictError, EventStore, StoreUnavailable, UnknownBattle, UnreadableEvent
 from morale.projections.narrative import describe_event
 
+from .. import language
 from ..service import Recorded
 from ..webhooks.unknown import UnknownHook
 from . import render
@@ -204,6 +206,17 @@ def _print_version(wanted: bool) -> None:
         raise typer.Exit()
 
 
+def _choose_language(asked: str | None) -> str | None:
+    # Before any command runs, so its refusals are said in it too: --lang, else $MORALE_LANG, else the locale.
+    try:
+        language.choose(asked if asked is not None else language.from_environment())
+    except language.UnknownLanguage as exc:
+        known = ", ".join(language.LANGUAGES)
+        hint = "'--lang'" if asked is not None else "$MORALE_LANG"  # the environment's, not typed here
+        raise typer.BadParameter(f"no language {exc.asked!r} here (known: {known})", param_hint=hint) from None
+    return asked
+
+
 @app.callback()
 def _options(
     show_version: Annotated[
@@ -212,8 +225,18 @@ def _options(
             "--version", callback=_print_version, is_eager=True, help="Print the version, and each ruleset's, and exit."
         ),
     ] = False,
+    lang: Annotated[
+        str | None,
+        typer.Option(
+            "--lang",
+            callback=_choose_language,
+            is_eager=True,
+            metavar="LANG",
+            help="The language to speak: en or ru (default: $MORALE_LANG, else the locale's, else en).",
+        ),
+    ] = None,
 ) -> None:
-    # The options of `morale` itself, before any command: only --version (eager, so it needs none).
+    # The options of `morale` itself, before any command: --version and --lang (eager: they need none).
     pass
 
 
@@ -236,7 +259,8 @@ def refusals(as_json: bool = False) -> Iterator[None]:
     try:
         yield
     except REFUSED as exc:
-        refuse(f"{db_named() + ' ' if isinstance(exc, StoreUnavailable) else ''}{exc}", error_fields(exc), as_json)
+        named = db_named() + " " if isinstance(exc, StoreUnavailable) else ""
+        refuse(f"{named}{said(exc)}", error_fields(exc), as_json)
     except sqlite3.DatabaseError as exc:  # a store damaged where opening it did not look (a page of events)
         fields = {"message": f"SQLite cannot read the store: {exc}", "rule": None, "field": db_named()}
         refuse(f"{db_named()}: {fields['message']}", fields, as_json)
@@ -254,14 +278,19 @@ def refuse(line: str, fields: dict[str, str | None], as_json: bool) -> NoReturn:
     if as_json:
         sys.stderr.write(msgspec.json.encode({"error": fields}).decode() + "\n")
     else:
-        err.print(f"refused: {line}", markup=False)
+        err.print(language.say(Words("refused: {reason}", reason=line)), markup=False)
     raise typer.Exit(EXIT_REFUSED) from None
+
+
+def said(exc: Exception) -> str:
+    """A refusal's line in the reader's language: the rule ID or field it names, then its words."""
+    return language.refusal_line(exc) if isinstance(exc, Refusal) else str(exc)
 
 
 def error_fields(exc: Exception) -> dict[str, str | None]:
     """A refusal as {message, rule, field}: the rule ID or field it names, None where it names none."""
     if isinstance(exc, Refusal):
-        return {"message": exc.message, "rule": exc.rule, "field": exc.field}
+        return {"message": language.say(exc.message), "rule": exc.rule, "field": exc.field}
     if isinstance(exc, StoreUnavailable):
         return {"message": str(exc), "rule": None, "field": db_named()}
     if isinstance(exc, UnreadableEvent):
@@ -288,7 +317,8 @@ def open_store(db: str | Path, *, create: bool = False) -> EventStore:
 
 
 def emit_json(value: Any) -> None:
-    sys.stdout.write(msgspec.json.encode(value).decode() + "\n")
+    """JSON for machines: its keys and values as they are in every language, its words in the reader's."""
+    sys.stdout.write(msgspec.json.encode(value, enc_hook=language.enc_hook).decode() + "\n")
 
 
 def report(fold: Fold, recorded: list[Recorded], as_json: bool) -> None:

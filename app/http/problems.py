@@ -22,29 +22,32 @@ from litestar.openapi import ResponseSpec
 from msgspec import UNSET, UnsetType
 
 from morale.core.rules import Refusal
+from morale.core.words import Words
 from morale.events.codec import MalformedEvent
 from morale.events.signing import SigningKeyUnusable
 from morale.events.store import ConflictError, StoreUnavailable, TokenRevoked, UnknownBattle
 
 from ..access import Forbidden, UnknownToken
 from ..battlescribe import Unanswered
+from ..language import refusal_line, say
 from ..webhooks.unknown import UnknownHook
 
 MEDIA_TYPE = "application/problem+json"
 _PREFIX = "urn:morale:problem:"
 
 # The kinds of problem morale answers with, by status: (type, title).
+# The type is for programs and never changes with the language; the title is said in the request's.
 KINDS: dict[int, tuple[str, str]] = {
-    400: (f"{_PREFIX}malformed", "The input is malformed"),
-    401: (f"{_PREFIX}token", "A token of this battle is needed"),
-    403: (f"{_PREFIX}forbidden", "This token's role may not do that"),
-    404: ("about:blank", "Not Found"),
-    405: ("about:blank", "Method Not Allowed"),
-    409: (f"{_PREFIX}conflict", "The log has moved on since the client read it"),
-    413: (f"{_PREFIX}too-large", "The request body is too large"),
-    422: (f"{_PREFIX}refused", "The rules refuse it"),
-    500: ("about:blank", "Internal Server Error"),
-    503: (f"{_PREFIX}unavailable", "The store does not answer now"),
+    400: (f"{_PREFIX}malformed", Words("The input is malformed")),
+    401: (f"{_PREFIX}token", Words("A token of this battle is needed")),
+    403: (f"{_PREFIX}forbidden", Words("This token's role may not do that")),
+    404: ("about:blank", Words("Not Found")),
+    405: ("about:blank", Words("Method Not Allowed")),
+    409: (f"{_PREFIX}conflict", Words("The log has moved on since the client read it")),
+    413: (f"{_PREFIX}too-large", Words("The request body is too large")),
+    422: (f"{_PREFIX}refused", Words("The rules refuse it")),
+    500: ("about:blank", Words("Internal Server Error")),
+    503: (f"{_PREFIX}unavailable", Words("The store does not answer now")),
 }
 
 
@@ -62,7 +65,7 @@ class OpenQuestion(msgspec.Struct, frozen=True, kw_only=True):
     units: list[str] = []  # a rule's question: the units that have it
 
 
-UNANSWERED = (f"{_PREFIX}unanswered", "The roster leaves questions to answer")
+UNANSWERED = (f"{_PREFIX}unanswered", Words("The roster leaves questions to answer"))
 
 
 class Problem(msgspec.Struct, frozen=True, kw_only=True):
@@ -90,7 +93,7 @@ def problem(
 ) -> Response:
     kind, title = kind_of or KINDS.get(status, ("about:blank", _phrase(status)))
     found = {name: value for name, value in extension.items() if value is not None}
-    body = Problem(type=kind, title=title, status=status, detail=detail, **found)
+    body = Problem(type=kind, title=say(title), status=status, detail=say(detail), **found)
     return Response(body, status_code=status, media_type=MEDIA_TYPE, headers=dict(headers or {}))
 
 
@@ -154,7 +157,7 @@ def _unanswered(_: Request, exc: Unanswered) -> Response:
 
 EXCEPTION_HANDLERS: dict[type[Exception] | int, Callable[[Request, Any], Response]] = {
     Unanswered: _unanswered,
-    Refusal: lambda _, exc: problem(422, str(exc), rule=exc.rule, field=exc.field),
+    Refusal: lambda _, exc: problem(422, refusal_line(exc), rule=exc.rule, field=exc.field),
     MalformedEvent: lambda _, exc: problem(400, str(exc), field=exc.field),
     ConflictError: lambda _, exc: problem(
         409, str(exc), field=exc.field, expected_seq=exc.expected_seq, actual_seq=exc.actual_seq

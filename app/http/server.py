@@ -34,6 +34,7 @@ from msgspec import Meta
 
 from morale.core.fold import Fold
 from morale.core.rules import Refusal
+from morale.core.words import Words
 from morale.events.codec import MalformedEvent
 from morale.events.numbers import LAST_SEQ, whole_number
 from morale.events.store import EventStore
@@ -61,6 +62,7 @@ from ..access import (
 )
 from ..authors import CONSOLE_HEADER, grant_author, via_of
 from ..battlescribe import Answers, read_answers
+from ..language import say
 from ..roster import refusal_in_roster, roster_from_list_files, roster_from_text
 from ..service import Recorded, clock_event, record_on, roll_for, start_battle
 from ..snapshot_cache import battle_at, fold_lock
@@ -76,6 +78,7 @@ from .hooks import hook_routes
 from .listen import listener
 from .overlays import overlay_route
 from .problems import EXCEPTION_HANDLERS, problem_responses
+from .speaking import speaking
 from .tokens import token_routes
 
 STATIC = Path(__file__).parent / "static"
@@ -885,7 +888,9 @@ def create_app(db: str | Path, settings: Settings | None = None) -> Litestar:
         exception_handlers=EXCEPTION_HANDLERS,  # type: ignore[arg-type]
         request_max_body_size=settings.max_body_bytes,
         before_request=read_body,
-        middleware=[cors, noting_token_use],  # CORS outermost: every answer, a refusal too, names an allowed origin
+        # CORS outermost: every answer, a refusal too, names an allowed origin; then the request's language.
+        middleware=[cors, speaking, noting_token_use],
+        type_encoders={Words: say},  # words in an answer are said in the request's language
         before_send=[security_headers],
         lifespan=[listener(stores.announcements(), hub), delivering(deliverer)],
         on_shutdown=[hub.close, stores.close],

@@ -345,7 +345,7 @@ def falling_back_restrictions(unit: UnitView) -> list[tuple[str, str]]:
             cannot_assault.id,
         ),
         (
-            f"Falls Back {unit.profile['fall_back_dice']}D6 inches each turn until it Regroups",
+            f"Falls Back {unit.profile.get('fall_back_dice', 2)}D6 inches each turn until it Regroups",
             fall_back_move.id,  # declared below: read when the board asks
         ),
     ]
@@ -604,7 +604,7 @@ RULES.react(leadership_test.id, Settled, falls_back, test="morale", when=failed)
 def falls_back_by(battle: BattleView, unit: UnitView, trigger: str, caused_by: tuple[int, ...]) -> list[Outcome]:
     """`trigger` leaves the unit Falling Back (a failed Morale or Regroup test, a Regroup declined)
     and it makes its Fall Back move at once: its dice as its profile says (`fall_back_move`)."""
-    dice = int(unit.profile["fall_back_dice"])  # the profile holds it always: Wh40k3Profile fills in 2
+    dice = int(unit.profile.get("fall_back_dice") or 2)
     return [
         battle.ruleset.graph.move(unit, trigger, caused_by),
         call(unit.id, "fall_back", fall_back_move.id, caused_by, dice=dice),
