@@ -26,7 +26,9 @@ from functools import cache
 from importlib import resources
 from pathlib import Path
 
+from morale.core import catalogue as clause_catalogue
 from morale.core import installed
+from morale.core.catalogue import Quoted
 from morale.core.rules import Refusal
 from morale.core.words import _LIST, Words
 
@@ -89,6 +91,9 @@ def say(text: str, language: str | None = None) -> str:
     language = language or _language.get()
     if language == SOURCE:
         return str(text)
+    if isinstance(text, Quoted):  # a clause: from its language's clause file
+        found = clause_catalogue.translated(language).get(text.rule)
+        return getattr(found, text.part) if found is not None else str(text)
     if text.template == _LIST:
         return ", ".join(say(item, language) for item in text.args["items"])  # type: ignore[attr-defined]
     book = catalogue(language)

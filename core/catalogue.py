@@ -20,6 +20,7 @@ from typing import Literal
 import msgspec
 
 from . import installed
+from .words import Words
 
 # seed: stated in the source text; standard: the published rules beyond our text; default: a figure
 # the source text lost, shipped as data a user may replace; engine: bookkeeping every ruleset shares.
@@ -41,18 +42,53 @@ class _File(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     clause: list[Clause]
 
 
+class Translated(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """A clause in another language: `*clauses.<lang>.toml` beside the English, by the same IDs."""
+
+    id: str
+    title: str
+    words: str
+
+
+class _TranslatedFile(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+    ruleset: str
+    language: str
+    clause: list[Translated]
+
+
+class Quoted(Words):
+    """A clause's title or words as the app quotes them: English here, and said in the reader's
+    language from that language's clause file (`translated`), not from a message catalogue."""
+
+    rule: str
+    part: Literal["title", "words"]
+
+    def __reduce__(self) -> tuple[object, tuple[object, ...]]:
+        return (_quoted, (self.rule, self.part, str(self)))
+
+
+def _quoted(rule_id: str, part: Literal["title", "words"], english: str) -> Quoted:
+    made = Quoted(english)
+    made.rule, made.part = rule_id, part
+    return made
+
+
 def _files() -> list[tuple[str, bytes]]:
     """Every catalogue file of the games installed (each game's `*clauses.toml` files, found in its
     package's folder through its entry point: `installed.py`), by package and path, then the engine's."""
+    found = sorted(
+        (f"{where.name}/{name}", path.read_bytes()) for where in _game_folders() for name, path in _clause_files(where)
+    )
+    return [*found, _engine_file()]
+
+
+def _game_folders() -> list[Path]:
     folders: dict[str, Path] = {}
     for point in installed.games():
         where = installed.folder(point)
         if where is not None:  # a game whose package cannot be found is refused when it is loaded
             folders.setdefault(str(where.resolve()), where)
-    found = sorted(
-        (f"{where.name}/{name}", path.read_bytes()) for where in folders.values() for name, path in _clause_files(where)
-    )
-    return [*found, _engine_file()]
+    return list(folders.values())
 
 
 def _engine_file() -> tuple[str, bytes]:
@@ -60,14 +96,16 @@ def _engine_file() -> tuple[str, bytes]:
     return (engine.name, engine.read_bytes())
 
 
-def _clause_files(folder: Traversable, under: str = "") -> Iterator[tuple[str, Traversable]]:
+def _clause_files(
+    folder: Traversable, under: str = "", ending: str = "clauses.toml"
+) -> Iterator[tuple[str, Traversable]]:
     """Each `*clauses.toml` in `folder` and its subpackages (a ruleset is a package of its own), by its
-    path relative to the rulesets' package."""
+    path relative to the rulesets' package (`ending`: `clauses.ru.toml` for the Russian ones)."""
     for entry in folder.iterdir():
         if entry.is_dir():
             if entry.name != "__pycache__":
-                yield from _clause_files(entry, f"{under}{entry.name}/")
-        elif entry.name.endswith("clauses.toml"):
+                yield from _clause_files(entry, f"{under}{entry.name}/", ending)
+        elif entry.name.endswith(ending):
             yield f"{under}{entry.name}", entry
 
 
@@ -107,19 +145,44 @@ def _read(files: list[tuple[str, bytes]]) -> dict[str, Clause]:
     return clauses
 
 
+@cache
+def translated(language: str) -> dict[str, Translated]:
+    """Every clause in `language` by rule ID: the games' `*clauses.<language>.toml` and the engine's."""
+    files = [
+        (f"{where.name}/{name}", path.read_bytes())
+        for where in _game_folders()
+        for name, path in _clause_files(where, ending=f"clauses.{language}.toml")
+    ]
+    engine = resources.files("morale.core") / f"engine_clauses.{language}.toml"
+    if engine.is_file():
+        files.append((engine.name, engine.read_bytes()))
+    found: dict[str, Translated] = {}
+    for name, data in sorted(files):
+        try:
+            parsed = msgspec.convert(tomllib.loads(data.decode("utf-8")), _TranslatedFile)
+        except (tomllib.TOMLDecodeError, msgspec.ValidationError) as exc:
+            raise ValueError(f"{name}: {exc}") from None
+        for clause in parsed.clause:
+            if clause.id in found:
+                raise ValueError(f"{name}: {clause.id!r} is translated twice")
+            found[clause.id] = clause
+    return found
+
+
 def clause(rule_id: str) -> Clause | None:
     return catalogue().get(rule_id)
 
 
 def words(rule_id: str) -> str:
-    """The clause's words, or "" for an ID the catalogue does not hold."""
+    """The clause's words (said in the reader's language at the edge), or "" for an ID the catalogue
+    does not hold."""
     found = (_engine() if rule_id.startswith("engine.") else catalogue()).get(rule_id)
-    return found.words if found else ""
+    return _quoted(rule_id, "words", found.words) if found else ""
 
 
 def title(rule_id: str) -> str:
     found = catalogue().get(rule_id)
-    return found.title if found else ""
+    return _quoted(rule_id, "title", found.title) if found else ""
 
 
 def of_ruleset(ruleset: str) -> list[Clause]:

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-__all__ = ["Words", "counted", "listed"]
+__all__ = ["Words", "counted", "english", "listed"]
 
 
 class Words(str):
@@ -69,6 +69,14 @@ def listed(items: Iterable[str]) -> Words:
 
 
 _LIST = "\x00list"  # not a template: `say` joins the items itself, with its language's separator
+
+
+def english(value: object) -> object:
+    """msgspec's hook for what the app keeps or compares, never shows (a checksum, a snapshot, a
+    what-if's diff): `Words` as their English, whoever is reading."""
+    if isinstance(value, Words):
+        return str(value)
+    raise NotImplementedError(f"{type(value).__name__} cannot be encoded")
 
 
 def _rebuilt(template: str, plural: str, args: dict[str, object]) -> Words:
