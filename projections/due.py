@@ -18,6 +18,7 @@ from morale.core.state import Battle, DueTest
 from morale.core.words import Words
 from morale.events.types import DiceRolled
 
+from .naming import test_named
 from .narrative import describe_outcome
 
 
@@ -57,6 +58,8 @@ class DueView(msgspec.Struct, frozen=True, kw_only=True):
     # Each result its dice can give, with the rolls that give it and what follows: a page previews
     # "6 + 5 = 11 against 8: fails, Falls Back" from these. Empty where the ruleset gives no odds.
     results: tuple[ResultView, ...] = ()
+    # The test in words, as the story names it: "morale" in English, the ruleset's name elsewhere.
+    test_name: str = ""
 
 
 def due_tests(battle: Battle) -> list[DueView]:
@@ -69,6 +72,7 @@ def due_tests(battle: Battle) -> list[DueView]:
                 unit=due.unit,
                 name=unit.name,
                 test=due.test,
+                test_name=test_named(battle.ruleset, due.test),
                 rule=due.rule,
                 caused_by=due.caused_by,
                 dice=due.dice,

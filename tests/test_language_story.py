@@ -210,12 +210,13 @@ def test_the_due_list_says_what_a_roll_needs_and_brings_in_russian(russian_tests
     (due,) = due_tests(table.battle)
     follows = [f for r in due.results for f in r.follows]
     with language.speaking("ru"):
-        assert say(due.needs) == "8 или меньше"
+        assert say(due.needs) == "8 или меньше" and say(due.test_name) == "тест на Мораль"
         assert "Marines: предстоит ход Отступления, бросок 2D6" in [say(f) for f in follows]
         out = io.StringIO()
         render.print_due(Console(file=out, width=200), [due])
     assert due.needs == "8 or less" and "Marines must roll 2D6 for fall back" in follows
-    assert "8 или меньше" in out.getvalue()
+    assert "тест на Мораль, 2D6, " in out.getvalue() and "8 или меньше" in out.getvalue()
+    assert (due.test, due.test_name) == ("morale", "morale")
 
 
 # -- who entered it, and the log ------------------------------------------------------------------

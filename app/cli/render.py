@@ -74,7 +74,7 @@ def _due_heading(view: DueView) -> Text:
     """Who rolls what, against what, with what chance:
     "Nobz (nobz): morale, 2D6, needs 8 or less, chance 72.2% (26/36)"."""
     dice = (f"{view.dice}D6" + (f" re-roll ({view.reroll})" if view.reroll else "")) if view.dice else "no dice"
-    facts = [view.test.replace("_", " "), dice]
+    facts = [say(view.test_name or view.test.replace("_", " ")), dice]
     if view.needs:  # "needs 8 or less", but "double 1 only" stands alone
         facts.append(f"needs {say(view.needs)}" if view.needs == f"{view.target} or less" else say(view.needs))
     if view.odds is not None:
