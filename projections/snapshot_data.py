@@ -22,6 +22,7 @@ import msgspec
 
 from morale.core.rulesets.base import Ruleset, lookup
 from morale.core.state import Battle, DueTest, Unit
+from morale.core.words import english
 
 
 class Since(msgspec.Struct, frozen=True, array_like=True, forbid_unknown_fields=True):
@@ -74,7 +75,7 @@ class Frozen(msgspec.Struct, array_like=True, forbid_unknown_fields=True):
     struck: list[int]
 
 
-_encoder = msgspec.msgpack.Encoder()
+_encoder = msgspec.msgpack.Encoder(enc_hook=english)  # kept: a due test's Words (a modifier's reason) as English
 _frozen = msgspec.msgpack.Decoder(Frozen)
 _unit = msgspec.msgpack.Decoder(Unit)
 
