@@ -7,62 +7,122 @@ from __future__ import annotations
 from rich.console import Console
 from rich.text import Text
 
+from morale.app.language import say
+from morale.core.words import Words, counted
 from morale.projections.explain import Explanation, Step
 
 from .render import state_text
 
 DIM = "dim"
 
+# A test's result as explain says it ("result: passed"): the step's status, a value of the view.
+STATUS_WORDS = {
+    "due": Words("due"),
+    "passed": Words("passed"),
+    "failed": Words("failed"),
+    "not taken": Words("not taken"),
+    "moved": Words("moved"),
+}
+AUTOMATICALLY = {
+    "passed": Words("passed automatically"),
+    "failed": Words("failed automatically"),
+}
+
 
 def rule_text(rule: str) -> Text:
     return Text(f"  [{rule}]", style=DIM) if rule else Text("")
+
+
+def _why(step: Step, shown: int) -> Words:
+    """ "morale test due", "morale test due at #12" (settled later), "fall back move due"."""
+    test = step.test.replace("_", " ")
+    if step.status == "moved":
+        if shown != step.seq:
+            return Words("{test} move due at #{seq}", test=test, seq=step.seq)
+        return Words("{test} move due", test=test)
+    if shown != step.seq:
+        return Words("{test} test due at #{seq}", test=test, seq=step.seq)
+    return Words("{test} test due", test=test)
+
+
+def _result(step: Step) -> str:
+    if step.automatic and step.status in AUTOMATICALLY:
+        return say(AUTOMATICALLY[step.status])
+    status = say(STATUS_WORDS.get(step.status, step.status))
+    return say(Words("{status} automatically", status=status)) if step.automatic else status
 
 
 def step_lines(console: Console, step: Step, indent: str = "") -> None:
     # A settled test reads as its result ("fails the morale test"): numbered by the event that settled
     # it (the dice), with the event where it fell due on its "why" line.
     shown = step.settled_at if step.kind == "test" and step.settled_at is not None else step.seq
-    console.print(Text(f"{indent}{shown:>4}  ", style=DIM) + Text(step.text) + rule_text(step.rule))
+    console.print(Text(f"{indent}{shown:>4}  ", style=DIM) + Text(say(step.text)) + rule_text(step.rule))
     pad = indent + "      "
     if step.by and shown == step.seq:
-        console.print(Text(f"{pad}entered by: {step.by}", style=DIM))
+        console.print(Text(pad + say(Words("entered by: {by}", by=step.by)), style=DIM))
     if step.kind == "test":
-        kind = " move due" if step.status == "moved" else " test due"
-        due_at = f" at #{step.seq}" if shown != step.seq else ""
-        test = Text(step.test.replace("_", " ")) + Text(kind + due_at)
-        console.print(Text(f"{pad}why: ", style="bold") + test + rule_text(step.trigger))
+        why = Text(pad + say(Words("why:")) + " ", style="bold")
+        console.print(why + Text(say(_why(step, shown))) + rule_text(step.trigger))
         if step.trigger_words:
-            console.print(Text(f"{pad}     {step.trigger_words}", style="italic"))
+            console.print(Text(f"{pad}     {say(step.trigger_words)}", style="italic"))
         for cited in step.caused_by:
-            console.print(Text(f"{pad}     because of #{cited.seq}: {cited.text}"))
+            console.print(Text(f"{pad}     " + say(Words("because of #{seq}: {text}", seq=cited.seq, text=cited.text))))
         if step.target is not None:
-            console.print(Text(f"{pad}needs: {step.target} or less"))
+            console.print(Text(pad + say(Words("needs: {target} or less", target=step.target))))
         for m in step.modifiers:
-            ignored = f", ignored: {m.ignored_by}" if m.ignored_by else ""
-            console.print(Text(f"{pad}       {m.value:+d} {m.reason}{ignored}") + rule_text(m.rule))
+            if m.ignored_by:
+                said = Words("{value:+d} {reason}, ignored: {rule}", value=m.value, reason=m.reason, rule=m.ignored_by)
+            else:
+                said = Words("{value:+d} {reason}", value=m.value, reason=m.reason)
+            console.print(Text(f"{pad}       {say(said)}") + rule_text(m.rule))
         if step.chance is not None:
-            console.print(Text(f"{pad}chance of passing: {100 * step.chance:.1f}% ({step.chance_ways})"))
+            chance = Words(
+                "chance of passing: {percent:.1f}% ({ways})", percent=100 * step.chance, ways=step.chance_ways
+            )
+            console.print(Text(pad + say(chance)))
         if step.roll is not None:
             seq, by, dice = step.roll.seq, step.roll.by, step.roll.said
-            rolled = f"rolled at #{seq} by {by}: {dice}" if by else f"rolled at #{seq}: {dice}"
-            console.print(Text(f"{pad}{rolled}"))
-        status = step.status + (" automatically" if step.automatic else "")
-        console.print(Text(f"{pad}result: ", style="bold") + Text(status) + rule_text(step.rule))
+            if by:
+                rolled = Words("rolled at #{seq} by {by}: {dice}", seq=seq, by=by, dice=dice)
+            else:
+                rolled = Words("rolled at #{seq}: {dice}", seq=seq, dice=dice)
+            console.print(Text(pad + say(rolled)))
+        result = Text(pad + say(Words("result:")) + " ", style="bold")
+        console.print(result + Text(_result(step)) + rule_text(step.rule))
         if step.words:
-            console.print(Text(f"{pad}        {step.words}", style="italic"))
+            console.print(Text(f"{pad}        {say(step.words)}", style="italic"))
     elif step.kind == "consequence":
         if step.words:
-            console.print(Text(f"{pad}{step.words}", style="italic"))
+            console.print(Text(f"{pad}{say(step.words)}", style="italic"))
         for cited in step.caused_by:
-            console.print(Text(f"{pad}because of #{cited.seq}: {cited.text}", style=DIM))
+            console.print(
+                Text(pad + say(Words("because of #{seq}: {text}", seq=cited.seq, text=cited.text)), style=DIM)
+            )
 
 
 def print_explanation(console: Console, view: Explanation) -> None:
-    ld = f", Ld {view.ld}" if view.ld is not None else ""
+    # "models" agrees with the unit's starting models: "1 of 1 model", "3 of 10 models".
+    if view.ld is not None:
+        state = counted(
+            ", {models} of {n} model, Ld {ld}, after event {at}",
+            ", {models} of {n} models, Ld {ld}, after event {at}",
+            n=view.starting_models,
+            models=view.models,
+            ld=view.ld,
+            at=view.at,
+        )
+    else:
+        state = counted(
+            ", {models} of {n} model, after event {at}",
+            ", {models} of {n} models, after event {at}",
+            n=view.starting_models,
+            models=view.models,
+            at=view.at,
+        )
     console.print(
         Text(f"{view.name} ({view.unit}, {view.side}): ", style="bold")
         + state_text(view.state, view.state_name)
-        + Text(f", {view.models} of {view.starting_models} models{ld}, after event {view.at}")
+        + Text(say(state))
     )
     for step in view.steps:
         step_lines(console, step)
