@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from morale.events.words import _LIST as _LIST
 from morale.events.words import Words as Words
-from morale.events.words import _rebuilt as _rebuilt
 from morale.events.words import counted as counted
 from morale.events.words import english as english
 from morale.events.words import listed as listed
+from morale.events.words import rebuilt as rebuilt
 
 __all__ = ["Words", "counted", "english", "listed"]

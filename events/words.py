@@ -47,7 +47,7 @@ class Words(str):
         return value if isinstance(value, int) else None
 
     def __reduce__(self) -> tuple[object, tuple[object, ...]]:
-        return (_rebuilt, (self.template, self.plural, dict(self.args)))
+        return (rebuilt, (self.template, self.plural, dict(self.args)))
 
     def __repr__(self) -> str:
         return f"Words({str.__repr__(self)})"
@@ -82,7 +82,8 @@ def english(value: object) -> object:
     raise NotImplementedError(f"{type(value).__name__} cannot be encoded")
 
 
-def _rebuilt(template: str, plural: str, args: dict[str, object]) -> Words:
+def rebuilt(template: str, plural: str, args: dict[str, object]) -> Words:
+    """Words made again from what `__reduce__` keeps of them (a snapshot keeps them so)."""
     if template == _LIST:
         return listed(args["items"])  # type: ignore[arg-type]
     if plural:

@@ -16,6 +16,7 @@ import msgspec
 from morale.core.fold import Fold
 from morale.core.outcomes import AnyOutcome, StateChanged, StateChangeScheduled
 from morale.core.rulesets.base import Ruleset
+from morale.core.words import english
 from morale.events.schema import DIALECT
 from morale.events.types import EVENT_TYPES, RefereeRuled, StoredEvent
 
@@ -99,7 +100,9 @@ def feed(battle_id: str, events: Iterable[StoredEvent], after: int = 0) -> Itera
 
 
 # Sorted keys: the same bytes as the store's canonical encoding, whatever the field order in Python.
-_encoder = msgspec.json.Encoder(order="sorted")
+# Encoded once for every follower, so the story's words go out in English (`words.english`): a
+# reader in another language builds its sentences from the machine fields beside them.
+_encoder = msgspec.json.Encoder(order="sorted", enc_hook=english)
 
 
 def encode_item(item: FeedItem) -> bytes:

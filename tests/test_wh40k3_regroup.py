@@ -428,6 +428,18 @@ def test_wh40k3_sweeping_advance_failed_it_is_destroyed():
     assert t.due() == []  # destroyed, it makes no Fall Back move (not as a failed Regroup at its Movement phase)
 
 
+def test_wh40k3_sweeping_advance_not_after_a_fall_back_move_from_shooting_that_phase():
+    t = table(unit("guard"), unit("boyz", "orks"))
+    shot_and_fled(t)  # it fell back this phase, but not out of a close combat
+
+    refusal = t.refuse(fact("guard", "caught_by_sweeping_advance"))
+
+    assert (refusal.rule, refusal.message) == (
+        "wh40k3.sweeping_advance",
+        "guard did not fall back out of a close combat this phase",
+    )
+
+
 def test_wh40k3_sweeping_advance_only_after_falling_back_out_of_a_combat():
     t = table(unit("guard"), unit("boyz", "orks"))
     shot_and_fled(t)

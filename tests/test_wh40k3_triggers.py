@@ -192,6 +192,17 @@ def test_wh40k3_trigger_tank_shock_a_unit_reached_by_an_enemy_tank_tests_after_i
     assert t.state("guard") == "falling_back" and t.due() == ["guard:fall_back"]
 
 
+def test_wh40k3_trigger_tank_shock_an_imperial_tank_shocks_an_ork_unit_too():
+    """Either side's tank: "imperium" sorts before "orks", and a tank of the side that sorts first
+    must not be taken for one of its target's side."""
+    t = tank_battle()
+    t.go_to(1, "imperium", "movement")
+
+    due = only(t.record(fact("boyz", "tank_shocked", "leman_russ")), out.TestDue)
+
+    assert (due.unit, due.rule, due.test) == ("boyz", "wh40k3.trigger.tank_shock", "morale")
+
+
 def test_wh40k3_trigger_tank_shock_below_half_strength_tests_at_minus_one():
     t = tank_battle()
     t.go_to(1, "orks", "shooting")

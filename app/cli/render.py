@@ -9,6 +9,7 @@ from rich.table import Table
 from rich.text import Text
 
 from morale.app.access import Credential, Issued, IssuedTokens
+from morale.app.language import say
 from morale.core import catalogue
 from morale.core.machine import BY_STANDING
 from morale.core.outcomes import Outcome
@@ -37,16 +38,16 @@ def print_board(console: Console, view: Board) -> None:
     for column in ("side", "unit", "state", "models", "Ld", "restrictions", "due"):
         table.add_column(column)
     for row in view.units:
-        restrictions = "\n".join(f"{r.said}" + (f" [{r.rule}]" if r.rule else "") for r in row.restrictions)
+        restrictions = "\n".join(say(r.said) + (f" [{r.rule}]" if r.rule else "") for r in row.restrictions)
         table.add_row(
             row.side,
             name_text(row.name, row.unit),
-            state_text(row.state, row.state_name)
-            + (Text("\n" + row.profile, style="dim") if row.profile else Text("")),
+            state_text(row.state, say(row.state_name))
+            + (Text("\n" + say(row.profile), style="dim") if row.profile else Text("")),
             f"{row.models}/{row.starting_models}",
             "" if row.ld is None else str(row.ld),
             Text(restrictions),  # Text, not markup: "[wh40k6.fall_back.no_charge]" is a rule ID, not a style
-            Text("\n".join(row.due)),
+            Text("\n".join(say(due) for due in row.due)),
         )
     console.print(table)
 
@@ -73,9 +74,9 @@ def _due_heading(view: DueView) -> Text:
     """Who rolls what, against what, with what chance:
     "Nobz (nobz): morale, 2D6, needs 8 or less, chance 72.2% (26/36)"."""
     dice = (f"{view.dice}D6" + (f" re-roll ({view.reroll})" if view.reroll else "")) if view.dice else "no dice"
-    facts = [view.test.replace("_", " "), dice]
+    facts = [say(view.test_name or view.test.replace("_", " ")), dice]
     if view.needs:  # "needs 8 or less", but "double 1 only" stands alone
-        facts.append(f"needs {view.needs}" if view.needs == f"{view.target} or less" else view.needs)
+        facts.append(f"needs {say(view.needs)}" if view.needs == f"{view.target} or less" else say(view.needs))
     if view.odds is not None:
         facts.append(f"chance {view.odds.percent()} ({view.odds.pass_ways}/{view.odds.of})")
     return Text(f"{view.name} ({view.unit}): ", style="bold") + Text(", ".join(facts))
@@ -101,34 +102,34 @@ def print_log(console: Console, rows: list[LogRow]) -> None:
     for column in ("#", "recorded", "type", "what happened", "by", "hash"):
         table.add_column(column)
     for row in rows:
-        said = Text(row.summary)
+        said = Text(say(row.summary))
         if row.struck_by is not None:  # crossed out, and who struck it where, and why
-            said = Text(row.summary, style="strike") + Text("\n" + row.struck_by.said, style="italic")
-        table.add_row(str(row.seq), row.recorded_at[:19], row.type, said, Text(row.by), row.hash[:12])
+            said = Text(say(row.summary), style="strike") + Text("\n" + say(row.struck_by.said), style="italic")
+        table.add_row(str(row.seq), row.recorded_at[:19], row.type, said, Text(say(row.by)), row.hash[:12])
     console.print(table)
 
 
 def _cited(rules: list[str]) -> str:
     """Each rule ID with its clause's title from the catalogue: the reader sees what it says at once."""
-    return ", ".join(f"{r}: {catalogue.title(r)}" if catalogue.title(r) else r for r in rules)
+    return ", ".join(f"{r}: {say(catalogue.title(r))}" if catalogue.title(r) else r for r in rules)
 
 
 def print_narrative(console: Console, lines: list[Line]) -> None:
     for line in lines:
         if line.kind == "heading":
             console.print()
-            console.print(Text(line.text, style="bold underline"))
+            console.print(Text(say(line.text), style="bold underline"))
         elif line.kind == "event":
-            console.print(Text(f"{line.seq:>4}  ", style="dim") + Text(line.text))
+            console.print(Text(f"{line.seq:>4}  ", style="dim") + Text(say(line.text)))
         else:
-            console.print(Text("      → " + line.text + "  ") + Text(f"[{_cited(line.rules)}]", style="dim"))
+            console.print(Text("      → " + say(line.text) + "  ") + Text(f"[{_cited(line.rules)}]", style="dim"))
 
 
 def print_recorded(console: Console, seq: int, event_text: str, caused: Sequence[Outcome], battle: Battle) -> None:
-    console.print(Text(f"{seq:>4}  ", style="dim") + Text(event_text))
+    console.print(Text(f"{seq:>4}  ", style="dim") + Text(say(event_text)))
     for outcome in caused:
         cited = Text(f"[{_cited([outcome.rule])}]", style="dim")
-        console.print(Text("      → " + describe_outcome(outcome, battle) + "  ") + cited)
+        console.print(Text("      → " + say(describe_outcome(outcome, battle)) + "  ") + cited)
 
 
 __all__ = ["describe_event", "print_board", "print_due", "print_log", "print_narrative", "print_recorded"]

@@ -288,6 +288,11 @@ class Ruleset:
         try:
             return msgspec.convert(dict(values), self.tables[name].schema)
         except msgspec.ValidationError as exc:
+            # A table's own check (its `__post_init__`) says what is wrong in `Words`: kept, to be said
+            # in the reader's language.
+            said = exc.__cause__.args[0] if isinstance(exc.__cause__, ValueError) and exc.__cause__.args else None
+            if isinstance(said, Words):
+                raise Refusal(said, field=f"tables.{name}") from None
             raise Refusal(str(exc).replace("`$", f"`tables.{name}.values"), field=f"tables.{name}") from None
 
     def read_tables(self, pinned: Mapping[str, PinnedTable]) -> dict[str, Any]:
