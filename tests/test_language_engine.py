@@ -157,8 +157,8 @@ def test_the_end_of_a_phase_is_said_in_russian():
         "end of the psychic phase (orks, turn 2)",
     )
     assert (russian(movement), russian(psychic)) == (
-        "конца фазы Движения (imperium, ход 2)",
-        "конца Психической фазы (orks, ход 2)",
+        "конец фазы Движения (imperium, ход 2)",
+        "конец Психической фазы (orks, ход 2)",
     )
 
 

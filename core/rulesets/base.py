@@ -88,8 +88,8 @@ class TableSpec:
 
 
 # The end of each phase of the clock the games of this repository play, as a restriction lasts until
-# it (`Ruleset.describe_point`): one sentence a phase, since Russian declines a phase's name as it
-# will ("конца фазы Движения", "конца Психической фазы"). A phase of another game is named as it is.
+# it (`Ruleset.describe_point`): one sentence a phase, since Russian puts a phase's name its own
+# way ("конец фазы Движения", "конец Психической фазы"). A phase of another game is named as it is.
 _PHASE_ENDS: Mapping[str, Callable[[str, int], str]] = {
     "start_of_turn": lambda side, turn: Words(
         "end of the start_of_turn phase ({side}, turn {turn})", side=side, turn=turn
