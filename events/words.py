@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-__all__ = ["Words", "counted", "english", "listed"]
+__all__ = ["Words", "counted", "english", "in_book", "listed"]
 
 
 class Words(str):
@@ -34,6 +34,9 @@ class Words(str):
     template: str  # the English, with named placeholders: the catalogue's msgid
     plural: str  # the English plural template ("" when the sentence has one form)
     args: Mapping[str, object]
+    # The package whose catalogue says it first: a game's own word where two games say one English
+    # differently ("regrouped": 40K's перегруппировалось, General de Brigade's собралось). "" for none.
+    book: str = ""
 
     def __new__(cls, template: str, /, **args: object) -> Words:
         made = super().__new__(cls, template.format_map(args) if args else template)
@@ -72,6 +75,13 @@ def listed(items: Iterable[str]) -> Words:
 
 
 _LIST = "\x00list"  # not a template: `say` joins the items itself, with its language's separator
+
+
+def in_book(words: Words, book: str) -> Words:
+    """`words`, said from `book`'s catalogue (a package, `morale.core.rulesets.gdb`) before any other."""
+    made = rebuilt(words.template, words.plural, dict(words.args))
+    made.book = book
+    return made
 
 
 def english(value: object) -> object:

@@ -41,7 +41,7 @@ from ..reactions import Rulebook
 from ..rules import Refusal, declared, fact_kinds
 from ..state import Battle, DueTest, Point, Unit
 from ..view import BattleView, UnitView
-from ..words import Words, listed
+from ..words import Words, in_book, listed
 
 
 def leadership_result(
@@ -222,7 +222,9 @@ class Ruleset:
     def state_name(self, state: str) -> str:
         """The ruleset's word for `state`, as the ruleset gives it (`Words`, said in the reader's
         language at the edge); its machine value with spaces if it names none."""
-        return self.state_names.get(state) or state.replace("_", " ")
+        name = self.state_names.get(state, state.replace("_", " "))
+        # Said from this game's own catalogue first: another game may say the same English otherwise.
+        return in_book(name, type(self).__module__.rpartition(".")[0]) if isinstance(name, Words) else name
 
     def __reduce__(self) -> tuple[object, tuple[str, str]]:
         # A copied or pickled battle refers to its ruleset by id and version, never by copy, and
