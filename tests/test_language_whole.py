@@ -59,6 +59,7 @@ def english_in(text: str, roster: Path = ROSTER) -> list[str]:
     """Our English words in `text`, rule IDs, URLs and the battle's own words aside."""
     text = re.sub(r"\b[a-z0-9_]+(?:\.[a-z0-9_]+)+\b", " ", text)  # rule IDs, file names
     text = re.sub(r"\S+://\S+", " ", text)
+    text = re.sub(r"\b\w+(?:\[\d+\])+", " ", text)  # a field refused, by its path: dice[0]
     allowed = battles_own_words(roster) | SAME_IN_RUSSIAN
     found = [w for w in re.findall(r"[A-Za-z]{3,}", text) if w.lower() in english_words()]
     return sorted({w for w in found if w.lower() not in allowed})
