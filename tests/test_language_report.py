@@ -160,7 +160,7 @@ def test_the_luck_statistic_says_the_same_numbers_in_russian_words(pages, exampl
     for side in found.sides:
         rows = {lang: pages[lang].split(f'<tr data-side="{side.side}">', 1)[1].split("</tr>", 1)[0] for lang in pages}
         cells = {lang: re.findall(r"<td[^>]*>(.*?)</td>", row) for lang, row in rows.items()}
-        assert [c.replace(",", ".") for c in cells["ru"][:5]] == cells["en"][:5]  # the same numbers, 4,50 for 4.50
+        assert [_number(c) for c in cells["ru"][:5]] == cells["en"][:5]  # the same numbers, 4,50 for 4.50
         assert cells["en"][5] == side.verdict
         with speaking("ru"):
             assert cells["ru"][5] == say(side.verdict) != side.verdict
@@ -178,8 +178,14 @@ def test_morale_luck_in_russian_prints_the_same_numbers(example):
     db = example[0]
     en = morale(db, "luck", BATTLE).stdout
     ru = morale(db, "--lang", "ru", "luck", BATTLE).stdout
-    assert "перцентиль удачи" in ru and "невезение" in ru and "luck percentile" in en
-    assert re.findall(r"\d+[.,]\d+%", ru) == [n.replace(".", ",") for n in re.findall(r"\d+[.,]\d+%", en)]
+    assert "Перцентиль удачи — это вероятность" in ru and "невезение" in ru and "luck percentile" in en
+    percents = r"\d+[.,]\d+\s?%"
+    assert [_number(n) for n in re.findall(percents, ru)] == re.findall(percents, en)
+
+
+def _number(said: str) -> str:
+    """A number as English writes it, from the way Russian does (4,50 for 4.50; 34,7 % for 34.7%)."""
+    return re.sub(r"(\d),(\d)", r"\1.\2", said).replace("\N{NO-BREAK SPACE}%", "%").replace(" %", "%")
 
 
 def _losses(db: Path) -> None:
