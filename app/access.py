@@ -30,6 +30,7 @@ import msgspec
 
 from morale.core.rules import Refusal
 from morale.core.state import Battle
+from morale.core.words import Words
 from morale.events.store import EventStore, StoredToken
 from morale.events.types import (
     AnyEvent,
@@ -77,7 +78,7 @@ class Forbidden(Exception):
 
     def __init__(self, message: str, *, field: str | None = None) -> None:
         self.message, self.field = message, field
-        super().__init__(f"{field}: {message}" if field else message)
+        super().__init__(Words("{field}: {reason}", field=field, reason=message) if field else message)
 
 
 class IssuedTokens(msgspec.Struct, frozen=True, kw_only=True):
@@ -162,13 +163,16 @@ def check_label(label: str) -> str:
     """A label is shown in lists, terminals and the log's authors: printable text, one line."""
     label = label.strip()
     if not label:
-        raise Refusal("a label is needed, to tell this token from the others (e.g. Anna's phone)", field="label")
+        said = Words("a label is needed, to tell this token from the others (e.g. Anna's phone)")
+        raise Refusal(said, field="label")
     if len(label) > LABEL_MAX:
-        raise Refusal(f"a label is at most {LABEL_MAX} characters, not {len(label)}", field="label")
+        said = Words("a label is at most {most} characters, not {length}", most=LABEL_MAX, length=len(label))
+        raise Refusal(said, field="label")
     if any(_control(char) for char in label):
-        raise Refusal("a label is one line of printable text: it may not hold a control character", field="label")
+        said = Words("a label is one line of printable text: it may not hold a control character")
+        raise Refusal(said, field="label")
     if not label.isascii() and not _utf8(label):
-        raise Refusal("a label is UTF-8 text: these bytes are not", field="label")
+        raise Refusal(Words("a label is UTF-8 text: these bytes are not"), field="label")
     return label
 
 
@@ -257,11 +261,15 @@ def check_role(role: str, side: str, sides: Sequence[str]) -> None:
     """A role and side as the HTTP API names them: a player's side is one of the battle's, and
     only a player has one."""
     if role not in ROLES:
-        raise Refusal(f"no role {role!r}: referee, player, spectator or overlay", field="role")
+        raise Refusal(Words("no role {role!r}: referee, player, spectator or overlay", role=role), field="role")
     if role == "player" and side not in sides:
-        raise Refusal(f"a player's side is one of this battle's ({', '.join(sides)}), not {side!r}", field="side")
+        said = Words(
+            "a player's side is one of this battle's ({sides}), not {side!r}", sides=", ".join(sides), side=side
+        )
+        raise Refusal(said, field="side")
     if role != "player" and side:
-        raise Refusal(f"only a player's token has a side; a token of the role {role!r} has none", field="side")
+        said = Words("only a player's token has a side; a token of the role {role!r} has none", role=role)
+        raise Refusal(said, field="side")
 
 
 def revoke_token_id(store: EventStore, battle: str, token_id: str) -> Credential:
@@ -277,7 +285,7 @@ class UnknownToken(LookupError):
     """No token of the battle has this id."""
 
     def __init__(self, battle: str, token_id: str) -> None:
-        super().__init__(f"battle {battle!r} has no token with id {token_id!r}")
+        super().__init__(Words("battle {battle!r} has no token with id {id!r}", battle=battle, id=token_id))
 
 
 def role_of(name: str, sides: Sequence[str]) -> tuple[str, str]:
@@ -288,7 +296,7 @@ def role_of(name: str, sides: Sequence[str]) -> tuple[str, str]:
     if name in sides:
         return "player", name
     roles = ", ".join(["referee", "spectator", OVERLAY, *sides])
-    raise Refusal(f"no role {name!r} in this battle (roles: {roles})", field="role")
+    raise Refusal(Words("no role {name!r} in this battle (roles: {roles})", name=name, roles=roles), field="role")
 
 
 def revoke_tokens(
@@ -303,14 +311,18 @@ def revoke_tokens(
         role, side = role_of(which, sides)  # a name that is no role is refused here, the roles named
         chosen = [t for t in kept if (t.role, t.side) == (role, side)]
         if not chosen:
-            raise Refusal(f"battle {battle!r} has no {which} token to revoke", field="role")
+            raise Refusal(
+                Words("battle {battle!r} has no {role} token to revoke", battle=battle, role=which), field="role"
+            )
     else:
         chosen = [t for t in kept if token_id_of(t.token_hash) == which]
         if not chosen:
-            raise Refusal(
-                f"battle {battle!r} has no token with id {which!r} (`morale tokens {battle}` lists the ids)",
-                field="token",
+            said = Words(
+                "battle {battle!r} has no token with id {id!r} (`morale tokens {battle}` lists the ids)",
+                battle=battle,
+                id=which,
             )
+            raise Refusal(said, field="token")
     fresh, add = None, []
     if reissue:
         first = chosen[0]
@@ -395,22 +407,30 @@ def check_may_append(grant: Grant, battle: Battle, events: Sequence[AnyEvent]) -
     if _unlimited(grant):
         return
     for offset, event in enumerate(events, start=1):
-        where = f"event {offset} of {len(events)}: " if len(events) > 1 else ""
+        where = (offset, len(events)) if len(events) > 1 else None
         if isinstance(event, SeedCommitted | SeedRevealed):  # a player's seed is their own side's alone
             if event.side != grant.side:
-                raise Forbidden(
-                    f"{where}a player commits and reveals only the seed of their own side, {grant.side}", field="side"
-                )
+                said = Words("a player commits and reveals only the seed of their own side, {side}", side=grant.side)
+                raise Forbidden(_of_batch(said, where), field="side")
             continue
         if battle.confirmation and _played_without_referee(grant, event):
             continue
         named = _unit_named(event)
         if named is None:
-            raise Forbidden(f"{where}{event.__struct_config__.tag} is for the referee, not a player", field="type")
+            said = Words("{type} is for the referee, not a player", type=event.__struct_config__.tag)
+            raise Forbidden(_of_batch(said, where), field="type")
         field, unit_id = named
-        check_own_unit(grant, battle, unit_id, field=field, where=where)
+        check_own_unit(grant, battle, unit_id, field=field, at=where)
         if isinstance(event, DiceRolled) and event.source == "engine":
-            raise Forbidden(f"{where}engine dice are rolled by the server (POST .../roll), not posted", field="source")
+            said = Words("engine dice are rolled by the server (POST .../roll), not posted")
+            raise Forbidden(_of_batch(said, where), field="source")
+
+
+def _of_batch(said: Words, where: tuple[int, int] | None) -> Words:
+    """A refusal of one event of a batch says which ("event 2 of 3: ..."); of an event alone, just the refusal."""
+    if where is None:
+        return said
+    return Words("event {offset} of {count}: {reason}", offset=where[0], count=where[1], reason=said)
 
 
 def _played_without_referee(grant: Grant, event: AnyEvent) -> bool:
@@ -441,23 +461,27 @@ def check_may_strike(
         followed = seq != seqs[0] and bool(disputing)
         if followed and author is not None and author.role == "player" and author.side == disputing:
             continue
-        raise Forbidden(
-            f"a player strikes only entries made with their own token, and event {seq} was not: the referee strikes it",
-            field="seq",
+        said = Words(
+            "a player strikes only entries made with their own token, and event {seq} was not: the referee strikes it",
+            seq=seq,
         )
+        raise Forbidden(said, field="seq")
 
 
-def check_own_unit(grant: Grant, battle: Battle, unit_id: str, *, field: str = "unit", where: str = "") -> None:
-    """A player acts only for units of their own side."""
+def check_own_unit(
+    grant: Grant, battle: Battle, unit_id: str, *, field: str = "unit", at: tuple[int, int] | None = None
+) -> None:
+    """A player acts only for units of their own side (`at`: the event's place in its batch)."""
     if _unlimited(grant):
         return
     unit = battle.units.get(unit_id)
     if unit is None or unit.side != grant.side:
-        raise Forbidden(f"{where}{unit_id!r} is not a unit of {grant.side}, the side this token plays", field=field)
+        said = Words("{unit!r} is not a unit of {side}, the side this token plays", unit=unit_id, side=grant.side)
+        raise Forbidden(_of_batch(said, at), field=field)
 
 
 def _unlimited(grant: Grant) -> bool:
     """True for the referee; refuses a spectator; False for a player, whose every act is checked."""
     if grant.role == "spectator":
-        raise Forbidden("a spectator's token reads and follows the battle; it records nothing")
+        raise Forbidden(Words("a spectator's token reads and follows the battle; it records nothing"))
     return grant.role == "referee"

@@ -15,6 +15,7 @@ import msgspec
 
 from morale.core.fold import Fold
 from morale.core.rules import Refusal
+from morale.core.words import Words
 from morale.events.types import AnyEvent, Author, Via
 
 from .access import Forbidden, Grant, check_may_append
@@ -54,7 +55,7 @@ def cli_side_author(side: str, via: Via = "cli") -> Author:
 def grant_author(grant: Grant, via: Via) -> Author:
     """A write over HTTP, as its token's grant: a spectator records nothing, so it is never one."""
     if grant.role == "spectator":
-        raise ValueError("role: a spectator records nothing")
+        raise ValueError(Words("role: a spectator records nothing"))
     side = grant.side if grant.role == "player" else ""
     return _held_to_limits(grant.role, via, side=side, token=grant.token_id, label=grant.label)
 
@@ -69,7 +70,8 @@ def side_player_author(fold: Fold, side: str, events: Sequence[AnyEvent], via: V
     enter (their own side's units; in a battle without a referee, their own phases too)."""
     sides = fold.state().sides
     if side not in sides:
-        raise Refusal(f"{side!r} is not a side of this battle ({', '.join(sides)})", field="side")
+        said = Words("{side!r} is not a side of this battle ({sides})", side=side, sides=", ".join(sides))
+        raise Refusal(said, field="side")
     try:
         check_may_append(Grant(role="player", side=side), fold.state(), events)
     except Forbidden as forbidden:

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from morale.core.dice import commitment
 from morale.core.rules import Refusal
+from morale.core.words import Words
 from morale.events.store import BattleExists, EventStore, StoredToken, UnknownBattle
 from morale.events.types import BattleStarted, DiceRevealed
 
@@ -71,7 +72,7 @@ def copy_battles(source: EventStore, target: EventStore, battles: Sequence[str] 
 def _plan(source: EventStore, target: EventStore, battle: str) -> _Planned:
     if not source.last_seq(battle):
         raise UnknownBattle(battle)
-    checked = check_lines(export_lines(source, battle), f"battle {battle!r}")
+    checked = check_lines(export_lines(source, battle), Words("battle {battle!r}", battle=battle))
     secret = source.dice_secret(battle)
     if secret is not None:
         _check_secret(checked, secret)
@@ -90,7 +91,8 @@ def _check_secret(checked: Checked, secret: str) -> None:
         if isinstance(stored.event, DiceRevealed):
             committed = stored.event.commitment
     if not committed or commitment(secret) != committed:
-        raise Refusal(
-            f"battle {checked.battle!r}: the store's dice secret does not hash to the commitment in its log",
-            field="dice_secret",
+        said = Words(
+            "battle {battle!r}: the store's dice secret does not hash to the commitment in its log",
+            battle=checked.battle,
         )
+        raise Refusal(said, field="dice_secret")

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from morale.core.fold import Fold
 from morale.core.referee import decide
 from morale.core.rules import Refusal
+from morale.core.words import Words
 from morale.events.codec import event_from_dict
 from morale.events.types import AnyEvent, Author, EventRetracted, StoredEvent
 
@@ -80,4 +81,4 @@ def entered_with_token(token_id: str) -> Callable[[Author | None], bool]:
 
 
 def nothing_to_undo() -> Refusal:
-    return Refusal("you have entered nothing in this battle that still stands to undo", field="seq")
+    return Refusal(Words("you have entered nothing in this battle that still stands to undo"), field="seq")

@@ -9,6 +9,7 @@ from importlib import resources
 from pathlib import Path
 
 from morale.core.rules import Refusal
+from morale.core.words import Words
 
 PACKAGE = "morale.examples"
 FILES = ("roster.toml", "battle.ndjson", "battle.notation")
@@ -31,11 +32,11 @@ def examples() -> list[Example]:
 def copy_examples(target: Path) -> list[Path]:
     """Each example's files into TARGET/NAME/; a folder that is already there is refused, not overwritten."""
     if target.exists() and not target.is_dir():
-        raise Refusal(f"{target} is a file, not a folder", field="--to")
+        raise Refusal(Words("{path} is a file, not a folder", path=target), field="--to")
     found = examples()
     taken = [target / e.name for e in found if (target / e.name).exists()]
     if taken:
-        raise Refusal(f"{taken[0]} is already there", field="--to")
+        raise Refusal(Words("{path} is already there", path=taken[0]), field="--to")
     copied = []
     for example in found:
         (target / example.name).mkdir(parents=True)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from morale.core.words import Words
 from morale.events.codec import MalformedEvent
 
 MAX_ROSTER_BYTES = 1 << 20  # a roster of a few hundred units is tens of kilobytes
@@ -27,9 +28,9 @@ def read_bounded(path: Path, limit: int) -> bytes:
             with path.open("rb") as opened:
                 data = opened.read(limit + 1)
     except OSError as exc:
-        raise MalformedEvent(f"{path}: {exc.strerror}") from None
+        raise MalformedEvent(Words("{path}: {error}", path=path, error=exc.strerror)) from None
     if len(data) > limit:
-        raise MalformedEvent(f"{path}: larger than the {_size(limit)} such a file may be")
+        raise MalformedEvent(Words("{path}: larger than the {size} such a file may be", path=path, size=_size(limit)))
     return data
 
 
@@ -52,8 +53,14 @@ def check_line_lengths(text: str | bytes, source: str, limit: int = MAX_LINE_CHA
     """Refuse a file of events with a line longer than any event needs, before a line is decoded."""
     line = first_long_line(text, limit)
     if line is not None:
-        raise MalformedEvent(f"{source} line {line}: longer than the {_size(limit)} a line of events may be")
+        said = Words(
+            "{source} line {number}: longer than the {size} a line of events may be",
+            source=source,
+            number=line,
+            size=_size(limit),
+        )
+        raise MalformedEvent(said)
 
 
-def _size(limit: int) -> str:
-    return f"{limit >> 20} MB" if limit >= 1 << 20 else f"{limit >> 10} KB"
+def _size(limit: int) -> Words:
+    return Words("{n} MB", n=limit >> 20) if limit >= 1 << 20 else Words("{n} KB", n=limit >> 10)

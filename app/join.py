@@ -13,6 +13,7 @@ from urllib.parse import quote, urlsplit
 import segno
 
 from morale.core.rules import Refusal
+from morale.core.words import Words
 
 VIEW = "/view"
 
@@ -29,7 +30,7 @@ def check_public_url(url: str) -> str:
     """A base the join links start with: http(s), a host, no query or fragment of its own."""
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.netloc or parts.query or parts.fragment:
-        raise Refusal(f"expected http(s)://HOST[:PORT][/PATH], not {url!r}", field="public-url")
+        raise Refusal(Words("expected http(s)://HOST[:PORT][/PATH], not {url!r}", url=url), field="public-url")
     return url.rstrip("/")
 
 

@@ -15,6 +15,7 @@ import re
 from collections.abc import Sequence
 
 from morale.core.rules import Refusal
+from morale.core.words import Words
 from morale.events.store import EventStore, UnknownBattle
 
 ORIGIN_MAX = 200  # characters: a scheme, a host name and a port
@@ -28,22 +29,25 @@ def check_origin(origin: str, field: str = "origin") -> str:
     """The origin as a browser sends it (lower case, no default port), or a refusal naming `field`."""
     given = origin.strip()
     if len(given) > ORIGIN_MAX:
-        raise Refusal(f"an origin is at most {ORIGIN_MAX} characters, not {len(given)}", field=field)
+        said = Words("an origin is at most {most} characters, not {length}", most=ORIGIN_MAX, length=len(given))
+        raise Refusal(said, field=field)
     if given in ("*", "null"):
-        raise Refusal(
-            f"{given!r} is not an origin one page alone sends: name the page's origin, e.g. https://overlay.example",
-            field=field,
+        said = Words(
+            "{origin!r} is not an origin one page alone sends: name the page's origin, e.g. https://overlay.example",
+            origin=given,
         )
+        raise Refusal(said, field=field)
     found = _ORIGIN.fullmatch(given.lower())
     if found is None:
-        raise Refusal(
-            f"{given!r} is not a web origin: a scheme, a host and maybe a port, with no path"
+        said = Words(
+            "{origin!r} is not a web origin: a scheme, a host and maybe a port, with no path"
             " (https://overlay.example, http://127.0.0.1:9000)",
-            field=field,
+            origin=given,
         )
+        raise Refusal(said, field=field)
     port = found["port"]
     if port is not None and not 0 < int(port) < 65536:
-        raise Refusal(f"{given!r}: a port is 1 to 65535, not {port}", field=field)
+        raise Refusal(Words("{origin!r}: a port is 1 to 65535, not {port}", origin=given, port=port), field=field)
     scheme, host = found["scheme"], found["host"]
     shown_port = "" if port is None or int(port) == _DEFAULT_PORT[scheme] else f":{int(port)}"
     return f"{scheme}://{host}{shown_port}"
@@ -65,12 +69,23 @@ def change_origins(store: EventStore, battle: str, allow: Sequence[str] = (), re
     removed = [check_origin(origin, "remove") for origin in remove]
     for origin in removed:
         if origin in added:
-            raise Refusal(f"{origin} is both allowed and removed: give it once", field="remove")
+            raise Refusal(Words("{origin} is both allowed and removed: give it once", origin=origin), field="remove")
         if origin not in kept:
-            shown = ", ".join(kept) or "none"
-            raise Refusal(f"{origin} is not allowed for battle {battle!r} (allowed: {shown})", field="remove")
+            if kept:
+                said = Words(
+                    "{origin} is not allowed for battle {battle!r} (allowed: {allowed})",
+                    origin=origin,
+                    battle=battle,
+                    allowed=", ".join(kept),
+                )
+            else:
+                said = Words(
+                    "{origin} is not allowed for battle {battle!r} (allowed: none)", origin=origin, battle=battle
+                )
+            raise Refusal(said, field="remove")
     after = sorted((set(kept) | set(added)) - set(removed))
     if len(after) > ORIGINS_MAX:
-        raise Refusal(f"a battle allows at most {ORIGINS_MAX} origins, not {len(after)}", field="allow")
+        said = Words("a battle allows at most {most} origins, not {count}", most=ORIGINS_MAX, count=len(after))
+        raise Refusal(said, field="allow")
     store.change_origins(battle, add=added, drop=removed)
     return after

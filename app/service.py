@@ -21,6 +21,7 @@ from morale.core.outcomes import Caused
 from morale.core.referee import due_test
 from morale.core.rules import Refusal
 from morale.core.state import Battle, digest
+from morale.core.words import Words
 from morale.events.codec import battle_id
 from morale.events.store import NO_PRECONDITION, BattleExists, ConflictError, EventStore, Precondition, UnknownBattle
 from morale.events.types import (
@@ -181,7 +182,9 @@ def record_on(
                     claims.check(event, author)
             except Refusal as refusal:
                 if len(events) > 1:
-                    where = f"event {offset} of {len(events)}: {refusal.message}"
+                    where = Words(
+                        "event {offset} of {count}: {reason}", offset=offset, count=len(events), reason=refusal.message
+                    )
                     raise Refusal(where, rule=refusal.rule, field=refusal.field) from None
                 raise
             was = before(fold.battle, event) if show else None
@@ -246,11 +249,13 @@ def with_state_digest(fold: Fold, event: AnyEvent) -> AnyEvent:
         return event
     current = digest(fold.battle)
     if event.state_digest and event.state_digest != current:
-        raise Refusal(
-            f"this phase end was written against a board ({event.state_digest[:12]}...) that is not the "
-            f"one the log gives ({current[:12]}...): read the battle again",
-            field="state_digest",
+        said = Words(
+            "this phase end was written against a board ({sent}...) that is not the one the log gives ({current}...): "
+            "read the battle again",
+            sent=event.state_digest[:12],
+            current=current[:12],
         )
+        raise Refusal(said, field="state_digest")
     return replace(event, state_digest=current)
 
 
@@ -283,7 +288,9 @@ def reveal(store: EventStore, fold: Fold, *, author: Author | None = None) -> li
     (`engine.dice.reveal`): a battle revealed mid-game goes on."""
     secret = store.dice_secret(fold.battle_id)
     if secret is None:
-        raise Refusal(f"this store keeps no dice secret for battle {fold.battle_id!r}", field="secret")
+        raise Refusal(
+            Words("this store keeps no dice secret for battle {battle!r}", battle=fold.battle_id), field="secret"
+        )
     fresh = new_secret()
     event = DiceRevealed(secret=secret, commitment=commitment(fresh))
     return record_on(store, fold, [event], dice_secret=fresh, author=author)
@@ -314,7 +321,7 @@ def roll_for(
     due = due_test(state, unit, test)
     secret = store.dice_secret(fold.battle_id)
     if secret is None or state.dice_policy == "table":
-        raise Refusal("this battle's dice are rolled at the table: type them in", field="dice")
+        raise Refusal(Words("this battle's dice are rolled at the table: type them in"), field="dice")
     dice = engine_dice(secret, fold.battle_id, fold.seq + 1, due.dice, seeds_in_force(state))
     event = DiceRolled(unit=unit, test=test, dice=tuple(dice), source="engine", reroll=bool(due.reroll))
     return record_on(store, fold, [event], author=author, show=show, precondition=precondition)

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 import msgspec
 
 from morale.core.rules import Refusal
+from morale.core.words import Words
 from morale.events.locate import is_database_url
 from morale.events.signing import (
     KEY_FILE_VARIABLE,
@@ -34,9 +35,11 @@ if TYPE_CHECKING:  # cryptography is imported where a key is read or a signature
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 # Said where a PostgreSQL store has no key: its nodes must share one, so it never makes its own.
-NO_KEY = (
-    f"this store has no signing key: give it one in ${KEY_VARIABLE} (PEM or base64) or a file named by "
-    f"${KEY_FILE_VARIABLE}, the same on every node"
+NO_KEY = Words(
+    "this store has no signing key: give it one in ${key} (PEM or base64) or a file named by ${key_file}, the same "
+    "on every node",
+    key=KEY_VARIABLE,
+    key_file=KEY_FILE_VARIABLE,
 )
 
 
@@ -76,15 +79,18 @@ def public_key_given(given: str) -> tuple[str, Ed25519PublicKey]:
         try:
             text = path.read_text()
         except (OSError, UnicodeDecodeError) as exc:
-            raise Refusal(f"{given}: cannot read the public key: {exc}", field="--key") from None
+            said = Words("{given}: cannot read the public key: {error}", given=given, error=str(exc))
+            raise Refusal(said, field="--key") from None
     try:
         return text, public_key_from_text(text, given)
     except ValueError as exc:
         if text is given and "BEGIN" not in given:
-            raise Refusal(
-                f"{given}: no such file, nor an Ed25519 public key's text (PEM, or 32 bytes in base64)", field="--key"
-            ) from None
-        raise Refusal(str(exc), field="--key") from None
+            said = Words(
+                "{given}: no such file, nor an Ed25519 public key's text (PEM, or 32 bytes in base64)", given=given
+            )
+            raise Refusal(said, field="--key") from None
+        unread = exc.args[0] if len(exc.args) == 1 and isinstance(exc.args[0], Words) else str(exc)  # its words kept
+        raise Refusal(unread, field="--key") from None
 
 
 def verify_file(lines: Iterable[bytes], source: str, key: str) -> FileVerified:
@@ -96,7 +102,7 @@ def verify_file(lines: Iterable[bytes], source: str, key: str) -> FileVerified:
     hashes = {stored.seq: stored.hash for stored, _ in checked.sealed}
     heads = check_heads(checked.battle, hashes, checked.signed, public)
     if not heads.ok:
-        raise Refusal(f"{source}: {heads.problem}", field="signed_head")
+        raise Refusal(Words("{where}: {reason}", where=source, reason=heads.problem), field="signed_head")
     return FileVerified(checked=checked, heads=heads)
 
 
@@ -112,9 +118,11 @@ def rotate(location: str) -> tuple[SigningKey, Path | None]:
     there was none). A key given by the environment, or a PostgreSQL store's, is rotated where it is
     given, by whoever sets it: refused here, saying so."""
     if os.environ.get(KEY_VARIABLE) or os.environ.get(KEY_FILE_VARIABLE) or is_database_url(location):
-        raise Refusal(
-            f"this store's key is given by ${KEY_VARIABLE} or ${KEY_FILE_VARIABLE}: rotate it there "
-            "(put the new key in the variable or the file on every node; the old public key stays listed)",
-            field="signing_key",
+        said = Words(
+            "this store's key is given by ${key} or ${key_file}: rotate it there (put the new key in the variable or "
+            "the file on every node; the old public key stays listed)",
+            key=KEY_VARIABLE,
+            key_file=KEY_FILE_VARIABLE,
         )
+        raise Refusal(said, field="signing_key")
     return rotate_key_file(key_file_beside(location))

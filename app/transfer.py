@@ -26,6 +26,7 @@ import msgspec
 from msgspec.structs import replace
 
 from morale.core.rules import Refusal
+from morale.core.words import Words
 from morale.events.codec import GENESIS_HASH, MalformedEvent, battle_id, decode_input, decode_raw, encode
 from morale.events.signing import PublicKey, PublicKeyLine, SignedHead, SignedHeadLine
 from morale.events.store import BattleExists, EventStore, UnknownBattle
@@ -98,36 +99,46 @@ def check_lines(lines: Iterable[str | bytes], source: str = "input", *, listed_k
         if not line.strip():
             continue
         text = line.encode() if isinstance(line, str) else line
+        at_line = Words("{source} line {number}", source=source, number=number)
         if text.lstrip().startswith(_TRAILERS):
-            _read_trailer(text, f"{source} line {number}", signed, public_keys)
+            _read_trailer(text, at_line, signed, public_keys)
             continue
         if signed or public_keys:
-            raise MalformedEvent(f"{source} line {number}: an event after the signatures: the file was cut and pasted")
+            said = Words(
+                "{source} line {number}: an event after the signatures: the file was cut and pasted",
+                source=source,
+                number=number,
+            )
+            raise MalformedEvent(said)
         try:
             raw = decode_raw(line)
         except MalformedEvent as exc:
-            raise exc.within(f"{source} line {number}") from None
-        where = f"{source} line {number} (seq {raw.seq})"
+            raise exc.within(at_line) from None
+        where = Words("{source} line {number} (seq {seq})", source=source, number=number, seq=raw.seq)
         if auditor is None:
             try:
                 battle, auditor = battle_id(raw.battle), Auditor(raw.battle)
             except MalformedEvent as exc:
                 raise exc.within(where) from None
         if raw.battle != battle:
-            raise Refusal(f"{where}: belongs to battle {raw.battle!r}, not {battle!r}", field="battle")
+            said = Words(
+                "{where}: belongs to battle {other!r}, not {battle!r}", where=where, other=raw.battle, battle=battle
+            )
+            raise Refusal(said, field="battle")
         body = raw.body()
         problem = link_problem(len(sealed) + 1, head, raw.seq, raw.prev_hash, raw.hash, body)
         if problem:
-            raise Refusal(f"{where}: {problem[1]}", field=problem[0])
+            raise Refusal(Words("{where}: {reason}", where=where, reason=problem[1]), field=problem[0])
         try:
             event, author = raw.read_event(), raw.read_author()
             findings = auditor.step(raw.seq, event)[1]
         except MalformedEvent as exc:
             raise exc.within(where) from None
         except Refusal as refusal:
-            raise Refusal(f"{where}: {refusal.message}", rule=refusal.rule, field=refusal.field) from None
+            said = Words("{where}: {reason}", where=where, reason=refusal.message)
+            raise Refusal(said, rule=refusal.rule, field=refusal.field) from None
         if findings:
-            raise Refusal(f"{where}: {findings[0].message}", field="state_digest")
+            raise Refusal(Words("{where}: {reason}", where=where, reason=findings[0].message), field="state_digest")
         stored = StoredEvent(
             battle=battle,
             seq=raw.seq,
@@ -142,18 +153,19 @@ def check_lines(lines: Iterable[str | bytes], source: str = "input", *, listed_k
         line_of[raw.seq] = number
         head = raw.hash
     if auditor is None:
-        raise MalformedEvent(f"{source}: no events in the file")
+        raise MalformedEvent(Words("{file}: no events in the file", file=source))
     for finding in auditor.dice_findings(auditor.secrets):  # each revealed secret's rolls
-        raise Refusal(f"{source} line {line_of[finding.seq]} (seq {finding.seq}): {finding.message}", field="dice")
+        where = Words("{source} line {number} (seq {seq})", source=source, number=line_of[finding.seq], seq=finding.seq)
+        raise Refusal(Words("{where}: {reason}", where=where, reason=finding.message), field="dice")
     if listed_keys:
         hashes = {stored.seq: stored.hash for stored, _ in sealed}
         for check in listed_heads(battle, hashes, signed, public_keys):
             if not check.ok:
-                raise Refusal(f"{source}: {check.problem}", field="signed_head")
+                raise Refusal(Words("{where}: {reason}", where=source, reason=check.problem), field="signed_head")
     return Checked(battle=battle, sealed=sealed, head=head, signed=signed, public_keys=public_keys)
 
 
-def _read_trailer(text: bytes, where: str, signed: list[SignedHead], public_keys: dict[str, str]) -> None:
+def _read_trailer(text: bytes, where: Words, signed: list[SignedHead], public_keys: dict[str, str]) -> None:
     """A line of the signatures that follow the events: a public key, or a signed head."""
     try:
         if text.lstrip().startswith(b'{"public_key"'):

@@ -64,10 +64,10 @@ class Quoted(Words):
     part: Literal["title", "words"]
 
     def __reduce__(self) -> tuple[object, tuple[object, ...]]:
-        return (_quoted, (self.rule, self.part, str(self)))
+        return (quoted, (self.rule, self.part, str(self)))
 
 
-def _quoted(rule_id: str, part: Literal["title", "words"], english: str) -> Quoted:
+def quoted(rule_id: str, part: Literal["title", "words"], english: str) -> Quoted:
     made = Quoted(english)
     made.rule, made.part = rule_id, part
     return made
@@ -177,12 +177,12 @@ def words(rule_id: str) -> str:
     """The clause's words (said in the reader's language at the edge), or "" for an ID the catalogue
     does not hold."""
     found = (_engine() if rule_id.startswith("engine.") else catalogue()).get(rule_id)
-    return _quoted(rule_id, "words", found.words) if found else ""
+    return quoted(rule_id, "words", found.words) if found else ""
 
 
 def title(rule_id: str) -> str:
     found = catalogue().get(rule_id)
-    return _quoted(rule_id, "title", found.title) if found else ""
+    return quoted(rule_id, "title", found.title) if found else ""
 
 
 def of_ruleset(ruleset: str) -> list[Clause]:

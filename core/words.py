@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-__all__ = ["Words", "counted", "english", "listed"]
+__all__ = ["Words", "counted", "english", "in_book", "listed"]
 
 
 class Words(str):
@@ -31,6 +31,9 @@ class Words(str):
     template: str  # the English, with named placeholders: the catalogue's msgid
     plural: str  # the English plural template ("" when the sentence has one form)
     args: Mapping[str, object]
+    # The package whose catalogue says it first: a game's own word where two games say one English
+    # differently ("regrouped": 40K's перегруппировалось, General de Brigade's собралось). "" for none.
+    book: str = ""
 
     def __new__(cls, template: str, /, **args: object) -> Words:
         made = super().__new__(cls, template.format_map(args) if args else template)
@@ -44,7 +47,7 @@ class Words(str):
         return value if isinstance(value, int) else None
 
     def __reduce__(self) -> tuple[object, tuple[object, ...]]:
-        return (_rebuilt, (self.template, self.plural, dict(self.args)))
+        return (rebuilt, (self.template, self.plural, dict(self.args)))
 
     def __repr__(self) -> str:
         return f"Words({str.__repr__(self)})"
@@ -71,6 +74,13 @@ def listed(items: Iterable[str]) -> Words:
 _LIST = "\x00list"  # not a template: `say` joins the items itself, with its language's separator
 
 
+def in_book(words: Words, book: str) -> Words:
+    """`words`, said from `book`'s catalogue (a package, `morale.core.rulesets.gdb`) before any other."""
+    made = rebuilt(words.template, words.plural, dict(words.args))
+    made.book = book
+    return made
+
+
 def english(value: object) -> object:
     """msgspec's hook for what the app keeps or compares, never shows (a checksum, a snapshot, a
     what-if's diff): `Words` as their English, whoever is reading."""
@@ -79,7 +89,8 @@ def english(value: object) -> object:
     raise NotImplementedError(f"{type(value).__name__} cannot be encoded")
 
 
-def _rebuilt(template: str, plural: str, args: dict[str, object]) -> Words:
+def rebuilt(template: str, plural: str, args: dict[str, object]) -> Words:
+    """Words made again from what `__reduce__` keeps of them (a snapshot keeps them so)."""
     if template == _LIST:
         return listed(args["items"])  # type: ignore[arg-type]
     if plural:

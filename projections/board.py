@@ -6,7 +6,10 @@ import msgspec
 
 from morale.core.referee import next_phase
 from morale.core.state import Battle, Unit
+from morale.core.words import Words
 from morale.events.types import FactValue
+
+from .naming import known_as
 
 
 class RestrictionView(msgspec.Struct, frozen=True, kw_only=True):
@@ -60,7 +63,8 @@ class Board(msgspec.Struct, frozen=True, kw_only=True):
 
 def restricted(battle: Battle, name: str, rule: str, until: str) -> RestrictionView:
     text = battle.ruleset.restrictions.get(name, name.replace("_", " "))
-    return RestrictionView(text=text, rule=rule, until=until, said=f"{text} until the {until}" if until else text)
+    said = Words("{restriction} until the {until}", restriction=text, until=until) if until else text
+    return RestrictionView(text=text, rule=rule, until=until, said=said)
 
 
 def scheduled(battle: Battle, unit: Unit, trigger: str, at: str) -> RestrictionView:
@@ -68,9 +72,16 @@ def scheduled(battle: Battle, unit: Unit, trigger: str, at: str) -> RestrictionV
     steady at the end of the assault phase", not the graph's trigger ("end regroup")."""
     graph = battle.ruleset.graph
     dest = graph.destination(unit, trigger)
-    text = f"will be {battle.ruleset.state_name(dest)}" if dest else trigger.replace("_", " ")
+    text = Words("will be {state}", state=battle.ruleset.state_name(dest)) if dest else trigger.replace("_", " ")
     rule = graph.rule_for(unit, trigger) if dest else ""
-    return RestrictionView(text=text, rule=rule, at=at, said=f"{text} at the {at}" if at else text)
+    said = Words("{change} at the {at}", change=text, at=at) if at else text
+    return RestrictionView(text=text, rule=rule, at=at, said=said)
+
+
+def due_words(battle: Battle, test: str, rule: str) -> Words:
+    """A test due, as the board lists it: "morale (wh40k6.trigger.casualties)" (the test's machine
+    name in English, the ruleset's name for it elsewhere), with the rule that made it due."""
+    return Words("{test} ({rule})", test=known_as(test, battle.ruleset.tests.get(test, test)), rule=rule)
 
 
 def board(battle: Battle) -> Board:
@@ -97,7 +108,7 @@ def board(battle: Battle) -> Board:
                 ld=unit.ld,
                 special_rules=sorted(unit.special_rules),
                 restrictions=restrictions,
-                due=[f"{t.test} ({t.rule})" for t in battle.due_for(unit.id)],
+                due=[due_words(battle, t.test, t.rule) for t in battle.due_for(unit.id)],
                 profile=ruleset.describe_profile(unit),
                 fields=ruleset.profile_values(unit),
             )

@@ -15,8 +15,10 @@ from morale.core.outcomes import Modifier, TestResolved
 from morale.core.referee import decide
 from morale.core.rules import Refusal
 from morale.core.state import Battle, DueTest
+from morale.core.words import Words
 from morale.events.types import DiceRolled
 
+from .naming import test_named
 from .narrative import describe_outcome
 
 
@@ -56,6 +58,8 @@ class DueView(msgspec.Struct, frozen=True, kw_only=True):
     # Each result its dice can give, with the rolls that give it and what follows: a page previews
     # "6 + 5 = 11 against 8: fails, Falls Back" from these. Empty where the ruleset gives no odds.
     results: tuple[ResultView, ...] = ()
+    # The test in words, as the story names it: "morale" in English, the ruleset's name elsewhere.
+    test_name: str = ""
 
 
 def due_tests(battle: Battle) -> list[DueView]:
@@ -68,6 +72,7 @@ def due_tests(battle: Battle) -> list[DueView]:
                 unit=due.unit,
                 name=unit.name,
                 test=due.test,
+                test_name=test_named(battle.ruleset, due.test),
                 rule=due.rule,
                 caused_by=due.caused_by,
                 dice=due.dice,
@@ -93,21 +98,22 @@ def order(battle: Battle, due: DueTest) -> dict[str, str]:
     return {"order_rule": rule, "first": battle.chosen_first.get((battle.units[due.unit].side, due.test), "")}
 
 
-# Every die showing 1 is the only roll that passes: said so, for "8 or less" would be untrue.
-_ONLY_ONES = {2: "double 1 only", 3: "triple 1 only"}
-
-
 def needs(battle: Battle, due: DueTest, target: int | None, chances: Odds | None) -> str:
     """The target in words, corrected by the exact odds where the dice themselves decide."""
     if target is None:
         return ""
     if chances is not None and chances.pass_ways == 0:
-        return "cannot pass"
+        return Words("cannot pass")
     if chances is not None and chances.pass_ways == 1 and due.dice >= 2:
         ones = (1,) * due.dice
         if (battle.ruleset.result_of(battle, due, ones) or ("", False))[1]:
-            return _ONLY_ONES.get(due.dice, f"{due.dice} ones only")
-    return f"{target} or less"
+            # Every die showing 1 is the only roll that passes: said so, for "8 or less" would be untrue.
+            if due.dice == 2:
+                return Words("double 1 only")
+            if due.dice == 3:
+                return Words("triple 1 only")
+            return Words("{dice} ones only", dice=due.dice)
+    return Words("{target} or less", target=target)
 
 
 def results(battle: Battle, due: DueTest) -> tuple[ResultView, ...]:

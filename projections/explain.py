@@ -35,6 +35,7 @@ from morale.core.outcomes import (
 )
 from morale.core.rules import Refusal
 from morale.core.state import Battle
+from morale.core.words import Words, counted
 from morale.events.store import EventStore
 from morale.events.types import (
     AnyEvent,
@@ -51,6 +52,7 @@ from morale.events.types import (
 from . import snapshots
 from .authorship import author_words
 from .frozen import restore_fold
+from .naming import test_named
 from .narrative import describe_event, describe_outcome
 
 
@@ -91,6 +93,7 @@ class Step(msgspec.Struct, kw_only=True):
     caused_by: list[Cited] = []
     # tests only
     test: str = ""
+    test_name: str = ""  # the test in words, as the story names it ("morale"; the ruleset's name elsewhere)
     trigger: str = ""  # the clause that made the test due
     trigger_words: str = ""
     target: int | None = None
@@ -160,7 +163,7 @@ class Chronicle:
 
 def explain(battle_id: str, events: Iterable[StoredEvent], unit_id: str, at: int | None = None) -> Explanation:
     if at is not None and at < 1:
-        raise Refusal(f"there is no event {at}: a log's events are numbered from 1", field="at")
+        raise Refusal(Words("there is no event {at}: a log's events are numbered from 1", at=at), field="at")
     chronicle = Chronicle(battle_id)
     for stored in events:
         if at is not None and stored.seq > at:
@@ -228,13 +231,15 @@ def _restored(store: EventStore, battle_id: str, engine: str, seq: int) -> Fold 
 def _explanation(chronicle: Chronicle, battle_id: str, unit_id: str, at: int | None) -> Explanation:
     fold = chronicle.fold
     if fold.battle is None:
-        raise Refusal(f"battle {battle_id!r} has not started", field="battle")
+        raise Refusal(Words("battle {battle} has not started", battle=repr(battle_id)), field="battle")
     if at is not None and at > fold.seq:
-        raise Refusal(f"there is no event {at} (the log ends at {fold.seq})", field="at")
+        raise Refusal(Words("there is no event {at} (the log ends at {last})", at=at, last=fold.seq), field="at")
     battle = fold.state()
     unit = battle.units.get(unit_id)
     if unit is None:
-        raise Refusal(f"no unit {unit_id!r} in this battle at event {fold.seq}", field="unit")
+        raise Refusal(
+            Words("no unit {unit} in this battle at event {seq}", unit=repr(unit_id), seq=fold.seq), field="unit"
+        )
     return Explanation(
         battle=battle_id,
         unit=unit.id,
@@ -269,8 +274,9 @@ def _fold_outcome(
             step = Step(
                 seq=seq,
                 kind="test",
-                text=f"{outcome.test.replace('_', ' ')} test due",
+                text=Words("{test} test due", test=test_named(battle.ruleset, outcome.test)),
                 test=outcome.test,
+                test_name=test_named(battle.ruleset, outcome.test),
                 trigger=outcome.rule,
                 trigger_words=rule_words(outcome.rule),
                 caused_by=_cite(said, outcome.caused_by),
@@ -291,8 +297,9 @@ def _fold_outcome(
                 step = Step(
                     seq=seq,
                     kind="test",
-                    text=f"{outcome.test.replace('_', ' ')} test",
+                    text=Words("{test} test", test=test_named(battle.ruleset, outcome.test)),
                     test=outcome.test,
+                    test_name=test_named(battle.ruleset, outcome.test),
                     trigger=outcome.trigger,
                     trigger_words=rule_words(outcome.trigger),
                     caused_by=_cite(said, outcome.caused_by),
@@ -343,7 +350,12 @@ def _fold_outcome(
             text, to_state = describe_outcome(outcome, battle), ""
             if isinstance(outcome, StateChanged):
                 names = battle.ruleset.state_name
-                text += f" ({names(outcome.from_state)} → {names(outcome.to_state)})"
+                text = Words(
+                    "{said} ({from_state} → {to_state})",
+                    said=text,
+                    from_state=names(outcome.from_state),
+                    to_state=names(outcome.to_state),
+                )
                 to_state = outcome.to_state
             words, caused_by = rule_words(outcome.rule), _cite(said, outcome.caused_by)
             steps.append(
@@ -357,3 +369,101 @@ def _fold_outcome(
                     to_state=to_state,
                 )
             )
+
+
+# -- the words around a step, as `morale explain` prints them (app/cli/render_explain.py) ----------
+# Each label and line whole, so that another language says it in its order; the CLI styles them.
+
+LABEL_WHY = Words("why: ")
+LABEL_RESULT = Words("result: ")
+
+
+def heading_words(view: Explanation) -> tuple[Words, Words]:
+    """What comes before the unit's state and what comes after it, on the first line:
+    "Boyz (boyz, orks): " and ", 7 of 10 models, Ld 7, after event 12"."""
+    before = Words("{name} ({unit}, {side}): ", name=view.name, unit=view.unit, side=view.side)
+    values = {"models": view.models, "at": view.at, "ld": view.ld}
+    if view.ld is not None:
+        after = counted(
+            ", {models} of {n} models, Ld {ld}, after event {at}",
+            ", {models} of {n} models, Ld {ld}, after event {at}",
+            n=view.starting_models,
+            **values,
+        )
+    else:
+        after = counted(
+            ", {models} of {n} models, after event {at}",
+            ", {models} of {n} models, after event {at}",
+            n=view.starting_models,
+            **values,
+        )
+    return before, after
+
+
+def entered_by_words(by: str) -> Words:
+    return Words("entered by: {by}", by=by)
+
+
+def why_words(step: Step, settled_elsewhere: bool) -> Words:
+    """ "morale test due", "fall back move due at #12": the test, and where it fell due when the step
+    is numbered by the event that settled it."""
+    test = step.test_name or step.test.replace("_", " ")
+    if step.status == "moved" and settled_elsewhere:
+        return Words("{test} move due at #{seq}", test=test, seq=step.seq)
+    if step.status == "moved":
+        return Words("{test} move due", test=test)
+    if settled_elsewhere:
+        return Words("{test} test due at #{seq}", test=test, seq=step.seq)
+    return Words("{test} test due", test=test)
+
+
+def because_words(cited: Cited) -> Words:
+    return Words("because of #{seq}: {text}", seq=cited.seq, text=cited.text)
+
+
+def needs_words(target: int) -> Words:
+    return Words("needs: {target} or less", target=target)
+
+
+def modifier_words(modifier: Modifier) -> Words:
+    """ "-1 lost close combat", "-1 lost close combat, ignored: wh40k6.special.stubborn"."""
+    if modifier.ignored_by:
+        return Words(
+            "{value:+d} {reason}, ignored: {rule}",
+            value=modifier.value,
+            reason=modifier.reason,
+            rule=modifier.ignored_by,
+        )
+    return Words("{value:+d} {reason}", value=modifier.value, reason=modifier.reason)
+
+
+def chance_words(chance: float, ways: str) -> Words:
+    return Words("chance of passing: {percent:.1f}% ({ways})", percent=100 * chance, ways=ways)
+
+
+def rolled_by_words(roll: Roll) -> Words:
+    if roll.by:
+        return Words("rolled at #{seq} by {by}: {dice}", seq=roll.seq, by=roll.by, dice=roll.said)
+    return Words("rolled at #{seq}: {dice}", seq=roll.seq, dice=roll.said)
+
+
+def status_words(step: Step) -> str:
+    """A test step's result in words ("failed", "passed automatically"); its `status` stays the machine's."""
+    match (step.status, step.automatic):
+        case ("passed", True):
+            return Words("passed automatically")
+        case ("failed", True):
+            return Words("failed automatically")
+        case ("passed", False):
+            return Words("passed")
+        case ("failed", False):
+            return Words("failed")
+        case ("not taken", False):
+            return Words("not taken")
+        case ("due", False):
+            return Words("due")
+        case ("moved", False):
+            return Words("moved")
+    if step.automatic:
+        return Words("{status} automatically", status=step.status)
+    return step.status

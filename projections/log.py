@@ -9,6 +9,7 @@ import msgspec
 from morale.core.fold import Fold
 from morale.core.rules import Refusal
 from morale.core.state import Battle
+from morale.core.words import Words
 from morale.events.types import Author, EventRetracted, StoredEvent
 
 from .authorship import author_words
@@ -27,8 +28,8 @@ class StruckBy(msgspec.Struct, frozen=True, kw_only=True):
 
 def struck_words(seq: int, author: Author | None, by: str, reason: str) -> str:
     if author is None:  # a retraction written before authors were recorded
-        return f"Struck at #{seq}: {reason}"
-    return f"Struck by {by} at #{seq}: {reason}"
+        return Words("Struck at #{seq}: {reason}", seq=seq, reason=reason)
+    return Words("Struck by {by} at #{seq}: {reason}", by=by, seq=seq, reason=reason)
 
 
 class LogRow(msgspec.Struct, frozen=True, kw_only=True):
@@ -53,7 +54,7 @@ def log_rows(
     rows = []
     for stored in events:
         if start_seq and isinstance(stored.event, EventRetracted):
-            raise Refusal("a page of the log holding a retraction is read from the start", field="after")
+            raise Refusal(Words("a page of the log holding a retraction is read from the start"), field="after")
         fold.advance(stored.seq, stored.event)
         rows.append(
             LogRow(

@@ -11,6 +11,7 @@ from morale.core.fold import Fold
 from morale.core.outcomes import (
     EngagementChanged,
     MarkerPlaced,
+    Modifier,
     Moved,
     Outcome,
     ProfileChanged,
@@ -23,12 +24,14 @@ from morale.core.outcomes import (
     TestResolved,
 )
 from morale.core.state import Battle
+from morale.core.words import Words, counted, listed
 from morale.events.types import (
     AnyEvent,
     BattleStarted,
     CasualtiesSuffered,
     ChargeDeclared,
     CombatResolved,
+    CombatSide,
     DiceRevealed,
     DiceRolled,
     DisputeResolved,
@@ -48,6 +51,7 @@ from morale.events.types import (
 )
 
 from .authorship import author_words
+from .naming import known_as, phase_ended, phase_heading, phase_started, test_named
 
 
 class Line(msgspec.Struct, frozen=True, kw_only=True):
@@ -77,7 +81,7 @@ def lines_of(stored: StoredEvent, caused: Iterable[Outcome], battle: Battle) -> 
     order. The feed's items carry the same lines (`projections/shown.py`)."""
     where = {"seq": stored.seq, "turn": battle.turn, "side": battle.active_side, "phase": battle.phase}
     if isinstance(stored.event, PhaseStarted):
-        heading = f"Turn {stored.event.turn} · {stored.event.side} · {stored.event.phase.replace('_', ' ')}"
+        heading = phase_heading(stored.event.turn, stored.event.side, stored.event.phase)
         lines = [Line(**where, kind="heading", text=heading, by=author_words(stored.author))]
     else:
         said = describe_event(stored.event, battle)
@@ -116,86 +120,225 @@ def _words(slug: str) -> str:
     return slug.replace("_", " ")
 
 
+def _then(said: str, item: str) -> Words:
+    """Two clauses of one line, one after the other: "...; orks (Boyz) inflict 3"."""
+    return Words("{said}; {item}", said=said, item=item)
+
+
+def _semicolons(items: Iterable[str]) -> str:
+    """Items one after the other, each its own clause ("a; b; c"), in the reader's language."""
+    said: str | None = None
+    for item in items:
+        said = item if said is None else _then(said, item)
+    return "" if said is None else said
+
+
+def _either(items: Iterable[str]) -> str:
+    """ "a or b or c": the facts any of which the table may report."""
+    said: str | None = None
+    for item in items:
+        said = item if said is None else Words("{said} or {item}", said=said, item=item)
+    return "" if said is None else said
+
+
+def _begun(event: BattleStarted, battle: Battle) -> Words:
+    ruleset = battle.ruleset
+    values = {
+        "title": ruleset.title,
+        "id": ruleset.id,
+        "version": ruleset.version,
+        "side": event.sides[0],
+    }
+    match event.dice_policy:
+        case "table":
+            said = Words(
+                "battle begins under {title} ({id} v{version}); {side} takes the first turn; dice: table", **values
+            )
+        case "engine":
+            said = Words(
+                "battle begins under {title} ({id} v{version}); {side} takes the first turn; dice: engine", **values
+            )
+        case _:
+            said = Words(
+                "battle begins under {title} ({id} v{version}); {side} takes the first turn; dice: either", **values
+            )
+    for name, table in event.tables.items():
+        sha = table.sha256[:12]
+        if table.source:
+            pinned = Words("{name} table from {source} (sha256 {sha})", name=name, source=table.source, sha=sha)
+        else:
+            pinned = Words("{name} table from the log (sha256 {sha})", name=name, sha=sha)
+        said = _then(said, pinned)
+    return Words("{name}: {said}", name=event.name, said=said) if event.name else said
+
+
+def _joined(event: UnitJoined) -> Words:
+    values = {"name": event.name, "side": event.side, "unit_type": _words(event.unit_type), "ld": event.ld}
+    rules = listed(_words(r) for r in event.special_rules)
+    n = event.models
+    if event.ld is not None and event.special_rules:
+        return counted(
+            "{name} joins {side}: {n} model, {unit_type}, Ld {ld}; {rules}",
+            "{name} joins {side}: {n} models, {unit_type}, Ld {ld}; {rules}",
+            n=n,
+            rules=rules,
+            **values,
+        )
+    if event.ld is not None:
+        return counted(
+            "{name} joins {side}: {n} model, {unit_type}, Ld {ld}",
+            "{name} joins {side}: {n} models, {unit_type}, Ld {ld}",
+            n=n,
+            **values,
+        )
+    if event.special_rules:
+        return counted(
+            "{name} joins {side}: {n} model, {unit_type}; {rules}",
+            "{name} joins {side}: {n} models, {unit_type}; {rules}",
+            n=n,
+            rules=rules,
+            **values,
+        )
+    return counted(
+        "{name} joins {side}: {n} model, {unit_type}", "{name} joins {side}: {n} models, {unit_type}", n=n, **values
+    )
+
+
+def _casualties(event: CasualtiesSuffered, battle: Battle) -> Words:
+    name, left, n = _name(battle, event.unit), battle.units[event.unit].models, event.count
+    if event.cause:
+        # The cause in the ruleset's words where it names it ("Dangerous terrain"), for a reader not in English.
+        cause = known_as(_words(event.cause), battle.ruleset.casualty_causes.get(event.cause, _words(event.cause)))
+        return counted(
+            "{name} loses {n} model to {cause} ({left} left)",
+            "{name} loses {n} models to {cause} ({left} left)",
+            n=n,
+            name=name,
+            cause=cause,
+            left=left,
+        )
+    return counted(
+        "{name} loses {n} model ({left} left)", "{name} loses {n} models ({left} left)", n=n, name=name, left=left
+    )
+
+
+def _combat_side(side: CombatSide, battle: Battle) -> Words:
+    units = listed(_name(battle, u) for u in side.units)
+    said = Words("{side} ({units}) inflict {wounds}", side=side.side, units=units, wounds=side.wounds_inflicted)
+    if side.bonus:
+        said = Words("{said} +{bonus}", said=said, bonus=side.bonus)
+    for u, bonus in side.unit_bonus.items():
+        if bonus:
+            said = Words("{said} +{bonus} ({unit})", said=said, bonus=bonus, unit=_name(battle, u))
+    for u in side.left_combat:
+        said = Words("{said}, {unit} left the combat", said=said, unit=_name(battle, u))
+    return said
+
+
+def _ruled(event: RefereeRuled, battle: Battle) -> Words:
+    values = {"unit": _name(battle, event.unit), "reason": event.reason}
+    if event.state and event.waive_tests:
+        state = battle.ruleset.state_name(event.state)
+        return Words("Referee's ruling on {unit}: state {state}, tests waived; reason: {reason}", state=state, **values)
+    if event.state:
+        state = battle.ruleset.state_name(event.state)
+        return Words("Referee's ruling on {unit}: state {state}; reason: {reason}", state=state, **values)
+    if event.waive_tests:
+        return Words("Referee's ruling on {unit}: tests waived; reason: {reason}", **values)
+    return Words("Referee's ruling on {unit}: ; reason: {reason}", **values)
+
+
 def describe_event(event: AnyEvent, battle: Battle) -> str:
     match event:
         case BattleStarted():
-            ruleset = battle.ruleset
-            title = f"{event.name}: " if event.name else ""
-            tables = "".join(
-                f"; {name} table from {table.source or 'the log'} (sha256 {table.sha256[:12]})"
-                for name, table in event.tables.items()
-            )
-            return (
-                f"{title}battle begins under {ruleset.title} ({ruleset.id} v{ruleset.version}); "
-                f"{event.sides[0]} takes the first turn; dice: {event.dice_policy}{tables}"
-            )
+            return _begun(event, battle)
         case UnitJoined():
-            rules = f"; {', '.join(_words(r) for r in event.special_rules)}" if event.special_rules else ""
-            ld = f", Ld {event.ld}" if event.ld is not None else ""
-            models = f"{event.models} model{'s' * (event.models != 1)}"
-            return f"{event.name} joins {event.side}: {models}, {_words(event.unit_type)}{ld}{rules}"
+            return _joined(event)
         case UnitChanged():
-            changes = ", ".join(f"{_words(k)} {v}" for k, v in event.changes.items())
-            note = f" ({event.note})" if event.note else ""
-            return f"{_name(battle, event.unit)} changes: {changes}{note}"
+            changes = listed(Words("{field} {value}", field=_words(k), value=v) for k, v in event.changes.items())
+            name = _name(battle, event.unit)
+            if event.note:
+                return Words("{name} changes: {changes} ({note})", name=name, changes=changes, note=event.note)
+            return Words("{name} changes: {changes}", name=name, changes=changes)
         case PhaseStarted():
-            return f"Start of the {_words(event.phase)} phase ({event.side}, turn {event.turn})"
+            return phase_started(event.turn, event.side, event.phase)
         case PhaseEnded():
-            return f"End of the {_words(event.phase)} phase ({event.side}, turn {event.turn})"
+            return phase_ended(event.turn, event.side, event.phase)
         case CasualtiesSuffered():
-            cause = f" to {_words(event.cause)}" if event.cause else ""
-            left = battle.units[event.unit].models
-            return (
-                f"{_name(battle, event.unit)} loses {event.count} model{'s' * (event.count > 1)}{cause} ({left} left)"
-            )
+            return _casualties(event, battle)
         case CombatResolved():
-            parts = [
-                f"{side.side} ({', '.join(_name(battle, u) for u in side.units)}) inflict {side.wounds_inflicted}"
-                + (f" +{side.bonus}" if side.bonus else "")
-                + "".join(f" +{bonus} ({_name(battle, u)})" for u, bonus in side.unit_bonus.items() if bonus)
-                + "".join(f", {_name(battle, u)} left the combat" for u in side.left_combat)
-                for side in event.sides
-            ]
-            return "Combat resolved: " + "; ".join(parts)
+            return Words(
+                "Combat resolved: {sides}", sides=_semicolons(_combat_side(side, battle) for side in event.sides)
+            )
         case ChargeDeclared():
-            targets = ", ".join(_name(battle, t) for t in event.targets)
-            in_range = ", ".join(_name(battle, t) for t in event.in_range) or "none"
-            return f"{_name(battle, event.charger)} declares a charge on {targets} (in range: {in_range})"
+            charger, targets = _name(battle, event.charger), listed(_name(battle, t) for t in event.targets)
+            if not event.in_range:
+                return Words(
+                    "{charger} declares a charge on {targets} (in range: none)", charger=charger, targets=targets
+                )
+            in_range = listed(_name(battle, t) for t in event.in_range)
+            return Words(
+                "{charger} declares a charge on {targets} (in range: {in_range})",
+                charger=charger,
+                targets=targets,
+                in_range=in_range,
+            )
         case TableFactRecorded():
-            named = _name(battle, event.value) if isinstance(event.value, str) else event.value
+            unit, fact = _name(battle, event.unit), _words(event.fact)
             # A fact that no longer holds reads "no", not the machine's False.
-            value = "" if event.value is True else ": no" if event.value is False else f": {named}"
-            return f"At the table: {_name(battle, event.unit)} {_words(event.fact)}{value}"
+            if event.value is True:
+                return Words("At the table: {unit} {fact}", unit=unit, fact=fact)
+            if event.value is False:
+                return Words("At the table: {unit} {fact}: no", unit=unit, fact=fact)
+            named = _name(battle, event.value) if isinstance(event.value, str) else event.value
+            return Words("At the table: {unit} {fact}: {value}", unit=unit, fact=fact, value=named)
         case DiceRolled():
-            dice = " + ".join(str(d) for d in event.dice)
-            rolls = "re-rolls" if event.reroll else "rolls"
-            return f"{_name(battle, event.unit)} {rolls} for {_words(event.test)}: {dice} ({event.source})"
+            values = {
+                "unit": _name(battle, event.unit),
+                "test": test_named(battle.ruleset, event.test),
+                "dice": " + ".join(str(d) for d in event.dice),
+            }
+            if event.reroll and event.source == "engine":
+                return Words("{unit} re-rolls for {test}: {dice} (engine)", **values)
+            if event.reroll:
+                return Words("{unit} re-rolls for {test}: {dice} (table)", **values)
+            if event.source == "engine":
+                return Words("{unit} rolls for {test}: {dice} (engine)", **values)
+            return Words("{unit} rolls for {test}: {dice} (table)", **values)
         case DiceRevealed() if event.commitment:
-            return (
+            return Words(
                 "The dice secret is revealed: every engine roll made with it can now be recomputed, "
                 "and the engine rolls on with a fresh secret it has committed to"
             )
         case DiceRevealed():
-            return "The dice secret is revealed: every engine roll can now be recomputed"
+            return Words("The dice secret is revealed: every engine roll can now be recomputed")
         case SeedCommitted():
-            return f"{event.side} commits to a seed for the engine's dice"
+            return Words("{side} commits to a seed for the engine's dice", side=event.side)
         case SeedRevealed():
-            return f"{event.side} reveals its seed for the engine's dice"
+            return Words("{side} reveals its seed for the engine's dice", side=event.side)
         case PlayerDecided():
-            note = f" ({event.note})" if event.note else ""
-            return f"{_name(battle, event.unit)}: the player chooses to {_words(event.decision)}{note}"
+            unit, decision = _name(battle, event.unit), _words(event.decision)
+            if event.note:
+                return Words(
+                    "{unit}: the player chooses to {decision} ({note})", unit=unit, decision=decision, note=event.note
+                )
+            return Words("{unit}: the player chooses to {decision}", unit=unit, decision=decision)
         case RefereeRuled():
-            parts = [f"state {battle.ruleset.state_name(event.state)}"] if event.state else []
-            parts += ["tests waived"] if event.waive_tests else []
-            return f"Referee's ruling on {_name(battle, event.unit)}: {', '.join(parts)}; reason: {event.reason}"
+            return _ruled(event, battle)
         case EventRetracted():
-            return f"Event {event.seq} is struck from the log; reason: {event.reason}"
+            return Words("Event {seq} is struck from the log; reason: {reason}", seq=event.seq, reason=event.reason)
         case EntryConfirmed():
-            return f"Confirmed as entered: {', '.join(f'event {seq}' for seq in event.seqs)}"
+            return Words(
+                "Confirmed as entered: {events}", events=listed(Words("event {seq}", seq=seq) for seq in event.seqs)
+            )
         case EntryDisputed():
-            return f"Event {event.seq} is disputed; reason: {event.reason}"
+            return Words("Event {seq} is disputed; reason: {reason}", seq=event.seq, reason=event.reason)
         case DisputeResolved():
-            return f"The dispute of event {event.seq} is resolved and the entry stands; ruling: {event.ruling}"
+            return Words(
+                "The dispute of event {seq} is resolved and the entry stands; ruling: {ruling}",
+                seq=event.seq,
+                ruling=event.ruling,
+            )
     return type(event).__name__
 
 
@@ -204,97 +347,188 @@ def reached(outcome: StateChanged, battle: Battle) -> str:
     that a state has one name on the screen: "Boyz: falling back", "Halberdiers: still fleeing"."""
     state = battle.ruleset.state_name(outcome.to_state)
     if outcome.from_state == outcome.to_state:
-        return f"still {state}"
+        return Words("still {state}", state=state)
     if outcome.to_state == "steady":
-        return f"{state} again"
+        return Words("{state} again", state=state)
     if outcome.to_state == "destroyed":
-        return f"{state}, its last model dead"
+        return Words("{state}, its last model dead", state=state)
     return state
+
+
+def _modified(said: str, modifiers: Iterable[Modifier], *, table: bool = False) -> str:
+    """`said` followed by each modifier: " -1 (lost close combat)", with the rule that cancels it
+    ("ignored" for a test's, "not counted" in a results table)."""
+    for m in modifiers:
+        if m.ignored_by and table:
+            said = Words(
+                "{said} {value:+d} ({reason}, not counted: {rule})",
+                said=said,
+                value=m.value,
+                reason=m.reason,
+                rule=m.ignored_by,
+            )
+        elif m.ignored_by:
+            said = Words(
+                "{said} {value:+d} ({reason}, ignored: {rule})",
+                said=said,
+                value=m.value,
+                reason=m.reason,
+                rule=m.ignored_by,
+            )
+        else:
+            said = Words("{said} {value:+d} ({reason})", said=said, value=m.value, reason=m.reason)
+    return said
+
+
+def _due(outcome: TestDue, name: str, battle: Battle) -> Words:
+    test = test_named(battle.ruleset, outcome.test)
+    reports = _either(_words(f) for f in outcome.facts)
+    if outcome.dice == 0:
+        return Words("{name} waits for the table to report {reports} ({test})", name=name, reports=reports, test=test)
+    values = {"name": name, "dice": outcome.dice, "test": test, "target": outcome.target}
+    if outcome.reroll and outcome.target is not None:
+        said = Words("{name} must re-roll {dice}D6 for {test}, needs {target} or less", **values)
+    elif outcome.reroll:
+        said = Words("{name} must re-roll {dice}D6 for {test}", **values)
+    elif outcome.target is not None:
+        said = Words("{name} must roll {dice}D6 for {test}, needs {target} or less", **values)
+    else:
+        said = Words("{name} must roll {dice}D6 for {test}", **values)
+    if reports:
+        return Words("{said}; unless the table reports {reports}", said=said, reports=reports)
+    return said
+
+
+def _resolved(outcome: TestResolved, name: str, battle: Battle) -> str:
+    test = test_named(battle.ruleset, outcome.test)
+    if outcome.automatic:
+        if outcome.passed and outcome.detail:
+            return Words(
+                "{name} passes the {test} test automatically ({detail})", name=name, test=test, detail=outcome.detail
+            )
+        if outcome.passed:
+            return Words("{name} passes the {test} test automatically", name=name, test=test)
+        if outcome.detail:
+            return Words(
+                "{name} fails the {test} test automatically ({detail})", name=name, test=test, detail=outcome.detail
+            )
+        return Words("{name} fails the {test} test automatically", name=name, test=test)
+    if outcome.result:
+        return _table_result(name, outcome, battle)
+    if outcome.test == "sweeping_advance":
+        if outcome.passed:
+            return Words("{name} escapes: {detail}", name=name, detail=outcome.detail)
+        return Words("{name} is caught: {detail}", name=name, detail=outcome.detail)
+    values = {
+        "name": name,
+        "test": test,
+        "dice": " + ".join(str(d) for d in outcome.dice),
+        "total": outcome.total,
+        "target": outcome.target,
+    }
+    if outcome.passed and outcome.target is not None:
+        said = Words("{name} passes the {test} test: {dice} = {total} against {target}", **values)
+    elif outcome.passed:
+        said = Words("{name} passes the {test} test: {dice} = {total}", **values)
+    elif outcome.target is not None:
+        said = Words("{name} fails the {test} test: {dice} = {total} against {target}", **values)
+    else:
+        said = Words("{name} fails the {test} test: {dice} = {total}", **values)
+    said = _modified(said, outcome.modifiers)
+    return _then(said, outcome.detail) if outcome.detail else said
 
 
 def describe_outcome(outcome: Outcome, battle: Battle) -> str:
     name = _name(battle, outcome.unit)
     match outcome:
         case TestDue():
-            reports = " or ".join(_words(f) for f in outcome.facts)
-            if outcome.dice == 0:
-                return f"{name} waits for the table to report {reports} ({_words(outcome.test)})"
-            needs = f", needs {outcome.target} or less" if outcome.target is not None else ""
-            unless = f"; unless the table reports {reports}" if reports else ""
-            roll = "re-roll" if outcome.reroll else "roll"
-            return f"{name} must {roll} {outcome.dice}D6 for {_words(outcome.test)}{needs}{unless}"
+            return _due(outcome, name, battle)
         case TestNotTaken():
-            because = f": {outcome.detail}" if outcome.detail else ""
-            return f"{name} takes no {_words(outcome.test)} test{because}"
+            test = test_named(battle.ruleset, outcome.test)
+            if outcome.detail:
+                return Words("{name} takes no {test} test: {detail}", name=name, test=test, detail=outcome.detail)
+            return Words("{name} takes no {test} test", name=name, test=test)
         case TestResolved():
-            verdict = "passes" if outcome.passed else "fails"
-            if outcome.automatic:
-                return f"{name} {verdict} the {_words(outcome.test)} test automatically" + (
-                    f" ({outcome.detail})" if outcome.detail else ""
-                )
-            if outcome.result:
-                return _table_result(name, outcome, battle)
-            if outcome.test == "sweeping_advance":
-                caught = "escapes" if outcome.passed else "is caught"
-                return f"{name} {caught}: {outcome.detail}"
-            modifiers = "".join(
-                f" {m.value:+d} ({m.reason}{', ignored: ' + m.ignored_by if m.ignored_by else ''})"
-                for m in outcome.modifiers
-            )
-            dice = " + ".join(str(d) for d in outcome.dice)
-            detail = f"; {outcome.detail}" if outcome.detail else ""
-            return (
-                f"{name} {verdict} the {_words(outcome.test)} test: {dice} = {outcome.total}"
-                + (f" against {outcome.target}" if outcome.target is not None else "")
-                + f"{modifiers}{detail}"
-            )
+            return _resolved(outcome, name, battle)
         case StateChanged():
             phrases = battle.ruleset.phrases  # by "rule:state" where one rule leads to two states, else by rule
             if f"{outcome.rule}:{outcome.to_state}" in phrases:
-                return f"{name} {phrases[f'{outcome.rule}:{outcome.to_state}']}"
+                return Words("{name} {phrase}", name=name, phrase=phrases[f"{outcome.rule}:{outcome.to_state}"])
             again = outcome.from_state == outcome.to_state == "falling_back"  # the rule that began it words no repeat
             if not again and outcome.rule in phrases:
-                return f"{name} {phrases[outcome.rule]}"
-            return f"{name}: {reached(outcome, battle)}"
+                return Words("{name} {phrase}", name=name, phrase=phrases[outcome.rule])
+            return Words("{name}: {state}", name=name, state=reached(outcome, battle))
         case StateChangeScheduled():
-            return f"{name} will be {battle.ruleset.state_name(outcome.to_state)} at the {outcome.at}"
+            state = battle.ruleset.state_name(outcome.to_state)
+            return Words("{name} will be {state} at the {at}", name=name, state=state, at=outcome.at)
         case RestrictionApplied():
-            return f"{name}: {_words(outcome.restriction)} until the {outcome.until}"
+            restriction = _restriction(battle, outcome.restriction)
+            return Words(
+                "{name}: {restriction} until the {until}", name=name, restriction=restriction, until=outcome.until
+            )
         case RestrictionLifted():
-            return f"{name}: {_words(outcome.restriction)} ends"
+            return Words("{name}: {restriction} ends", name=name, restriction=_restriction(battle, outcome.restriction))
         case ProfileChanged():
-            return f"{name}: " + ", ".join(_profile_words(k, v) for k, v in outcome.changes.items())
+            changes = listed(_profile_words(k, v) for k, v in outcome.changes.items())
+            return Words("{name}: {changes}", name=name, changes=changes)
         case MarkerPlaced():
-            return f"{name}: {_words(outcome.marker)} marked" + (f" ({outcome.detail})" if outcome.detail else "")
+            if outcome.detail:
+                return Words(
+                    "{name}: {marker} marked ({detail})",
+                    name=name,
+                    marker=_words(outcome.marker),
+                    detail=outcome.detail,
+                )
+            return Words("{name}: {marker} marked", name=name, marker=_words(outcome.marker))
         case EngagementChanged():
-            where = "is in close combat" if outcome.engaged else "is out of the combat"
-            return f"{name} {where}" + (f": {outcome.detail}" if outcome.detail else "")
+            if outcome.engaged and outcome.detail:
+                return Words("{name} is in close combat: {detail}", name=name, detail=outcome.detail)
+            if outcome.engaged:
+                return Words("{name} is in close combat", name=name)
+            if outcome.detail:
+                return Words("{name} is out of the combat: {detail}", name=name, detail=outcome.detail)
+            return Words("{name} is out of the combat", name=name)
         case Moved():
-            dice = " + ".join(str(d) for d in outcome.dice)
-            detail = f" {outcome.detail}" if outcome.detail else ""
             # A move the rules impose is a unit falling back (fleeing, retreating), in its ruleset's word.
-            return f'{name} moves {outcome.inches:g}" ({dice}), {battle.ruleset.state_name("falling_back")}{detail}'
+            values = {
+                "name": name,
+                "inches": outcome.inches,
+                "dice": " + ".join(str(d) for d in outcome.dice),
+                "state": battle.ruleset.state_name("falling_back"),
+            }
+            if outcome.detail:
+                return Words('{name} moves {inches:g}" ({dice}), {state} {detail}', detail=outcome.detail, **values)
+            return Words('{name} moves {inches:g}" ({dice}), {state}', **values)
     return type(outcome).__name__
+
+
+def _restriction(battle: Battle, restriction: str) -> Words:
+    """A restriction as the story names it: its machine name in English, the ruleset's words for
+    what it forbids elsewhere (the board's)."""
+    return known_as(_words(restriction), battle.ruleset.restrictions.get(restriction, _words(restriction)))
 
 
 def _table_result(name: str, outcome: TestResolved, battle: Battle) -> str:
     """A test read in a column of a results table: the dice, each modifier, the total, the row.
     The ruleset may word a column ("column:brigade") or a result ("result:carry_on")."""
     phrases = battle.ruleset.phrases
-    column = phrases.get(f"column:{outcome.column}", f"{_words(outcome.column)} column")
+    column = phrases.get(f"column:{outcome.column}") or Words("{column} column", column=_words(outcome.column))
     result = phrases.get(f"result:{outcome.result}", _words(outcome.result).capitalize())
-    dice = " + ".join(str(d) for d in outcome.dice)
-    modifiers = "".join(
-        f" {m.value:+d} ({m.reason}{', not counted: ' + m.ignored_by if m.ignored_by else ''})"
-        for m in outcome.modifiers
+    rolled = _modified(" + ".join(str(d) for d in outcome.dice), outcome.modifiers, table=True)
+    said = Words(
+        "{name} tests ({column}): {rolled} = {total}: {result}",
+        name=name,
+        column=column,
+        rolled=rolled,
+        total=outcome.total,
+        result=result,
     )
-    detail = f"; {outcome.detail}" if outcome.detail else ""
-    return f"{name} tests ({column}): {dice}{modifiers} = {outcome.total}: {result}{detail}"
+    return _then(said, outcome.detail) if outcome.detail else said
 
 
 def _profile_words(field: str, value: object) -> str:
     if value is True:
         return _words(field)
     if value is False:
-        return f"no longer {_words(field)}"
-    return f"{_words(field)} {_words(str(value))}"
+        return Words("no longer {field}", field=_words(field))
+    return Words("{field} {value}", field=_words(field), value=_words(str(value)))

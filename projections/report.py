@@ -22,6 +22,7 @@ from .claims import ClaimsView, claims_view
 from .explain import Chronicle, Step
 from .log import struck_words
 from .luck import Luck, SideLuck, luck
+from .naming import test_named
 from .narrative import Line, narrate
 from .sql_rows import battle_rows
 from .timeline import Timeline
@@ -66,7 +67,7 @@ class Report:
     struck: dict[int, str] = field(default_factory=dict)  # a struck event's seq -> who struck it, where, why
     claims: ClaimsView | None = None  # a battle that asks for confirmation: its disputes and open claims
     # The words of the tests the rows flatten to English: each row's step (by the row's `id`), with its
-    # modifiers' reasons and its dice in words, and each test's name (the ruleset's, where not English).
+    # modifiers' reasons and its dice in words, and each test's name as the story says it.
     steps: dict[int, Step] = field(default_factory=dict)
     test_names: dict[str, str] = field(default_factory=dict)
 
@@ -107,16 +108,8 @@ def report(battle_id: str, events: Iterable[StoredEvent]) -> Report:
         struck=_struck(events),
         claims=claims_view(battle_id, events) if battle.confirmation else None,
         steps=_steps(battle_id, events, rows["tests"]),
-        test_names={test: test_named(ruleset.tests, test) for test in {t["test"] for t in rows["tests"]}},
+        test_names={test: test_named(ruleset, test) for test in {t["test"] for t in rows["tests"]}},
     )
-
-
-def test_named(names: dict[str, str], test: str) -> Words:
-    """A test as the report names it: its machine name in words in English ("sweeping advance", as
-    the tables always have), the ruleset's name for it ("тест на Мораль") in another language. (The
-    template holds both, each language showing one: `{x:.0}` formats a value as nothing.)"""
-    english = test.replace("_", " ")
-    return Words("{english}{name:.0}", english=english, name=names.get(test, english))
 
 
 def _steps(battle_id: str, events: list[StoredEvent], tests: list[dict]) -> dict[int, Step]:

@@ -4,8 +4,9 @@ An overlay or a second screen following the feed should not have to call `/board
 `/vocabulary` for each item and rebuild what the narrative already says. So each item carries the
 names of the units and sides it mentions, the narrative's line for the event and for each outcome
 (with the rule IDs each cites), and for each test it makes due or resolves: the target, the exact
-odds and the dice. The lines are the narrative's words (English today); every machine field beside
-them stays a machine field, so a client in another language builds its own sentences from those.
+odds and the dice. The lines are the narrative's words (`Words`: a writer's answer says them in the
+reader's language, the feed, encoded once for every follower, in English); every machine field
+beside them stays a machine field, so a client in another language can build its own sentences.
 
 The odds of a resolved test are those of the test as it was due just before its dice, so they are
 read before the event is folded (`Before`), and the rest after (`shown`).

@@ -19,9 +19,12 @@ from __future__ import annotations
 from typing import Any
 
 import msgspec
+from msgspec.structs import replace
 
+from morale.core.catalogue import Quoted, quoted
 from morale.core.rulesets.base import Ruleset, lookup
 from morale.core.state import Battle, DueTest, Unit
+from morale.core.words import Words, rebuilt
 
 
 class Since(msgspec.Struct, frozen=True, array_like=True, forbid_unknown_fields=True):
@@ -74,7 +77,39 @@ class Frozen(msgspec.Struct, array_like=True, forbid_unknown_fields=True):
     struck: list[int]
 
 
-_encoder = msgspec.msgpack.Encoder()
+# A due test's modifier gives its reason as Words (said in the reader's language): kept as a marked
+# string holding its template and values as JSON, and made Words again as the snapshot is read.
+_KEPT_WORDS = "\x1fwords:"
+
+
+def _kept(value: object) -> object:
+    if isinstance(value, Quoted):
+        return _KEPT_WORDS + msgspec.json.encode(["quoted", value.rule, value.part, str(value)]).decode()
+    if isinstance(value, Words):
+        template, plural, args = value.__reduce__()[1]
+        return _KEPT_WORDS + msgspec.json.encode(["words", template, plural, args], enc_hook=_kept).decode()
+    raise NotImplementedError(f"{type(value).__name__} cannot be kept in a snapshot")
+
+
+def _revived(value: object) -> object:
+    """A kept string made Words again (any other value as it is)."""
+    if not isinstance(value, str) or not value.startswith(_KEPT_WORDS):
+        return value
+    kept = msgspec.json.decode(value[len(_KEPT_WORDS) :])
+    if kept[0] == "quoted":
+        return quoted(kept[1], kept[2], kept[3])
+    _, template, plural, args = kept
+    return rebuilt(template, plural, {name: _revived(arg) for name, arg in args.items()})
+
+
+def _revived_due(due: DueTest) -> DueTest:
+    if not any(isinstance(m.reason, str) and m.reason.startswith(_KEPT_WORDS) for m in due.modifiers):
+        return due
+    modifiers = tuple(replace(m, reason=_revived(m.reason)) for m in due.modifiers)
+    return replace(due, modifiers=modifiers)
+
+
+_encoder = msgspec.msgpack.Encoder(enc_hook=_kept)
 _frozen = msgspec.msgpack.Decoder(Frozen)
 _unit = msgspec.msgpack.Decoder(Unit)
 
@@ -153,7 +188,7 @@ def decode(frozen: bytes) -> tuple[Frozen, Battle]:
         side_index=core.side_index,
         phase_index=core.phase_index,
         phase_open=core.phase_open,
-        due=core.due,
+        due=[_revived_due(due) for due in core.due],
         tables=tables,
         memory=bookkeeping,
         chosen_first={(side, test): unit for side, test, unit in core.chosen_first},

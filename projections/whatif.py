@@ -21,7 +21,7 @@ from morale.core.fold import Fold
 from morale.core.outcomes import Caused, Outcome
 from morale.core.rules import Refusal
 from morale.core.state import Battle
-from morale.core.words import Words, listed
+from morale.core.words import Words, english, listed
 from morale.events.codec import MalformedEvent, event_from_dict, to_builtins
 from morale.events.types import AnyEvent, StoredEvent
 
@@ -208,6 +208,6 @@ def _place(order: list[str], label: str) -> int:
 
 
 def _comparable(outcome: Outcome, name: Any) -> dict[str, Any]:
-    data = to_builtins(outcome)
+    data = msgspec.to_builtins(outcome, order="sorted", enc_hook=english)  # compared, never shown: Words as English
     data["caused_by"] = [name(s) for s in outcome.caused_by]
     return data

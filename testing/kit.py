@@ -26,6 +26,7 @@ from morale.core.rules import CLAUSES, Refusal
 from morale.core.rulesets import lookup
 from morale.core.rulesets.base import Ruleset
 from morale.core.state import Battle, digest
+from morale.core.words import english
 from morale.events.codec import decode_event
 from morale.events.types import AnyEvent, BattleStarted
 
@@ -226,7 +227,9 @@ def _folded(ruleset: Ruleset, events: Sequence[AnyEvent]) -> Iterator[tuple[Batt
 
 def _deterministic(ruleset: Ruleset, example: Path) -> None:
     events = example_log(example)
-    runs = [[(digest(b), msgspec.json.encode(c)) for b, c in _folded(ruleset, events)] for _ in range(2)]
+    runs = [
+        [(digest(b), msgspec.json.encode(c, enc_hook=english)) for b, c in _folded(ruleset, events)] for _ in range(2)
+    ]
     for seq, (first, second) in enumerate(zip(*runs, strict=True), start=1):
         assert first[0] == second[0], f"event {seq}: the second replay's state digest differs from the first's"
         assert first[1] == second[1], f"event {seq}: the second replay's outcomes differ from the first's"

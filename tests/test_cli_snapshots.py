@@ -29,6 +29,7 @@ from morale.app.snapshot_cache import head_fold, rebuild
 from morale.core.fold import replay_log
 from morale.core.rules import Refusal
 from morale.core.state import digest
+from morale.core.words import english
 from morale.events.locate import open_store
 from morale.events.store import ConflictError, EventStore, SqliteEventStore
 from morale.events.types import CasualtiesSuffered, EventRetracted
@@ -183,7 +184,7 @@ def test_the_command_line_keeps_the_last_snapshot_points_it_folds_past_in_either
 
 
 def _builtins(value):
-    return json.loads(msgspec.json.encode(value))
+    return json.loads(msgspec.json.encode(value, enc_hook=english))
 
 
 def test_a_store_that_will_not_keep_a_snapshot_still_answers(tmp_path):

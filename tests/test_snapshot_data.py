@@ -197,3 +197,23 @@ def test_a_pickle_written_into_either_stores_snapshot_table_runs_nothing(store_l
         assert not marker.exists()
     finally:
         store.close()
+
+
+def test_a_due_tests_reasons_are_words_again_after_a_snapshot_and_are_said_in_russian():
+    """A Break test due when the snapshot was taken still gives its modifier's reason in the
+    reader's language once the battle is read back from it (not the English it was kept beside)."""
+    from test_wfb8_combat import boyz_charge, lost_by
+
+    from morale.app import language
+
+    table = boyz_charge("spearmen")
+    table.record(lost_by(2))
+    battle = table.battle
+    blob = snapshot_data.encode(battle, list(enumerate(battle.units.values())), [], b"", None, [])
+
+    _, restored = snapshot_data.decode(blob)
+
+    [kept] = restored.due[0].modifiers
+    assert kept == battle.due[0].modifiers[0] and kept.reason == "combat lost by 2"
+    with language.speaking("ru"):
+        assert language.say(kept.reason) == language.say(battle.due[0].modifiers[0].reason) != "combat lost by 2"

@@ -142,6 +142,15 @@ def test_wh40k3_who_auto_pass_a_barrage_hits_in_the_enemy_shooting_phase_only():
     assert t.refuse(fact("guard", "hit_by_barrage")).rule == "wh40k3.who.auto_pass"
 
 
+def test_wh40k3_who_auto_pass_an_imperial_barrage_pins_an_ork_unit_too():
+    """Either side's barrage: "orks" sorts after "imperium", and the side that sorts last must not be
+    taken for the side whose phase it is."""
+    t = table(unit("guard"), unit("boyz", "orks"))
+    t.go_to(1, "imperium", "shooting")
+
+    assert t.record(fact("boyz", "hit_by_barrage")) and t.due() == ["boyz:pinning"]
+
+
 def test_wh40k3_who_auto_pass_regroups_need_only_the_table_to_report_the_conditions():
     t = table(unit("crusaders", rules=("always_passes_leadership",)), unit("boyz", "orks"))
     t.record(RefereeRuled(unit="crusaders", reason="fled from a Warp storm", state="falling_back"))

@@ -14,8 +14,8 @@ import msgspec
 import typer
 from msgspec.structs import replace
 from rich.table import Table
-from rich.text import Text
 
+from morale.core.words import Words, counted
 from morale.events.codec import MalformedEvent, event_from_dict
 from morale.events.locate import is_database_url
 from morale.events.numbers import whole_number
@@ -61,7 +61,7 @@ def at_command(
         if as_json:
             emit_json({"point": where, "board": view})
         else:
-            out.print(f"{where.label} (event {where.seq}):")
+            out.print(language.say(Words("{point} (event {seq}):", point=where.label, seq=where.seq)))
             render.print_board(out, view)
 
 
@@ -105,16 +105,24 @@ def what_if_command(
 def _seq_and_json(text: str, option: str) -> tuple[int, dict[str, Any]]:
     seq_text, sep, data = text.partition("=")
     seq = whole_number(seq_text)
+    given = _shown(text)
     if not sep or seq is None:
-        raise MalformedEvent(f"{option} {_shown(text)}: write SEQ=JSON, e.g. 12='{{\"count\": 2}}'")
+        example = "12='{\"count\": 2}'"
+        raise MalformedEvent(
+            Words("{option} {given}: write SEQ=JSON, e.g. {example}", option=option, given=given, example=example)
+        )
     try:
         fields = json.loads(data)
     except ValueError as exc:
-        raise MalformedEvent(f"{option} {_shown(text)}: malformed JSON: {exc}") from None
+        said = Words("{option} {given}: malformed JSON: {error}", option=option, given=given, error=str(exc))
+        raise MalformedEvent(said) from None
     except RecursionError:
-        raise MalformedEvent(f"{option} {_shown(text)}: malformed JSON: nested too deep to read") from None
+        said = Words("{option} {given}: malformed JSON: nested too deep to read", option=option, given=given)
+        raise MalformedEvent(said) from None
     if not isinstance(fields, dict):
-        raise MalformedEvent(f"{option} {_shown(text)}: the JSON must be an object of fields")
+        raise MalformedEvent(
+            Words("{option} {given}: the JSON must be an object of fields", option=option, given=given)
+        )
     return seq, fields
 
 
@@ -173,7 +181,8 @@ def reveal_command(battle: BattleArg, db: Db = DEFAULT_DB, as_json: Json = False
         fold = load_head(store, battle)
         recorded = reveal(store, fold, author=cli_author())
         if not as_json:
-            out.print(f"dice secret of {battle}: {recorded[0].stored.event.secret}")  # type: ignore[union-attr]
+            secret = recorded[0].stored.event.secret  # type: ignore[union-attr]
+            out.print(language.say(Words("dice secret of {battle}: {secret}", battle=battle, secret=secret)))
         report(fold, recorded, as_json)
 
 
@@ -201,7 +210,7 @@ def export_command(
         try:
             output.write_bytes(lines)
         except OSError as exc:  # a missing folder, a folder, no permission
-            raise MalformedEvent(f"--out {output}: {exc.strerror}") from None
+            raise MalformedEvent(Words("--out {path}: {error}", path=output, error=exc.strerror)) from None
 
 
 @app.command("import")
@@ -223,8 +232,14 @@ def import_command(
             emit_json({"battle": done.battle, "events": done.events, "head": done.head})
         else:
             # Text, not markup: the battle's id comes from the file, brackets and all.
-            said = Text("Imported battle ") + Text(done.battle, style="bold")
-            out.print(said + Text(f": {done.events} events, head {done.head}."))
+            said = counted(
+                "Imported battle {battle}: {n} event, head {head}.",
+                "Imported battle {battle}: {n} events, head {head}.",
+                n=done.events,
+                battle=done.battle,
+                head=done.head,
+            )
+            out.print(render.styled(said, "battle", done.battle, "bold"))
 
 
 @app.command("schema")
@@ -234,9 +249,10 @@ def schema_command(as_json: Json = False) -> None:
         emit_json(event_schema())
         return
     definitions = event_schema()["$defs"]
-    table = Table(title="Events (morale schema --json prints the JSON Schema)", title_justify="left")
-    for column in ("type", "version", "fields"):
-        table.add_column(column)
+    title = Words("Events (morale schema --json prints the JSON Schema)")
+    table = Table(title=language.say(title), title_justify="left")
+    for column in (Words("type"), Words("version"), Words("fields")):
+        table.add_column(language.say(column))
     for tag, cls in EVENT_TYPES.items():
         properties = definitions[cls.__name__]["properties"]
         table.add_row(tag, str(cls.version), ", ".join(name for name in properties if name != "type"))

@@ -7,6 +7,7 @@ The commands themselves live in battle.py, audit.py and rules.py, which register
 from __future__ import annotations
 
 import os
+import re
 import sqlite3
 import sys
 from collections.abc import Iterator, Mapping
@@ -20,6 +21,7 @@ import msgspec
 import typer
 import typer.main
 from rich.console import Console
+from typer._click.exceptions import MissingParameter, NoSuchOption
 from typer._click.utils import make_default_short_help
 from typer.core import TyperGroup
 
@@ -95,6 +97,12 @@ class RefusingGroup(TyperGroup):
         super().__init__(**attrs)
         self.commands = LazyCommands()
 
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        # The language --lang chose is this command's: whoever runs several in one process (the
+        # tests' runner) gets back the one they had.
+        with language.speaking(language.current()):
+            return super().main(*args, **kwargs)
+
     def list_commands(self, ctx: typer.Context) -> list[str]:
         return list(COMMANDS)
 
@@ -135,11 +143,65 @@ class RefusingGroup(TyperGroup):
 
 
 def _refuse_usage(exc: Any, ctx: typer.Context, as_json: bool) -> NoReturn:
-    message = exc.format_message()
+    message = language.say(usage_words(exc))
     param = getattr(exc, "param", None)
     fields = {"message": message, "rule": None, "field": param.name if param is not None else None}
     where = exc.ctx.command_path if exc.ctx is not None else ctx.command_path
-    refuse(f"{message.rstrip('.')} (see `{where} -h`)", fields, as_json)
+    refuse(
+        language.say(Words("{message} (see `{where} -h`)", message=message.rstrip("."), where=where)), fields, as_json
+    )
+
+
+_NO_SUCH_COMMAND = re.compile(r"No such command (?P<name>'.*')\.(?: Did you mean (?P<close>'.*')\?)?", re.DOTALL)
+_EXTRA_ARGUMENTS = re.compile(r"Got unexpected extra arguments? \((?P<extra>.*)\)", re.DOTALL)
+
+
+def usage_words(exc: Any) -> str:
+    """Click's words for a command line it cannot parse, as Words where we know its sentence (the
+    same English, checked: any other is left as Click wrote it)."""
+    english = exc.format_message()
+    said = _usage_said(exc)
+    return said if said is not None and said == english else english
+
+
+def _usage_said(exc: Any) -> Words | None:
+    message = exc.message
+    if isinstance(exc, typer.BadParameter):
+        hint = exc.param_hint if exc.param_hint is not None else (exc.param.get_error_hint() if exc.param else None)
+        if isinstance(hint, list | tuple):
+            hint = " / ".join(repr(x) for x in hint)
+        kind = getattr(exc, "param_type", None) or (exc.param.param_type_name if exc.param is not None else None)
+        if isinstance(exc, MissingParameter):
+            if message or not hint or kind not in MISSING:
+                return None
+            return (
+                Words("Missing argument {param}.", param=hint)
+                if kind == "argument"
+                else Words("Missing option {param}.", param=hint)
+            )
+        if hint is None:
+            return Words("Invalid value: {message}", message=message)
+        return Words("Invalid value for {param}: {message}", param=hint, message=message)
+    if isinstance(exc, NoSuchOption):
+        possible = getattr(exc, "possibilities", None)
+        if possible:
+            options = ", ".join(sorted(possible))
+            return Words(
+                "No such option: {option} (Possible options: {options})", option=exc.option_name, options=options
+            )
+        return Words("No such option: {option}", option=exc.option_name)
+    if found := _NO_SUCH_COMMAND.fullmatch(message):
+        if found["close"]:
+            return Words("No such command {name}. Did you mean {close}?", name=found["name"], close=found["close"])
+        return Words("No such command {name}.", name=found["name"])
+    if found := _EXTRA_ARGUMENTS.fullmatch(message):
+        return Words("Got unexpected extra argument(s) ({extra})", extra=found["extra"])
+    if message == "Missing command.":
+        return Words("Missing command.")
+    return None
+
+
+MISSING = ("argument", "option")
 
 
 app = typer.Typer(
@@ -174,7 +236,7 @@ ToStdout = Annotated[Path | None, typer.Option("--out", "-o", help="Write to thi
 def _not_negative(value: int | None) -> int | None:
     # A sequence number below 0 is a typo, not a lost race: say so before the store is opened.
     if value is not None and value < 0:
-        raise typer.BadParameter(f"must be 0 or more, not {value}")
+        raise typer.BadParameter(Words("must be 0 or more, not {value}", value=value))
     return value
 
 
@@ -213,7 +275,8 @@ def _choose_language(asked: str | None) -> str | None:
     except language.UnknownLanguage as exc:
         known = ", ".join(language.LANGUAGES)
         hint = "'--lang'" if asked is not None else "$MORALE_LANG"  # the environment's, not typed here
-        raise typer.BadParameter(f"no language {exc.asked!r} here (known: {known})", param_hint=hint) from None
+        said = Words("no language {asked!r} here (known: {known})", asked=exc.asked, known=known)
+        raise typer.BadParameter(said, param_hint=hint) from None
     return asked
 
 
@@ -262,7 +325,8 @@ def refusals(as_json: bool = False) -> Iterator[None]:
         named = db_named() + " " if isinstance(exc, StoreUnavailable) else ""
         refuse(f"{named}{said(exc)}", error_fields(exc), as_json)
     except sqlite3.DatabaseError as exc:  # a store damaged where opening it did not look (a page of events)
-        fields = {"message": f"SQLite cannot read the store: {exc}", "rule": None, "field": db_named()}
+        unread = language.say(Words("SQLite cannot read the store: {error}", error=str(exc)))
+        fields = {"message": unread, "rule": None, "field": db_named()}
         refuse(f"{db_named()}: {fields['message']}", fields, as_json)
 
 
@@ -284,22 +348,32 @@ def refuse(line: str, fields: dict[str, str | None], as_json: bool) -> NoReturn:
 
 def said(exc: Exception) -> str:
     """A refusal's line in the reader's language: the rule ID or field it names, then its words."""
-    return language.refusal_line(exc) if isinstance(exc, Refusal) else str(exc)
+    return language.refusal_line(exc) if isinstance(exc, Refusal) else words_of(exc)
+
+
+def words_of(exc: BaseException) -> str:
+    """An exception's message in the reader's language where it was raised with `Words` (its one
+    argument), else as it says it."""
+    if isinstance(exc, StoreUnavailable):  # its reason may be words of ours (`open_store`)
+        return language.say(Words("{path}: {reason}", path=exc.path, reason=exc.reason))
+    message = exc.args[0] if len(exc.args) == 1 else None
+    return language.say(message) if isinstance(message, Words) else str(exc)
 
 
 def error_fields(exc: Exception) -> dict[str, str | None]:
     """A refusal as {message, rule, field}: the rule ID or field it names, None where it names none."""
     if isinstance(exc, Refusal):
         return {"message": language.say(exc.message), "rule": exc.rule, "field": exc.field}
+    message = words_of(exc)
     if isinstance(exc, StoreUnavailable):
-        return {"message": str(exc), "rule": None, "field": db_named()}
+        return {"message": message, "rule": None, "field": db_named()}
     if isinstance(exc, UnreadableEvent):
-        return {"message": str(exc).removeprefix("seq: "), "rule": None, "field": "seq"}
+        return {"message": message.removeprefix("seq: "), "rule": None, "field": "seq"}
     if isinstance(exc, UnknownBattle | ConflictError):
         # Their text starts with the field it concerns ("battle: no battle 'x'..."); it is given apart.
         field = exc.field if isinstance(exc, ConflictError) else "battle"
-        return {"message": str(exc).removeprefix(f"{field}: "), "rule": None, "field": field}
-    return {"message": str(exc), "rule": None, "field": getattr(exc, "field", None)}
+        return {"message": message.removeprefix(f"{field}: "), "rule": None, "field": field}
+    return {"message": message, "rule": None, "field": getattr(exc, "field", None)}
 
 
 def open_store(db: str | Path, *, create: bool = False) -> EventStore:
@@ -311,7 +385,8 @@ def open_store(db: str | Path, *, create: bool = False) -> EventStore:
     except StoreUnavailable as exc:
         if create or is_database_url(db) or Path(db).exists():
             raise
-        raise StoreUnavailable(db, f"{exc.reason} (`morale new` or `morale import` creates one)") from None
+        reason = Words("{reason} (`morale new` or `morale import` creates one)", reason=exc.reason)
+        raise StoreUnavailable(db, reason) from None
     _OPENED.append(store)  # let go when the command ends (a PostgreSQL store holds a pool)
     return store
 

@@ -17,10 +17,10 @@ from typing import Annotated, Any
 import msgspec
 import msgspec.structs
 import typer
-from rich.text import Text
 
 from morale.core.rules import Refusal
 from morale.core.rulesets import rulesets
+from morale.core.words import Words, counted
 from morale.events.codec import MalformedEvent, decode_event, event_from_dict
 from morale.events.locate import is_database_url, shown
 from morale.events.types import EVENT_TYPES, AnyEvent
@@ -28,6 +28,7 @@ from morale.projections.log import log_rows
 from morale.projections.narrative import Line, describe_event, narrate
 from morale.projections.timeline import turn_span
 
+from .. import language
 from ..access import (
     credentials,
     issue_token,
@@ -62,6 +63,7 @@ from .base import (
     refusals,
     refuse,
     report,
+    words_of,
 )
 from .list_answers import at_a_terminal, roster_of
 
@@ -106,9 +108,10 @@ def new(
         except Unanswered as exc:
             if as_json:
                 questions = [{"key": q.key, "asks": q.asks, "choices": list(q.choices)} for q in exc.questions]
-                refuse(str(exc), {**error_fields(exc), "questions": questions}, as_json)  # type: ignore[dict-item]
+                refuse(words_of(exc), {**error_fields(exc), "questions": questions}, as_json)  # type: ignore[dict-item]
             # The refusal's one line on stderr; the answers file to fill in on stdout, to redirect to a file.
-            err.print(f"refused: {exc} (the answers file to fill in is on standard output)", markup=False)
+            said = Words("refused: {reason} (the answers file to fill in is on standard output)", reason=words_of(exc))
+            err.print(language.say(said), markup=False)
             sys.stdout.write(template(exc.questions))
             raise typer.Exit(EXIT_REFUSED) from None
         if confirmation is not None:
@@ -125,8 +128,14 @@ def new(
             created = {"battle": parsed.battle, "seq": recorded[-1].stored.seq}
             emit_json({**created, "tokens": issued} if issued else created)
         else:
-            said = Text("Battle ") + Text(parsed.battle, style="bold")
-            out.print(said + Text(f" created with {len(parsed.units)} units in {shown(db)}."))  # a path may hold "["
+            created = counted(
+                "Battle {battle} created with {n} unit in {db}.",
+                "Battle {battle} created with {n} units in {db}.",
+                n=len(parsed.units),
+                battle=parsed.battle,
+                db=shown(db),
+            )
+            out.print(render.styled(created, "battle", parsed.battle, "bold"))  # Text: a path may hold "["
             if issued:
                 render.print_tokens(out, issued)
 
@@ -250,7 +259,10 @@ def _turn_only(battle: str, lines: list[Line], turn: int) -> list[Line]:
     """The narrative of one game turn; a turn the battle never reached is refused, not shown empty."""
     if turn < 1 or not any(line.turn == turn for line in lines):
         span = turn_span(line.turn for line in lines)
-        raise Refusal(f"battle {battle!r} has no turn {turn}: it has {span}", field="turn")
+        raise Refusal(
+            Words("battle {battle!r} has no turn {turn}: it has {span}", battle=battle, turn=turn, span=span),
+            field="turn",
+        )
     return [line for line in lines if line.turn == turn]
 
 
@@ -264,7 +276,8 @@ def battles_command(db: Db = DEFAULT_DB, as_json: Json = False) -> None:
         emit_json(rows)
     else:
         for row in rows:
-            out.print(f"{row['battle']}  ({row['events']} events)")
+            said = counted("{battle}  ({n} event)", "{battle}  ({n} events)", n=row["events"], battle=row["battle"])
+            out.print(language.say(said))
 
 
 @app.command("tokens")
@@ -292,9 +305,10 @@ def tokens_command(
     """List a battle's tokens (never their secrets); --issue one more for a role, or --replace-all."""
     with refusals(as_json):
         if issue is not None and replace_all:
-            raise Refusal("--issue adds one token and --replace-all replaces them all: give one of them", field="issue")
+            said = Words("--issue adds one token and --replace-all replaces them all: give one of them")
+            raise Refusal(said, field="issue")
         if label is not None and issue is None and not replace_all:
-            raise Refusal("--label names a token being issued: give it with --issue ROLE", field="label")
+            raise Refusal(Words("--label names a token being issued: give it with --issue ROLE"), field="label")
         store = open_store(db)
         sides = load_head(store, battle).state().sides
         if issue is not None:
@@ -309,9 +323,14 @@ def tokens_command(
             emit_json(issued)
         else:
             # The secret alone on stdout, for `TOKEN=$(morale tokens ... --issue ...)`; the words on stderr.
-            holder = render.holder(issued)
-            said = f"Token {issued.id} ({holder}) of {battle}, labelled {issued.label!r}: shown once."
-            err.print(said, markup=False)
+            said = Words(
+                "Token {id} ({holder}) of {battle}, labelled {label!r}: shown once.",
+                id=issued.id,
+                holder=render.holder(issued),
+                battle=battle,
+                label=issued.label,
+            )
+            err.print(language.say(said), markup=False)
             out.print(issued.token, markup=False)
     elif replace_all:
         if as_json:
@@ -345,9 +364,12 @@ def revoke_command(
         emit_json({"battle": battle, "revoked": done.revoked, "token": done.token})
         return
     for gone in done.revoked:
-        err.print(f"Token {gone.id} ({render.holder(gone)}) of {battle} no longer works.", markup=False)
+        said = Words(
+            "Token {id} ({holder}) of {battle} no longer works.", id=gone.id, holder=render.holder(gone), battle=battle
+        )
+        err.print(language.say(said), markup=False)
     if done.token is None:
-        out.print(f"The other tokens of {battle} still work.", markup=False)
+        out.print(language.say(Words("The other tokens of {battle} still work.", battle=battle)), markup=False)
     else:
         out.print(done.token, markup=False)
 
@@ -418,7 +440,7 @@ def serve_command(
         tls = join_links.check_tls(ssl_certfile, ssl_keyfile)
         public_url = check_public_url(public_url) if public_url else None
         if table is not None and port == 0:
-            raise Refusal("--table needs a port of its own for the links to name (not 0)", field="port")
+            raise Refusal(Words("--table needs a port of its own for the links to name (not 0)"), field="port")
         origins = tuple(check_origin(origin, "--allow-origin") for origin in allow_origin or ())
     scheme = "https" if tls else "http"
     # Where people open it: the LAN's address when listening on every interface. The table's links
@@ -448,8 +470,12 @@ def serve_command(
             store = open_store(db)
             tokens = join_links.table_tokens(store, table, load(store, table).state().sides)
         served = create_app(db, settings)
-    kind = "a new store" if fresh else "the store"
-    out.print(f"Serving {kind} {shown(db)} on {scheme}://{address}:{port}/ (viewer: /view, API: /schema)", markup=False)
+    url = f"{scheme}://{address}:{port}/"
+    if fresh:
+        serving = Words("Serving a new store {db} on {url} (viewer: /view, API: /schema)", db=shown(db), url=url)
+    else:
+        serving = Words("Serving the store {db} on {url} (viewer: /view, API: /schema)", db=shown(db), url=url)
+    out.print(language.say(serving), markup=False)
     if table is not None:
         join_links.print_join_links(out, base, table, tokens)
     # The code and the app live as long as the process: out of the cyclic collector's full passes,
@@ -469,15 +495,16 @@ def _check_port(host: str, port: int) -> None:
             host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
         )[0]
     except socket.gaierror as exc:
-        raise Refusal(f"--host {host}: {exc.strerror}") from None
+        raise Refusal(Words("--host {host}: {error}", host=host, error=exc.strerror)) from None
     with socket.socket(family, kind, proto) as probe:
         probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             probe.bind(address)
         except OSError as exc:
             if exc.errno == errno.EADDRINUSE:
-                raise Refusal(f"port {port} on {host} is taken") from None
-            raise Refusal(f"cannot listen on port {port} of {host}: {exc.strerror}") from None
+                raise Refusal(Words("port {port} on {host} is taken", port=port, host=host)) from None
+            said = Words("cannot listen on port {port} of {host}: {error}", port=port, host=host, error=exc.strerror)
+            raise Refusal(said) from None
 
 
 @app.command("rulesets")
@@ -490,14 +517,21 @@ def rulesets_command(as_json: Json = False) -> None:
         emit_json(rows)
     else:
         for row in rows:
-            out.print(f"{row['id']} v{row['version']}: {row['title']} (phases: {', '.join(row['phases'])})")
+            said = Words(
+                "{id} v{version}: {title} (phases: {phases})",
+                id=row["id"],
+                version=row["version"],
+                title=row["title"],
+                phases=", ".join(row["phases"]),
+            )
+            out.print(language.say(said))
 
 
 # -- reading events from the command line -------------------------------------------------------
 def _events_from(event_type: str | None, fields: list[str], json_text: str | None, file: Path | None) -> list[AnyEvent]:
     given = sum(x is not None for x in (event_type, json_text, file))
     if given != 1:
-        raise MalformedEvent("give exactly one of: TYPE FIELD=VALUE..., --json-event, --file")
+        raise MalformedEvent(Words("give exactly one of: TYPE FIELD=VALUE..., --json-event, --file"))
     if json_text is not None:
         return [decode_event(json_text)]
     if file is not None:
@@ -508,9 +542,9 @@ def _events_from(event_type: str | None, fields: list[str], json_text: str | Non
                 try:
                     events.append(decode_event(line))
                 except MalformedEvent as exc:
-                    raise exc.within(f"{file} line {number}") from None
+                    raise exc.within(Words("{file} line {number}", file=file, number=number)) from None
         if not events:
-            raise MalformedEvent(f"{file}: no events in the file")
+            raise MalformedEvent(Words("{file}: no events in the file", file=file))
         return events
     assert event_type is not None
     return [event_from_dict({"type": event_type, **_parse_fields(event_type, fields)})]
@@ -523,7 +557,7 @@ def _read(path: Path) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:  # a binary file, or text in another encoding
-        raise MalformedEvent(f"{path}: not UTF-8 text (byte {exc.start})") from None
+        raise MalformedEvent(Words("{path}: not UTF-8 text (byte {byte})", path=path, byte=exc.start)) from None
 
 
 def _parse_fields(event_type: str, fields: list[str]) -> dict[str, Any]:
@@ -531,13 +565,14 @@ def _parse_fields(event_type: str, fields: list[str]) -> dict[str, Any]:
     a list field also takes comma-separated text (targets=boyz,nobz)."""
     cls = EVENT_TYPES.get(event_type)
     if cls is None:
-        raise MalformedEvent(f"type: unknown event type {event_type!r} (known: {', '.join(EVENT_TYPES)})")
+        known = ", ".join(EVENT_TYPES)
+        raise MalformedEvent(Words("type: unknown event type {type!r} (known: {known})", type=event_type, known=known))
     list_fields = {f.name for f in msgspec.inspect.type_info(cls).fields if _takes_sequence(f.type)}
     parsed: dict[str, Any] = {}
     for pair in fields:
         key, sep, raw = pair.partition("=")
         if not sep or not key:
-            raise MalformedEvent(f"{pair!r}: write fields as FIELD=VALUE")
+            raise MalformedEvent(Words("{pair!r}: write fields as FIELD=VALUE", pair=pair))
         try:
             value: Any = json.loads(raw)
         except (ValueError, RecursionError):  # text, or JSON too deep to be any field's value

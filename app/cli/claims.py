@@ -12,9 +12,11 @@ from typing import Annotated
 
 import typer
 
+from morale.core.words import Words
 from morale.events.codec import event_from_dict
 from morale.projections.claims import claims_view
 
+from .. import language
 from ..authors import cli_author, side_player_author
 from ..service import load, load_head, record_on
 from .base import DEFAULT_DB, BattleArg, Db, Expect, Json, Side, app, emit_json, open_store, out, refusals, report
@@ -26,6 +28,15 @@ def _record(battle: str, fields: dict, side: str | None, expect: int | None, db:
     fold = load_head(store, battle)
     author = side_player_author(fold, side, [event]) if side is not None else cli_author()
     report(fold, record_on(store, fold, [event], expected_seq=expect, author=author), as_json)
+
+
+# A dispute's status in words (the view's value, `open`, stays as it is in JSON).
+DISPUTE_STATUS = {
+    "open": Words("open"),
+    "stands": Words("stands"),
+    "withdrawn": Words("withdrawn"),
+    "struck": Words("struck"),
+}
 
 
 @app.command("confirm")
@@ -83,17 +94,28 @@ def disputes_command(battle: BattleArg, db: Db = DEFAULT_DB, as_json: Json = Fal
         if as_json:
             emit_json(view)
             return
+        say = language.say
         if not view.confirmation:
-            out.print(f"Battle {battle} does not ask the players to confirm each other's entries.", markup=False)
+            said = Words("Battle {battle} does not ask the players to confirm each other's entries.", battle=battle)
+            out.print(say(said), markup=False)
             return
         if not view.disputes:
-            out.print("No entry of this battle has been disputed.")
+            out.print(say(Words("No entry of this battle has been disputed.")))
         for row in view.disputes:
-            out.print(f"#{row.seq} [{row.status}] {row.said}", markup=False)
-            out.print(f"    the entry: #{row.entry} {row.entry_said} (entered by {row.entered_by})", markup=False)
-        if view.awaiting:
-            out.print("Awaiting confirmation:")
-        for claim in view.awaiting:
-            out.print(
-                f"  #{claim.seq} {claim.said}: a claim of {claim.side}, for {claim.awaits} to confirm", markup=False
+            status = say(DISPUTE_STATUS.get(row.status, row.status))
+            out.print(f"#{row.seq} [{status}] {say(row.said)}", markup=False)
+            entry = Words(
+                "the entry: #{seq} {said} (entered by {by})", seq=row.entry, said=row.entry_said, by=row.entered_by
             )
+            out.print("    " + say(entry), markup=False)
+        if view.awaiting:
+            out.print(say(Words("Awaiting confirmation:")))
+        for claim in view.awaiting:
+            awaiting = Words(
+                "#{seq} {said}: a claim of {side}, for {awaits} to confirm",
+                seq=claim.seq,
+                said=claim.said,
+                side=claim.side,
+                awaits=claim.awaits,
+            )
+            out.print("  " + say(awaiting), markup=False)

@@ -11,10 +11,12 @@ import typer
 
 from morale.core.fold import Fold
 from morale.core.rules import Refusal
+from morale.core.words import Words
 from morale.events.store import EventStore
 from morale.events.types import Author
 from morale.projections.narrative import describe_event
 
+from .. import language
 from ..authors import cli_author, login_name, side_player_author
 from ..corrections import StrikePlan, entered_at_this_machine, last_entry, nothing_to_undo, plan_strike
 from ..service import load, record_on
@@ -73,13 +75,12 @@ def _carry_out(
 ) -> None:
     retractions = plan.retractions(reason)  # refuses a bad reason before anything is asked
     if not yes and not at_a_terminal():
-        raise Refusal(
-            "nothing was struck: there is no terminal to ask on (add --yes to strike without asking)", field="yes"
-        )
+        said = Words("nothing was struck: there is no terminal to ask on (add --yes to strike without asking)")
+        raise Refusal(said, field="yes")
     if not as_json:
         _show(fold, plan)
-    if not yes and not typer.confirm("Strike them?", default=False, err=True):
-        raise Refusal("nothing was struck: you answered no", field="yes")
+    if not yes and not typer.confirm(language.say(Words("Strike them?")), default=False, err=True):
+        raise Refusal(Words("nothing was struck: you answered no"), field="yes")
     recorded = record_on(store, fold, retractions, expected_seq=fold.seq, author=author or cli_author())
     report(fold, recorded, as_json)
 
@@ -92,10 +93,14 @@ def at_a_terminal() -> bool:
 def _show(fold: Fold, plan: StrikePlan) -> None:
     state = fold.state()
     if plan.followers:
-        out.print(f"Striking event {plan.seq} also strikes these later events, which stood on it:")
+        out.print(
+            language.say(
+                Words("Striking event {seq} also strikes these later events, which stood on it:", seq=plan.seq)
+            )
+        )
     else:
-        out.print(f"Striking event {plan.seq} strikes nothing else:")
+        out.print(language.say(Words("Striking event {seq} strikes nothing else:", seq=plan.seq)))
     for seq in plan.seqs:
         event = fold.log.get(seq)
         assert event is not None
-        out.print(f"  #{seq} {describe_event(event, state)}", markup=False)
+        out.print(f"  #{seq} {language.say(describe_event(event, state))}", markup=False)

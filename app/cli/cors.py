@@ -9,6 +9,9 @@ from typing import Annotated
 
 import typer
 
+from morale.core.words import Words
+
+from .. import language
 from ..origins import allowed_origins, change_origins
 from .base import DEFAULT_DB, BattleArg, Db, Json, app, emit_json, open_store, out, refusals
 
@@ -39,8 +42,13 @@ def cors_command(
     if as_json:
         emit_json({"battle": battle, "origins": origins})
     elif origins:
-        out.print(f"Pages of these origins may call the server about {battle}:", markup=False)
+        said = Words("Pages of these origins may call the server about {battle}:", battle=battle)
+        out.print(language.say(said), markup=False)
         for origin in origins:
             out.print(f"  {origin}", markup=False)
     else:
-        out.print(f"No origin is allowed to call the server about {battle} (besides `morale serve --allow-origin`).")
+        said = Words(
+            "No origin is allowed to call the server about {battle} (besides `morale serve --allow-origin`).",
+            battle=battle,
+        )
+        out.print(language.say(said))

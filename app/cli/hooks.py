@@ -8,6 +8,9 @@ from typing import Annotated
 
 import typer
 
+from morale.core.words import Words, counted, listed
+
+from .. import language
 from ..webhooks.hooks import delivery_log, hooks_of, register, remove, resume
 from .base import DEFAULT_DB, BattleArg, Db, Json, app, emit_json, open_store, out, refusals
 
@@ -54,13 +57,22 @@ def add_command(
     if as_json:
         emit_json(made)
         return
+    say = language.say
     if made.kinds:
-        kinds = ", ".join(made.kinds)
-        out.print(f"Webhook {made.id} posts {battle}'s items of these kinds to {made.url}: {kinds}.", markup=False)
+        kinds = listed(made.kinds)
+        said = Words(
+            "Webhook {id} posts {battle}'s items of these kinds to {url}: {kinds}.",
+            id=made.id,
+            battle=battle,
+            url=made.url,
+            kinds=kinds,
+        )
     else:
-        out.print(f"Webhook {made.id} posts every item of {battle} to {made.url}.", markup=False)
-    out.print(f"It starts after event {made.delivered_through}.", markup=False)
-    out.print("Its secret, shown this once (the receiver verifies each delivery's signature with it):", markup=False)
+        said = Words("Webhook {id} posts every item of {battle} to {url}.", id=made.id, battle=battle, url=made.url)
+    out.print(say(said), markup=False)
+    out.print(say(Words("It starts after event {seq}.", seq=made.delivered_through)), markup=False)
+    secret = Words("Its secret, shown this once (the receiver verifies each delivery's signature with it):")
+    out.print(say(secret), markup=False)
     out.print(made.secret, markup=False)
 
 
@@ -72,27 +84,38 @@ def list_command(battle: BattleArg, db: Db = DEFAULT_DB, as_json: Json = False) 
     if as_json:
         emit_json(kept)
         return
+    say = language.say
     if not kept:
-        out.print(f"Battle {battle} has no webhook (`morale hook add {battle} URL --label ...` registers one).")
+        said = Words(
+            "Battle {battle} has no webhook (`morale hook add {battle} URL --label ...` registers one).", battle=battle
+        )
+        out.print(say(said))
         return
-    for listed in kept:
-        out.print(f"{listed.id}  {listed.url}  ({listed.label})", markup=False)
-        if listed.kinds:
-            out.print(f"  Posts the items of these kinds: {', '.join(listed.kinds)}.", markup=False)
+    for one in kept:
+        out.print(f"{one.id}  {one.url}  ({one.label})", markup=False)
+        if one.kinds:
+            out.print(
+                "  " + say(Words("Posts the items of these kinds: {kinds}.", kinds=listed(one.kinds))), markup=False
+            )
         else:
-            out.print("  Posts every item.", markup=False)
-        out.print(f"  Delivered through event {listed.delivered_through}.", markup=False)
-        if listed.paused_because:
-            resuming = f"morale hook resume {battle} {listed.id}"
-            out.print(f"  Paused: {listed.paused_because}. `{resuming}` resumes it.", markup=False)
-        elif listed.failures and listed.last_attempt is not None:
-            last = listed.last_attempt
-            if listed.failures == 1:
-                out.print(f"  Retrying event {last.seq}: one attempt has failed: {last.answer}.", markup=False)
-            else:
-                failed = f"{listed.failures} attempts in a row have failed; the last: {last.answer}"
-                out.print(f"  Retrying event {last.seq}: {failed}.", markup=False)
-            out.print(f"  `morale hook resume {battle} {listed.id}` has it try again at once.", markup=False)
+            out.print("  " + say(Words("Posts every item.")), markup=False)
+        out.print("  " + say(Words("Delivered through event {seq}.", seq=one.delivered_through)), markup=False)
+        if one.paused_because:
+            resuming = f"morale hook resume {battle} {one.id}"
+            said = Words("Paused: {why}. `{resuming}` resumes it.", why=one.paused_because, resuming=resuming)
+            out.print("  " + say(said), markup=False)
+        elif one.failures and one.last_attempt is not None:
+            last = one.last_attempt
+            failed = counted(
+                "Retrying event {seq}: one attempt has failed: {answer}.",
+                "Retrying event {seq}: {n} attempts in a row have failed; the last: {answer}.",
+                n=one.failures,
+                seq=last.seq,
+                answer=last.answer,
+            )
+            out.print("  " + say(failed), markup=False)
+            again = Words("`morale hook resume {battle} {id}` has it try again at once.", battle=battle, id=one.id)
+            out.print("  " + say(again), markup=False)
 
 
 @hook.command("log")
@@ -104,12 +127,14 @@ def log_command(battle: BattleArg, hook_id: HookArg, db: Db = DEFAULT_DB, as_jso
         emit_json(attempts)
         return
     if not attempts:
-        out.print(f"Webhook {hook_id} has made no attempt yet.", markup=False)
+        out.print(language.say(Words("Webhook {id} has made no attempt yet.", id=hook_id)), markup=False)
     for attempt in attempts:
+        fields = {"at": attempt.at, "seq": attempt.seq, "ms": attempt.ms, "answer": attempt.answer}
         if attempt.delivered:
-            out.print(f"{attempt.at}  event {attempt.seq} delivered in {attempt.ms} ms: {attempt.answer}", markup=False)
+            said = Words("{at}  event {seq} delivered in {ms} ms: {answer}", **fields)
         else:
-            out.print(f"{attempt.at}  event {attempt.seq} failed after {attempt.ms} ms: {attempt.answer}", markup=False)
+            said = Words("{at}  event {seq} failed after {ms} ms: {answer}", **fields)
+        out.print(language.say(said), markup=False)
 
 
 @hook.command("resume")
@@ -121,7 +146,8 @@ def resume_command(battle: BattleArg, hook_id: HookArg, db: Db = DEFAULT_DB, as_
         emit_json(resumed)
         return
     after = resumed.delivered_through
-    out.print(f"Webhook {hook_id} is tried again within seconds, from the item after event {after}.", markup=False)
+    said = Words("Webhook {id} is tried again within seconds, from the item after event {seq}.", id=hook_id, seq=after)
+    out.print(language.say(said), markup=False)
 
 
 @hook.command("remove")
@@ -132,4 +158,5 @@ def remove_command(battle: BattleArg, hook_id: HookArg, db: Db = DEFAULT_DB, as_
     if as_json:
         emit_json(removed)
         return
-    out.print(f"Webhook {hook_id} ({removed.url}) is removed: nothing more is posted to it.", markup=False)
+    said = Words("Webhook {id} ({url}) is removed: nothing more is posted to it.", id=hook_id, url=removed.url)
+    out.print(language.say(said), markup=False)

@@ -12,8 +12,10 @@ from pathlib import Path
 from rich.console import Console
 
 from morale.core.rules import Refusal
+from morale.core.words import Words
 from morale.events.store import EventStore
 
+from .. import language
 from ..access import IssuedTokens, issue_tokens, utc_now
 
 ANY_ADDRESS = ("0.0.0.0", "::", "")  # every interface: what a table asks for
@@ -40,7 +42,8 @@ def link_host(listening_on: str, console: Console) -> str:
         return listening_on
     found = lan_address()
     if found is None:
-        console.print(f"No network found: the links use {LOOPBACK}, which only this machine can open.", markup=False)
+        said = Words("No network found: the links use {address}, which only this machine can open.", address=LOOPBACK)
+        console.print(language.say(said), markup=False)
         return LOOPBACK
     return found
 
@@ -51,14 +54,20 @@ def check_tls(certfile: Path | None, keyfile: Path | None) -> bool:
     if certfile is None and keyfile is None:
         return False
     if certfile is None or keyfile is None:
-        raise Refusal("--ssl-certfile and --ssl-keyfile go together: give both", field="ssl-certfile")
+        raise Refusal(Words("--ssl-certfile and --ssl-keyfile go together: give both"), field="ssl-certfile")
     for option, path in (("ssl-certfile", certfile), ("ssl-keyfile", keyfile)):
         if not path.is_file():
-            raise Refusal(f"no file {path}", field=option)
+            raise Refusal(Words("no file {path}", path=path), field=option)
     try:
         ssl.create_default_context(ssl.Purpose.CLIENT_AUTH).load_cert_chain(certfile, keyfile)
     except (ssl.SSLError, OSError) as exc:
-        raise Refusal(f"cannot use {certfile} with {keyfile}: {exc.strerror or exc}", field="ssl-certfile") from None
+        said = Words(
+            "cannot use {certfile} with {keyfile}: {error}",
+            certfile=certfile,
+            keyfile=keyfile,
+            error=exc.strerror or exc,
+        )
+        raise Refusal(said, field="ssl-certfile") from None
     return True
 
 
@@ -71,16 +80,17 @@ def table_tokens(store: EventStore, battle: str, sides: Sequence[str]) -> Issued
 def print_join_links(console: Console, base: str, battle: str, tokens: IssuedTokens) -> None:
     """Per role: a heading, the join URL and its QR code. Tokens ride in the fragment, which the
     browser never sends: no server or proxy log holds them."""
-    roles = [("The referee joins with this code.", tokens.referee)]
-    roles += [(f"The {side} player joins with this code.", token) for side, token in tokens.players.items()]
-    roles += [("A spectator joins with this code.", tokens.spectator)]
+    roles = [(Words("The referee joins with this code."), tokens.referee)]
+    roles += [(Words("The {side} player joins with this code.", side=side), t) for side, t in tokens.players.items()]
+    roles += [(Words("A spectator joins with this code."), tokens.spectator)]
     from ..join import join_url, terminal_qr  # segno: only when links are printed
 
     for heading, token in roles:
         url = join_url(base, battle, token)
         console.print()
-        console.print(heading, markup=False, style="bold")
+        console.print(language.say(heading), markup=False, style="bold")
         console.print(url, markup=False, soft_wrap=True)
         console.print(terminal_qr(url), markup=False, highlight=False, end="")
     console.print()
-    console.print("Open a link on each phone, or scan its code. Ctrl-C stops the server.", markup=False)
+    said = Words("Open a link on each phone, or scan its code. Ctrl-C stops the server.")
+    console.print(language.say(said), markup=False)

@@ -7,8 +7,10 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from morale.core.words import Words
 from morale.events.codec import MalformedEvent
 
+from .. import language
 from ..battlescribe import Answers, Question, Unanswered, answered, is_list_file, read_answers
 from ..battlescribe.read import MAX_FILE_BYTES
 from ..roster import Roster, load_roster, roster_from_list_files
@@ -24,15 +26,15 @@ def roster_of(
     listed = [path for path in paths if is_list_file(path.name)]
     if not listed:
         if len(paths) != 1:
-            raise MalformedEvent("give one TOML roster, or list builders' files (.ros, .rosz)", field="roster")
+            raise MalformedEvent(Words("give one TOML roster, or list builders' files (.ros, .rosz)"), field="roster")
         if answers_file is not None:
-            raise MalformedEvent(
-                "--answers is for list builders' files (.ros, .rosz), not a TOML roster", field="answers"
-            )
+            said = Words("--answers is for list builders' files (.ros, .rosz), not a TOML roster")
+            raise MalformedEvent(said, field="answers")
         return load_roster(paths[0], battle)
     if len(listed) != len(paths):
         other = next(path for path in paths if path not in listed)
-        raise MalformedEvent(f"{other}: a TOML roster is given alone, not with list builders' files", field="roster")
+        said = Words("{path}: a TOML roster is given alone, not with list builders' files", path=other)
+        raise MalformedEvent(said, field="roster")
     files = [(str(path), _bytes(path)) for path in paths]
     answers = _answers(answers_file)
     for _ in range(ROUNDS):
@@ -48,10 +50,13 @@ def roster_of(
 def _bytes(path: Path) -> bytes:
     try:
         if path.stat().st_size > MAX_FILE_BYTES:  # refused before a byte of it is read
-            raise MalformedEvent(f"{path}: the file is larger than a roster file may be ({MAX_FILE_BYTES} bytes)")
+            said = Words(
+                "{path}: the file is larger than a roster file may be ({bytes} bytes)", path=path, bytes=MAX_FILE_BYTES
+            )
+            raise MalformedEvent(said)
         return path.read_bytes()
     except OSError as exc:
-        raise MalformedEvent(f"{path}: {exc.strerror}") from None
+        raise MalformedEvent(Words("{path}: {error}", path=path, error=exc.strerror)) from None
 
 
 def _answers(path: Path | None) -> Answers:
@@ -60,9 +65,10 @@ def _answers(path: Path | None) -> Answers:
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
-        raise MalformedEvent(f"{path}: {exc.strerror}", field="answers") from None
+        raise MalformedEvent(Words("{path}: {error}", path=path, error=exc.strerror), field="answers") from None
     except UnicodeDecodeError as exc:
-        raise MalformedEvent(f"{path}: not UTF-8 text (byte {exc.start})", field="answers") from None
+        said = Words("{path}: not UTF-8 text (byte {byte})", path=path, byte=exc.start)
+        raise MalformedEvent(said, field="answers") from None
     return read_answers(text, str(path))
 
 
@@ -75,9 +81,9 @@ def prompt(questions: list[Question], ask: Callable[[str], str]) -> Answers:
     one of the choices where there are some."""
     pairs: list[tuple[Question, str | int | bool]] = []
     for question in questions:
-        shown = f"{question.key}: {question.asks}"
+        shown = f"{question.key}: {language.say(question.asks)}"
         if question.units:
-            shown += f" (units: {', '.join(question.units)})"
+            shown += " " + language.say(Words("(units: {units})", units=", ".join(question.units)))
         if question.choices:
             shown += f" [{', '.join(question.choices)}{', false' if question.kind == 'rule' else ''}]"
         while True:

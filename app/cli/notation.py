@@ -8,18 +8,20 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.text import Text
 
 from morale.core.rules import Refusal
+from morale.core.words import Words, counted
 from morale.events.codec import MalformedEvent, battle_id, encode
 from morale.events.locate import is_database_url, shown
 from morale.events.store import StoreUnavailable, UnknownBattle, check_not_foreign
 
+from .. import language
 from ..authors import cli_author
 from ..files import MAX_LOG_BYTES, read_bounded
 from ..service import load
 from ..signed import heads_at_the_end
 from .base import DEFAULT_DB, BattleArg, Db, Json, ToStdout, app, emit_json, open_store, out, refusals
+from .render import styled
 
 if TYPE_CHECKING:
     from ..notation.check import Comparison
@@ -59,7 +61,7 @@ def export_command(
         try:
             output.write_text(text, encoding="utf-8")
         except OSError as exc:
-            raise MalformedEvent(f"--out {output}: {exc.strerror}") from None
+            raise MalformedEvent(Words("--out {path}: {error}", path=output, error=exc.strerror)) from None
 
 
 @notation.command("import")
@@ -94,7 +96,8 @@ def import_command(
             try:
                 store = open_store(verify_against)
             except StoreUnavailable as exc:
-                raise Refusal(f"{exc.path}: {exc.reason}", field="--verify-against") from None
+                said = Words("{path}: {reason}", path=exc.path, reason=exc.reason)
+                raise Refusal(said, field="--verify-against") from None
             if not store.last_seq(checked.battle):
                 raise UnknownBattle(checked.battle)
             comparison = compare(checked, list(store.read(checked.battle)))
@@ -107,8 +110,14 @@ def import_command(
     elif as_json:
         emit_json({"battle": done.battle, "events": done.events, "head": done.head})
     else:
-        said = Text("Imported battle ") + Text(done.battle, style="bold")
-        out.print(said + Text(f": {done.events} events, head {done.head}."))
+        said = counted(
+            "Imported battle {battle}: {n} event, head {head}.",
+            "Imported battle {battle}: {n} events, head {head}.",
+            n=done.events,
+            battle=done.battle,
+            head=done.head,
+        )
+        out.print(styled(said, "battle", done.battle, "bold"))
 
 
 @notation.command("grammar")
@@ -123,23 +132,33 @@ def _read(file: Path) -> str:
     try:
         return read_bounded(file, MAX_LOG_BYTES).decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise MalformedEvent(f"{file}: not UTF-8 text (byte {exc.start})") from None
+        raise MalformedEvent(Words("{path}: not UTF-8 text (byte {byte})", path=file, byte=exc.start)) from None
 
 
 def _print_comparison(comparison: Comparison, against: str, as_json: bool) -> None:
     if as_json:
         emit_json(comparison)
         return
-    name = comparison.battle
+    say, name = language.say, comparison.battle
     if comparison.ok:
-        out.print(
-            f"{name}: the same {comparison.events} events as in {shown(against)} (head {comparison.head})", markup=False
+        same = counted(
+            "{battle}: the same {n} event as in {store} (head {head})",
+            "{battle}: the same {n} events as in {store} (head {head})",
+            n=comparison.events,
+            battle=name,
+            store=shown(against),
+            head=comparison.head,
         )
+        out.print(say(same), markup=False)
         return
     first = comparison.first_difference
     assert first is not None
-    where = f" (line {first.line})" if first.line is not None else ""
-    out.print(f"{name}: differs from {shown(against)} at event {first.seq}{where}", markup=False)
-    for label, event in (("notation", first.notation), ("store", first.stored)):
-        text = encode(event).decode() if event is not None else "(no such event)"
-        out.print(f"  {label}: {text}", markup=False)
+    fields = {"battle": name, "store": shown(against), "seq": first.seq}
+    if first.line is not None:
+        differs = Words("{battle}: differs from {store} at event {seq} (line {line})", line=first.line, **fields)
+    else:
+        differs = Words("{battle}: differs from {store} at event {seq}", **fields)
+    out.print(say(differs), markup=False)
+    for label, event in ((Words("notation"), first.notation), (Words("store"), first.stored)):
+        text = encode(event).decode() if event is not None else say(Words("(no such event)"))
+        out.print(f"  {say(label)}: {text}", markup=False)

@@ -9,8 +9,10 @@ from typing import Annotated
 import typer
 
 from morale.core.rules import Refusal
+from morale.core.words import Words
 from morale.projections.report import report
 
+from .. import language
 from ..service import load
 from ..signed import heads_at_the_end
 from .base import DEFAULT_DB, BattleArg, Db, Json, app, emit_json, open_store, out, refusals
@@ -31,7 +33,7 @@ def report_command(
     target = output or Path(f"{battle}.html")
     with refusals(as_json):
         if target.is_dir() or not target.absolute().parent.is_dir():
-            raise Refusal(f"{target} is not a file in a folder that exists", field="--out")
+            raise Refusal(Words("{path} is not a file in a folder that exists", path=target), field="--out")
         store = open_store(db)
         load(store, battle)
         data = report(battle, store.read(battle))
@@ -41,8 +43,11 @@ def report_command(
         try:
             target.write_text(html, encoding="utf-8")
         except OSError as exc:
-            raise Refusal(f"{target}: {exc.strerror}", field="--out") from None
+            raise Refusal(Words("{path}: {error}", path=target, error=exc.strerror), field="--out") from None
     if as_json:
         emit_json({"battle": battle, "out": str(target), "head": data.head, "bytes": len(html.encode())})
     else:
-        out.print(f"Report of {battle} written to {target} (head {data.head[:12]}).", markup=False)
+        said = Words(
+            "Report of {battle} written to {path} (head {head}).", battle=battle, path=target, head=data.head[:12]
+        )
+        out.print(language.say(said), markup=False)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import difflib
 from typing import Annotated
 
+import msgspec
 import typer
 from rich.table import Table
 from rich.text import Text
@@ -15,7 +16,9 @@ from morale.core import catalogue
 from morale.core.catalogue import Clause
 from morale.core.rules import Refusal
 from morale.core.rulesets import latest
+from morale.core.words import Words
 
+from .. import language
 from .base import Json, app, emit_json, out, refusals
 
 
@@ -24,8 +27,11 @@ def _ruleset(name: str) -> str:
     if name in known:
         return name
     close = difflib.get_close_matches(name, known, n=1)
-    hint = f" (did you mean {close[0]}?)" if close else f" (known: {', '.join(known)})"
-    raise Refusal(f"no ruleset {name!r} in the catalogue{hint}", field="RULESET")
+    if close:
+        said = Words("no ruleset {name!r} in the catalogue (did you mean {close}?)", name=name, close=close[0])
+    else:
+        said = Words("no ruleset {name!r} in the catalogue (known: {known})", name=name, known=", ".join(known))
+    raise Refusal(said, field="RULESET")
 
 
 def _clause(ruleset: str | None, rule_id: str) -> Clause:
@@ -36,24 +42,56 @@ def _clause(ruleset: str | None, rule_id: str) -> Clause:
         if found and (ruleset is None or found.ruleset == ruleset):
             return found
     pool = [c.id for c in catalogue.of_ruleset(ruleset)] if ruleset else list(catalogue.catalogue())
-    close = difflib.get_close_matches(candidates[-1], pool, n=3)
-    hint = f" (did you mean {', '.join(close)}?)" if close else f" (`morale rules {ruleset or ''}` lists them)"
-    where = f" of {ruleset}" if ruleset else ""
-    raise Refusal(f"no clause {rule_id!r}{where} in the catalogue{hint}", field="ID")
+    close = ", ".join(difflib.get_close_matches(candidates[-1], pool, n=3))
+    if ruleset and close:
+        said = Words(
+            "no clause {id!r} of {ruleset} in the catalogue (did you mean {close}?)",
+            id=rule_id,
+            ruleset=ruleset,
+            close=close,
+        )
+    elif ruleset:
+        said = Words(
+            "no clause {id!r} of {ruleset} in the catalogue (`morale rules {ruleset}` lists them)",
+            id=rule_id,
+            ruleset=ruleset,
+        )
+    elif close:
+        said = Words("no clause {id!r} in the catalogue (did you mean {close}?)", id=rule_id, close=close)
+    else:
+        said = Words("no clause {id!r} in the catalogue (`morale rules ` lists them)", id=rule_id)
+    raise Refusal(said, field="ID")
+
+
+# A clause's kind in words (its value, `seed`, stays as it is in JSON).
+KIND_WORDS = {
+    "seed": Words("seed"),
+    "standard": Words("standard"),
+    "default": Words("default"),
+    "engine": Words("engine"),
+}
+
+
+def _said(found: Clause) -> Clause:
+    """The clause with its title and words in the reader's language (from its language's clause file)."""
+    return msgspec.structs.replace(found, title=catalogue.title(found.id), words=catalogue.words(found.id))
 
 
 def _print_clause(found: Clause) -> None:
-    out.print(Text(found.id, style="bold") + Text(f"  {found.title}"))
-    out.print(Text(f"{found.edition} · {found.kind}", style="dim"))
-    out.print(Text(found.words))
+    say = language.say
+    out.print(Text(found.id, style="bold") + Text(f"  {say(catalogue.title(found.id))}"))
+    out.print(Text(f"{found.edition} · {say(KIND_WORDS.get(found.kind, found.kind))}", style="dim"))
+    out.print(Text(say(catalogue.words(found.id))))
 
 
 def _print_list(clauses: list[Clause]) -> None:
+    say = language.say
     table = Table(show_header=True, header_style="bold", box=None)
-    for column in ("rule ID", "kind", "clause"):
-        table.add_column(column, no_wrap=column == "rule ID")
+    table.add_column(say(Words("rule ID")), no_wrap=True)
+    table.add_column(say(Words("kind")))
+    table.add_column(say(Words("clause")))
     for found in clauses:
-        table.add_row(found.id, found.kind, found.title)
+        table.add_row(found.id, say(KIND_WORDS.get(found.kind, found.kind)), say(catalogue.title(found.id)))
     out.print(table)
 
 
@@ -77,10 +115,10 @@ def rules_command(
         else:
             found = None
         if found is not None:
-            emit_json(found) if as_json else _print_clause(found)
+            emit_json(_said(found)) if as_json else _print_clause(found)
             return
         clauses = catalogue.of_ruleset(_ruleset(ruleset)) if ruleset else list(catalogue.catalogue().values())
-        emit_json(clauses) if as_json else _print_list(clauses)
+        emit_json([_said(found) for found in clauses]) if as_json else _print_list(clauses)
 
 
 @app.command("graph")

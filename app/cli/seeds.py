@@ -9,8 +9,10 @@ import typer
 
 from morale.core.dice import commitment, new_secret
 from morale.core.rules import Refusal
+from morale.core.words import Words
 from morale.events.codec import event_from_dict
 
+from .. import language
 from ..authors import cli_author
 from ..service import load_head, record_on
 from .base import DEFAULT_DB, BattleArg, Db, Expect, Json, app, emit_json, open_store, out, refusals, report
@@ -32,9 +34,8 @@ def seed_command(
     one made elsewhere), or reveal it (--reveal SEED) once both sides have committed."""
     with refusals(as_json):
         if commit is not None and reveal is not None:
-            raise Refusal(
-                "give --commit or --reveal, not both: a seed is committed first, revealed later", field="reveal"
-            )
+            said = Words("give --commit or --reveal, not both: a seed is committed first, revealed later")
+            raise Refusal(said, field="reveal")
         made = None
         if reveal is not None:
             fields = {"type": "seed_revealed", "side": side, "seed": reveal}
@@ -50,6 +51,6 @@ def seed_command(
             emit_json({"seed": made, "recorded": [{"stored": r.stored, "caused": r.caused} for r in recorded]})
             return
         if made:
-            out.print(f"seed of {side} for {battle}: {made}")
-            out.print("Keep it: reveal it with --reveal once both sides have committed.")
+            out.print(language.say(Words("seed of {side} for {battle}: {seed}", side=side, battle=battle, seed=made)))
+            out.print(language.say(Words("Keep it: reveal it with --reveal once both sides have committed.")))
         report(fold, recorded, as_json)

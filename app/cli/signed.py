@@ -12,7 +12,9 @@ from rich.console import Console
 from rich.text import Text
 
 from morale.core.rules import Refusal
+from morale.core.words import Words, counted
 
+from .. import language
 from ..files import MAX_LOG_BYTES, check_line_lengths, read_bounded
 from ..signed import StoreHeads, key_of, rotate, verify_file
 from .base import DEFAULT_DB, Db, Json, app, emit_json, open_store, out, refusals
@@ -48,10 +50,13 @@ def show_command(
     if as_json:
         emit_json({"key": current.fingerprint, "public_key": current.public_pem, "listed": listed})
         return
-    out.print(Text(f"signs with {current.fingerprint}"))
+    say = language.say
+    out.print(Text(say(Words("signs with {key}", key=current.fingerprint))))
     out.print(current.public_pem, end="", markup=False)
     for fingerprint in sorted(set(listed) - {current.fingerprint}):
-        out.print(Text(f"signed with {fingerprint} before (retired; what it signed still verifies)"))
+        out.print(
+            Text(say(Words("signed with {key} before (retired; what it signed still verifies)", key=fingerprint)))
+        )
 
 
 @key.command("rotate")
@@ -64,30 +69,37 @@ def rotate_command(db: Db = DEFAULT_DB, as_json: Json = False) -> None:
     if as_json:
         emit_json({"key": new.fingerprint, "public_key": new.public_pem, "retired": str(retired) if retired else None})
         return
-    out.print(Text(f"signs with {new.fingerprint} from now on"))
+    out.print(Text(language.say(Words("signs with {key} from now on", key=new.fingerprint))))
     if retired is not None:
-        out.print(Text(f"the old key is kept, retired, in {retired}"))
+        out.print(Text(language.say(Words("the old key is kept, retired, in {path}", path=retired))))
 
 
 def print_store_heads(console: Console, heads: StoreHeads) -> None:
+    say = language.say
     if not heads.signed:
-        console.print("  signed heads: none (written before morale signed, or by a store with no key)")
+        console.print("  " + say(Words("signed heads: none (written before morale signed, or by a store with no key)")))
         return
     for check in heads.checks:
         if check.ok:
-            console.print(f"  signed heads: {check.heads} by {check.key}, the last at seq {check.signed_seq}")
+            said = Words(
+                "signed heads: {heads} by {key}, the last at seq {seq}",
+                heads=check.heads,
+                key=check.key,
+                seq=check.signed_seq,
+            )
+            console.print("  " + say(said))
         else:
-            console.print(Text(f"  signed heads: {check.problem}", style="red"))
+            console.print(Text("  " + say(Words("signed heads: {problem}", problem=check.problem)), style="red"))
 
 
 def verify_file_command(file: str, key_given: str, as_json: bool, *, secret_given: bool = False) -> None:
     """`morale verify FILE --key PUBLIC`: refused (exit 2) naming what failed, or OK and how far signed."""
     with refusals(as_json):
         if secret_given:
-            raise Refusal(
-                "a file is checked with the dice secret its log reveals, if it does: --secret is for a store's battle",
-                field="--secret",
+            said = Words(
+                "a file is checked with the dice secret its log reveals, if it does: --secret is for a store's battle"
             )
+            raise Refusal(said, field="--secret")
         data = read_bounded(Path(file), MAX_LOG_BYTES)
         check_line_lengths(data, str(file))
         done = verify_file(data.splitlines(), file, key_given)
@@ -98,8 +110,17 @@ def verify_file_command(file: str, key_given: str, as_json: bool, *, secret_give
             | {"key": heads.key, "signed_seq": heads.signed_seq, "signed_heads": heads.heads}
         )
         return
-    said = Text(f"{checked.battle}: ") + Text("OK", style="bold green")
-    out.print(said + Text(f" ({len(checked.sealed)} events, head {checked.head})"))
-    out.print(
-        Text(f"  signed by {heads.key} up to its last event, seq {heads.signed_seq} ({heads.heads} signed heads)")
+    say = language.say
+    said = Text(f"{checked.battle}: ") + Text(say(Words("OK")), style="bold green")
+    events = counted(
+        " ({n} event, head {head})", " ({n} events, head {head})", n=len(checked.sealed), head=checked.head
     )
+    out.print(said + Text(say(events)))
+    signed = counted(
+        "signed by {key} up to its last event, seq {seq} ({n} signed head)",
+        "signed by {key} up to its last event, seq {seq} ({n} signed heads)",
+        n=heads.heads,
+        key=heads.key,
+        seq=heads.signed_seq,
+    )
+    out.print(Text("  " + say(signed)))

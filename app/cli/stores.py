@@ -5,14 +5,16 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
-from rich.text import Text
 
 from morale.core.rules import Refusal
+from morale.core.words import Words, counted
 from morale.events.locate import shown
 from morale.events.store import EventStore, StoreUnavailable
 
+from .. import language
 from ..copying import copy_battles
 from .base import Json, app, emit_json, open_store, out, refusals
+from .render import styled
 
 
 @app.command("copy")
@@ -33,15 +35,39 @@ def copy_command(
     skipped if it is the same log, refused if not; nothing is written unless every battle passes."""
     with refusals(as_json):
         if source == target:
-            raise Refusal("the same store as --from", field="--to")
+            raise Refusal(Words("the same store as --from"), field="--to")
         copied = copy_battles(_opened("--from", source), _opened("--to", target, create=True), battle or ())
         if as_json:
             emit_json([{"battle": c.battle, "events": c.events, "head": c.head, "copied": c.written} for c in copied])
             return
+        say = language.say
         for c in copied:
-            done = "copied" if c.written else "already there, the same log"
-            out.print(Text(c.battle, style="bold") + Text(f": {c.events} events, head {c.head} ({done})"))
-        out.print(f"{sum(c.written for c in copied)} of {len(copied)} battles copied to {shown(target)}.")
+            if c.written:
+                done = counted(
+                    "{battle}: {n} event, head {head} (copied)",
+                    "{battle}: {n} events, head {head} (copied)",
+                    n=c.events,
+                    battle=c.battle,
+                    head=c.head,
+                )
+            else:
+                done = counted(
+                    "{battle}: {n} event, head {head} (already there, the same log)",
+                    "{battle}: {n} events, head {head} (already there, the same log)",
+                    n=c.events,
+                    battle=c.battle,
+                    head=c.head,
+                )
+            out.print(styled(done, "battle", c.battle, "bold"))
+        # "battles" as English has always said it ("1 of 1 battles copied"); Russian agrees it with the number.
+        total = counted(
+            "{copied} of {n} battles copied to {store}.",
+            "{copied} of {n} battles copied to {store}.",
+            n=len(copied),
+            copied=sum(c.written for c in copied),
+            store=shown(target),
+        )
+        out.print(say(total))
 
 
 def _opened(option: str, location: str, create: bool = False) -> EventStore:
@@ -49,4 +75,4 @@ def _opened(option: str, location: str, create: bool = False) -> EventStore:
     try:
         return open_store(location, create=create)
     except StoreUnavailable as exc:
-        raise Refusal(str(exc), field=option) from None
+        raise Refusal(Words("{path}: {reason}", path=exc.path, reason=exc.reason), field=option) from None

@@ -8,9 +8,11 @@ from typing import Annotated
 import typer
 
 from morale.core.rules import Refusal
+from morale.core.words import Words, listed
 from morale.events.locate import is_database_url, shown
 from morale.events.store import UnknownBattle
 
+from .. import language
 from .base import DEFAULT_DB, Db, Json, app, emit_json, open_store, out, refusals
 
 
@@ -29,18 +31,17 @@ def tables_command(
     stale ones rebuilt."""
     with refusals(as_json):
         if (battle is None) == (not every):
-            raise Refusal("give a battle's id, or --all (not both)", field="battle")
+            raise Refusal(Words("give a battle's id, or --all (not both)"), field="battle")
         if to is None and is_database_url(db):
-            raise Refusal(
-                f"the derived tables are SQLite, and --db {shown(db)} is PostgreSQL: give --to FILE", field="--to"
-            )
+            said = Words("the derived tables are SQLite, and --db {db} is PostgreSQL: give --to FILE", db=shown(db))
+            raise Refusal(said, field="--to")
         store = open_store(db)
         battles = store.battles() if every else [battle or ""]
         for named in battles:
             if not store.last_seq(named):
                 raise UnknownBattle(named)
         if to is not None and (to.is_dir() or not to.parent.is_dir()):
-            raise Refusal(f"{to} is not a file in a folder that exists", field="--to")
+            raise Refusal(Words("{path} is not a file in a folder that exists", path=to), field="--to")
         from ..sql_tables import build_tables  # sqlite-utils, and numpy with it: for this command alone
 
         built = [build_tables(store, named, to or Path(db)) for named in battles]
@@ -53,6 +54,10 @@ def tables_command(
         )
         return
     for b in built:
-        done = "rebuilt" if b.rebuilt else "already up to date"
-        counts = ", ".join(f"{n} {name}" for name, n in b.rows.items())
-        out.print(f"{b.battle}: {done} in {to or db} ({counts}; head {b.head[:12]}, engine {b.engine})", markup=False)
+        counts = listed(f"{n} {name}" for name, n in b.rows.items())  # the tables by their names
+        fields = {"battle": b.battle, "path": to or db, "counts": counts, "head": b.head[:12], "engine": b.engine}
+        if b.rebuilt:
+            said = Words("{battle}: rebuilt in {path} ({counts}; head {head}, engine {engine})", **fields)
+        else:
+            said = Words("{battle}: already up to date in {path} ({counts}; head {head}, engine {engine})", **fields)
+        out.print(language.say(said), markup=False)

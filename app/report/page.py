@@ -9,7 +9,7 @@ from importlib import resources
 
 from morale.app.language import current, say
 from morale.core import catalogue
-from morale.core.words import Words, counted
+from morale.core.words import Words, counted, in_book
 from morale.events.codec import encode
 from morale.events.signing import PublicKey, PublicKeyLine, SignedHead, SignedHeadLine
 from morale.projections.board import Board
@@ -342,9 +342,9 @@ TEST_COLUMNS = (
     Words("dice"),
     Words("total"),
     Words("result"),
-    # The rule that gave the result (not who: `{decided:.0}` formats as nothing, and keeps this "by"
-    # apart in the catalogue from the "by" that names an author).
-    Words("by{decided:.0}", decided=""),
+    # The rule that gave the result, not who: said from the report's catalogue, whose "by" is not
+    # the command line's (an author).
+    in_book(Words("by"), __package__),
 )
 
 

@@ -41,6 +41,7 @@ from ..reactions import Rulebook
 from ..rules import Refusal, declared, fact_kinds
 from ..state import Battle, DueTest, Point, Unit
 from ..view import BattleView, UnitView
+from ..words import Words, in_book
 
 
 def leadership_result(
@@ -180,7 +181,9 @@ class Ruleset:
 
     def state_name(self, state: str) -> str:
         """The ruleset's word for `state` (its machine value with spaces if it names none)."""
-        return self.state_names.get(state, state.replace("_", " "))
+        name = self.state_names.get(state, state.replace("_", " "))
+        # Said from this game's own catalogue first: another game may say the same English otherwise.
+        return in_book(name, type(self).__module__.rpartition(".")[0]) if isinstance(name, Words) else name
 
     def __reduce__(self) -> tuple[object, tuple[str, str]]:
         # A copied or pickled battle refers to its ruleset by id and version, never by copy, and
@@ -222,6 +225,11 @@ class Ruleset:
         try:
             return msgspec.convert(dict(values), self.tables[name].schema)
         except msgspec.ValidationError as exc:
+            # A table's own check (its `__post_init__`) says what is wrong in `Words`: kept, to be said
+            # in the reader's language.
+            said = exc.__cause__.args[0] if isinstance(exc.__cause__, ValueError) and exc.__cause__.args else None
+            if isinstance(said, Words):
+                raise Refusal(said, field=f"tables.{name}") from None
             raise Refusal(str(exc).replace("`$", f"`tables.{name}.values"), field=f"tables.{name}") from None
 
     def read_tables(self, pinned: Mapping[str, PinnedTable]) -> dict[str, Any]:

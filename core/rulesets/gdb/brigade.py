@@ -12,6 +12,7 @@ from ...outcomes import Modifier, Outcome, Rolled, Settled, TestResolved
 from ...reactions import Outcomes
 from ...rules import clause
 from ...view import BattleView, UnitView
+from ...words import Words, counted, listed
 from .book import in_melee
 from .modifiers import total
 from .neighbours import skirmishers_ignored
@@ -40,10 +41,14 @@ def brigade_modifiers(battle: BattleView, table: BrigadeTable, side: str, brigad
     units = members(battle, side, brigade)
     modifiers = []
     if any(u.alive and u.profile["commander"] == "brigade" for u in units):
-        modifiers.append(Modifier(rule=brigade_modifiers.id, value=table.commander, reason="brigade commander present"))
+        modifiers.append(
+            Modifier(rule=brigade_modifiers.id, value=table.commander, reason=Words("brigade commander present"))
+        )
     lost = [u.id for u in units if u.state in ("dispersed", "broken") and not skirmishers_ignored(u)]
     if lost:
-        reason = f"dispersed or routing: {', '.join(lost)}"
+        reason = counted(
+            "dispersed or routing: {units}", "dispersed or routing: {units}", n=len(lost), units=listed(lost)
+        )
         modifiers.append(Modifier(rule=brigade_modifiers.id, value=table.per_unit_lost * len(lost), reason=reason))
     return tuple(modifiers)
 
@@ -71,7 +76,7 @@ def rolls_for_the_brigade(battle: BattleView, rolled: Rolled) -> Outcomes:
             modifiers=due.modifiers,
             result=result,
             column="brigade",
-            detail=f"for brigade {brigade_of(lead)}",
+            detail=Words("for brigade {brigade}", brigade=brigade_of(lead)),
         ),
         caused_by,
     )

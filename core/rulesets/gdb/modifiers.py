@@ -12,14 +12,19 @@ from typing import Any
 from ...outcomes import Modifier
 from ...rules import Refusal, clause
 from ...view import BattleView, UnitView
+from ...words import Words, counted, listed
 from .book import Charge, unit_memory
 from .neighbours import FLEEING, heeded_friends_near
 from .profile import (
     ARTILLERY,
     BUILT_UP,
     CAVALRY,
+    FORMATION_VALUES,
     FORMATIONS,
+    IN_LOCATION,
     INFANTRY,
+    KINDS,
+    LOCATIONS,
     figures_lost,
     formation,
     formed,
@@ -31,8 +36,15 @@ LOSS_STEPS = ((35, -3), (25, -2), (10, -1))  # more than N% of full strength los
 COVER = {"building": 2, "redoubt": 2, "castle": 3, "church": 3}
 
 
-def _words(slug: str) -> str:
-    return slug.replace("_", " ")
+# The quality a modifier is for, in the book's words (line gives none).
+QUALITY_WORDS = {
+    "guard": Words("guard"),
+    "elite": Words("elite"),
+    "veteran": Words("veteran"),
+    "line": Words("line"),
+    "second_line": Words("second line"),
+    "recruit": Words("recruit"),
+}
 
 
 # -- general modifiers ----------------------------------------------------------------------------
@@ -42,7 +54,7 @@ def commander(battle: BattleView, unit: UnitView) -> Modifier | None:
     who = str(unit.profile["commander"])
     if who == "none":
         return None
-    reason = "brigade commander attached" if who == "brigade" else "Commander-in-Chief attached"
+    reason = Words("brigade commander attached") if who == "brigade" else Words("Commander-in-Chief attached")
     return Modifier(rule=commander.id, value=+1, reason=reason)
 
 
@@ -50,13 +62,13 @@ def commander(battle: BattleView, unit: UnitView) -> Modifier | None:
 def quality(battle: BattleView, unit: UnitView) -> Modifier | None:
     """Guard +2; elite and veterans +1; line 0; second line and recruits -1."""
     value = QUALITY[str(unit.profile["quality"])]
-    return Modifier(rule=quality.id, value=value, reason=_words(str(unit.profile["quality"]))) if value else None
+    return Modifier(rule=quality.id, value=value, reason=QUALITY_WORDS[str(unit.profile["quality"])]) if value else None
 
 
 @clause("gdb.mod.no_losses")
 def no_losses(battle: BattleView, unit: UnitView) -> Modifier | None:
     """+1: the unit has suffered no losses."""
-    return Modifier(rule=no_losses.id, value=+1, reason="no losses") if figures_lost(unit) == 0 else None
+    return Modifier(rule=no_losses.id, value=+1, reason=Words("no losses")) if figures_lost(unit) == 0 else None
 
 
 @clause("gdb.mod.losses")
@@ -65,7 +77,16 @@ def losses(battle: BattleView, unit: UnitView) -> Modifier | None:
     lost, full = figures_lost(unit), full_strength(unit)
     for percent, value in LOSS_STEPS:
         if lost * 100 > percent * full:
-            return Modifier(rule=losses.id, value=value, reason=f"{lost} of {full} figures lost: more than {percent}%")
+            # The figures agree with the number lost (1 фигурка, 2 фигурки, 5 фигурок); English says
+            # "figures" for any.
+            reason = counted(
+                "{n} of {full} figures lost: more than {percent}%",
+                "{n} of {full} figures lost: more than {percent}%",
+                n=lost,
+                full=full,
+                percent=percent,
+            )
+            return Modifier(rule=losses.id, value=value, reason=reason)
     return None
 
 
@@ -76,13 +97,13 @@ def cover(battle: BattleView, unit: UnitView) -> Modifier | None:
     location = str(unit.profile["location"])
     if location not in COVER or unit_memory(unit).enemy_in_built_up_area:
         return None
-    return Modifier(rule=cover.id, value=COVER[location], reason=f"in a {location}")
+    return Modifier(rule=cover.id, value=COVER[location], reason=IN_LOCATION[location])
 
 
 @clause("gdb.mod.square")
 def square(battle: BattleView, unit: UnitView) -> Modifier | None:
     """+2: in square."""
-    return Modifier(rule=square.id, value=+2, reason="in square") if formation(unit) == "square" else None
+    return Modifier(rule=square.id, value=+2, reason=Words("in square")) if formation(unit) == "square" else None
 
 
 @clause("gdb.mod.friends_fleeing")
@@ -91,8 +112,13 @@ def friends_fleeing(battle: BattleView, unit: UnitView) -> Modifier | None:
     fleeing = heeded_friends_near(battle, unit, FLEEING)
     if not fleeing:
         return None
-    names = ", ".join(f.id for f in fleeing)
-    return Modifier(rule=friends_fleeing.id, value=-len(fleeing), reason=f"routing or retreating within 15 cm: {names}")
+    reason = counted(
+        "routing or retreating within 15 cm: {units}",
+        "routing or retreating within 15 cm: {units}",
+        n=len(fleeing),
+        units=listed(f.id for f in fleeing),
+    )
+    return Modifier(rule=friends_fleeing.id, value=-len(fleeing), reason=reason)
 
 
 @clause("gdb.mod.disordered")
@@ -101,7 +127,7 @@ def disordered(battle: BattleView, unit: UnitView) -> Modifier | None:
     if unit.state == "broken":
         return None
     if unit.state in ("wavering", "falling_back") or not formed(unit):
-        reason = {"wavering": "wavering", "falling_back": "retreating"}.get(unit.state, "unformed")
+        reason = {"wavering": Words("wavering"), "falling_back": Words("retreating")}.get(unit.state, Words("unformed"))
         return Modifier(rule=disordered.id, value=-1, reason=reason)
     return None
 
@@ -109,7 +135,7 @@ def disordered(battle: BattleView, unit: UnitView) -> Modifier | None:
 @clause("gdb.mod.routing")
 def routing(battle: BattleView, unit: UnitView) -> Modifier | None:
     """-2: the unit is routing."""
-    return Modifier(rule=routing.id, value=-2, reason="routing") if unit.state == "broken" else None
+    return Modifier(rule=routing.id, value=-2, reason=Words("routing")) if unit.state == "broken" else None
 
 
 GENERAL: tuple[Callable[[BattleView, UnitView], Modifier | None], ...] = (
@@ -136,7 +162,8 @@ def lost_during_charge(unit: UnitView) -> Modifier | None:
     lost = unit_memory(unit).charge_losses
     if not lost:
         return None
-    return Modifier(rule=lost_during_charge.id, value=-lost, reason=f"{lost} figures lost during the charge")
+    reason = counted("{n} figures lost during the charge", "{n} figures lost during the charge", n=lost)
+    return Modifier(rule=lost_during_charge.id, value=-lost, reason=reason)
 
 
 @clause("gdb.mod.charge.flank")
@@ -144,7 +171,9 @@ def charging_flank(charge: Charge) -> Modifier | None:
     """+1: charging an enemy flank or rear."""
     if not charge.flank:
         return None
-    return Modifier(rule=charging_flank.id, value=+1, reason=f"charging the flank of {', '.join(charge.flank)}")
+    return Modifier(
+        rule=charging_flank.id, value=+1, reason=Words("charging the flank of {units}", units=listed(charge.flank))
+    )
 
 
 @clause("gdb.mod.charge.unformed")
@@ -156,7 +185,10 @@ def charging_unformed(battle: BattleView, charge: Charge, flank: Modifier | None
         return None
     capped = charging_unformed.id if flank is not None else ""
     return Modifier(
-        rule=charging_unformed.id, value=+1, reason=f"charging unformed {', '.join(unformed)}", ignored_by=capped
+        rule=charging_unformed.id,
+        value=+1,
+        reason=Words("charging unformed {units}", units=listed(unformed)),
+        ignored_by=capped,
     )
 
 
@@ -171,7 +203,7 @@ def charging_modifiers(battle: BattleView, unit: UnitView, charge: Charge) -> tu
 def charged_in_line(unit: UnitView, charger: UnitView) -> Modifier | None:
     """-1: infantry in line charged by infantry."""
     if unit.unit_type == INFANTRY and formation(unit) == "line" and charger.unit_type == INFANTRY:
-        return Modifier(rule=charged_in_line.id, value=-1, reason="infantry in line charged by infantry")
+        return Modifier(rule=charged_in_line.id, value=-1, reason=Words("infantry in line charged by infantry"))
     return None
 
 
@@ -181,9 +213,9 @@ def charged_in_column(unit: UnitView, charger: UnitView) -> Modifier | None:
     if unit.unit_type == INFANTRY and formation(unit) == "column" and charger.unit_type == INFANTRY:
         if unit.has("russian"):
             return Modifier(
-                rule=charged_in_column.id, value=-1, reason="Russian infantry in column charged by infantry"
+                rule=charged_in_column.id, value=-1, reason=Words("Russian infantry in column charged by infantry")
             )
-        return Modifier(rule=charged_in_column.id, value=-2, reason="infantry in column charged by infantry")
+        return Modifier(rule=charged_in_column.id, value=-2, reason=Words("infantry in column charged by infantry"))
     return None
 
 
@@ -195,7 +227,7 @@ def charged_in_flank(unit: UnitView, charger: UnitView, flank: bool) -> Modifier
     austrian_mass = unit.has("austrian") and formation(unit) == "mass"
     if austrian_mass and charger.unit_type == CAVALRY:
         return None
-    return Modifier(rule=charged_in_flank.id, value=-4, reason="charged in flank or rear")
+    return Modifier(rule=charged_in_flank.id, value=-4, reason=Words("charged in flank or rear"))
 
 
 @clause("gdb.mod.charged.cavalry", special_rule="cossack")
@@ -203,8 +235,8 @@ def charged_by_cavalry(unit: UnitView, charger: UnitView) -> Modifier | None:
     """-2: infantry not in square charged by cavalry; -1 when the chargers are Cossacks."""
     if unit.unit_type == INFANTRY and formation(unit) != "square" and charger.unit_type == CAVALRY:
         if charger.has("cossack"):
-            return Modifier(rule=charged_by_cavalry.id, value=-1, reason="charged by Cossacks, not in square")
-        return Modifier(rule=charged_by_cavalry.id, value=-2, reason="charged by cavalry, not in square")
+            return Modifier(rule=charged_by_cavalry.id, value=-1, reason=Words("charged by Cossacks, not in square"))
+        return Modifier(rule=charged_by_cavalry.id, value=-2, reason=Words("charged by cavalry, not in square"))
     return None
 
 
@@ -212,7 +244,11 @@ def charged_by_cavalry(unit: UnitView, charger: UnitView) -> Modifier | None:
 def artillery_charged(unit: UnitView, charger: UnitView) -> Modifier | None:
     """-2: artillery charged by infantry or cavalry."""
     if unit.unit_type in ARTILLERY and charger.unit_type in (INFANTRY, CAVALRY):
-        return Modifier(rule=artillery_charged.id, value=-2, reason=f"artillery charged by {charger.unit_type}")
+        if charger.unit_type == INFANTRY:
+            reason = Words("artillery charged by infantry")
+        else:
+            reason = Words("artillery charged by cavalry")
+        return Modifier(rule=artillery_charged.id, value=-2, reason=reason)
     return None
 
 
@@ -236,18 +272,30 @@ def check_profile(unit_type: str, models: int, profile: dict[str, Any], tags: fr
     to is refused with that modifier's rule ID."""
     shape = profile["formation"]
     if shape == "square" and unit_type != INFANTRY:
-        raise Refusal(f"only infantry forms square, not {unit_type}", rule=square.id)
+        raise Refusal(Words("only infantry forms square, not {unit_type}", unit_type=KINDS[unit_type]), rule=square.id)
     if shape == "mass" and unit_type != INFANTRY:
-        raise Refusal(f"only infantry forms a mass, not {unit_type}", rule=charged_in_flank.id)
-    if shape is not None and shape not in FORMATIONS[unit_type]:
-        allowed = ", ".join(FORMATIONS[unit_type])
-        raise Refusal(f"{unit_type} cannot be in {shape} (allowed: {allowed})", field="profile.formation")
-    if profile["location"] in BUILT_UP and unit_type == CAVALRY:
-        raise Refusal(f"cavalry cannot defend a {profile['location']}", rule=cover.id)
-    if "cossack" in tags and unit_type != CAVALRY:
-        raise Refusal("only cavalry can be Cossacks", rule=charged_by_cavalry.id)
-    if profile["full_strength"] and profile["full_strength"] < models:
         raise Refusal(
-            f"full strength {profile['full_strength']} is less than the {models} figures it has",
-            field="profile.full_strength",
+            Words("only infantry forms a mass, not {unit_type}", unit_type=KINDS[unit_type]), rule=charged_in_flank.id
         )
+    if shape is not None and shape not in FORMATIONS[unit_type]:
+        said = Words(
+            "{unit_type} cannot be in {formation} (allowed: {allowed})",
+            unit_type=KINDS[unit_type],
+            formation=FORMATION_VALUES[shape],
+            allowed=listed(FORMATION_VALUES[f] for f in FORMATIONS[unit_type]),
+        )
+        raise Refusal(said, field="profile.formation")
+    if profile["location"] in BUILT_UP and unit_type == CAVALRY:
+        raise Refusal(
+            Words("cavalry cannot defend a {location}", location=LOCATIONS[profile["location"]]), rule=cover.id
+        )
+    if "cossack" in tags and unit_type != CAVALRY:
+        raise Refusal(Words("only cavalry can be Cossacks"), rule=charged_by_cavalry.id)
+    if profile["full_strength"] and profile["full_strength"] < models:
+        said = counted(
+            "full strength {full} is less than the {n} figures it has",
+            "full strength {full} is less than the {n} figures it has",
+            n=models,
+            full=profile["full_strength"],
+        )
+        raise Refusal(said, field="profile.full_strength")

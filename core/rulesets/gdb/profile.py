@@ -13,6 +13,7 @@ import msgspec
 from msgspec import Meta
 
 from ...view import UnitView
+from ...words import Words
 
 # The game turn, in order: both sides act in each phase (Ruleset.shared_turn).
 PHASES = ("movement", "charge", "shooting", "melee", "morale")
@@ -25,11 +26,19 @@ INFANTRY, CAVALRY, FOOT_ARTILLERY, HORSE_ARTILLERY, SKIRMISHERS = (
     "skirmishers",
 )
 UNIT_TYPES = {
-    INFANTRY: "infantry battalion",
-    CAVALRY: "cavalry squadron or regiment",
-    FOOT_ARTILLERY: "foot artillery battery",
-    HORSE_ARTILLERY: "horse artillery battery",
-    SKIRMISHERS: "skirmisher company or battalion",
+    INFANTRY: Words("infantry battalion"),
+    CAVALRY: Words("cavalry squadron or regiment"),
+    FOOT_ARTILLERY: Words("foot artillery battery"),
+    HORSE_ARTILLERY: Words("horse artillery battery"),
+    SKIRMISHERS: Words("skirmisher company or battalion"),
+}
+# A type of unit as a refusal names it: its machine value in English, the book's word in Russian.
+KINDS = {
+    INFANTRY: Words("infantry"),
+    CAVALRY: Words("cavalry"),
+    FOOT_ARTILLERY: Words("foot_artillery"),
+    HORSE_ARTILLERY: Words("horse_artillery"),
+    SKIRMISHERS: Words("skirmishers"),
 }
 ARTILLERY = (FOOT_ARTILLERY, HORSE_ARTILLERY)
 
@@ -58,6 +67,43 @@ class GdbProfile(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     location: Location = "open"
     commander: Commander = "none"  # the Commander-in-Chief or a brigade commander attached to it
 
+
+# The words of the profile's values. A formation or a location as a refusal names it (its machine
+# value in English), and as the board describes the unit ("skirmish order", "in a church").
+FORMATION_VALUES = {
+    "line": Words("line"),
+    "column": Words("column"),
+    "square": Words("square"),
+    "mass": Words("mass"),
+    "skirmish_order": Words("skirmish_order"),
+    "limbered": Words("limbered"),
+    "unlimbered": Words("unlimbered"),
+}
+FORMATION_WORDS = {
+    "line": Words("line"),
+    "column": Words("column"),
+    "square": Words("square"),
+    "mass": Words("mass"),
+    "skirmish_order": Words("skirmish order"),
+    "limbered": Words("limbered"),
+    "unlimbered": Words("unlimbered"),
+}
+LOCATIONS = {
+    "building": Words("building"),
+    "redoubt": Words("redoubt"),
+    "castle": Words("castle"),
+    "church": Words("church"),
+}
+IN_LOCATION = {
+    "building": Words("in a building"),
+    "redoubt": Words("in a redoubt"),
+    "castle": Words("in a castle"),
+    "church": Words("in a church"),
+}
+ATTACHED = {
+    "brigade": Words("brigade attached"),
+    "commander_in_chief": Words("commander in chief attached"),
+}
 
 CHANGEABLE = frozenset({"formation", "formed", "location", "commander"})
 

@@ -36,6 +36,7 @@ from ...reactions import Outcomes
 from ...rules import DESTROYED, clause
 from ...state import Point
 from ...view import BattleView, UnitView
+from ...words import Words
 from .book import Moment, battle_memory, in_melee, remember, remember_battle, unit_memory
 from .modifiers import total
 from .neighbours import friends_near, skirmishers_ignored
@@ -72,7 +73,7 @@ def restrict(
         rule=rule_id,
         caused_by=caused_by,
         restriction=name,
-        until=f"end of turn {battle.turn}",
+        until=Words("end of turn {turn}", turn=battle.turn),
         ends=end_of_turn(battle),
     )
 
@@ -179,7 +180,7 @@ def halts(battle: BattleView, unit: UnitView, ctx: Context, rule_id: str = "") -
     return [restrict(battle, unit, "halted", rule_id or halts.id, ctx.caused_by)]
 
 
-@clause("gdb.result.waver", phrase="wavers: it stops where it is")
+@clause("gdb.result.waver", phrase=Words("wavers: it stops where it is"))
 def wavers(battle: BattleView, unit: UnitView, ctx: Context) -> list[Outcome]:
     """Wavering: it stops and becomes unformed, cannot move until it has reformed, and may shoot
     only if charged. Skirmishers never waver: they Halt instead."""
@@ -196,7 +197,7 @@ def wavers(battle: BattleView, unit: UnitView, ctx: Context) -> list[Outcome]:
     ]
 
 
-@clause("gdb.waver.reform", free_decision="reform", phrase="has reformed: formed again")
+@clause("gdb.waver.reform", free_decision="reform", phrase=Words("has reformed: formed again"))
 def reforms(battle: BattleView, unit: UnitView, seq: int) -> list[Outcome]:
     """No test is needed to reform; not before the Movement phase of the next turn; it takes one
     whole Movement phase, into the formation it had before, and the unit can neither move, shoot
@@ -217,7 +218,7 @@ def reformed(battle: BattleView, unit: UnitView, seq: int) -> list[Outcome]:
     ]
 
 
-@clause("gdb.result.retreat", phrase="retreats")
+@clause("gdb.result.retreat", phrase=Words("retreats"))
 def retreats(battle: BattleView, unit: UnitView, ctx: Context) -> list[Outcome]:
     """Retreating (falling_back): at full retreat speed, facing the enemy, away from it or towards
     its own troops. What the retreat does to the unit follows it (`becomes_unformed`,
@@ -229,7 +230,7 @@ def retreats(battle: BattleView, unit: UnitView, ctx: Context) -> list[Outcome]:
     return [GRAPH.move(unit, "retreat", ctx.caused_by)]
 
 
-@clause("gdb.retreat.melee", phrase={"falling_back": "loses the melee automatically and goes on retreating"})
+@clause("gdb.retreat.melee", phrase={"falling_back": Words("loses the melee automatically and goes on retreating")})
 def loses_melee(unit: UnitView, ctx: Context) -> StateChanged:
     """A retreating unit loses any melee automatically and goes on retreating."""
     return GRAPH.move(unit, "lose_melee", ctx.caused_by)
@@ -266,7 +267,7 @@ def leaves_buildings(battle: BattleView, settled: Settled) -> Outcomes:
     return []
 
 
-@clause("gdb.retreat.artillery", phrase="retreats before the enemy and is dispersed, its guns lost")
+@clause("gdb.retreat.artillery", phrase=Words("retreats before the enemy and is dispersed, its guns lost"))
 def artillery_retreats(battle: BattleView, moved: StateChanged) -> Outcomes:
     """Artillery not charged nor in melee limbers up as a free manoeuvre; artillery retreating
     because of an enemy charge or a lost melee is dispersed (it counts as routing). A unit charged
@@ -286,7 +287,7 @@ RULES.react(
 )
 
 
-@clause("gdb.result.rout", phrase="routs")
+@clause("gdb.result.rout", phrase=Words("routs"))
 def routs(battle: BattleView, unit: UnitView, ctx: Context) -> list[Outcome]:
     """Routing (broken): like retreating, but with its back to the enemy; it does not fight back in
     melee. A routing unit that reads Rout again routs afresh from this result."""
@@ -302,13 +303,13 @@ def routs(battle: BattleView, unit: UnitView, ctx: Context) -> list[Outcome]:
     return decided
 
 
-@clause("gdb.rout.heavy_losses", phrase="has lost more than 35% of its strength and is dispersed at once")
+@clause("gdb.rout.heavy_losses", phrase=Words("has lost more than 35% of its strength and is dispersed at once"))
 def loses_too_many_to_rout(unit: UnitView) -> bool:
     """A unit that has lost more than 35% of its strength is dispersed at once on a Rout result."""
     return figures_lost(unit) * 100 > 35 * full_strength(unit)
 
 
-@clause("gdb.rout.artillery", phrase="abandons its guns and leaves the field: dispersed")
+@clause("gdb.rout.artillery", phrase=Words("abandons its guns and leaves the field: dispersed"))
 def abandons_guns(unit: UnitView) -> bool:
     """Routing artillery abandons its guns and leaves the field."""
     return unit.unit_type in ARTILLERY
@@ -323,7 +324,7 @@ def routing(unit: UnitView) -> bool:
     return unit.state == "broken"
 
 
-@clause("gdb.rout.contact", fact="contact_with_enemy", phrase="is caught by the enemy and dispersed")
+@clause("gdb.rout.contact", fact="contact_with_enemy", phrase=Words("is caught by the enemy and dispersed"))
 def caught_by_enemy(battle: BattleView, unit: UnitView, ctx: Context) -> list[Outcome]:
     """A routing unit that comes into base contact with an enemy is dispersed at once, inflicting no
     losses."""
@@ -348,13 +349,25 @@ def disperse(battle: BattleView, unit: UnitView, trigger: str, ctx: Context) -> 
     ]
 
 
+# Where a dispersal point was marked, as its marker says: one sentence a phase (a dispersal is read
+# only in a phase: the players state the facts and roll the tests inside one).
+DISPERSED_IN: dict[str, Callable[[int], str]] = {
+    "movement": lambda turn: Words("turn {turn}, movement phase", turn=turn),
+    "charge": lambda turn: Words("turn {turn}, charge phase", turn=turn),
+    "shooting": lambda turn: Words("turn {turn}, shooting phase", turn=turn),
+    "melee": lambda turn: Words("turn {turn}, melee phase", turn=turn),
+    "morale": lambda turn: Words("turn {turn}, morale phase", turn=turn),
+    "": lambda turn: Words("turn {turn},  phase", turn=turn),
+}
+
+
 @clause("gdb.rout.dispersal_point")
 def mark_dispersal_point(battle: BattleView, unit: UnitView, ctx: Context) -> list[Outcome]:
     """Where a routing unit disperses is marked: friends within 15 cm of it test (gdb.trigger.
     dispersal_near), and its brigade may have to take a Brigade Morale Test (gdb.rout.brigade: the
     test is owed until the result that dispersed the unit is carried out, `brigade_tests_due`)."""
     moment = Moment(battle.turn, battle.phase or "", ctx.seq)
-    detail = f"turn {moment.turn}, {moment.phase} phase"
+    detail = DISPERSED_IN[moment.phase](moment.turn)
     decided: list[Outcome] = [
         remember(unit, mark_dispersal_point.id, ctx.caused_by, dispersed=moment),
         MarkerPlaced(
@@ -409,9 +422,9 @@ def rallied(settled: Settled) -> bool:
 @RULES.clause(
     "gdb.retreat.rally",
     phrase={
-        "regrouped": "rallies: it stops, unformed",
-        "steady": "has formed up: formed again",
-        "falling_back": "keeps retreating",
+        "regrouped": Words("rallies: it stops, unformed"),
+        "steady": Words("has formed up: formed again"),
+        "falling_back": Words("keeps retreating"),
     },
     reacts_to=Settled,
     test="rally",
@@ -441,7 +454,10 @@ def formed_up(battle: BattleView, unit: UnitView, seq: int) -> list[Outcome]:
 
 @RULES.clause(
     "gdb.rout.rally",
-    phrase={"regrouped": "rallies: it stops, unformed", "dispersed": "fails its one rally attempt and is dispersed"},
+    phrase={
+        "regrouped": Words("rallies: it stops, unformed"),
+        "dispersed": Words("fails its one rally attempt and is dispersed"),
+    },
     reacts_to=Settled,
     test="rally",
     when=lambda battle, settled: battle.units[settled.unit].state == "broken",

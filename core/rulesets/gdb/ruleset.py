@@ -36,6 +36,7 @@ from ...reactions import Outcomes
 from ...rules import Refusal, clause
 from ...state import DueTest, Point, Unit
 from ...view import BattleView, UnitView
+from ...words import Words, listed
 from ..base import Ruleset, TableSpec
 from .book import BattleMemory, Charge, UnitMemory, battle_memory, remember, remember_battle, unit_memory
 from .brigade import brigade_modifiers, lead_unit
@@ -43,9 +44,12 @@ from .modifiers import charged_modifiers, charging_modifiers, check_profile, cov
 from .neighbours import FLEEING
 from .profile import (
     ARTILLERY,
+    ATTACHED,
     BUILT_UP,
     CAVALRY,
     CHANGEABLE,
+    FORMATION_WORDS,
+    IN_LOCATION,
     PHASES,
     UNIT_TYPES,
     GdbProfile,
@@ -97,38 +101,50 @@ STANDING_FACTS = ("within_15cm", "beyond_15cm", "enemy_in_charge_range", "in_mel
 BOOL_FACTS = ("enemy_in_charge_range", "in_melee", "enemy_in_built_up_area", "contact_with_enemy")
 
 RESTRICTIONS = {
-    "no_melee": "acts as the player wishes but may not start a melee",
-    "halted": "stays where it is, formed; may shoot but not manoeuvre; cavalry fights without its charge bonus",
-    "may_not_reform": "may not reform before the next turn's Movement phase",
-    "reforming": "reforms this turn: neither moves nor shoots nor changes formation; formed at the end of the "
-    "Movement phase",
-    "forming_up": "forms up this turn: neither moves nor shoots; formed at the end of the Movement phase",
+    "no_melee": Words("acts as the player wishes but may not start a melee"),
+    "halted": Words("stays where it is, formed; may shoot but not manoeuvre; cavalry fights without its charge bonus"),
+    "may_not_reform": Words("may not reform before the next turn's Movement phase"),
+    "reforming": Words(
+        "reforms this turn: neither moves nor shoots nor changes formation; formed at the end of the Movement phase"
+    ),
+    "forming_up": Words("forms up this turn: neither moves nor shoots; formed at the end of the Movement phase"),
 }
 
 # How the narrative words a result read in the table and a column (not clauses: the clauses declare
 # their phrases with them).
 RESULT_WORDS = {
-    "result:charge": "Charge",
-    "result:carry_on": "Carry out orders",
-    "result:halt": "Halt",
-    "result:waver": "Waver",
-    "result:retreat": "Retreat",
-    "result:rout": "Rout",
-    "result:rally": "Rally",
-    "result:fail": "fails to rally",
-    "result:holds": "the brigade holds",
-    "column:brigade": "Brigade Morale Test",
+    "result:charge": Words("Charge"),
+    "result:carry_on": Words("Carry out orders"),
+    "result:halt": Words("Halt"),
+    "result:waver": Words("Waver"),
+    "result:retreat": Words("Retreat"),
+    "result:rout": Words("Rout"),
+    "result:rally": Words("Rally"),
+    "result:fail": Words("fails to rally"),
+    "result:holds": Words("the brigade holds"),
+    "column:brigade": Words("Brigade Morale Test"),
 }
 
 # The book's result states (Отступает, Бежит, Собирается, Колеблется, Рассеяно) for the shared ones.
 STATE_NAMES = {
-    "steady": "steady",
-    "falling_back": "retreating",
-    "broken": "routing",
-    "regrouped": "rallied, unformed",
-    "wavering": "wavering",
-    "dispersed": "dispersed",
-    "destroyed": "destroyed",
+    "steady": Words("steady"),
+    "falling_back": Words("retreating"),
+    "broken": Words("routing"),
+    "regrouped": Words("rallied, unformed"),
+    "wavering": Words("wavering"),
+    "dispersed": Words("dispersed"),
+    "destroyed": Words("destroyed"),
+}
+# A state as a refusal names it: its machine value in English (as it always has), the book's word
+# in Russian.
+STATE_VALUES = {
+    "steady": Words("steady"),
+    "falling_back": Words("falling_back"),
+    "broken": Words("broken"),
+    "regrouped": Words("regrouped"),
+    "wavering": Words("wavering"),
+    "dispersed": Words("dispersed"),
+    "destroyed": Words("destroyed"),
 }
 
 UNIT_TESTS = ("charging", "charged", "morale", "rally")
@@ -142,19 +158,28 @@ TABLES = {
 # What removes figures, in the book's words: enemy fire (in the Shooting phase, or closing fire in
 # the Charge phase, which gdb.note.charge_fire counts apart) and melee.
 CAUSES = {
-    "musketry": "musketry",
-    "artillery_fire": "artillery fire",
-    "skirmishers": "skirmishers' fire",
-    "closing_fire": "closing fire",
-    "melee": "melee",
+    "musketry": Words("musketry"),
+    "artillery_fire": Words("artillery fire"),
+    "skirmishers": Words("skirmishers' fire"),
+    "closing_fire": Words("closing fire"),
+    "melee": Words("melee"),
 }
 
 TESTS = {
-    "charging": "charging test",
-    "charged": "charged test",
-    "morale": "Morale Check Test",
-    "rally": "rally test",
-    "brigade": "Brigade Morale Test",
+    "charging": Words("charging test"),
+    "charged": Words("charged test"),
+    "morale": Words("Morale Check Test"),
+    "rally": Words("rally test"),
+    "brigade": Words("Brigade Morale Test"),
+}
+
+# The end of each phase of a game turn, as a restriction or a scheduled change lasts until it.
+PHASE_ENDS: dict[str, Callable[[int], str]] = {
+    "movement": lambda turn: Words("end of the movement phase of turn {turn}", turn=turn),
+    "charge": lambda turn: Words("end of the charge phase of turn {turn}", turn=turn),
+    "shooting": lambda turn: Words("end of the shooting phase of turn {turn}", turn=turn),
+    "melee": lambda turn: Words("end of the melee phase of turn {turn}", turn=turn),
+    "morale": lambda turn: Words("end of the morale phase of turn {turn}", turn=turn),
 }
 
 
@@ -511,7 +536,7 @@ RULES.react(brigade_must_test.id, TableFactRecorded, brigade_tests_due, fact="co
 def has_no_leadership(battle: BattleView, event: UnitJoined) -> None:
     if event.ld is not None or event.initiative is not None:
         raise Refusal(
-            "General de Brigade has no Leadership or Initiative: its tests read a results table",
+            Words("General de Brigade has no Leadership or Initiative: its tests read a results table"),
             field="ld" if event.ld is not None else "initiative",
         )
     check_profile(
@@ -526,71 +551,127 @@ def unit_change_allowed(battle: BattleView, event: UnitChanged) -> None:
     check_profile(
         unit.unit_type, unit.models, battle.ruleset.read_profile({**unit.profile, **changes}), unit.special_rules
     )
-    check_simultaneous(battle, "the unit's profile")
+    check_simultaneous(battle)
     new_formation = "formation" in changes and changes["formation"] != formation(unit)
     if unit.state == "wavering" and (new_formation or changes.get("formed") is True):
         raise Refusal(
-            f"{unit.id} is wavering: it cannot move or change formation until it has reformed "
-            "(player_decided reform, from the next turn's Movement phase)",
+            Words(
+                "{unit} is wavering: it cannot move or change formation until it has reformed "
+                "(player_decided reform, from the next turn's Movement phase)",
+                unit=unit.id,
+            ),
             rule=reforms.id,
         )
     if unit.restricted("reforming") and new_formation:
         raise Refusal(
-            f"{unit.id} reforms into the formation it had before and cannot change it this turn", rule=reforms.id
+            Words("{unit} reforms into the formation it had before and cannot change it this turn", unit=unit.id),
+            rule=reforms.id,
         )
     if changes.get("formed") is True:
         if unit.state in FLEEING:
-            raise Refusal(
-                f"{unit.id} is {'routing' if unit.state == 'broken' else 'retreating'} and unformed until it rallies",
-                rule=becomes_unformed.id,
-            )
+            if unit.state == "broken":
+                said = Words("{unit} is routing and unformed until it rallies", unit=unit.id)
+            else:
+                said = Words("{unit} is retreating and unformed until it rallies", unit=unit.id)
+            raise Refusal(said, rule=becomes_unformed.id)
         if unit.state == "regrouped":
             raise Refusal(
-                f"{unit.id} rallied unformed and forms up in the next Movement phase", rule=rally_retreating.id
+                Words("{unit} rallied unformed and forms up in the next Movement phase", unit=unit.id),
+                rule=rally_retreating.id,
             )
 
 
-def check_simultaneous(battle: BattleView, what: str) -> None:
+def check_simultaneous(battle: BattleView, fact: str = "") -> None:
+    """No change to what the Morale phase's tests read (a fact, or the unit's profile when `fact` is
+    empty) while they are being rolled."""
     if battle.phase == "morale" and battle.phase_open and any(d.test in UNIT_TESTS for d in battle.due):
-        raise Refusal(
-            f"the Morale phase's tests read the table as it stood when the phase began: change {what} "
-            "after they are rolled",
-            rule=morale_tests_due.id,
-        )
+        if fact:
+            said = Words(
+                "the Morale phase's tests read the table as it stood when the phase began: change {fact} "
+                "after they are rolled",
+                fact=fact,
+            )
+        else:
+            said = Words(
+                "the Morale phase's tests read the table as it stood when the phase began: change the unit's "
+                "profile after they are rolled"
+            )
+        raise Refusal(said, rule=morale_tests_due.id)
+
+
+# Why a unit may not charge: its state, or what a result restricts it to this turn (in this order),
+# each one sentence naming the unit, with the clause that says so.
+Barred = tuple[Callable[[str], str], str]
+CHARGE_BARRED_BY_STATE: dict[str, Barred] = {
+    "wavering": (
+        lambda unit: Words("{unit} is wavering and cannot move until it has reformed: it cannot charge", unit=unit),
+        wavers.id,
+    ),
+    "falling_back": (lambda unit: Words("{unit} is retreating: it cannot charge", unit=unit), retreats.id),
+    "broken": (lambda unit: Words("{unit} is routing: it cannot charge", unit=unit), routs.id),
+    "regrouped": (
+        lambda unit: Words("{unit} rallied unformed and must form up first: it cannot charge", unit=unit),
+        rally_retreating.id,
+    ),
+}
+CHARGE_BARRED_BY_RESTRICTION: dict[str, Barred] = {
+    "halted": (
+        lambda unit: Words(
+            "{unit} stays where it is, formed; may shoot but not manoeuvre; cavalry fights without its charge "
+            "bonus this turn: it cannot charge",
+            unit=unit,
+        ),
+        halts.id,
+    ),
+    "no_melee": (
+        lambda unit: Words(
+            "{unit} acts as the player wishes but may not start a melee this turn: it cannot charge", unit=unit
+        ),
+        carries_on.id,
+    ),
+    "reforming": (
+        lambda unit: Words(
+            "{unit} reforms this turn: neither moves nor shoots nor changes formation; formed at the end of the "
+            "Movement phase this turn: it cannot charge",
+            unit=unit,
+        ),
+        reforms.id,
+    ),
+    "forming_up": (
+        lambda unit: Words(
+            "{unit} forms up this turn: neither moves nor shoots; formed at the end of the Movement phase this "
+            "turn: it cannot charge",
+            unit=unit,
+        ),
+        rally_retreating.id,
+    ),
+}
 
 
 @RULES.check(ChargeDeclared)
 def charge_allowed(battle: BattleView, event: ChargeDeclared) -> None:
     charger = battle.units[event.charger]
     if not (battle.phase_open and battle.phase == "charge"):
-        raise Refusal("charges are declared in the Charge phase", rule=charging_test.id)
+        raise Refusal(Words("charges are declared in the Charge phase"), rule=charging_test.id)
     if charger.unit_type in ARTILLERY:
-        raise Refusal(f"{charger.id} is artillery and does not charge", rule=charging_test.id)
+        raise Refusal(Words("{unit} is artillery and does not charge", unit=charger.id), rule=charging_test.id)
     if charger.id in battle_memory(battle).charges:
-        raise Refusal(f"{charger.id} has already charged this phase", field="charger")
-    forbidden = {
-        "wavering": ("is wavering and cannot move until it has reformed", wavers.id),
-        "falling_back": ("is retreating", retreats.id),
-        "broken": ("is routing", routs.id),
-        "regrouped": ("rallied unformed and must form up first", rally_retreating.id),
-    }
-    if charger.state in forbidden:
-        why, rule_id = forbidden[charger.state]
-        raise Refusal(f"{charger.id} {why}: it cannot charge", rule=rule_id)
-    for name, rule_id in (
-        ("halted", halts.id),
-        ("no_melee", carries_on.id),
-        ("reforming", reforms.id),
-        ("forming_up", rally_retreating.id),
-    ):
+        raise Refusal(Words("{unit} has already charged this phase", unit=charger.id), field="charger")
+    barred = CHARGE_BARRED_BY_STATE.get(charger.state)
+    if barred is not None:
+        why, rule_id = barred
+        raise Refusal(why(charger.id), rule=rule_id)
+    for name, (why, rule_id) in CHARGE_BARRED_BY_RESTRICTION.items():
         if charger.restricted(name):
-            raise Refusal(f"{charger.id} {RESTRICTIONS[name]} this turn: it cannot charge", rule=rule_id)
+            raise Refusal(why(charger.id), rule=rule_id)
 
 
 @RULES.check(CombatResolved)
 def melees_are_read_unit_by_unit(battle: BattleView, event: CombatResolved) -> None:
     raise Refusal(
-        "General de Brigade melees are read from the rulebook's melee table: record each unit's melee_result fact",
+        Words(
+            "General de Brigade melees are read from the rulebook's melee table: record each unit's melee_result fact"
+        ),
         field="type",
     )
 
@@ -598,7 +679,7 @@ def melees_are_read_unit_by_unit(battle: BattleView, event: CombatResolved) -> N
 @RULES.check(TableFactRecorded, fact=BOOL_FACTS)
 def true_or_false(battle: BattleView, event: TableFactRecorded) -> None:
     if not isinstance(event.value, bool):
-        raise Refusal(f"{event.fact} is true or false", field="value")
+        raise Refusal(Words("{fact} is true or false", fact=event.fact), field="value")
 
 
 @RULES.check(TableFactRecorded, fact=STANDING_FACTS)
@@ -610,14 +691,17 @@ def not_while_the_morale_tests_read_the_table(battle: BattleView, event: TableFa
 def names_another_unit(battle: BattleView, event: TableFactRecorded) -> None:
     other = battle.units.get(event.value) if isinstance(event.value, str) else None
     if other is None or other is battle.units[event.unit]:
-        raise Refusal(f"{event.fact} names another unit of this battle, not {event.value!r}", field="value")
+        raise Refusal(
+            Words("{fact} names another unit of this battle, not {value!r}", fact=event.fact, value=event.value),
+            field="value",
+        )
 
 
 @RULES.check(TableFactRecorded, fact="enemy_in_built_up_area")
 def in_a_built_up_area(battle: BattleView, event: TableFactRecorded) -> None:
     unit = battle.units[event.unit]
     if event.value and unit.profile["location"] not in BUILT_UP:
-        raise Refusal(f"{unit.id} is in the open: there is no built-up area to share", rule=cover.id)
+        raise Refusal(Words("{unit} is in the open: there is no built-up area to share", unit=unit.id), rule=cover.id)
 
 
 @RULES.check(TableFactRecorded, fact="contact_with_enemy")
@@ -625,7 +709,12 @@ def a_routing_unit_reached(battle: BattleView, event: TableFactRecorded) -> None
     unit = battle.units[event.unit]
     if unit.state != "broken" or event.value is not True:
         raise Refusal(
-            f"only a routing unit is dispersed by contact; {unit.id} is {unit.state}", rule=caught_by_enemy.id
+            Words(
+                "only a routing unit is dispersed by contact; {unit} is {state}",
+                unit=unit.id,
+                state=STATE_VALUES.get(unit.state, unit.state),
+            ),
+            rule=caught_by_enemy.id,
         )
 
 
@@ -641,23 +730,34 @@ def through_a_fleeing_friend(battle: BattleView, event: TableFactRecorded) -> No
 
 def check_melee_result(battle: BattleView, unit: UnitView, value: Any) -> None:
     if value not in MELEE_RESULTS:
-        raise Refusal(f"melee_result is one of {', '.join(MELEE_RESULTS)}", field="value")
+        raise Refusal(Words("melee_result is one of {results}", results=listed(MELEE_RESULTS)), field="value")
     if not (battle.phase_open and battle.phase == "melee"):
-        raise Refusal("melee results are recorded in the Melee phase", rule=melee_result_stands.id)
+        raise Refusal(Words("melee results are recorded in the Melee phase"), rule=melee_result_stands.id)
     if unit.state == "falling_back" and value not in ("retreat", "rout"):
-        raise Refusal(f"{unit.id} is retreating and loses any melee automatically", rule=loses_melee.id)
+        raise Refusal(
+            Words("{unit} is retreating and loses any melee automatically", unit=unit.id), rule=loses_melee.id
+        )
     if unit.state == "broken":
         raise Refusal(
-            f"{unit.id} is routing and does not fight back: record contact_with_enemy", rule=caught_by_enemy.id
+            Words("{unit} is routing and does not fight back: record contact_with_enemy", unit=unit.id),
+            rule=caught_by_enemy.id,
         )
 
 
 def check_interpenetration(unit: UnitView, retreating: UnitView) -> None:
     if retreating.side != unit.side or retreating.state not in FLEEING:
-        raise Refusal(f"{retreating.id} is not a retreating or routing friend of {unit.id}", rule=interpenetrated.id)
+        raise Refusal(
+            Words(
+                "{retreating} is not a retreating or routing friend of {unit}", retreating=retreating.id, unit=unit.id
+            ),
+            rule=interpenetrated.id,
+        )
     if formation(unit) == "square" or unit.profile["location"] in ("redoubt", "building", "castle", "church"):
         raise Refusal(
-            f"a retreating unit goes round squares and units in redoubts or buildings, not through {unit.id}",
+            Words(
+                "a retreating unit goes round squares and units in redoubts or buildings, not through {unit}",
+                unit=unit.id,
+            ),
             rule=interpenetrated.id,
         )
 
@@ -668,15 +768,25 @@ def reform_allowed(battle: BattleView, event: PlayerDecided) -> None:
         return
     unit = battle.units[event.unit]
     if unit.state != "wavering":
-        raise Refusal(f"only a wavering unit reforms; {unit.id} is {unit.state}", rule=reforms.id)
+        raise Refusal(
+            Words(
+                "only a wavering unit reforms; {unit} is {state}",
+                unit=unit.id,
+                state=STATE_VALUES.get(unit.state, unit.state),
+            ),
+            rule=reforms.id,
+        )
     if not (battle.phase_open and battle.phase == "movement") or battle.turn <= unit_memory(unit).wavered_turn:
         raise Refusal(
-            f"{unit.id} began to waver in turn {unit_memory(unit).wavered_turn}: it may reform only from the "
-            "Movement phase of the next turn",
+            Words(
+                "{unit} began to waver in turn {turn}: it may reform only from the Movement phase of the next turn",
+                unit=unit.id,
+                turn=unit_memory(unit).wavered_turn,
+            ),
             rule=reforms.id,
         )
     if unit.restricted("reforming"):
-        raise Refusal(f"{unit.id} is already reforming", rule=reforms.id)
+        raise Refusal(Words("{unit} is already reforming", unit=unit.id), rule=reforms.id)
 
 
 @RULES.check(DiceRolled, first=True)
@@ -692,15 +802,22 @@ def rally_roll_allowed(battle: BattleView, event: DiceRolled) -> None:
     ):
         return
     if unit.state not in FLEEING:
-        raise Refusal(f"only a retreating or routing unit rallies; {unit.id} is {unit.state}", rule=rally_call.id)
+        raise Refusal(
+            Words(
+                "only a retreating or routing unit rallies; {unit} is {state}",
+                unit=unit.id,
+                state=STATE_VALUES.get(unit.state, unit.state),
+            ),
+            rule=rally_call.id,
+        )
     if may_not_rally(battle, unit):
         raise Refusal(
-            f"{unit.id} is within charge range of an enemy or in melee and cannot attempt to rally",
+            Words("{unit} is within charge range of an enemy or in melee and cannot attempt to rally", unit=unit.id),
             rule=may_not_rally.id,
         )
     if unit.state == "broken" and unit_memory(unit).rally_attempted:
-        raise Refusal(f"{unit.id} has had its one rally attempt", rule=rally_routing.id)
-    raise Refusal(f"{unit.id} attempts to rally in the Morale phase", rule=rally_call.id)
+        raise Refusal(Words("{unit} has had its one rally attempt", unit=unit.id), rule=rally_routing.id)
+    raise Refusal(Words("{unit} attempts to rally in the Morale phase", unit=unit.id), rule=rally_call.id)
 
 
 class Gdb(Ruleset):
@@ -736,18 +853,32 @@ class Gdb(Ruleset):
 
     def describe_point(self, battle: BattleView, point: Point) -> str:
         turn, _, phase_index = point
-        return f"end of the {self.phases[phase_index]} phase of turn {turn}"
+        return PHASE_ENDS[self.phases[phase_index]](turn)
 
     def profile_values(self, unit: Unit) -> dict[str, Any]:
         return {**super().profile_values(unit), "formation": formation(unit)}
 
     def describe_profile(self, unit: Unit) -> str:
-        words = [formation(unit).replace("_", " "), "formed" if unit.profile["formed"] else "unformed"]
-        if unit.profile["location"] != "open":
-            words.append(f"in a {unit.profile['location']}")
-        if unit.profile["commander"] != "none":
-            words.append(f"{str(unit.profile['commander']).replace('_', ' ')} attached")
-        return ", ".join(words)
+        """The unit's formation and order ("line, formed"), where it stands if not in the open ("in a
+        church"), and who is attached to it: one sentence for each set of these a unit can have."""
+        shape = FORMATION_WORDS[formation(unit)]
+        formed = Words("formed") if unit.profile["formed"] else Words("unformed")
+        location, commander = str(unit.profile["location"]), str(unit.profile["commander"])
+        where = IN_LOCATION.get(location) if location != "open" else None
+        attached = ATTACHED.get(commander) if commander != "none" else None
+        if where is not None and attached is not None:
+            return Words(
+                "{formation}, {formed}, {where}, {attached}",
+                formation=shape,
+                formed=formed,
+                where=where,
+                attached=attached,
+            )
+        if where is not None:
+            return Words("{formation}, {formed}, {where}", formation=shape, formed=formed, where=where)
+        if attached is not None:
+            return Words("{formation}, {formed}, {attached}", formation=shape, formed=formed, attached=attached)
+        return Words("{formation}, {formed}", formation=shape, formed=formed)
 
 
 @RULES.restricts("falling_back")
@@ -755,18 +886,18 @@ class Gdb(Ruleset):
 def retreating_unit_restrictions(unit: UnitView) -> list[tuple[str, str]]:
     """A retreating unit does not shoot (and loses any melee, `loses_melee`)."""
     return [
-        ("does not shoot", retreating_unit_restrictions.id),
-        ("loses any melee automatically and goes on retreating", loses_melee.id),
+        (Words("does not shoot"), retreating_unit_restrictions.id),
+        (Words("loses any melee automatically and goes on retreating"), loses_melee.id),
     ]
 
 
-IMPLIED = {
-    "wavering": [("cannot move until it has reformed; may shoot only if charged", wavers.id)],
+IMPLIED: dict[str, list[tuple[str, str]]] = {
+    "wavering": [(Words("cannot move until it has reformed; may shoot only if charged"), wavers.id)],
     "broken": [
-        ("back to the enemy; does not shoot or fight back in melee", routs.id),
-        ("dispersed on contact with an enemy", caught_by_enemy.id),
+        (Words("back to the enemy; does not shoot or fight back in melee"), routs.id),
+        (Words("dispersed on contact with an enemy"), caught_by_enemy.id),
     ],
-    "regrouped": [("stopped and unformed; forms up in the next Movement phase", rally_retreating.id)],
+    "regrouped": [(Words("stopped and unformed; forms up in the next Movement phase"), rally_retreating.id)],
 }
 for _state, _rows in IMPLIED.items():
     RULES.always_restricts(_state, _rows)

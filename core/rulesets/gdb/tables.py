@@ -5,7 +5,7 @@ Our source text lost both tables' numbers, so the engine ships stand-in values (
 `core/rulesets/`, where the app reads every ruleset's shipped tables by the file name it records)
 and a battle pins the values it is played with (battle_started.tables). These Structs say what a
 valid table looks like, so a user's own table is refused naming the field if it would leave a total
-without a result.
+without a result (in the reader's language: each problem is `Words`, which the refusal keeps).
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from __future__ import annotations
 import msgspec
 
 from ...rules import clause
+from ...words import Words, listed
 from .profile import UNIT_TYPES
 
 UNIT_RESULTS = ("charge", "carry_on", "halt", "waver", "retreat", "rout")
@@ -35,19 +36,28 @@ class Row(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
 
 def _check_column(name: str, rows: list[Row], results: tuple[str, ...]) -> None:
     if not rows:
-        raise ValueError(f"column {name!r} has no rows")
+        raise ValueError(Words("column {name!r} has no rows", name=name))
     for row in rows:
         if row.result not in results:
-            raise ValueError(f"column {name!r}: unknown result {row.result!r} (known: {', '.join(results)})")
+            raise ValueError(
+                Words(
+                    "column {name!r}: unknown result {result!r} (known: {known})",
+                    name=name,
+                    result=row.result,
+                    known=listed(results),
+                )
+            )
         unknown = [t for t in row.unit_types if t not in UNIT_TYPES]
         if unknown:
-            raise ValueError(f"column {name!r}: unknown unit type {unknown[0]!r}")
+            raise ValueError(Words("column {name!r}: unknown unit type {unit_type!r}", name=name, unit_type=unknown[0]))
     mins = [row.min for row in rows if row.min is not None]
     if mins != sorted(mins, reverse=True):
-        raise ValueError(f"column {name!r}: rows must go from the highest total down")
+        raise ValueError(Words("column {name!r}: rows must go from the highest total down", name=name))
     last = rows[-1]
     if last.min is not None or last.unit_types:
-        raise ValueError(f"column {name!r} must end with a row without min or unit_types, for every lower total")
+        raise ValueError(
+            Words("column {name!r} must end with a row without min or unit_types, for every lower total", name=name)
+        )
 
 
 class ResultsTable(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
@@ -65,7 +75,7 @@ class ResultsTable(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
         _check_column("rally", self.rally, RALLY_RESULTS)
         unknown = [r for r in self.passing if r not in UNIT_RESULTS + RALLY_RESULTS]
         if unknown:
-            raise ValueError(f"passing: unknown result {unknown[0]!r}")
+            raise ValueError(Words("passing: unknown result {result!r}", result=unknown[0]))
 
 
 class BrigadeTable(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):

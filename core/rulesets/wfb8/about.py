@@ -3,5 +3,6 @@
 says otherwise."""
 
 from morale.core.installed import About
+from morale.core.words import Words
 
-WFB8 = About("wfb8", "1", "Warhammer Fantasy Battle 8th edition", listing_order=30)
+WFB8 = About("wfb8", "1", Words("Warhammer Fantasy Battle 8th edition"), listing_order=30)

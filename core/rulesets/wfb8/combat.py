@@ -11,12 +11,14 @@ Combat phase ends or it fights again: a combat report that still lists it, with 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import NamedTuple
 
 from morale.events.types import CombatSide
 
 from ...outcomes import EngagementChanged, Noted
 from ...rules import clause
 from ...view import UnitView
+from ...words import Words
 
 # The note on a unit the engine freed from its combat (`no_more_foes`): every foe it had is gone.
 NO_ENEMY_LEFT = "no_enemy_left"
@@ -48,7 +50,7 @@ def has_no_more_foes(unit_id: str, caused_by: tuple[int, ...]) -> EngagementChan
         rule=no_more_foes.id,
         caused_by=caused_by,
         engaged=False,
-        detail="no enemy left: counts as having won",
+        detail=Words("no enemy left: counts as having won"),
     )
 
 
@@ -95,11 +97,20 @@ def no_more_foes(unit: UnitView, side: CombatSide) -> bool:
     return freed(unit) or unit.id in side.left_combat
 
 
-def steadfast(unit: UnitView, side: CombatSide, enemy: CombatSide, units: Mapping[str, UnitView]) -> str:
+class Steadfast(NamedTuple):
+    """Why a unit is Steadfast (`steadfast`): it is Stubborn, or it has `own` ranks to the `best`
+    of the enemy units still in the combat."""
+
+    stubborn: bool
+    own: int = 0
+    best: int = 0
+
+
+def steadfast(unit: UnitView, side: CombatSide, enemy: CombatSide, units: Mapping[str, UnitView]) -> Steadfast | None:
     """For the Break test (`ruleset.break_test`): more ranks than every enemy unit still in the
-    combat; Stubborn units always are. Returns why the unit is Steadfast, or ""."""
+    combat; Stubborn units always are. Returns why the unit is Steadfast, or None."""
     if unit.has("stubborn"):
-        return "Stubborn: always Steadfast"
+        return Steadfast(stubborn=True)
     own = side.ranks.get(unit.id, 0)
     best = max((enemy.ranks.get(u, 0) for u in still_in_combat(enemy, units)), default=0)
-    return f"Steadfast: {own} ranks to {best}" if own > best else ""
+    return Steadfast(stubborn=False, own=own, best=best) if own > best else None

@@ -47,9 +47,11 @@ from ...reactions import Outcomes, Rulebook
 from ...rules import DESTROYED, TEST_FIRST, Refusal, clause, declare
 from ...state import DueTest
 from ...view import BattleView, UnitView
+from ...words import Words, counted, listed
 from ..base import Ruleset, leadership_result
 from .combat import (
     NO_ENEMY_LEFT,
+    Steadfast,
     combat_score,
     engaged,
     foes,
@@ -99,17 +101,17 @@ PARAMETERS = {
 STAND_AND_SHOOT = "stand_and_shoot"
 
 RESTRICTIONS = {
-    "fled_this_turn": "began to flee this turn: cannot rally this turn",
-    "rallied_this_turn": "rallied: stops and reforms; cannot move or shoot this turn",
+    "fled_this_turn": Words("began to flee this turn: cannot rally this turn"),
+    "rallied_this_turn": Words("rallied: stops and reforms; cannot move or shoot this turn"),
 }
 
 # The book's words for the shared states: a unit flees, rallies, and flees off the table.
 STATE_NAMES = {
-    "steady": "steady",
-    "falling_back": "fleeing",
-    "regrouped": "rallied",
-    "dispersed": "fled off the table",
-    "destroyed": "destroyed",
+    "steady": Words("steady"),
+    "falling_back": Words("fleeing"),
+    "regrouped": Words("rallied"),
+    "dispersed": Words("fled off the table"),
+    "destroyed": Words("destroyed"),
 }
 
 ALIVE = ["steady", "falling_back", "regrouped"]
@@ -118,15 +120,15 @@ RULES = Rulebook("wfb8")
 
 
 # -- Leadership tests -----------------------------------------------------------------------------
-@clause("wfb8.panic.test", phrase="panics and flees")
+@clause("wfb8.panic.test", phrase=Words("panics and flees"))
 def panic_test(unit: UnitView, due: DueTest, dice: tuple[int, ...], target: int) -> TestResolved:
     """A Panic test is a normal Leadership test: passed, nothing happens; failed, the unit flees."""
     return leadership_result(unit, due, dice, target, rule=panic_test.id)
 
 
 # Why a unit takes no Panic test (`panic_exemption`).
-IN_COMBAT = "in close combat: Break tests govern it there"
-FLEEING = "fleeing"
+IN_COMBAT = Words("in close combat: Break tests govern it there")
+FLEEING = Words("fleeing")
 
 
 @clause("wfb8.panic.exempt", fact={"in_close_combat": "enemy_or_false"})  # an enemy now in base contact, or false
@@ -144,8 +146,8 @@ def panic_exemption(unit: UnitView) -> str:
 def fleeing_restrictions(unit: UnitView) -> list[tuple[str, str]]:
     """What fleeing forbids by itself, for the board."""
     return [
-        ("flees: can do nothing but flee", flee_move.id),  # declared below: read when the board asks
-        ("takes no Panic tests while fleeing", panic_exemption.id),
+        (Words("flees: can do nothing but flee"), flee_move.id),  # declared below: read when the board asks
+        (Words("takes no Panic tests while fleeing"), panic_exemption.id),
     ]
 
 
@@ -154,7 +156,8 @@ def in_combat_restrictions(unit: UnitView) -> list[tuple[str, str]]:
     """A unit in close combat, in any state, takes Break tests there, not Panic tests."""
     if not engaged(unit):
         return []
-    return [(f"in close combat with {', '.join(foes(unit))}: Break tests, not Panic tests", panic_exemption.id)]
+    said = Words("in close combat with {foes}: Break tests, not Panic tests", foes=listed(foes(unit)))
+    return [(said, panic_exemption.id)]
 
 
 def enters_combat(unit_id: str, caused_by: tuple[int, ...]) -> EngagementChanged:
@@ -163,7 +166,7 @@ def enters_combat(unit_id: str, caused_by: tuple[int, ...]) -> EngagementChanged
         rule=panic_exemption.id,
         caused_by=caused_by,
         engaged=True,
-        detail="Break tests, not Panic tests, govern it",
+        detail=Words("Break tests, not Panic tests, govern it"),
     )
 
 
@@ -179,7 +182,7 @@ def heavy_casualties(unit: UnitView, threshold_percent: int) -> bool:
 @clause(
     "wfb8.panic.stand_and_shoot",
     cause=STAND_AND_SHOOT,
-    phrase="panics under the Stand and Shoot and flees, back out of the shooters' range",
+    phrase=Words("panics under the Stand and Shoot and flees, back out of the shooters' range"),
 )
 def from_stand_and_shoot(event: CasualtiesSuffered) -> bool:
     """Casualties a charged unit's Stand and Shoot inflicts on its charger count too, and the test is
@@ -192,19 +195,30 @@ def unbreakable(unit: UnitView) -> bool:
     return unit.has("unbreakable")
 
 
-@clause("wfb8.break.test", special_rule=("stubborn", "unbreakable"), phrase="breaks and flees")
+@clause("wfb8.break.test", special_rule=("stubborn", "unbreakable"), phrase=Words("breaks and flees"))
 def break_test(unit: UnitView, due: DueTest, dice: tuple[int, ...], target: int) -> TestResolved:
     """The loser's Leadership minus the difference in combat result (unmodified when Steadfast);
     a double 1, Insane Courage, always passes. Failed: the unit flees."""
     result = leadership_result(unit, due, dice, target, rule=break_test.id)
     if dice == (1, 1):
-        return replace(result, passed=True, detail="Insane Courage: a double 1 always passes")
+        return replace(result, passed=True, detail=Words("Insane Courage: a double 1 always passes"))
     return result
 
 
-def break_modifier(margin: int, steadfast_because: str) -> Modifier:
+def break_modifier(margin: int, steadfast_because: Steadfast | None) -> Modifier:
     """`break_test`: -1 Ld for each point the combat was lost by, ignored by a Steadfast unit."""
-    reason = f"combat lost by {margin}" + (f"; {steadfast_because}" if steadfast_because else "")
+    if steadfast_because is None:
+        reason = Words("combat lost by {margin}", margin=margin)
+    elif steadfast_because.stubborn:
+        reason = Words("combat lost by {margin}; Stubborn: always Steadfast", margin=margin)
+    else:  # the ranks agree with the first number (1 ряд, 2 ряда, 5 рядов); English says "ranks" for any
+        reason = counted(
+            "combat lost by {margin}; Steadfast: {n} ranks to {best}",
+            "combat lost by {margin}; Steadfast: {n} ranks to {best}",
+            n=steadfast_because.own,
+            margin=margin,
+            best=steadfast_because.best,
+        )
     return Modifier(
         rule=break_test.id, value=-margin, reason=reason, ignored_by=break_test.id if steadfast_because else ""
     )
@@ -235,23 +249,28 @@ def near_the_battle_standard(unit: UnitView) -> list[tuple[str, str]]:
     """A unit stated within 12 inches of its Battle Standard re-rolls failed Ld tests (the board says so)."""
     if unit.notes.get("near_battle_standard") is not True:
         return []
-    return [("within 12 inches of the Battle Standard: re-rolls failed Ld tests", hold_your_ground.id)]
+    return [(Words("within 12 inches of the Battle Standard: re-rolls failed Ld tests"), hold_your_ground.id)]
 
 
 # Every test a unit may have due, in the rulebook's words.
 # The sources of casualties the Panic rules name (wfb8.panic.heavy_casualties: "shooting, magic, a
 # war machine misfire, a miscast, Dangerous terrain"), Stand and Shoot, and close combat.
 CAUSES = {
-    "shooting": "shooting",
-    "magic": "magic",
-    "misfire": "a war machine misfire",
-    "miscast": "a miscast",
-    "dangerous_terrain": "Dangerous terrain",
-    STAND_AND_SHOOT: "Stand and Shoot",
-    "close_combat": "close combat",
+    "shooting": Words("shooting"),
+    "magic": Words("magic"),
+    "misfire": Words("a war machine misfire"),
+    "miscast": Words("a miscast"),
+    "dangerous_terrain": Words("Dangerous terrain"),
+    STAND_AND_SHOOT: Words("Stand and Shoot"),
+    "close_combat": Words("close combat"),
 }
 
-TESTS = {"panic": "Panic test", "break": "Break test", "rally": "Rally test", "flee": "Flee roll"}
+TESTS = {
+    "panic": Words("Panic test"),
+    "break": Words("Break test"),
+    "rally": Words("Rally test"),
+    "flee": Words("Flee roll"),
+}
 
 
 # What a unit's notes hold: foes (`set_foes`), charging (`charging`), broke_in (a `phase_window`) and
@@ -298,7 +317,7 @@ RULES.react(panic_exemption.id, TestCalled, takes_no_panic_test, test="panic", w
 
 
 def never_tests(battle: BattleView, called: TestCalled) -> Outcomes:
-    return [not_taken(called, break_test.id, called.caused_by, "Unbreakable")]
+    return [not_taken(called, break_test.id, called.caused_by, Words("Unbreakable"))]
 
 
 RULES.react(
@@ -314,11 +333,11 @@ RULES.react(
 @RULES.check(UnitJoined)
 def unit_needs_its_leadership(battle: BattleView, event: UnitJoined) -> None:
     if event.ld is None:
-        raise Refusal("a WFB unit needs its Leadership (ld) for Panic, Break and Rally tests", field="ld")
+        raise Refusal(Words("a WFB unit needs its Leadership (ld) for Panic, Break and Rally tests"), field="ld")
     if "battle_standard_bearer" in event.special_rules and any(
         u.side == event.side and u.has("battle_standard_bearer") for u in battle.units.values()
     ):
-        raise Refusal(f"{event.side} already has its Battle Standard Bearer", rule=hold_your_ground.id)
+        raise Refusal(Words("{side} already has its Battle Standard Bearer", side=event.side), rule=hold_your_ground.id)
 
 
 # -- casualties -----------------------------------------------------------------------------------
@@ -327,7 +346,7 @@ def stand_and_shoot_aimed_at_a_charger(battle: BattleView, event: CasualtiesSuff
     unit = battle.units[event.unit]
     if from_stand_and_shoot(event) and "charging" not in unit.notes:
         raise Refusal(
-            f"{unit.id} declared no charge this phase: no Stand and Shoot was aimed at it",
+            Words("{unit} declared no charge this phase: no Stand and Shoot was aimed at it", unit=unit.id),
             rule=from_stand_and_shoot.id,
         )
 
@@ -370,45 +389,72 @@ def names_a_friend(battle: BattleView, event: TableFactRecorded) -> None:
     unit = battle.units[event.unit]
     friend = battle.units.get(event.value) if isinstance(event.value, str) else None
     if friend is None or friend is unit or friend.side != unit.side:
-        raise Refusal(f"{event.fact} names another unit of {unit.side} (got {event.value!r})", field="value")
+        raise Refusal(
+            Words(
+                "{fact} names another unit of {side} (got {value!r})",
+                fact=event.fact,
+                side=unit.side,
+                value=event.value,
+            ),
+            field="value",
+        )
 
 
 @RULES.check(TableFactRecorded, fact="friend_destroyed_within_6")
 def destroyed_this_phase(battle: BattleView, event: TableFactRecorded) -> None:
     friend = battle.units[str(event.value)]
     if not (friend.state == "destroyed" and friend.phase_losses):
-        raise Refusal(f"{friend.id} was not destroyed this phase", rule=battle.ruleset.facts[event.fact])
+        raise Refusal(
+            Words("{unit} was not destroyed this phase", unit=friend.id), rule=battle.ruleset.facts[event.fact]
+        )
 
 
 @RULES.check(TableFactRecorded, fact="friend_broke_within_6")
 def broke_this_phase(battle: BattleView, event: TableFactRecorded) -> None:
     friend = battle.units[str(event.value)]
     if friend.notes.get("broke_in") != this_phase(battle):
-        raise Refusal(f"{friend.id} did not break from a combat this phase", rule=battle.ruleset.facts[event.fact])
+        raise Refusal(
+            Words("{unit} did not break from a combat this phase", unit=friend.id),
+            rule=battle.ruleset.facts[event.fact],
+        )
 
 
 @RULES.check(TableFactRecorded, fact="friend_fled_through")
 def fled_past_already(battle: BattleView, event: TableFactRecorded) -> None:
     friend, cited = battle.units[str(event.value)], battle.ruleset.facts[event.fact]
     if friend.state != "falling_back":
-        raise Refusal(f"{friend.id} is not fleeing", rule=cited)
+        raise Refusal(Words("{unit} is not fleeing", unit=friend.id), rule=cited)
     if any(t.test == "flee" for t in battle.due_for(friend.id)):
-        raise Refusal(f"{friend.id} has not made its flee move yet: the test comes after it", rule=cited)
+        raise Refusal(
+            Words("{unit} has not made its flee move yet: the test comes after it", unit=friend.id), rule=cited
+        )
 
 
 @RULES.check(TableFactRecorded, fact="fled_off_table")
 def off_the_table_while_fleeing(battle: BattleView, event: TableFactRecorded) -> None:
     unit = battle.units[event.unit]
     if event.value is not True:
-        raise Refusal("fled_off_table is recorded when it happens, with value true", field="value")
+        raise Refusal(Words("fled_off_table is recorded when it happens, with value true"), field="value")
     if unit.state != "falling_back":
-        raise Refusal(f"{unit.id} is not fleeing (it is {unit.state})", rule=flee_move.id)
+        raise Refusal(not_fleeing(unit), rule=flee_move.id)
+
+
+def not_fleeing(unit: UnitView) -> Words:
+    """Why a unit that is not fleeing cannot flee off the table: one sentence for each state it may be
+    in (the English names the state's machine value, the other languages the ruleset's name for it)."""
+    said = {
+        "steady": Words("{unit} is not fleeing (it is steady)", unit=unit.id),
+        "regrouped": Words("{unit} is not fleeing (it is regrouped)", unit=unit.id),
+        "dispersed": Words("{unit} is not fleeing (it is dispersed)", unit=unit.id),
+        "destroyed": Words("{unit} is not fleeing (it is destroyed)", unit=unit.id),
+    }
+    return said.get(unit.state) or Words("{unit} is not fleeing (it is {state})", unit=unit.id, state=unit.state)
 
 
 @RULES.check(TableFactRecorded, fact="near_battle_standard")
 def measured_to_the_standard(battle: BattleView, event: TableFactRecorded) -> None:
     if not isinstance(event.value, bool):
-        raise Refusal("near_battle_standard is true or false, as measured", field="value")
+        raise Refusal(Words("near_battle_standard is true or false, as measured"), field="value")
 
 
 @RULES.check(TableFactRecorded, fact="in_close_combat")
@@ -417,14 +463,14 @@ def in_base_contact(battle: BattleView, event: TableFactRecorded) -> None:
     unit, value = battle.units[event.unit], event.value
     if value is False:
         if not engaged(unit):
-            raise Refusal(f"{unit.id} is not in close combat", field="value")
+            raise Refusal(Words("{unit} is not in close combat", unit=unit.id), field="value")
         return
     enemy = battle.units.get(value) if isinstance(value, str) else None
     if enemy is None or enemy.side == unit.side or not enemy.alive:
-        raise Refusal("in_close_combat names an enemy unit now in base contact, or is false", field="value")
+        raise Refusal(Words("in_close_combat names an enemy unit now in base contact, or is false"), field="value")
     for fighter in (unit, enemy):
         if fighter.state == "falling_back":
-            raise Refusal(f"{fighter.id} is fleeing and fights no one", rule=flee_move.id)
+            raise Refusal(Words("{unit} is fleeing and fights no one", unit=fighter.id), rule=flee_move.id)
 
 
 def contact_stated(battle: BattleView, event: TableFactRecorded) -> Outcomes:
@@ -532,13 +578,15 @@ def leaves_combat(battle: BattleView, unit: UnitView, caused_by: tuple[int, ...]
 def charge_allowed(battle: BattleView, event: ChargeDeclared) -> None:
     charger = battle.units[event.charger]
     if not (battle.phase_open and battle.phase == "movement" and charger.side == battle.active_side):
-        raise Refusal(f"{charger.id} can charge only in its own side's Movement phase", field="charger")
+        raise Refusal(
+            Words("{unit} can charge only in its own side's Movement phase", unit=charger.id), field="charger"
+        )
     if charger.state == "falling_back":
-        raise Refusal(f"{charger.id} is fleeing and can do nothing but flee", rule=flee_move.id)
+        raise Refusal(Words("{unit} is fleeing and can do nothing but flee", unit=charger.id), rule=flee_move.id)
     if charger.restricted("rallied_this_turn"):
-        raise Refusal(f"{charger.id} rallied this turn and cannot move", rule=rally_tests_due.id)
+        raise Refusal(Words("{unit} rallied this turn and cannot move", unit=charger.id), rule=rally_tests_due.id)
     if engaged(charger):
-        raise Refusal(f"{charger.id} is already in close combat", field="charger")
+        raise Refusal(Words("{unit} is already in close combat", unit=charger.id), field="charger")
 
 
 def charge_declared(battle: BattleView, event: ChargeDeclared) -> Outcomes:
@@ -596,16 +644,20 @@ RULES.react(no_more_foes.id, PhaseEnded, rounds_over, phase="close_combat")
 @RULES.check(CombatResolved)
 def combat_allowed(battle: BattleView, event: CombatResolved) -> None:
     if not (battle.phase_open and battle.phase == "close_combat"):
-        raise Refusal("close combats are resolved in a Close Combat phase", field="type")
+        raise Refusal(Words("close combats are resolved in a Close Combat phase"), field="type")
     for side, enemy in ((event.sides[0], event.sides[1]), (event.sides[1], event.sides[0])):
         for unit_id in side.units:
             if battle.units[unit_id].state == "falling_back":
-                raise Refusal(f"{unit_id} is fleeing and can do nothing but flee", rule=flee_move.id)
+                raise Refusal(Words("{unit} is fleeing and can do nothing but flee", unit=unit_id), rule=flee_move.id)
             # Who fights whom is the engine's to know: a unit locked with other foes is in their combat.
             fighting = foes(battle.units[unit_id])
             if fighting and not set(fighting) & set(enemy.units):
                 raise Refusal(
-                    f"{unit_id} is in close combat with {', '.join(fighting)}, none of whom is in this combat",
+                    Words(
+                        "{unit} is in close combat with {foes}, none of whom is in this combat",
+                        unit=unit_id,
+                        foes=listed(fighting),
+                    ),
                     field="units",
                 )
             # ...and one combat is resolved whole: a foe left out would keep fighting a unit that,
@@ -613,7 +665,11 @@ def combat_allowed(battle: BattleView, event: CombatResolved) -> None:
             left_out = [f for f in fighting if f not in enemy.units]
             if left_out:
                 raise Refusal(
-                    f"{left_out[0]} is in close combat with {unit_id} but is not in this combat report",
+                    Words(
+                        "{foe} is in close combat with {unit} but is not in this combat report",
+                        foe=left_out[0],
+                        unit=unit_id,
+                    ),
                     field="units",
                 )
 
@@ -673,7 +729,7 @@ def after_the_round(battle: BattleView, event: CombatResolved, caused_by: tuple[
                         rule=still_in_combat.id,
                         caused_by=caused_by,
                         engaged=False,
-                        detail="lost base contact: its wounds count, its other bonuses do not",
+                        detail=Words("lost base contact: its wounds count, its other bonuses do not"),
                     )
                 )
             elif not enemies and was_engaged:
@@ -686,7 +742,11 @@ def after_the_round(battle: BattleView, event: CombatResolved, caused_by: tuple[
 # -- rallying -----------------------------------------------------------------------------------
 @RULES.clause(
     "wfb8.rally.test",
-    phrase={"regrouped": "rallies", "falling_back": "fails to rally and flees again", "steady": "is steady again"},
+    phrase={
+        "regrouped": Words("rallies"),
+        "falling_back": Words("fails to rally and flees again"),
+        "steady": Words("is steady again"),
+    },
     reacts_to=PhaseStarted,
     phase="movement",
 )
@@ -756,7 +816,9 @@ def flee_move_due(unit: UnitView, caused_by: tuple[int, ...]) -> TestCalled:
     return call(unit.id, "flee", flee_move.id, caused_by, dice=FLEE_DICE[unit.unit_type])
 
 
-@RULES.clause("wfb8.flee.move", fact="fled_off_table", phrase="flees off the table", reacts_to=Rolled, test="flee")
+@RULES.clause(
+    "wfb8.flee.move", fact="fled_off_table", phrase=Words("flees off the table"), reacts_to=Rolled, test="flee"
+)
 def flee_move(battle: BattleView, rolled: Rolled) -> Outcomes:
     """A fleeing unit moves 2D6 inches directly away; off the table edge it is out of the battle
     (`fled_off_table`, `flees_off_table`)."""
@@ -790,9 +852,39 @@ def rally_result(battle: BattleView, unit: UnitView, due: DueTest, dice: tuple[i
     """`rally_tests_due`: an Ld test; with 25% or less of its starting models only a double 1 (`rally_target`)."""
     result = leadership_result(unit, due, dice, target, rule=rally_tests_due.id)
     if rallies_only_on_double_one(unit, threshold(battle, "rally_threshold_percent")):
-        left = f"{unit.models} of {unit.starting_models} models left"
-        return replace(result, detail=f"{left}: 25% or less, only a double 1 rallies")
+        return replace(result, detail=only_a_double_one(unit))
     return result
+
+
+def only_a_double_one(unit: UnitView, *, standard_near: bool = False) -> Words:
+    """`rally_result`'s detail: how many models are left (1 модель, 2 модели, 5 моделей; English
+    says "models" for any number, "1 of 20 models"), and, where the Battle Standard lets the unit
+    re-roll the failure (`hold_your_ground`), that too."""
+    if standard_near:
+        return counted(
+            "{n} of {starting} models left: 25% or less, only a double 1 rallies;"
+            " Hold Your Ground: the Battle Standard is near, re-roll",
+            "{n} of {starting} models left: 25% or less, only a double 1 rallies;"
+            " Hold Your Ground: the Battle Standard is near, re-roll",
+            n=unit.models,
+            starting=unit.starting_models,
+        )
+    return counted(
+        "{n} of {starting} models left: 25% or less, only a double 1 rallies",
+        "{n} of {starting} models left: 25% or less, only a double 1 rallies",
+        n=unit.models,
+        starting=unit.starting_models,
+    )
+
+
+def rerolled_because(battle: BattleView, unit: UnitView, result: TestResolved) -> Words:
+    """A failed test's detail where the Battle Standard lets the unit re-roll it: the failure's own
+    detail (a Rally test with 25% or less of the models left: `only_a_double_one`) and the re-roll."""
+    if result.rule == rally_tests_due.id and rallies_only_on_double_one(
+        unit, threshold(battle, "rally_threshold_percent")
+    ):
+        return only_a_double_one(unit, standard_near=True)
+    return Words("Hold Your Ground: the Battle Standard is near, re-roll")
 
 
 # How a Leadership test's dice are judged against its target: (battle, unit, due, dice, target) -> result.
@@ -811,7 +903,7 @@ def rolled_against(judge: Judge, target: Target) -> Callable[[BattleView, Rolled
         caused_by = (*due.caused_by, *rolled.caused_by)
         result = replace(judge(battle, unit, due, rolled.dice, target(battle, due)), caused_by=caused_by)
         if not result.passed and not due.reroll and hold_your_ground(battle, unit):
-            detail = "; ".join(filter(None, [result.detail, "Hold Your Ground: the Battle Standard is near, re-roll"]))
+            detail = rerolled_because(battle, unit, result)
             again = call(unit.id, due.test, due.rule, caused_by, modifiers=due.modifiers, reroll=hold_your_ground.id)
             return [replace(result, detail=detail), again]
         # Its consequences cite the test's causes and the roll, as the result does.
@@ -880,7 +972,7 @@ class Wfb8(Ruleset):
     version = "1"
     listing_order = 30  # where `morale rulesets` has always listed it
     game_systems = r"fantasy.*\b8(th)?\b|\b8(th)?\b.*fantasy"  # as BSData names it
-    title = "Warhammer Fantasy Battle 8th edition"
+    title = Words("Warhammer Fantasy Battle 8th edition")
     phases = PHASES
     phase_of = PHASE_OF
     unit_types = FLEE_DICE
