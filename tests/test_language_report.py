@@ -19,7 +19,6 @@ from support.cli import morale
 from support.examples import EXAMPLE, ROOT, example_store
 
 from morale.app import language
-from morale.app.cli import render_audit
 from morale.app.language import say, speaking
 from morale.core.claims import Dispute
 from morale.core.rules import Refusal
@@ -39,11 +38,6 @@ MINE = [
     *(ROOT / "projections" / f"{name}.py" for name in ("report", "luck", "timeline", "verify", "whatif")),
     *(ROOT / "projections" / f"{name}.py" for name in ("claims", "vocabulary", "signed")),
 ]
-# The command line's tables and lines are app/cli/render_audit.py's: said in the reader's language
-# where that module says its words (the i18n-cli branch); until then these checks wait for it.
-needs_cli_words = pytest.mark.skipif(
-    not hasattr(render_audit, "CHANGED_WORDS"), reason="the command line's audit tables do not say their words yet"
-)
 
 
 @pytest.fixture(autouse=True)
@@ -127,6 +121,10 @@ def test_the_report_in_russian_is_russian_from_its_html_lang_to_its_footer(pages
     assert "<th>сторона</th><th>тестов брошено</th><th>ожидалось успехов</th><th>успехи</th>" in ru
     assert "<th>назначен на</th><th>подразделение</th><th>тест</th><th>почему</th><th>порог</th>" in ru
     assert '<td class="num odds" data-label="шанс пройти">' in ru
+    # The column of the rule that gave a result is "по правилу" (the command line's "by" is its author).
+    assert "<th>результат</th><th>по правилу</th></tr>" in ru and "<th>result</th><th>by</th></tr>" in en
+    assert '<td class="" data-label="тест">' not in ru and '<td data-label="тест">Тест на Мораль</td>' in ru
+    assert '<td data-label="test">morale</td>' in en
     assert "<footer>Составлено morale " in ru and " по 104 событиям битвы hive-tarsis; хэш головы " in ru
     assert "Хэш головы <span" in ru and "печатает тот же для журнала, по которому составлен этот отчёт." in ru
     # The report's own words are nowhere in English: each heading, header and caption is said.
@@ -173,7 +171,6 @@ def test_the_luck_statistic_says_the_same_numbers_in_russian_words(pages, exampl
         assert [say(side.verdict) for side in found.sides] == ["примерно как ожидалось", "невезение"]
 
 
-@needs_cli_words
 def test_morale_luck_in_russian_prints_the_same_numbers(example):
     db = example[0]
     en = morale(db, "luck", BATTLE).stdout
@@ -198,7 +195,6 @@ def _losses(db: Path) -> None:
         assert morale(db, "append", BATTLE, "casualties_suffered", f"unit={unit}", f"count={count}").exit_code == 0
 
 
-@needs_cli_words
 def test_morale_diff_in_russian_counts_models_with_the_noun_agreeing(tmp_path):
     db = tmp_path / "battles.db"
     _losses(db)
