@@ -86,7 +86,7 @@ def test_a_turn_in_progress_is_said_on_the_board_title(tmp_path):
     assert morale(db, "new", str(ROSTER)).exit_code == 0
     assert morale(db, "next-phase", "hive-tarsis").exit_code == 0
     title = morale(db, "--lang", "ru", "board", "hive-tarsis").stdout.splitlines()[0]
-    assert title == "hive-tarsis · wh40k6 v1 · ход 1, imperium, movement (идёт) · событие 10"
+    assert title == "hive-tarsis · wh40k6 v1 · ход 1, imperium, фаза Движения (идёт) · событие 10"
     title = morale(db, "board", "hive-tarsis").stdout.splitlines()[0]
     assert title == "hive-tarsis · wh40k6 v1 · turn 1, imperium, movement (in progress) · event 10"
 
