@@ -80,6 +80,7 @@ def page(data: Report, made_by: str, signed: Sequence[tuple[SignedHead, str]] = 
 # The page's headings (a Words call inside an f-string is not extracted for the catalogue: none is).
 SUMMARY, CHARTS, DISPUTES, SIGNATURE = Words("Summary"), Words("Charts"), Words("Disputes"), Words("Signature")
 NO_TEST = Words("No test fell due.")
+PUBLIC_KEY = Words("PUBLIC-KEY")  # in a command to type: where the reader puts the key they were given
 
 
 def _turn_named(number: int) -> Words:
@@ -152,7 +153,7 @@ def _signature(data: Report, signed: Sequence[tuple[SignedHead, str]]) -> str:
     check = Words(
         "To check the battle this report tells of: {command} on its export, with the public key the store's "
         "keeper gave you; the export must end at this head hash.",
-        command=_code(f"morale verify {data.battle}.ndjson --key PUBLIC-KEY"),
+        command=_code(f"morale verify {data.battle}.ndjson --key {say(PUBLIC_KEY)}"),
     )
     return f'<section id="signature">{heading}' + "".join(items) + f"<p>{say(check)}</p></section>"
 
