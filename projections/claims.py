@@ -13,6 +13,7 @@ import msgspec
 
 from morale.core.claims import Claims, Dispute, ledger
 from morale.core.fold import Fold
+from morale.core.words import Words
 from morale.events.types import Author, StoredEvent
 
 from .authorship import author_words
@@ -64,31 +65,47 @@ class ClaimsView(msgspec.Struct, frozen=True, kw_only=True):
     open_disputes: int
 
 
-# How a dispute stands, in one sentence each (placeholders named, never glued from fragments).
-_ENDINGS = {
-    "": "Event {entry} is disputed by {side}: {reason}. The phase does not end until it is resolved.",
-    "stands": (
-        "Event {entry} was disputed by {side}: {reason}. It stands, ruled by {ended_by} at #{ended_at}: {ruling}."
-    ),
-    "withdrawn": (
-        "Event {entry} was disputed by {side}: {reason}. {side} withdrew the dispute at #{ended_at}: {ruling}."
-    ),
-    "struck": ("Event {entry} was disputed by {side}: {reason}. It was struck by {ended_by} at #{ended_at}: {ruling}."),
-}
-
-
 # Who disputed, where the log does not say (a log imported from notation is sealed as its importer's).
-UNNAMED_SIDE = "a player"
+UNNAMED_SIDE = Words("a player")
 
 
-def dispute_words(row: Dispute, ended_by: str) -> str:
-    return _ENDINGS[row.ending].format(
+def dispute_words(row: Dispute, ended_by: str) -> Words:
+    """How a dispute stands, in one sentence for each ending (placeholders named, never glued)."""
+    side = row.side or UNNAMED_SIDE
+    if row.ending == "stands":
+        return Words(
+            "Event {entry} was disputed by {side}: {reason}. It stands, ruled by {ended_by} at #{ended_at}: {ruling}.",
+            entry=row.entry,
+            side=side,
+            reason=row.reason,
+            ended_by=ended_by,
+            ended_at=row.ended_at,
+            ruling=row.ruling,
+        )
+    if row.ending == "withdrawn":
+        return Words(
+            "Event {entry} was disputed by {side}: {reason}. {side} withdrew the dispute at #{ended_at}: {ruling}.",
+            entry=row.entry,
+            side=side,
+            reason=row.reason,
+            ended_at=row.ended_at,
+            ruling=row.ruling,
+        )
+    if row.ending == "struck":
+        return Words(
+            "Event {entry} was disputed by {side}: {reason}. It was struck by {ended_by} at #{ended_at}: {ruling}.",
+            entry=row.entry,
+            side=side,
+            reason=row.reason,
+            ended_by=ended_by,
+            ended_at=row.ended_at,
+            ruling=row.ruling,
+        )
+    return Words(
+        "Event {entry} is disputed by {side}: {reason}. The phase does not end until it is resolved.",
         entry=row.entry,
-        side=row.side or UNNAMED_SIDE,
+        side=side,
         reason=row.reason,
-        ended_by=ended_by,
-        ended_at=row.ended_at,
-        ruling=row.ruling,
     )
 
 

@@ -18,22 +18,23 @@ from morale.core.odds import odds
 from morale.core.referee import due_test
 from morale.core.rules import Refusal
 from morale.core.state import Battle
+from morale.core.words import Words
 from morale.events.types import DiceRolled, EventRetracted, StoredEvent
 
 # The statistic's name and what it means, as every view prints them.
-PERCENTILE_NAME = "luck percentile"
-PERCENTILE_WORDS = (
+PERCENTILE_NAME = Words("luck percentile")
+PERCENTILE_WORDS = Words(
     "The luck percentile is the chance that a side rolling the same tests at the same odds passes fewer "
     "of them, an equal number counting half: 50% is par, under 50% unluckier than the odds, over 50% luckier."
 )
 
 # How a percentile reads, by its distance from the nearer end: (at most, word when luckier, word when unluckier).
 VERDICTS = (
-    (0.01, "exceptionally lucky", "exceptionally unlucky"),
-    (0.05, "very lucky", "very unlucky"),
-    (0.2, "lucky", "unlucky"),
+    (0.01, Words("exceptionally lucky"), Words("exceptionally unlucky")),
+    (0.05, Words("very lucky"), Words("very unlucky")),
+    (0.2, Words("lucky"), Words("unlucky")),
 )
-AS_EXPECTED = "about as expected"
+AS_EXPECTED = Words("about as expected")
 
 
 class Roll(msgspec.Struct, frozen=True, kw_only=True):
@@ -52,7 +53,7 @@ class SideLuck(msgspec.Struct, frozen=True, kw_only=True):
     expected_passes: float
     passes: int
     percentile: float  # P(fewer passes) + P(as many passes) / 2, at these odds (PERCENTILE_WORDS)
-    verdict: str
+    verdict: str  # in words (VERDICTS), said in the reader's language
 
 
 class Luck(msgspec.Struct, frozen=True, kw_only=True):

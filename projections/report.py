@@ -13,16 +13,20 @@ from morale.core.machine import BY_STANDING
 from morale.core.referee import next_phase
 from morale.core.rules import Refusal
 from morale.core.state import Battle
+from morale.core.words import Words
 from morale.events.types import EventRetracted, StoredEvent
 
 from .authorship import author_words
 from .board import Board
 from .claims import ClaimsView, claims_view
+from .explain import Chronicle, Step
 from .log import struck_words
 from .luck import Luck, SideLuck, luck
+from .naming import test_named
 from .narrative import Line, narrate
 from .sql_rows import battle_rows
 from .timeline import Timeline
+from .vocabulary import phase_name
 
 # The order a state chart's axis reads, from holding to gone (a ruleset uses the states it knows).
 STATE_ORDER = BY_STANDING
@@ -62,12 +66,16 @@ class Report:
     cumulative_luck: dict[str, list[tuple[int, float]]]  # side -> (seq, passes - expected so far)
     struck: dict[int, str] = field(default_factory=dict)  # a struck event's seq -> who struck it, where, why
     claims: ClaimsView | None = None  # a battle that asks for confirmation: its disputes and open claims
+    # The words of the tests the rows flatten to English: each row's step (by the row's `id`), with its
+    # modifiers' reasons and its dice in words, and each test's name as the story says it.
+    steps: dict[int, Step] = field(default_factory=dict)
+    test_names: dict[str, str] = field(default_factory=dict)
 
 
 def report(battle_id: str, events: Iterable[StoredEvent]) -> Report:
     events = list(events)
     if not events:
-        raise Refusal(f"battle {battle_id!r} has no events", field="battle")
+        raise Refusal(Words("battle {battle!r} has no events", battle=battle_id), field="battle")
     battle = replay(battle_id, events).state()
     ruleset = battle.ruleset
     lines = narrate(battle_id, events)
@@ -86,7 +94,7 @@ def report(battle_id: str, events: Iterable[StoredEvent]) -> Report:
     return Report(
         battle=battle_id,
         title=getattr(events[0].event, "name", "") or battle_id,
-        ruleset=f"{ruleset.title} ({ruleset.id} v{ruleset.version})",
+        ruleset=Words("{title} ({id} v{version})", title=ruleset.title, id=ruleset.id, version=ruleset.version),
         sides=tuple(battle.sides),
         state_names={state: ruleset.state_name(state) for state in STATE_ORDER},
         events=len(events),
@@ -99,7 +107,28 @@ def report(battle_id: str, events: Iterable[StoredEvent]) -> Report:
         cumulative_luck=_cumulative(found),
         struck=_struck(events),
         claims=claims_view(battle_id, events) if battle.confirmation else None,
+        steps=_steps(battle_id, events, rows["tests"]),
+        test_names={test: test_named(ruleset, test) for test in {t["test"] for t in rows["tests"]}},
     )
+
+
+def _steps(battle_id: str, events: list[StoredEvent], tests: list[dict]) -> dict[int, Step]:
+    """Each row of `tests` with the step it was made from (the rows keep only the English of its words)."""
+    chronicle = Chronicle(battle_id)
+    for stored in events:
+        chronicle.add(stored.seq, stored.event, stored.author)
+    by_key = {
+        (unit, step.seq, step.test, step.settled_at): step
+        for unit, steps in chronicle.steps.items()
+        for step in steps
+        if step.kind == "test"
+    }
+    found = {}
+    for row in tests:
+        step = by_key.get((row["unit"], row["due_at"], row["test"], row["settled_at"]))
+        if step is not None:
+            found[row["id"]] = step
+    return found
 
 
 def turn_over(battle: Battle, number: int) -> bool:
@@ -121,7 +150,9 @@ def _struck(events: list[StoredEvent]) -> dict[int, str]:
 
 def _phase_end_labels(boards: list[dict]) -> list[str]:
     seen = dict.fromkeys((b["seq"], b["turn"], b["side"], b["phase"]) for b in boards)
-    return [f"T{turn} {side} {phase.replace('_', ' ')}" for _, turn, side, phase in seen]
+    return [
+        Words("T{turn} {side} {phase}", turn=turn, side=side, phase=phase_name(phase)) for _, turn, side, phase in seen
+    ]
 
 
 def _series(boards: list[dict], units: list[dict]) -> list[UnitSeries]:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
+from morale.core.words import Words, listed
 from morale.events.signing import SignedHead, fingerprint, public_key_from_text, signature_matches
 
 if TYPE_CHECKING:  # cryptography is imported where a key is read or a signature checked (events/signing.py)
@@ -27,7 +28,7 @@ class HeadCheck(msgspec.Struct, frozen=True, kw_only=True):
     signed_seq: int  # the last head that key signed (0: none)
     last_seq: int  # where the log ends
     heads: int  # how many heads that key signed in this log
-    problem: str  # "" when ok; otherwise one sentence naming what failed
+    problem: str  # "" when ok; otherwise one sentence naming what failed, in words
 
 
 def check_heads(
@@ -52,25 +53,47 @@ def check_heads(
     if not mine:
         others = sorted({head.key for head in heads})
         if others:
-            return refused(f"no head is signed by key {key}; the heads are signed by {', '.join(others)}", 0)
-        return refused(f"no head of battle {battle!r} is signed: nothing to check key {key} against", 0)
+            said = Words(
+                "no head is signed by key {key}; the heads are signed by {others}", key=key, others=listed(others)
+            )
+            return refused(said, 0)
+        said = Words(
+            "no head of battle {battle!r} is signed: nothing to check key {key} against", battle=battle, key=key
+        )
+        return refused(said, 0)
     signed_seq = mine[-1].seq
     if to_the_end and signed_seq != last_seq:
-        return refused(f"the last signed head is seq {signed_seq} but the log ends at seq {last_seq}", signed_seq)
+        said = Words(
+            "the last signed head is seq {signed} but the log ends at seq {last}", signed=signed_seq, last=last_seq
+        )
+        return refused(said, signed_seq)
     for head in mine:
         if head.battle != battle:
-            return refused(f"the head signed at seq {head.seq} names battle {head.battle!r}, not {battle!r}", head.seq)
+            said = Words(
+                "the head signed at seq {seq} names battle {named!r}, not {battle!r}",
+                seq=head.seq,
+                named=head.battle,
+                battle=battle,
+            )
+            return refused(said, head.seq)
         if not signature_matches(public, head):
-            return refused(f"the signature of the head at seq {head.seq} does not match key {key}", head.seq)
+            said = Words("the signature of the head at seq {seq} does not match key {key}", seq=head.seq, key=key)
+            return refused(said, head.seq)
         held = hashes.get(head.seq)
         if held is None:
-            return refused(f"the head signed at seq {head.seq} is past the log's end at seq {last_seq}", head.seq)
-        if held != head.hash:
-            return refused(
-                f"the head signed at seq {head.seq} seals hash {head.hash[:16]}... but event {head.seq} "
-                f"hashes to {held[:16]}...: the log was rewritten after it was signed",
-                head.seq,
+            said = Words(
+                "the head signed at seq {seq} is past the log's end at seq {last}", seq=head.seq, last=last_seq
             )
+            return refused(said, head.seq)
+        if held != head.hash:
+            said = Words(
+                "the head signed at seq {seq} seals hash {sealed}... but event {seq} hashes to {held}...: "
+                "the log was rewritten after it was signed",
+                seq=head.seq,
+                sealed=head.hash[:16],
+                held=held[:16],
+            )
+            return refused(said, head.seq)
     return HeadCheck(ok=True, signed_seq=signed_seq, problem="", **found)
 
 
@@ -96,14 +119,15 @@ def listed_heads(
                     signed_seq=0,
                     last_seq=max(hashes, default=0),
                     heads=0,
-                    problem=f"heads are signed by key {key}, which the store does not list",
+                    problem=Words("heads are signed by key {key}, which the store does not list", key=key),
                 )
             )
             continue
         try:
             public = public_key_from_text(listed, key)
         except ValueError as exc:
-            checks.append(HeadCheck(ok=False, key=key, signed_seq=0, last_seq=0, heads=0, problem=str(exc)))
+            problem = exc.args[0] if exc.args and isinstance(exc.args[0], str) else str(exc)  # Words, if it has them
+            checks.append(HeadCheck(ok=False, key=key, signed_seq=0, last_seq=0, heads=0, problem=problem))
             continue
         checks.append(check_heads(battle, hashes, heads, public, to_the_end=key == last_key))
     return checks

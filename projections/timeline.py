@@ -15,6 +15,7 @@ import msgspec
 
 from morale.core.fold import Fold, replay
 from morale.core.rules import Refusal
+from morale.core.words import Words, listed
 from morale.events.numbers import whole_number
 from morale.events.types import LogEntry, PhaseStarted, StoredEvent
 
@@ -24,7 +25,7 @@ from .explain import Chronicle, Step
 
 class Point(msgspec.Struct, frozen=True, kw_only=True):
     seq: int  # the state after this event
-    label: str
+    label: str  # the point in words ("end of turn 2"), said in the reader's language
 
 
 class Mark(msgspec.Struct, frozen=True):
@@ -63,7 +64,7 @@ class Timeline:
         self.battle_id = battle_id
         self.events = list(events)
         if not self.events:
-            raise Refusal(f"battle {battle_id!r} has no events", field="battle")
+            raise Refusal(Words("battle {battle!r} has no events", battle=battle_id), field="battle")
         self.last = self.events[-1].seq
         self.marks = marks((s.seq, s.event) for s in self.events)
 
@@ -72,16 +73,23 @@ class Timeline:
         seq = whole_number(spec)
         if seq is not None:
             if not 1 <= seq <= self.last:
-                raise Refusal(f"there is no event {seq} (the log runs from 1 to {self.last})", field="point")
-            return Point(seq=seq, label=f"after event {seq}")
+                raise Refusal(
+                    Words("there is no event {seq} (the log runs from 1 to {last})", seq=seq, last=self.last),
+                    field="point",
+                )
+            return Point(seq=seq, label=Words("after event {seq}", seq=seq))
         edge, _, where = spec.partition(":")
         if edge not in ("start", "end"):
-            raise Refusal(f"{_shown(spec)}: write N, start, end, or start:TURN[/SIDE][/PHASE], end:...", field="point")
+            raise Refusal(
+                Words("{point}: write N, start, end, or start:TURN[/SIDE][/PHASE], end:...", point=_shown(spec)),
+                field="point",
+            )
         if not where:
             seq = (self.marks[0].seq - 1) if edge == "start" and self.marks else self.last
-            return Point(seq=seq, label="before the first phase" if edge == "start" else "the end of the log")
+            label = Words("before the first phase") if edge == "start" else Words("the end of the log")
+            return Point(seq=seq, label=label)
         marks = self._matching(spec, where)
-        label = f"{edge} of turn {', '.join(where.split('/'))}"
+        label = _edge_label(edge, where)
         if edge == "start":
             return Point(seq=marks[0].seq, label=label)
         after = [m.seq for m in self.marks if m.seq > marks[-1].seq]
@@ -91,21 +99,28 @@ class Timeline:
         turn_text, *parts = where.split("/")
         turn = whole_number(turn_text)
         if turn is None:
-            raise Refusal(f"{_shown(spec)}: the turn must be a number", field="point")
+            raise Refusal(Words("{point}: the turn must be a number", point=_shown(spec)), field="point")
         in_turn = [m for m in self.marks if m.turn == turn]
         if not in_turn:
             span = turn_span(m.turn for m in self.marks)
-            raise Refusal(f"{_shown(spec)}: that never happened in this log (it has {span})", field="point")
+            raise Refusal(
+                Words("{point}: that never happened in this log (it has {span})", point=_shown(spec), span=span),
+                field="point",
+            )
         marks = in_turn
         for part in parts:
             marks = [m for m in marks if part in (m.side, m.phase)]
         if not marks:
-            sides = ", ".join(dict.fromkeys(m.side for m in in_turn))
-            phases = ", ".join(dict.fromkeys(m.phase for m in in_turn))
-            raise Refusal(
-                f"{_shown(spec)}: that never happened in this log (turn {turn_text}: sides {sides}; phases {phases})",
-                field="point",
+            sides = listed(dict.fromkeys(m.side for m in in_turn))
+            phases = listed(dict.fromkeys(m.phase for m in in_turn))
+            said = Words(
+                "{point}: that never happened in this log (turn {turn}: sides {sides}; phases {phases})",
+                point=_shown(spec),
+                turn=turn_text,
+                sides=sides,
+                phases=phases,
             )
+            raise Refusal(said, field="point")
         return marks
 
     def board_at(self, point: Point) -> Board:
@@ -113,11 +128,12 @@ class Timeline:
 
     def diff(self, before: Point, after: Point) -> Diff:
         if before.seq > after.seq:
-            raise Refusal(
-                f"the first point ({before.label}) comes after the second ({after.label}): "
-                "give the earlier point first",
-                field="point",
+            said = Words(
+                "the first point ({before}) comes after the second ({after}): give the earlier point first",
+                before=before.label,
+                after=after.label,
             )
+            raise Refusal(said, field="point")
         chronicle, boards = self._walk([before.seq, after.seq])
         changes = compare_boards(boards[before.seq], boards[after.seq])
         units = [
@@ -138,21 +154,33 @@ class Timeline:
         return chronicle, boards
 
 
+def _edge_label(edge: str, where: str) -> Words:
+    """ "end of turn 2", "start of turn 2, orks, shooting": the turn, then any side or phase as typed."""
+    turn, *parts = where.split("/")
+    if edge == "start":
+        if parts:
+            return Words("start of turn {turn}, {parts}", turn=turn, parts=listed(parts))
+        return Words("start of turn {turn}", turn=turn)
+    if parts:
+        return Words("end of turn {turn}, {parts}", turn=turn, parts=listed(parts))
+    return Words("end of turn {turn}", turn=turn)
+
+
 def _shown(spec: str) -> str:
     """A point as typed, for a refusal: a long one cut short, so the refusal stays one readable line."""
     return repr(spec) if len(spec) <= 40 else f"{spec[:37]!r}..."
 
 
-def turn_span(turns: Iterable[int]) -> str:
-    """The game turns a log has, in words for a refusal: "turns 1 to 3", "turn 1", "no turn yet"."""
+def turn_span(turns: Iterable[int]) -> Words:
+    """The game turns a log has, in words for a refusal: "turns 1 to 3", "turn 1 only", "no turn yet"."""
     found = sorted(set(turns) - {0})  # turn 0: before the first phase, not a game turn
     if not found:
-        return "no turn yet"
+        return Words("no turn yet")
     if len(found) == 1:
-        return f"turn {found[0]} only"
+        return Words("turn {turn} only", turn=found[0])
     if found == list(range(found[0], found[-1] + 1)):
-        return f"turns {found[0]} to {found[-1]}"
-    return "turns " + ", ".join(map(str, found))
+        return Words("turns {first} to {last}", first=found[0], last=found[-1])
+    return Words("turns {turns}", turns=listed(map(str, found)))
 
 
 def steps_between(steps: list[Step], after_seq: int) -> list[Step]:

@@ -25,6 +25,7 @@ from morale.core.fold import Fold
 from morale.core.outcomes import Caused
 from morale.core.rules import Refusal
 from morale.core.state import digest
+from morale.core.words import Words
 from morale.events.codec import GENESIS_HASH, MalformedEvent, RawStored, chain_hash, decode_raw
 from morale.events.store import RawRow
 from morale.events.types import AnyEvent, DiceRevealed, DiceRolled, PhaseEnded
@@ -33,7 +34,7 @@ from morale.events.types import AnyEvent, DiceRevealed, DiceRolled, PhaseEnded
 class Finding(msgspec.Struct, frozen=True, kw_only=True):
     check: str  # "chain", "replay", "digest" or "dice"
     seq: int
-    message: str
+    message: str  # in words, said in the reader's language
 
 
 class Verification(msgspec.Struct, frozen=True, kw_only=True):
@@ -90,8 +91,12 @@ class Auditor:
                         Finding(
                             check="digest",
                             seq=seq,
-                            message=f"the board at this phase end was recorded as {event.state_digest[:12]}... "
-                            f"but replay gives {derived[:12]}...: the log before it or the rules changed",
+                            message=Words(
+                                "the board at this phase end was recorded as {recorded}... but replay gives "
+                                "{derived}...: the log before it or the rules changed",
+                                recorded=event.state_digest[:12],
+                                derived=derived[:12],
+                            ),
                         )
                     )
         if isinstance(event, DiceRolled):
@@ -124,8 +129,13 @@ class Auditor:
                     Finding(
                         check="dice",
                         seq=roll.seq,
-                        message=f"the engine's {roll.test} roll for {roll.unit} shows {shown}, "
-                        f"but the dice secret gives {derived}",
+                        message=Words(
+                            "the engine's {test} roll for {unit} shows {shown}, but the dice secret gives {derived}",
+                            test=roll.test,
+                            unit=roll.unit,
+                            shown=shown,
+                            derived=derived,
+                        ),
                     )
                 ]
         return []
@@ -136,11 +146,17 @@ def link_problem(
 ) -> tuple[str, str] | None:
     """What is wrong with one link of the hash chain, as (field, message), or None if nothing is."""
     if seq != expected_seq:
-        return "seq", f"sequence number {seq} where {expected_seq} was expected: an event is missing or out of place"
+        return "seq", Words(
+            "sequence number {seq} where {expected} was expected: an event is missing or out of place",
+            seq=seq,
+            expected=expected_seq,
+        )
     if prev_hash != expected_prev:
-        return "prev_hash", f"prev_hash does not link to event {seq - 1}'s hash: an earlier event was replaced"
+        return "prev_hash", Words(
+            "prev_hash does not link to event {seq}'s hash: an earlier event was replaced", seq=seq - 1
+        )
     if chain_hash(prev_hash, body) != hash_:
-        return "hash", "hash does not match the event's bytes: the event was changed after it was written"
+        return "hash", Words("hash does not match the event's bytes: the event was changed after it was written")
     return None
 
 
@@ -154,11 +170,23 @@ def column_problem(row: RawRow, raw: RawStored) -> tuple[str, str] | None:
         ("type", row.type, raw.event.get("type")),
     ):
         if stored != sealed:
-            return name, (
-                f"the stored {name} {stored!r} is not the {sealed!r} its hash seals: "
-                "the row was changed after it was written"
+            return name, Words(
+                "the stored {column} {stored!r} is not the {sealed!r} its hash seals: "
+                "the row was changed after it was written",
+                column=name,
+                stored=stored,
+                sealed=sealed,
             )
     return None
+
+
+def refused_words(exc: Exception) -> str:
+    """A refusal or a malformed event as `str(exc)` words it ("rule: why"), its words kept sayable in
+    the reader's language (the rule ID or field as it is)."""
+    if isinstance(exc, Refusal):
+        where = exc.rule or exc.field
+        return Words("{where}: {reason}", where=where, reason=exc.message) if where else exc.message
+    return exc.args[0] if exc.args and isinstance(exc.args[0], str) else str(exc)
 
 
 def _decoded(body: str) -> RawStored | MalformedEvent:
@@ -191,11 +219,14 @@ def verify(battle_id: str, rows: Iterable[RawRow], secret: str | None = None) ->
                 if isinstance(raw, MalformedEvent):
                     raise raw
                 if (raw.battle, raw.seq) != (battle_id, row.seq):
-                    raise MalformedEvent(f"the stored bytes say battle {raw.battle!r}, event {raw.seq}")
+                    raise MalformedEvent(
+                        Words("the stored bytes say battle {battle!r}, event {seq}", battle=raw.battle, seq=raw.seq)
+                    )
                 raw.read_author()  # an author beyond its fields' limits is refused like an event
                 findings += auditor.step(row.seq, raw.read_event())[1]
             except (Refusal, MalformedEvent) as exc:
-                findings.append(Finding(check="replay", seq=row.seq, message=f"the referee refuses it: {exc}"))
+                said = Words("the referee refuses it: {reason}", reason=refused_words(exc))
+                findings.append(Finding(check="replay", seq=row.seq, message=said))
                 replay_ok = False
     secrets = list(auditor.secrets)
     source = "revealed" if secrets else "not revealed"
@@ -203,7 +234,11 @@ def verify(battle_id: str, rows: Iterable[RawRow], secret: str | None = None) ->
         committed = auditor.fold.battle.dice_commitment if auditor.fold.battle else ""
         if not committed or commitment(secret) != committed:
             findings.append(
-                Finding(check="dice", seq=1, message="the given secret does not hash to the battle's dice commitment")
+                Finding(
+                    check="dice",
+                    seq=1,
+                    message=Words("the given secret does not hash to the battle's dice commitment"),
+                )
             )
         else:
             secrets.append(secret)

@@ -19,11 +19,12 @@ import msgspec
 from morale.core import catalogue
 from morale.core.machine import STATES
 from morale.core.rulesets import Ruleset, lookup, rulesets
+from morale.core.words import Words
 
 
 class Named(msgspec.Struct, frozen=True, kw_only=True):
     id: str
-    name: str  # in the ruleset's words
+    name: str  # in the ruleset's words (said in the reader's language)
 
 
 class FactWord(msgspec.Struct, frozen=True, kw_only=True):
@@ -52,7 +53,7 @@ class Field(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class ClauseWords(msgspec.Struct, frozen=True, kw_only=True):
-    title: str
+    title: str  # the catalogue's, quoted in the reader's language
     words: str
     kind: str  # seed, standard, default, engine
 
@@ -84,6 +85,29 @@ class RulesetListed(msgspec.Struct, frozen=True, kw_only=True):
     title: str
 
 
+# The phases of the games' clocks by name, as a form or a chart names one ("movement"); a phase
+# not listed is named by its machine name.
+PHASE_NAMES = {
+    "start_of_turn": Words("start of turn"),
+    "command": Words("command"),
+    "movement": Words("movement"),
+    "psychic": Words("psychic"),
+    "magic": Words("magic"),
+    "shooting": Words("shooting"),
+    "charge": Words("charge"),
+    "assault": Words("assault"),
+    "close_combat": Words("close combat"),
+    "fight": Words("fight"),
+    "melee": Words("melee"),
+    "morale": Words("morale"),
+}
+
+
+def phase_name(phase: str) -> str:
+    """A phase of the clock by name: "close combat" for `close_combat`, in the reader's language."""
+    return PHASE_NAMES.get(phase, phase.replace("_", " "))
+
+
 def listed() -> list[RulesetListed]:
     return [RulesetListed(ruleset=r.id, version=r.version, title=r.title) for r in rulesets().values()]
 
@@ -98,7 +122,7 @@ def vocabulary(ruleset: Ruleset) -> Vocabulary:
         ruleset=ruleset.id,
         version=ruleset.version,
         title=ruleset.title,
-        phases=[Named(id=p, name=p.replace("_", " ")) for p in ruleset.phases],
+        phases=[Named(id=p, name=phase_name(p)) for p in ruleset.phases],
         shared_turn=ruleset.shared_turn,
         states=[Named(id=s, name=ruleset.state_name(s)) for s in states],
         tests=[Named(id=t, name=name) for t, name in ruleset.tests.items()],
@@ -113,7 +137,7 @@ def vocabulary(ruleset: Ruleset) -> Vocabulary:
         combat_detail=sorted(ruleset.combat_detail),
         restrictions=dict(ruleset.restrictions),
         clauses={
-            c.id: ClauseWords(title=c.title, words=c.words, kind=c.kind)
+            c.id: ClauseWords(title=catalogue.title(c.id), words=catalogue.words(c.id), kind=c.kind)
             for c in catalogue.catalogue().values()
             if c.id.startswith((f"{ruleset.id}.", "engine."))
         },

@@ -21,13 +21,14 @@ from morale.core.fold import Fold
 from morale.core.outcomes import Caused, Outcome
 from morale.core.rules import Refusal
 from morale.core.state import Battle
-from morale.core.words import english
+from morale.core.words import Words, english, listed
 from morale.events.codec import MalformedEvent, event_from_dict, to_builtins
 from morale.events.types import AnyEvent, StoredEvent
 
 from .board import board
 from .narrative import describe_event, describe_outcome
 from .timeline import UnitChange, compare_boards
+from .verify import refused_words
 
 
 @dataclass(frozen=True)
@@ -40,11 +41,11 @@ class Amendment:
 class Dropped(msgspec.Struct, frozen=True, kw_only=True):
     seq: int
     event: str
-    reason: str
+    reason: str  # the referee's refusal, in words
 
 
 class Divergence(msgspec.Struct, frozen=True, kw_only=True):
-    at: str  # "event 22", or "the event inserted after 22"
+    at: str  # "event 22", or "new event 1 after 22" (in words)
     event: str
     happened: list[str]  # what the event caused in the battle as played
     instead: list[str]  # what it causes in the alternative
@@ -52,7 +53,7 @@ class Divergence(msgspec.Struct, frozen=True, kw_only=True):
 
 class WhatIf(msgspec.Struct, frozen=True, kw_only=True):
     battle: str
-    changes: list[str]
+    changes: list[str]  # each change, in words
     divergence: Divergence | None  # None: the alternative plays out exactly as the battle did
     dropped: list[Dropped]
     stopped: str  # why the alternative stops early, or ""
@@ -81,13 +82,15 @@ def what_if(battle_id: str, events: Sequence[StoredEvent], amendments: Sequence[
             fold.check(entry.event)
         except Refusal as refusal:
             if entry.written:
-                message = f"{entry.label} is refused: {refusal.message}"
+                message = Words("{event} is refused: {reason}", event=entry.label, reason=refusal.message)
                 raise Refusal(message, rule=refusal.rule, field=refusal.field) from None
             if refusal.rule == rules.TESTS_FIRST:
-                stopped = f"at {entry.label}: {refusal.message}; insert their dice to go on"
+                stopped = Words(
+                    "at {event}: {reason}; insert their dice to go on", event=entry.label, reason=refusal.message
+                )
                 break
             described = describe_event(entry.event, fold.state())
-            dropped.append(Dropped(seq=entry.origin or 0, event=described, reason=str(refusal)))
+            dropped.append(Dropped(seq=entry.origin or 0, event=described, reason=refused_words(refusal)))
             continue
         label_of[seq] = entry.label
         instead[entry.label] = fold.advance(seq, entry.event)
@@ -105,31 +108,42 @@ def _alternative_log(events: Sequence[StoredEvent], amendments: Sequence[Amendme
     touched: set[int] = set()
     for amendment in amendments:
         if amendment.seq not in by_seq:
-            raise Refusal(f"there is no event {amendment.seq} in this battle (it runs from 1 to {last})", field="seq")
+            raise Refusal(
+                Words(
+                    "there is no event {seq} in this battle (it runs from 1 to {last})", seq=amendment.seq, last=last
+                ),
+                field="seq",
+            )
         if amendment.kind != "insert":
             if amendment.seq in touched:
-                raise Refusal(f"event {amendment.seq} is amended or struck twice", field="seq")
+                raise Refusal(Words("event {seq} is amended or struck twice", seq=amendment.seq), field="seq")
             touched.add(amendment.seq)
         if amendment.kind == "strike" and amendment.seq == 1:
-            raise Refusal("battle_started cannot be struck: amend it instead", field="seq")
+            raise Refusal(Words("battle_started cannot be struck: amend it instead"), field="seq")
     entries: list[_Entry] = []
     changes: list[str] = []
     for stored in events:
         seq, event = stored.seq, stored.event
         mine = [a for a in amendments if a.seq == seq]
         if any(a.kind == "strike" for a in mine):
-            changes.append(f"event {seq} struck")
+            changes.append(Words("event {seq} struck", seq=seq))
         else:
             amend = next((a for a in mine if a.kind == "amend"), None)
             if amend is not None:
-                event = _read(f"the amendment of event {seq}", {**to_builtins(stored.event), **amend.fields})
-                changes.append(f"event {seq} amended: {_changed(stored.event, event)}")
-            entries.append(_Entry(f"event {seq}", seq, event, written=amend is not None))
+                where = Words("the amendment of event {seq}", seq=seq)
+                event = _read(where, {**to_builtins(stored.event), **amend.fields})
+                changes.append(_amended(seq, stored.event, event))
+            entries.append(_Entry(_event_label(seq), seq, event, written=amend is not None))
         for number, insert in enumerate((a for a in mine if a.kind == "insert"), start=1):
-            label = f"new event {number} after {seq}"
+            label = Words("new event {number} after {seq}", number=number, seq=seq)
             entries.append(_Entry(label, None, _read(label, insert.fields), written=True))
-            changes.append(f"{label}: {insert.fields.get('type', '?')}")
+            changes.append(Words("{event}: {type}", event=label, type=insert.fields.get("type", "?")))
     return entries, changes
+
+
+def _event_label(seq: int) -> Words:
+    """An event of the log as the what-if names it (and finds it again: its English is its key)."""
+    return Words("event {seq}", seq=seq)
 
 
 def _read(where: str, data: dict[str, Any]) -> AnyEvent:
@@ -139,15 +153,19 @@ def _read(where: str, data: dict[str, Any]) -> AnyEvent:
         raise exc.within(where) from None
 
 
-def _changed(old: AnyEvent, new: AnyEvent) -> str:
+def _amended(seq: int, old: AnyEvent, new: AnyEvent) -> Words:
+    """ "event 12 amended: count 3 → 4": each field that changed, with its values as the log holds them."""
     before, after = to_builtins(old), to_builtins(new)
     keys = [k for k in {**before, **after} if before.get(k) != after.get(k)]
-    return ", ".join(f"{k} {before.get(k)!r} → {after.get(k)!r}" for k in keys) or "nothing"
+    if not keys:
+        return Words("event {seq} amended: nothing", seq=seq)
+    fields = listed(f"{k} {before.get(k)!r} → {after.get(k)!r}" for k in keys)
+    return Words("event {seq} amended: {fields}", seq=seq, fields=fields)
 
 
 def _replay_original(battle_id: str, events: Sequence[StoredEvent]) -> tuple[Battle, dict[str, Caused]]:
     fold = Fold(battle_id)
-    happened = {f"event {s.seq}": fold.advance(s.seq, s.event) for s in events}
+    happened = {_event_label(s.seq): fold.advance(s.seq, s.event) for s in events}
     return fold.state(), happened
 
 
@@ -173,7 +191,7 @@ def _first_divergence(
             event = events.get(label)
             return Divergence(
                 at=label,
-                event=describe_event(event, alternative) if event else "struck or dropped in the alternative",
+                event=describe_event(event, alternative) if event else Words("struck or dropped in the alternative"),
                 happened=[describe_outcome(o, original) for o in happened.get(label, [])],
                 instead=[describe_outcome(o, alternative) for o in instead.get(label, [])],
             )

@@ -10,12 +10,13 @@ import sys
 from pathlib import Path
 from typing import Annotated, Any
 
+import msgspec
 import typer
 from msgspec.structs import replace
 from rich.table import Table
 
 from morale.core.words import Words, counted
-from morale.events.codec import MalformedEvent, event_from_dict, to_builtins
+from morale.events.codec import MalformedEvent, event_from_dict
 from morale.events.locate import is_database_url
 from morale.events.numbers import whole_number
 from morale.events.schema import event_schema
@@ -161,7 +162,9 @@ def verify_command(
         heads = store_heads(store, battle)
         view = view if heads.ok else replace(view, ok=False)  # a bad signature fails the log
     if as_json:
-        emit_json(to_builtins(view) | {"signed_heads": heads})
+        # Its findings' messages are words: in the reader's language, like the rest of the JSON's.
+        found = msgspec.to_builtins(view, order="sorted", enc_hook=language.enc_hook)
+        emit_json(found | {"signed_heads": heads})
     else:
         render_audit.print_verification(out, view)
         signed.print_store_heads(out, heads)

@@ -7,6 +7,8 @@ import re
 import pygal
 from pygal.style import Style
 
+from morale.app.language import say
+from morale.core.words import Words
 from morale.projections.report import STATE_ORDER, Report
 
 # A quiet style that prints well; pygal's own tooltips script is left out (`js=[]`): the page needs
@@ -39,20 +41,44 @@ _COMMON = {
 }
 
 
+def _common() -> dict:
+    """The options every chart has, with pygal's own words (the text of a chart with nothing in it)
+    and its numbers (0,25 in Russian) in the reader's language."""
+    return {
+        **_COMMON,
+        "no_data_text": say(Words("No data")),
+        "value_formatter": _number,
+        "x_value_formatter": _number,
+    }
+
+
+def _number(value: object) -> str:
+    """A number on a chart as pygal writes one (ten significant digits), in the reader's language."""
+    if value is None:
+        return ""
+    if isinstance(value, int | float):
+        return say(Words("{value:.10g}", value=float(value)))
+    return str(value)
+
+
+def state_chart_title(side: str) -> Words:
+    return Words("{side}: each unit's state at every phase end", side=side)
+
+
 def state_chart(data: Report, side: str) -> str:
     """Each of a side's units, its state at every phase end: one line a unit, the states on the axis
     in the ruleset's words, from holding (bottom) to gone (top)."""
     used = [s for s in STATE_ORDER if any(s in series.states for series in data.series)]
     level = {state: index for index, state in enumerate(used)}
     chart = pygal.Line(
-        **_COMMON,
-        title=f"{side}: each unit's state at every phase end",
-        y_labels=[{"label": data.state_names[state], "value": level[state]} for state in used],
+        **_common(),
+        title=say(state_chart_title(side)),
+        y_labels=[{"label": say(data.state_names[state]), "value": level[state]} for state in used],
         range=(0, max(len(used) - 1, 1)),
         x_labels_major_every=max(1, len(data.phase_ends) // 12),
         show_minor_x_labels=False,
     )
-    chart.x_labels = data.phase_ends
+    chart.x_labels = [say(label) for label in data.phase_ends]
     for series in data.series:
         if series.side == side:
             chart.add(series.name, [level.get(state) if state else None for state in series.states])
@@ -63,10 +89,10 @@ def luck_chart(data: Report) -> str:
     """Each side's passes minus the passes it could expect, roll after roll: above zero is luckier
     than the odds, below is unluckier."""
     chart = pygal.XY(
-        **_COMMON,
-        title="Cumulative luck: passes minus expected passes, by event",
-        x_title="event (sequence number)",
-        y_title="passes minus expected",
+        **_common(),
+        title=say(Words("Cumulative luck: passes minus expected passes, by event")),
+        x_title=say(Words("event (sequence number)")),
+        y_title=say(Words("passes minus expected")),
         dots_size=3,
     )
     for side, points in data.cumulative_luck.items():
