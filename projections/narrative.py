@@ -172,9 +172,17 @@ def _begun(event: BattleStarted, battle: Battle) -> Words:
     return Words("{name}: {said}", name=event.name, said=said) if event.name else said
 
 
-def _joined(event: UnitJoined) -> Words:
+def _special_rule(battle: Battle, rule: str) -> Words:
+    """A special rule as the story names it: its machine name in English, as it always read, and the
+    title of the clause that gives it effect in another language."""
+    clause = battle.ruleset.special_rules.get(rule) if battle.ruleset is not None else None
+    title = catalogue.title(clause) if clause else ""
+    return known_as(_words(rule), title or _words(rule))
+
+
+def _joined(event: UnitJoined, battle: Battle) -> Words:
     values = {"name": event.name, "side": event.side, "unit_type": _words(event.unit_type), "ld": event.ld}
-    rules = listed(_words(r) for r in event.special_rules)
+    rules = listed(_special_rule(battle, r) for r in event.special_rules)
     n = event.models
     if event.ld is not None and event.special_rules:
         return counted(
@@ -253,7 +261,7 @@ def describe_event(event: AnyEvent, battle: Battle) -> str:
         case BattleStarted():
             return _begun(event, battle)
         case UnitJoined():
-            return _joined(event)
+            return _joined(event, battle)
         case UnitChanged():
             changes = listed(Words("{field} {value}", field=_words(k), value=v) for k, v in event.changes.items())
             name = _name(battle, event.unit)
