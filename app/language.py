@@ -96,7 +96,9 @@ def say(text: str, language: str | None = None) -> str:
         return getattr(found, text.part) if found is not None else str(text)
     if text.template == _LIST:
         return ", ".join(say(item, language) for item in text.args["items"])  # type: ignore[attr-defined]
-    book = catalogue(language)
+    book = _own_catalogue(text.book, language) if text.book else None
+    if book is None or not _holds(book, text):
+        book = catalogue(language)
     if text.plural:
         n = text.n if text.n is not None else 0
         template = book.ngettext(text.template, text.plural, n)
@@ -161,6 +163,23 @@ def catalogue(language: str) -> gettext.NullTranslations:
     for book in rest:
         first.add_fallback(book)
     return first
+
+
+@cache
+def _own_catalogue(package: str, language: str) -> gettext.GNUTranslations | None:
+    """A package's own catalogue (a game's, for the words it says its own way), if it has one."""
+    try:
+        path = resources.files(package) / f"messages.{language}.mo"
+    except ModuleNotFoundError:
+        return None
+    if not path.is_file():
+        return None
+    with path.open("rb") as fp:
+        return gettext.GNUTranslations(fp)
+
+
+def _holds(book: gettext.GNUTranslations, text: Words) -> bool:
+    return (text.template, 0) in book._catalog if text.plural else text.template in book._catalog  # type: ignore[attr-defined]
 
 
 def catalogue_files(language: str) -> list[Path]:

@@ -27,6 +27,7 @@ from morale.events.types import (
 
 from . import rules
 from .rules import Refusal
+from .words import Words, listed
 
 # What a player enters of the table, which stands as a claim of their side (`engine.claim.open`).
 # The clock, the engine's dice, seeds, rulings and strikes are not: the engine checks the clock's
@@ -137,76 +138,108 @@ class Claims:
         self._check_exists(seq, field)
         claim = self.claims.get(seq)
         if claim is None:
-            raise Refusal(f"event {seq} is no player's claim: only a player's entries await confirmation", rule=rule)
+            raise Refusal(
+                Words("event {seq} is no player's claim: only a player's entries await confirmation", seq=seq),
+                rule=rule,
+            )
         if claim.struck_at:
-            raise Refusal(f"event {seq} is struck", field=field)
+            raise Refusal(Words("event {seq} is struck", seq=seq), field=field)
         return claim
 
     def _check_confirmable(self, seq: int, side: str) -> None:
         claim = self._claim(seq, "seqs", rules.CLAIM_CONFIRM)
         if side == claim.side:
-            raise Refusal(f"event {seq} is a claim of {side}: the other side confirms it", rule=rules.CLAIM_CONFIRM)
+            raise Refusal(
+                Words("event {seq} is a claim of {side}: the other side confirms it", seq=seq, side=side),
+                rule=rules.CLAIM_CONFIRM,
+            )
         if seq in self.open_disputes:
             raise Refusal(
-                f"event {seq} is disputed: resolve the dispute instead of confirming it", rule=rules.CLAIM_CONFIRM
+                Words("event {seq} is disputed: resolve the dispute instead of confirming it", seq=seq),
+                rule=rules.CLAIM_CONFIRM,
             )
         if claim.confirmed_at:
-            raise Refusal(f"event {seq} is already confirmed (by event {claim.confirmed_at})", rule=rules.CLAIM_CONFIRM)
+            raise Refusal(
+                Words("event {seq} is already confirmed (by event {by})", seq=seq, by=claim.confirmed_at),
+                rule=rules.CLAIM_CONFIRM,
+            )
 
     def _check_disputable(self, seq: int, side: str) -> None:
         claim = self._claim(seq, "seq", rules.DISPUTE_OPEN)
         if not side:
             raise Refusal(
-                "the referee does not dispute an entry: the referee rules on it or strikes it", rule=rules.DISPUTE_OPEN
+                Words("the referee does not dispute an entry: the referee rules on it or strikes it"),
+                rule=rules.DISPUTE_OPEN,
             )
         if side == claim.side:
-            raise Refusal(f"event {seq} is a claim of {side}: the other side disputes it", rule=rules.DISPUTE_OPEN)
+            raise Refusal(
+                Words("event {seq} is a claim of {side}: the other side disputes it", seq=seq, side=side),
+                rule=rules.DISPUTE_OPEN,
+            )
         if seq in self.open_disputes:
-            raise Refusal(f"event {seq} is already disputed", rule=rules.DISPUTE_OPEN)
+            raise Refusal(Words("event {seq} is already disputed", seq=seq), rule=rules.DISPUTE_OPEN)
         if claim.confirmed_at:
             raise Refusal(
-                f"event {seq} was confirmed by event {claim.confirmed_at}: a confirmed entry is no longer disputed",
+                Words(
+                    "event {seq} was confirmed by event {by}: a confirmed entry is no longer disputed",
+                    seq=seq,
+                    by=claim.confirmed_at,
+                ),
                 rule=rules.DISPUTE_OPEN,
             )
 
     def _check_exists(self, seq: int, field: str) -> None:
         if seq > self.seq:
-            raise Refusal(f"there is no event {seq} yet (last is {self.seq})", field=field)
+            raise Refusal(Words("there is no event {seq} yet (last is {last})", seq=seq, last=self.seq), field=field)
 
     def _check_resolvable(self, seq: int, side: str) -> None:
         self._check_exists(seq, "seq")
         dispute = self.open_disputes.get(seq)
         if dispute is None:
-            raise Refusal(f"event {seq} is not under dispute", field="seq")
+            raise Refusal(Words("event {seq} is not under dispute", seq=seq), field="seq")
         if side and side != dispute.side:
             raise Refusal(
-                f"{side} entered event {seq}: its dispute is settled by the referee, by {dispute.side} withdrawing"
-                " it, or by striking the entry",
+                Words(
+                    "{side} entered event {seq}: its dispute is settled by the referee, by {disputer} withdrawing it,"
+                    " or by striking the entry",
+                    side=side,
+                    seq=seq,
+                    disputer=dispute.side,
+                ),
                 rule=rules.DISPUTE_RESOLVE,
             )
 
     def _check_strikable(self, seq: int) -> None:
         if seq in self._confirmations:
-            raise Refusal(f"event {seq} is a confirmation, and a confirmation is final", rule=rules.CLAIM_CONFIRM)
+            raise Refusal(
+                Words("event {seq} is a confirmation, and a confirmation is final", seq=seq), rule=rules.CLAIM_CONFIRM
+            )
         if seq in self._answers:
             raise Refusal(
-                f"event {seq} answers a dispute and is not struck: a dispute ends only by its resolution",
+                Words(
+                    "event {seq} answers a dispute and is not struck: a dispute ends only by its resolution", seq=seq
+                ),
                 rule=rules.DISPUTE_RESOLVE,
             )
 
     def _check_phase_may_end(self, side: str) -> None:
         if self.open_disputes:
-            entries = ", ".join(str(seq) for seq in sorted(self.open_disputes))
+            entries = listed(str(seq) for seq in sorted(self.open_disputes))
             raise Refusal(
-                f"the phase does not end while a dispute is open (disputed: {entries})", rule=rules.DISPUTE_MEANWHILE
+                Words("the phase does not end while a dispute is open (disputed: {entries})", entries=entries),
+                rule=rules.DISPUTE_MEANWHILE,
             )
         # The side ending the phase confirms the other's claims by ending it (playing on); its own wait.
         waiting = [c for c in self.awaiting() if not side or c.side == side]
         if waiting:
-            entries = ", ".join(str(c.seq) for c in waiting)
-            sides = " and ".join(sorted({self.other_side(c.side) for c in waiting}))
+            entries = listed(str(c.seq) for c in waiting)
+            sides = both(sorted({self.other_side(c.side) for c in waiting}))
             raise Refusal(
-                f"the phase does not end while claims await confirmation by {sides} (awaiting: {entries})",
+                Words(
+                    "the phase does not end while claims await confirmation by {sides} (awaiting: {entries})",
+                    sides=sides,
+                    entries=entries,
+                ),
                 rule=rules.CLAIM_PHASE_END,
             )
 
@@ -284,3 +317,11 @@ def ledger(sides: Iterable[str], log: Iterable[StoredEvent]) -> Claims:
     for stored in log:
         claims.record(stored.seq, stored.event, stored.author)
     return claims
+
+
+def both(names: list[str]) -> str:
+    """Names taken together ("imperium and orks"), each said in the reader's language if it is `Words`."""
+    said: str = ""
+    for name in names:
+        said = Words("{first} and {second}", first=said, second=name) if said else name
+    return said

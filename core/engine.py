@@ -43,6 +43,7 @@ from .referee import due_test, first_due
 from .rules import declare, taken_mark
 from .state import DueTest, Point
 from .view import BattleView, UnitView
+from .words import Words
 
 if TYPE_CHECKING:
     from .rulesets.base import Ruleset
@@ -223,7 +224,7 @@ def ruled(battle: BattleView, event: RefereeRuled) -> Outcomes:
                     trigger=due.rule,
                     passed=True,
                     automatic=True,
-                    detail=f"waived by the referee: {event.reason}",
+                    detail=Words("waived by the referee: {reason}", reason=event.reason),
                 )
             )
     if event.state is not None:

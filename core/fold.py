@@ -21,6 +21,7 @@ from .outcomes import Caused, StateChanged
 from .referee import decide
 from .rules import Refusal
 from .state import Battle
+from .words import Words
 
 
 class Log(Protocol):
@@ -83,7 +84,7 @@ class Fold:
 
     def state(self) -> Battle:
         if self.battle is None:
-            raise Refusal(f"battle {self.battle_id!r} has not started", field="battle")
+            raise Refusal(Words("battle {battle!r} has not started", battle=self.battle_id), field="battle")
         return self.battle
 
     def check(self, event: AnyEvent) -> None:
@@ -141,7 +142,13 @@ class Fold:
             except Refusal as refusal:
                 if followers is None:
                     raise Refusal(
-                        f"striking event {seq} would leave event {at} invalid ({refusal})", rule=rules.RETRACTION
+                        Words(
+                            "striking event {seq} would leave event {at} invalid ({refusal})",
+                            seq=seq,
+                            at=at,
+                            refusal=refusal.line,
+                        ),
+                        rule=rules.RETRACTION,
                     ) from None
                 followers.append(at)
                 struck.add(at)
@@ -154,9 +161,9 @@ class Fold:
     def _check_strikable(self, seq: int) -> None:
         target = self.log.get(seq)
         if target is None or seq in self.struck:
-            raise Refusal(f"event {seq} is already struck", field="seq")
+            raise Refusal(Words("event {seq} is already struck", seq=seq), field="seq")
         if isinstance(target, EventRetracted):
-            raise Refusal(f"event {seq} is itself a retraction and cannot be struck", field="seq")
+            raise Refusal(Words("event {seq} is itself a retraction and cannot be struck", seq=seq), field="seq")
 
 
 def replay(battle_id: str, events: Iterable[StoredEvent]) -> Fold:

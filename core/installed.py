@@ -36,6 +36,8 @@ from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
 from typing import Any
 
+from .words import Words
+
 GROUP = "morale.rulesets"
 ABOUT_GROUP = "morale.rulesets.about"
 # The distribution that ships the four games of this repository: its entry points come first, any
@@ -46,8 +48,14 @@ HOME = "morale"
 
 def named(point: EntryPoint) -> str:
     """How a refusal names an entry point: `fifth = morale_fifth.ruleset:FIFTH` (from morale-fifth)."""
-    dist = point.dist.name if point.dist is not None else "an unknown distribution"
-    return f"entry point {point.name!r} = {point.value!r} of group {GROUP} (from {dist})"
+    dist = point.dist.name if point.dist is not None else ""
+    return Words(
+        "entry point {name!r} = {value!r} of group {group} (from {dist})",
+        name=point.name,
+        value=point.value,
+        group=GROUP,
+        dist=Words("an unknown distribution") if point.dist is None else dist,
+    )
 
 
 @cache
@@ -94,15 +102,32 @@ def about_of(point: EntryPoint) -> About | None:
         about = declared.load()
     except Exception as exc:  # whatever the package raised on import: named, on one line
         reason = str(exc).splitlines()[0] if str(exc) else ""
-        problem = f"cannot be loaded ({type(exc).__name__}: {reason})"
-        raise UnusableAbout(f"its about entry point {declared.value!r} {problem}") from exc
+        raise UnusableAbout(
+            Words(
+                "its about entry point {value!r} cannot be loaded ({error}: {reason})",
+                value=declared.value,
+                error=type(exc).__name__,
+                reason=reason,
+            )
+        ) from exc
     if not isinstance(about, About):
-        raise UnusableAbout(f"its about entry point {declared.value!r} names a {type(about).__name__}, not an About")
+        raise UnusableAbout(
+            Words(
+                "its about entry point {value!r} names a {kind}, not an About",
+                value=declared.value,
+                kind=type(about).__name__,
+            )
+        )
     return about
 
 
 class UnusableAbout(Exception):
-    """A game's `morale.rulesets.about` entry point gives no `About` (the registry refuses the game)."""
+    """A game's `morale.rulesets.about` entry point gives no `About` (the registry refuses the game).
+    `problem` is its words (`str(exc)` their English)."""
+
+    def __init__(self, problem: str) -> None:
+        super().__init__(problem)
+        self.problem = problem
 
 
 def _dist(point: EntryPoint) -> str:

@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
+from .words import Words
+
 if TYPE_CHECKING:
     from .state import Battle, DueTest
 
@@ -36,7 +38,7 @@ class Odds(msgspec.Struct, frozen=True, kw_only=True):
     chance: float  # of passing, pass_ways / of
 
     def percent(self) -> str:
-        return f"{100 * self.chance:.1f}%"
+        return Words("{percent:.1f}%", percent=100 * self.chance)
 
 
 def odds(battle: Battle, due: DueTest) -> Odds | None:

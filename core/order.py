@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from .rules import TEST_FIRST, Refusal
 from .state import Battle, DueTest
+from .words import Words, listed
 
 
 def waiting_with(battle: Battle, due: DueTest) -> list[str]:
@@ -33,27 +34,44 @@ def check_turn(battle: Battle, due: DueTest) -> None:
     if chosen == due.unit:
         return
     if chosen is None:
-        units = ", ".join([due.unit, *others])
         raise Refusal(
-            f"{units} must all take a {due.test} test: {side}'s player first chooses which goes first "
-            f"(player_decided {TEST_FIRST})",
+            Words(
+                "{units} must all take a {test} test: {side}'s player first chooses which goes first"
+                " (player_decided {decision})",
+                units=listed([due.unit, *others]),
+                test=due.test,
+                side=side,
+                decision=TEST_FIRST,
+            ),
             rule=rule,
         )
-    raise Refusal(f"{side}'s player chose {chosen} to take its {due.test} test first", rule=rule)
+    raise Refusal(
+        Words("{side}'s player chose {unit} to take its {test} test first", side=side, unit=chosen, test=due.test),
+        rule=rule,
+    )
 
 
 def check_choice(battle: Battle, unit_id: str) -> DueTest:
     """The due test a `test_first` decision puts first; refused when there is nothing to choose."""
     ordered = [t for t in battle.due_for(unit_id) if t.test in battle.ruleset.ordered_tests]
     if not ordered:
-        raise Refusal(f"{unit_id} has no test due whose order its player chooses", field="unit")
+        raise Refusal(Words("{unit} has no test due whose order its player chooses", unit=unit_id), field="unit")
     due = ordered[0]
     rule = battle.ruleset.ordered_tests[due.test]
     if not waiting_with(battle, due):
-        raise Refusal(f"{unit_id} is the only unit of its side with a {due.test} test due: nothing to order", rule=rule)
+        raise Refusal(
+            Words(
+                "{unit} is the only unit of its side with a {test} test due: nothing to order",
+                unit=unit_id,
+                test=due.test,
+            ),
+            rule=rule,
+        )
     chosen = battle.chosen_first.get((battle.units[unit_id].side, due.test))
     if chosen is not None:
-        raise Refusal(f"{chosen} was already chosen to take its {due.test} test first", rule=rule)
+        raise Refusal(
+            Words("{unit} was already chosen to take its {test} test first", unit=chosen, test=due.test), rule=rule
+        )
     return due
 
 

@@ -17,6 +17,8 @@ from typing import Any, ClassVar
 
 import msgspec
 
+from .words import Words
+
 # A point on the battle clock: (game turn, index of the side whose turn it is, index of the phase).
 Point = tuple[int, int, int]
 
@@ -77,7 +79,19 @@ class OpposedRoll(msgspec.Struct, frozen=True, kw_only=True):
 def opposed_words(rolls: tuple[OpposedRoll, ...]) -> str:
     """Opposed rolls as every view says them: "loser 5 + initiative 3 = 8 against winners 2 +
     initiative 2 = 4" (the console's main.js and why.js say them in the same words)."""
-    return " against ".join(f"{r.side} {r.die} + {r.adds.replace('_', ' ')} {r.bonus} = {r.total}" for r in rolls)
+    said: str = ""
+    for r in rolls:
+        side, adds = _ROLLERS.get(r.side, r.side), _ADDS.get(r.adds, r.adds.replace("_", " "))
+        roll = Words(
+            "{side} {die} + {adds} {bonus} = {total}", side=side, die=r.die, adds=adds, bonus=r.bonus, total=r.total
+        )
+        said = Words("{first} against {second}", first=said, second=roll) if said else roll
+    return said
+
+
+# The words of the rolls' machine names (`OpposedRoll.side`, `.adds`) the rulesets give; any other is said as it is.
+_ROLLERS = {"loser": Words("loser"), "winners": Words("winners")}
+_ADDS = {"initiative": Words("initiative")}
 
 
 class TestResolved(Outcome, tag="test_resolved", frozen=True):

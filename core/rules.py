@@ -8,6 +8,7 @@ from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar, cast, overloa
 from morale.events.types import EVENT_TYPES, Event
 
 from . import catalogue
+from .words import Words
 
 # A clause function's parameters (P) and result (R); for a method, its ruleset (S) and the rest (Q).
 P = ParamSpec("P")
@@ -122,9 +123,10 @@ def declared(ruleset: str, answer: str) -> dict[str, str]:
         given = target.answers[answer]
         if answer == "phrase":
             if isinstance(given, dict):  # one phrase per state the clause leads to: "rule:state"
-                table.update({f"{rule_id}:{state}": str(words) for state, words in given.items()})
-            else:
-                table[rule_id] = str(given)
+                # A phrase is kept as the game gave it: `Words` stay sayable in the reader's language.
+                table.update({f"{rule_id}:{state}": words for state, words in given.items() if isinstance(words, str)})
+            elif isinstance(given, str):
+                table[rule_id] = given
             continue
         for name in (given,) if isinstance(given, str) else given:
             if name in table:
@@ -197,9 +199,19 @@ def every_event_type(table: Mapping[type[Event], object], what: str, skip: tuple
 
 
 class Refusal(Exception):
-    """A proposed event that the rules or the log's shape do not allow. Nothing is written."""
+    """A proposed event that the rules or the log's shape do not allow. Nothing is written.
+
+    `message` is `Words` (said in the reader's language at the edge: `app.language.refusal_line`);
+    `str(refusal)` is its line in English, the rule ID or field first."""
 
     def __init__(self, message: str, *, rule: str | None = None, field: str | None = None) -> None:
         self.message, self.rule, self.field = message, rule, field
         where = rule or field
         super().__init__(f"{where}: {message}" if where else message)
+
+    @property
+    def line(self) -> str:
+        """The refusal as one line, the rule ID or field it names first, for a sentence that quotes it
+        (`Words`: said in the reader's language, the rule ID or field as it is)."""
+        where = self.rule or self.field
+        return Words("{where}: {refusal}", where=where, refusal=self.message) if where else self.message

@@ -18,6 +18,7 @@ from morale.events.types import FactValue
 
 from .outcomes import Modifier, Outcome, StateChanged
 from .outcomes import Point as Point  # re-exported: the rulesets take the clock's point with the battle
+from .words import english
 
 if TYPE_CHECKING:
     from .rulesets.base import Ruleset
@@ -221,7 +222,9 @@ class _BattleView(msgspec.Struct, frozen=True, omit_defaults=True):
     modifiers: list[tuple[str, int, str]] = []
 
 
-_encoder = msgspec.json.Encoder(order="deterministic")  # sets and dicts sorted: the same state, the same bytes
+# Sets and dicts sorted: the same state, the same bytes. `Words` a ruleset keeps (a unit's notes) are
+# their English: a digest is written into the log, and never depends on who reads it.
+_encoder = msgspec.json.Encoder(order="deterministic", enc_hook=english)
 
 
 def unit_view(u: Unit) -> _UnitView:

@@ -2,8 +2,9 @@
 hand, so that the guide shows the console as the tests saw it.
 
     python docs/screenshots.py          copy them from screenshots/ into docs/images/ (run
-                                        tests/test_console.py, test_console_table.py and
-                                        test_console_join.py first: they write screenshots/)
+                                        tests/test_console.py, test_console_table.py,
+                                        test_console_join.py and test_language_console.py
+                                        first: they write screenshots/)
     python docs/screenshots.py --check  exit 1 unless every picture is in docs/images/, a PNG of a
                                         390x844 phone screen
 
@@ -33,6 +34,7 @@ SHOWN = {
     "console-past.png": "wh40k6-referee-past-390x844.png",  # test_console.py
     "console-player.png": "wh40k6-player-record-390x844.png",  # test_console.py
     "console-share.png": "join-share-390x844.png",  # test_console_join.py
+    "console-due-ru.png": "ru-wh40k6-referee-due-390x844.png",  # test_language_console.py
 }
 
 

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TypeVar
 
 import msgspec
 
 from .types import EVENT_TYPES, AnyEvent, Author, BattleId, LogEntry, StoredEvent
 from .wording import syntax_words, validation_words
+from .words import Words, english
 
 GENESIS_HASH = "0" * 64
 
@@ -26,21 +27,23 @@ class _Body(msgspec.Struct):
 
 _body_decoder = msgspec.json.Decoder(_Body)
 _CURRENT_VERSIONS = {tag: cls.version for tag, cls in EVENT_TYPES.items()}
-# Sorted keys make the bytes that are hashed independent of field order in the Structs.
-_canonical = msgspec.json.Encoder(order="sorted")
+# Sorted keys make the bytes that are hashed independent of field order in the Structs; `Words` are
+# their English (what is hashed never depends on who reads it).
+_canonical = msgspec.json.Encoder(order="sorted", enc_hook=english)
 
 
 class MalformedEvent(ValueError):
     """Input that is not a well-formed event: bad JSON, an unknown type, a field out of range.
-    `field` is the path of the field it names ("dice[0]"), where it names one."""
+    `field` is the path of the field it names ("dice[0]"), where it names one. `message` is the
+    refusal's words (`Words`, said in the reader's language at the edge); `str(exc)` their English."""
 
     def __init__(self, message: str, field: str | None = None) -> None:
         super().__init__(message)
-        self.field = field
+        self.message, self.field = message, field
 
     def within(self, where: str) -> MalformedEvent:
         """The same refusal, said of a place: a file's line, a roster's unit."""
-        return MalformedEvent(f"{where}: {self}", self.field)
+        return MalformedEvent(Words("{where}: {problem}", where=where, problem=self.message), self.field)
 
 
 def decode_input(decoder: msgspec.json.Decoder[T], data: bytes | str) -> T:
@@ -51,11 +54,13 @@ def decode_input(decoder: msgspec.json.Decoder[T], data: bytes | str) -> T:
         return decoder.decode(data)
     except msgspec.ValidationError as exc:
         words, field = validation_words(exc, decoder.type, _plain(data))
-        raise MalformedEvent(f"{field}: {words}" if field else words, field) from None
+        raise MalformedEvent(
+            Words("{field}: {problem}", field=field, problem=words) if field else words, field
+        ) from None
     except msgspec.DecodeError as exc:
         raise MalformedEvent(syntax_words(exc, data)) from None
     except RecursionError:
-        raise MalformedEvent("malformed JSON: nested too deep to read") from None
+        raise MalformedEvent(Words("malformed JSON: nested too deep to read")) from None
 
 
 def _plain(data: bytes | str) -> Any:
@@ -75,7 +80,7 @@ def event_from_dict(data: dict[str, Any]) -> AnyEvent:
     try:
         encoded = _canonical.encode(data)
     except RecursionError:
-        raise MalformedEvent("nested too deep to read") from None
+        raise MalformedEvent(Words("nested too deep to read")) from None
     except (TypeError, msgspec.EncodeError) as exc:  # a value JSON has no form for
         raise MalformedEvent(str(exc)) from None
     return decode_event(encoded)
@@ -87,15 +92,18 @@ def battle_id(text: str) -> str:
     try:
         return msgspec.convert(text, BattleId)
     except msgspec.ValidationError as exc:
-        raise MalformedEvent(f"battle: {validation_words(exc, BattleId, text)[0]}", "battle") from None
+        problem = validation_words(exc, BattleId, text)[0]
+        raise MalformedEvent(Words("{field}: {problem}", field="battle", problem=problem), "battle") from None
 
 
 def encode(value: Any) -> bytes:
     return _canonical.encode(value)
 
 
-def to_builtins(value: Any) -> Any:
-    return msgspec.to_builtins(value, order="sorted")
+def to_builtins(value: Any, enc_hook: Callable[[Any], Any] = english) -> Any:
+    """`value` as plain JSON values, keys sorted; `Words` as their English, for what is kept or
+    compared (an edge that shows them passes `morale.app.language.enc_hook`)."""
+    return msgspec.to_builtins(value, order="sorted", enc_hook=enc_hook)
 
 
 def body_bytes(
@@ -171,7 +179,7 @@ class RawStored(msgspec.Struct, forbid_unknown_fields=True):
         except msgspec.ValidationError as exc:
             words, field = validation_words(exc, Author, self.author)
             where = f"author.{field}" if field else "author"
-            raise MalformedEvent(f"{where}: {words}", where) from None
+            raise MalformedEvent(Words("{field}: {problem}", field=where, problem=words), where) from None
 
 
 _raw_decoder = msgspec.json.Decoder(RawStored)
@@ -216,7 +224,7 @@ def decode_stored_with_author(
     """A stored event and who appended it (None for an event written before authors were recorded)."""
     cls = EVENT_TYPES.get(event_type)
     if cls is None:
-        raise MalformedEvent(f"type: unknown event type {event_type!r}")
+        raise MalformedEvent(Words("type: unknown event type {type!r}", type=event_type))
     if schema_version == cls.version:
         decoded = _body_decoder.decode(body)
         return decoded.event, decoded.author
@@ -228,7 +236,7 @@ def decode_stored(body: str | bytes, schema_version: int, event_type: str) -> An
     """A stored event as this engine reads it: older versions of its type are upcast first."""
     cls = EVENT_TYPES.get(event_type)
     if cls is None:
-        raise MalformedEvent(f"type: unknown event type {event_type!r}")
+        raise MalformedEvent(Words("type: unknown event type {type!r}", type=event_type))
     if schema_version == cls.version:
         return decode_body(body)
     return upcast(decode_raw(body).event, schema_version)
@@ -239,14 +247,19 @@ def upcast(data: dict[str, Any], schema_version: int) -> AnyEvent:
     a time through the type's `upcast_vN_vM` functions, then validate it like any input."""
     cls = EVENT_TYPES.get(str(data.get("type")))
     if cls is None:
-        raise MalformedEvent(f"type: unknown event type {data.get('type')!r}")
+        raise MalformedEvent(Words("type: unknown event type {type!r}", type=data.get("type")))
     if schema_version > cls.version:
         raise MalformedEvent(
-            f"schema_version: {cls.__struct_config__.tag} version {schema_version} was written by a newer "
-            f"engine (this one reads up to version {cls.version})"
+            Words(
+                "schema_version: {type} version {version} was written by a newer engine (this one reads up to"
+                " version {latest})",
+                type=cls.__struct_config__.tag,
+                version=schema_version,
+                latest=cls.version,
+            )
         )
     if schema_version < 1:
-        raise MalformedEvent(f"schema_version: versions start at 1, not {schema_version}")
+        raise MalformedEvent(Words("schema_version: versions start at 1, not {version}", version=schema_version))
     for version in range(schema_version, cls.version):
         data = getattr(cls, f"upcast_v{version}_v{version + 1}")(dict(data))
     return event_from_dict(data)

@@ -15,9 +15,16 @@ from typing import Any
 import psycopg
 from psycopg import errors
 
+from .words import Words
+
 
 class NotAStore(Exception):
-    """The database cannot hold the store as it stands; the message says why and what to do."""
+    """The database cannot hold the store as it stands; the message says why and what to do
+    (`message`: its words, said in the reader's language at the edge; `str(exc)` their English)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
 
 
 @dataclass(frozen=True)
@@ -179,16 +186,20 @@ def prepare(conn: psycopg.Connection, *, create: bool, upto: int = LATEST) -> tu
     returns its schema and the channel its appends are announced on. `NotAStore` if it cannot be."""
     schema, channel = one_row(conn.execute("SELECT current_schema(), left('morale:' || current_schema(), 63)"))
     if schema is None:
-        raise NotAStore("no schema to keep the store in: the search_path names none that exists")
+        raise NotAStore(Words("no schema to keep the store in: the search_path names none that exists"))
     version = applied_version(conn)
     if version > LATEST:
         raise NotAStore(
-            f"the store is at schema version {version}, newer than this morale knows ({LATEST}): upgrade morale"
+            Words(
+                "the store is at schema version {version}, newer than this morale knows ({latest}): upgrade morale",
+                version=version,
+                latest=LATEST,
+            )
         )
     if version >= upto:
         return schema, channel
     if version == 0 and not create:
-        raise NotAStore("no morale store in this database (`morale new` or `morale import` creates one)")
+        raise NotAStore(Words("no morale store in this database (`morale new` or `morale import` creates one)"))
     try:
         with conn.transaction():
             # Nodes starting at once: one upgrades, the others wait here and find it done.
@@ -203,11 +214,15 @@ def prepare(conn: psycopg.Connection, *, create: bool, upto: int = LATEST) -> tu
                 )
     except (errors.DuplicateTable, errors.DuplicateFunction, errors.DuplicateObject) as exc:
         raise NotAStore(
-            f"the schema {schema!r} already holds something morale did not create ({exc.diag.message_primary}): "
-            "give morale a database or schema of its own"
+            Words(
+                "the schema {schema!r} already holds something morale did not create ({error}): give morale a"
+                " database or schema of its own",
+                schema=schema,
+                error=exc.diag.message_primary,
+            )
         ) from None
     except errors.InsufficientPrivilege as exc:
-        raise NotAStore(f"cannot create the store's tables: {exc.diag.message_primary}") from None
+        raise NotAStore(Words("cannot create the store's tables: {error}", error=exc.diag.message_primary)) from None
     return schema, channel
 
 

@@ -41,6 +41,7 @@ from .store import (
     stored_token,
 )
 from .types import LogEntry, StoredEvent
+from .words import Words
 
 _LAST = 2**63 - 1  # the largest bigint: "up to the end of the log"
 CHUNK = 10_000  # rows read per query: a long log is read in pieces, never held by a connection meanwhile
@@ -82,14 +83,14 @@ class PostgresEventStore(SealingStore):
         try:
             given = conninfo_to_dict(url)
         except psycopg.ProgrammingError as exc:
-            raise StoreUnavailable(self.path, f"not a PostgreSQL URL: {one_line(exc)}") from None
+            raise StoreUnavailable(self.path, Words("not a PostgreSQL URL: {error}", error=one_line(exc))) from None
         defaults: dict[str, str | int] = {"connect_timeout": CONNECT_TIMEOUT_S, "fallback_application_name": "morale"}
         self.conninfo = make_conninfo(url, **{k: v for k, v in defaults.items() if k not in given})
         try:
             with psycopg.connect(self.conninfo, autocommit=True) as conn:
                 self.schema_name, self.channel = schema.prepare(conn, create=create)
         except schema.NotAStore as exc:
-            raise StoreUnavailable(self.path, str(exc)) from None
+            raise StoreUnavailable(self.path, exc.message) from None
         except psycopg.Error as exc:
             raise StoreUnavailable(self.path, one_line(exc)) from None
         self.pool = psycopg_pool.ConnectionPool(

@@ -32,6 +32,8 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
+from .words import Words
+
 # cryptography (~20-50 ms to import) is imported by the functions that sign, verify or read a key,
 # not here: every store imports this module for its types, and a read signs nothing.
 if TYPE_CHECKING:
@@ -76,7 +78,8 @@ class SigningKeyUnusable(ValueError):
     field = "signing_key"
 
     def __init__(self, where: str | Path, reason: str) -> None:
-        super().__init__(f"{where}: {reason}")
+        self.message = Words("{where}: {problem}", where=str(where), problem=reason)
+        super().__init__(self.message)
         self.where, self.reason = str(where), reason
 
 
@@ -156,7 +159,7 @@ def private_key_from_text(text: str, where: str) -> SigningKey:
     except (ValueError, TypeError):
         key = None
     if not isinstance(key, Ed25519PrivateKey):
-        raise SigningKeyUnusable(where, "not an Ed25519 private key (PEM, or 32 bytes in base64)")
+        raise SigningKeyUnusable(where, Words("not an Ed25519 private key (PEM, or 32 bytes in base64)"))
     return SigningKey(key)
 
 
@@ -173,7 +176,7 @@ def public_key_from_text(text: str, where: str) -> Ed25519PublicKey:
     except (ValueError, TypeError):
         key = None
     if not isinstance(key, Ed25519PublicKey):
-        raise ValueError(f"{where}: not an Ed25519 public key (PEM, or 32 bytes in base64)")
+        raise ValueError(Words("{where}: not an Ed25519 public key (PEM, or 32 bytes in base64)", where=where))
     return key
 
 
@@ -194,11 +197,16 @@ def read_key_file(path: Path) -> SigningKey:
         mode = stat.S_IMODE(path.stat().st_mode)
         if mode & 0o077:
             raise SigningKeyUnusable(
-                path, f"the signing key file has permissions {mode:04o}, looser than 0600: chmod 600 {path}"
+                path,
+                Words(
+                    "the signing key file has permissions {mode:04o}, looser than 0600: chmod 600 {path}",
+                    mode=mode,
+                    path=str(path),
+                ),
             )
         text = path.read_text()
     except OSError as exc:
-        raise SigningKeyUnusable(path, f"cannot read the signing key: {exc.strerror}") from None
+        raise SigningKeyUnusable(path, Words("cannot read the signing key: {error}", error=exc.strerror)) from None
     return private_key_from_text(text, str(path))
 
 
@@ -219,7 +227,7 @@ def create_key_file(path: Path, key: SigningKey | None = None) -> SigningKey:
     except FileExistsError:
         return read_key_file(path)
     except OSError as exc:
-        raise SigningKeyUnusable(path, f"cannot create the signing key: {exc.strerror}") from None
+        raise SigningKeyUnusable(path, Words("cannot create the signing key: {error}", error=exc.strerror)) from None
     finally:
         draft.unlink(missing_ok=True)
     return key

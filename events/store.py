@@ -20,6 +20,7 @@ from .codec import GENESIS_HASH, body_bytes, chain_hash, read_rows, stored_event
 from .hooks import HOOK_CHANGES, DeliveryAttempt, StoredHook
 from .signing import SignedHead, SigningKey, given_key, sqlite_key
 from .types import AnyEvent, Author, LogEntry, PhaseEnded, StoredEvent
+from .words import Words
 
 if TYPE_CHECKING:
     import sqlite_utils
@@ -35,19 +36,28 @@ class ConflictError(Exception):
 
     def __init__(self, battle: str, expected_seq: int, actual_seq: int) -> None:
         self.battle, self.expected_seq, self.actual_seq = battle, expected_seq, actual_seq
-        super().__init__(f"{self.field}: {self.words()}")
+        # `message`: the words (said in the reader's language at the edge); `str(exc)` their English.
+        self.message = Words("{field}: {problem}", field=self.field, problem=self.words())
+        super().__init__(self.message)
 
     def words(self) -> str:
         """Only a log that has grown past the expected point was raced. A point beyond its end or
         below zero is a mistake in the request, and "another writer got there first" would send its
         writer looking for a writer there never was."""
         if self.expected_seq < 0:
-            return f"must be 0 or more, not {self.expected_seq}"
+            return Words("must be 0 or more, not {expected}", expected=self.expected_seq)
         if self.expected_seq > self.actual_seq:
-            return f"expected seq {self.expected_seq} but the log ends at {self.actual_seq}"
-        return (
-            f"battle {self.battle!r} is at sequence {self.actual_seq}, not {self.expected_seq}; "
-            "another writer got there first: read the log again and retry"
+            return Words(
+                "expected seq {expected} but the log ends at {actual}",
+                expected=self.expected_seq,
+                actual=self.actual_seq,
+            )
+        return Words(
+            "battle {battle!r} is at sequence {actual}, not {expected}; another writer got there first: read the log"
+            " again and retry",
+            battle=self.battle,
+            actual=self.actual_seq,
+            expected=self.expected_seq,
         )
 
 
@@ -61,7 +71,7 @@ class BattleExists(ConflictError):
         super().__init__(battle, 0, actual_seq)
 
     def words(self) -> str:
-        return f"battle {self.battle!r} already exists in this store"
+        return Words("battle {battle!r} already exists in this store", battle=self.battle)
 
 
 class ChainMoved(ConflictError):
@@ -69,9 +79,11 @@ class ChainMoved(ConflictError):
     against (the battle was started afresh under the same id): what the writer read is gone."""
 
     def words(self) -> str:
-        return (
-            f"event {self.expected_seq} of battle {self.battle!r} is not the one this writer read (the battle "
-            "was started afresh): read the log again and retry"
+        return Words(
+            "event {seq} of battle {battle!r} is not the one this writer read (the battle was started afresh): read"
+            " the log again and retry",
+            seq=self.expected_seq,
+            battle=self.battle,
         )
 
 
@@ -80,7 +92,8 @@ class TokenRevoked(Exception):
     in): nothing was written."""
 
     def __init__(self, battle: str) -> None:
-        super().__init__(f"the token this request was made with no longer opens battle {battle!r}")
+        self.message = Words("the token this request was made with no longer opens battle {battle!r}", battle=battle)
+        super().__init__(self.message)
         self.battle = battle
 
 
@@ -122,7 +135,8 @@ class StoredToken(NamedTuple):
 
 class UnknownBattle(LookupError):
     def __init__(self, battle: str) -> None:
-        super().__init__(f"battle: no battle {battle!r} in this store")
+        self.message = Words("battle: no battle {battle!r} in this store", battle=battle)
+        super().__init__(self.message)
         self.battle = battle
 
 
@@ -131,11 +145,20 @@ class UnreadableEvent(Exception):
     writes only text). Named by its sequence number; `morale verify` checks the whole log."""
 
     def __init__(self, battle: str, seq: int | None) -> None:
-        where = f"event {seq}" if seq is not None else "an event"
-        super().__init__(
-            f"seq: {where} of battle {battle!r} is stored as bytes that are not UTF-8 text: the store was "
-            "changed outside morale (`morale verify` checks the whole log)"
-        )
+        if seq is None:
+            self.message = Words(
+                "seq: an event of battle {battle!r} is stored as bytes that are not UTF-8 text: the store was changed"
+                " outside morale (`morale verify` checks the whole log)",
+                battle=battle,
+            )
+        else:
+            self.message = Words(
+                "seq: event {seq} of battle {battle!r} is stored as bytes that are not UTF-8 text: the store was"
+                " changed outside morale (`morale verify` checks the whole log)",
+                seq=seq,
+                battle=battle,
+            )
+        super().__init__(self.message)
         self.battle, self.seq = battle, seq
 
 
@@ -144,7 +167,8 @@ class StoreUnavailable(Exception):
     (where the store may not be created) nothing at all. Raised before anything is written."""
 
     def __init__(self, path: str | Path, reason: str) -> None:
-        super().__init__(f"{path}: {reason}")
+        self.message = Words("{where}: {problem}", where=str(path), problem=reason)
+        super().__init__(self.message)
         self.path, self.reason = str(path), reason
 
 
@@ -158,15 +182,15 @@ def check_store_path(path: Path, create: bool) -> None:
     process (a server thread's) would then lose its WAL to the next process that closes it, and
     with it the appends it acknowledged. What the bytes are, SQLite says itself (`_open`)."""
     if path.is_dir():
-        raise StoreUnavailable(path, "is a folder, not a store file")
+        raise StoreUnavailable(path, Words("is a folder, not a store file"))
     if not path.exists():
         if not create:
-            raise StoreUnavailable(path, f"no store at {path}")
+            raise StoreUnavailable(path, Words("no store at {path}", path=str(path)))
         if not path.parent.is_dir():
-            raise StoreUnavailable(path, f"no folder {path.parent} to create the store in")
+            raise StoreUnavailable(path, Words("no folder {folder} to create the store in", folder=str(path.parent)))
         return
     if not create and path.stat().st_size == 0:
-        raise StoreUnavailable(path, "an empty file, not a store")
+        raise StoreUnavailable(path, Words("an empty file, not a store"))
 
 
 _SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -185,9 +209,9 @@ def check_not_foreign(path: Path) -> None:
         with path.open("rb") as file:
             head = file.read(len(_SQLITE_MAGIC))
     except OSError as exc:
-        raise StoreUnavailable(path, f"cannot read it: {exc.strerror}") from None
+        raise StoreUnavailable(path, Words("cannot read it: {error}", error=exc.strerror)) from None
     if head and head != _SQLITE_MAGIC:
-        raise StoreUnavailable(path, "not a SQLite file")
+        raise StoreUnavailable(path, Words("not a SQLite file"))
 
 
 @runtime_checkable
@@ -549,7 +573,11 @@ class SqliteEventStore(SealingStore):
         try:
             self._open(busy_timeout_s, synchronous, create)
         except sqlite3.DatabaseError as exc:  # a damaged file, or one SQLite may not open or write
-            reason = "not a SQLite file" if "not a database" in str(exc) else f"SQLite cannot use it: {exc}"
+            reason = (
+                Words("not a SQLite file")
+                if "not a database" in str(exc)
+                else Words("SQLite cannot use it: {error}", error=str(exc))
+            )
             raise StoreUnavailable(path, reason) from None
 
     def _open(self, busy_timeout_s: float, synchronous: str, create: bool) -> None:
@@ -559,10 +587,10 @@ class SqliteEventStore(SealingStore):
         tables = [row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
         if not create and "events" not in tables:
             conn.close()
-            raise StoreUnavailable(self.path, "a SQLite file, but not a morale store (it has no events table)")
+            raise StoreUnavailable(self.path, Words("a SQLite file, but not a morale store (it has no events table)"))
         if "events" in tables and not {row[1] for row in conn.execute('PRAGMA table_info("events")')} >= _EVENT_COLUMNS:
             conn.close()
-            raise StoreUnavailable(self.path, "a SQLite file whose events table is not a morale log")
+            raise StoreUnavailable(self.path, Words("a SQLite file whose events table is not a morale log"))
         if self.path != ":memory:":
             self._enable_wal(busy_timeout_s)
         # NORMAL is durable across application crashes in WAL mode; only a power cut can lose the

@@ -12,6 +12,8 @@ from typing import Annotated, Any, ClassVar, Literal, get_args
 import msgspec
 from msgspec import Meta
 
+from .words import Words
+
 # The version of an event type that has never changed. Each type says its own in `Event.version`;
 # it travels with every stored event, and a type that changes carries `upcast_vN_vM` for old ones.
 SCHEMA_VERSION = 1
@@ -24,13 +26,16 @@ _CONTROL = r"\x00-\x1f\x7f-\x9f"  # C0 and C1 control characters, and DEL: as re
 _NO_CONTROL = f"^[^{_CONTROL}]*$"
 _TEXT = r"^[^\x00-\x08\x0b-\x1f\x7f-\x9f]*$"  # free text: tabs and line breaks are its own
 ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"
-ID_WORDS = "an id: 1 to 64 letters, digits, '_', '.' or '-', the first a letter or digit"
+ID_WORDS = Words("an id: 1 to 64 letters, digits, '_', '.' or '-', the first a letter or digit")
+HEX_WORDS = Words("64 lowercase hex digits")
 TEXT_LIMIT = 2000  # characters of free text: a note, a cause, a ruling's reason
 NAME_LIMIT = 200
 MOST = 100_000  # models in a unit, casualties, wounds: far beyond any table, far below a mistake's 10**30
 MAX_TABLE_DEPTH = 8  # a pinned table's values nest no deeper (the shipped ones nest 4)
 
-Die = Annotated[int, Meta(ge=1, le=6, description="one six-sided die, 1..6", extra={"words": "a die shows 1 to 6"})]
+Die = Annotated[
+    int, Meta(ge=1, le=6, description="one six-sided die, 1..6", extra={"words": Words("a die shows 1 to 6")})
+]
 Count = Annotated[int, Meta(ge=0, le=MOST)]
 Positive = Annotated[int, Meta(ge=1, le=MOST)]
 Turn = Annotated[int, Meta(ge=1, le=10_000)]
@@ -44,7 +49,7 @@ BattleId = Annotated[
         max_length=64,
         pattern=ID_PATTERN,
         description="a battle's id: it names the battle in paths and URLs, so it is never one of them",
-        extra={"words": f"a battle's id: {ID_WORDS.removeprefix('an id: ')}"},
+        extra={"words": Words("a battle's id: 1 to 64 letters, digits, '_', '.' or '-', the first a letter or digit")},
     ),
 ]
 Name = Annotated[
@@ -53,7 +58,7 @@ Name = Annotated[
         min_length=1,
         max_length=NAME_LIMIT,
         pattern=_NO_CONTROL,
-        extra={"words": f"a name of 1 to {NAME_LIMIT} characters, none of them a control character"},
+        extra={"words": Words("a name of 1 to {limit} characters, none of them a control character", limit=NAME_LIMIT)},
     ),
 ]
 Title = Annotated[  # a name that may be left out: the battle's
@@ -61,7 +66,9 @@ Title = Annotated[  # a name that may be left out: the battle's
     Meta(
         max_length=NAME_LIMIT,
         pattern=_NO_CONTROL,
-        extra={"words": f"a name of at most {NAME_LIMIT} characters, none of them a control character"},
+        extra={
+            "words": Words("a name of at most {limit} characters, none of them a control character", limit=NAME_LIMIT)
+        },
     ),
 ]
 Text = Annotated[
@@ -69,7 +76,11 @@ Text = Annotated[
     Meta(
         max_length=TEXT_LIMIT,
         pattern=_TEXT,
-        extra={"words": f"text of at most {TEXT_LIMIT} characters, no control characters but tabs and line breaks"},
+        extra={
+            "words": Words(
+                "text of at most {limit} characters, no control characters but tabs and line breaks", limit=TEXT_LIMIT
+            )
+        },
     ),
 ]
 Reason = Annotated[
@@ -78,12 +89,16 @@ Reason = Annotated[
         min_length=1,
         max_length=TEXT_LIMIT,
         pattern=_TEXT,
-        extra={"words": f"a reason of 1 to {TEXT_LIMIT} characters, no control characters but tabs and line breaks"},
+        extra={
+            "words": Words(
+                "a reason of 1 to {limit} characters, no control characters but tabs and line breaks", limit=TEXT_LIMIT
+            )
+        },
     ),
 ]
 Hex64 = Annotated[
     str,
-    Meta(pattern=r"^[0-9a-f]{64}$", description="64 lowercase hex digits", extra={"words": "64 lowercase hex digits"}),
+    Meta(pattern=r"^[0-9a-f]{64}$", description="64 lowercase hex digits", extra={"words": HEX_WORDS}),
 ]
 Leadership = Annotated[int, Meta(ge=0, le=10)]
 Characteristic = Annotated[int, Meta(ge=0, le=10)]
@@ -92,7 +107,9 @@ FactText = Annotated[
     Meta(
         max_length=NAME_LIMIT,
         pattern=_NO_CONTROL,
-        extra={"words": f"text of at most {NAME_LIMIT} characters, none of them a control character"},
+        extra={
+            "words": Words("text of at most {limit} characters, none of them a control character", limit=NAME_LIMIT)
+        },
     ),
 ]
 FactValue = bool | Annotated[int, Meta(ge=-(10**9), le=10**9)] | Annotated[float, Meta(ge=-1e9, le=1e9)] | FactText
@@ -167,7 +184,7 @@ class BattleStarted(Event, tag="battle_started", frozen=True):
     house_rules: Facts = {}
     dice_policy: DicePolicy = "either"
     # sha256 of the battle's dice secret, when the engine may roll
-    dice_commitment: Annotated[str, Meta(pattern=r"^([0-9a-f]{64})?$", extra={"words": "64 lowercase hex digits"})] = ""
+    dice_commitment: Annotated[str, Meta(pattern=r"^([0-9a-f]{64})?$", extra={"words": HEX_WORDS})] = ""
     tables: Annotated[dict[Slug, PinnedTable], Meta(max_length=16)] = {}  # the ruleset's data tables (Ruleset.tables)
     # A battle played without a referee: a player's entry stands as a claim until the other side
     # confirms it, or disputes it (`engine.claim.*`, `engine.dispute.*`).
@@ -270,7 +287,7 @@ class DiceRevealed(Event, tag="dice_revealed", frozen=True):
     before fresh commitments, or one revealed for good) the engine rolls no more."""
 
     secret: Hex64
-    commitment: Annotated[str, Meta(pattern=r"^([0-9a-f]{64})?$", extra={"words": "64 lowercase hex digits"})] = ""
+    commitment: Annotated[str, Meta(pattern=r"^([0-9a-f]{64})?$", extra={"words": HEX_WORDS})] = ""
 
 
 class SeedCommitted(Event, tag="seed_committed", frozen=True):

@@ -16,6 +16,8 @@ from typing import Any
 import msgspec
 from msgspec import inspect
 
+from .words import Words, counted, listed
+
 # "Expected `int` <= 6 - at `$.dice[0]`"; a dict key: "... - at `key` in `$.house_rules`".
 _AT = re.compile(r"^(?P<what>.*?)(?: - at `(?P<path>[^`]*)`(?: in `(?P<outer>[^`]*)`)?)?$", re.DOTALL)
 _STEP = re.compile(r"\.([^.\[]+)|\[(\d+|\.\.\.)\]")
@@ -23,14 +25,34 @@ _ANY_VALUE = object()  # a step into a dict's values: msgspec names no key ("$.h
 _UNKNOWN = object()  # the value at the path could not be read
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")  # what would break a refusal's one line
 
-_KINDS = {
-    "int": "a whole number",
-    "float": "a number",
-    "str": "text",
-    "bool": "true or false",
+_KINDS: dict[str, str] = {
+    "int": Words("a whole number"),
+    "float": Words("a number"),
+    "str": Words("text"),
+    "bool": Words("true or false"),
     "null": "null",
-    "array": "a list",
-    "object": "an object",
+    "array": Words("a list"),
+    "object": Words("an object"),
+}
+
+# What msgspec says is wrong with JSON it cannot read, in our words (any other reason as it says it).
+_SYNTAX: dict[str, str] = {
+    "invalid character": Words("invalid character"),
+    "invalid number": Words("invalid number"),
+    "expected ',' or ']'": Words("expected ',' or {close}", close="']'"),
+    "expected ',' or '}'": Words("expected ',' or {close}", close="'}'"),
+    "trailing comma in array": Words("trailing comma in array"),
+    "trailing comma in object": Words("trailing comma in object"),
+    "expected '\"'": Words("expected '\"'"),
+    "expected ':'": Words("expected ':'"),
+    "trailing characters": Words("trailing characters"),
+    "object keys must be strings": Words("object keys must be strings"),
+    "invalid escaped character": Words("invalid escaped character"),
+    "invalid escape character in string": Words("invalid escape character in string"),
+    "invalid character in unicode escape": Words("invalid character in unicode escape"),
+    "invalid utf-16 surrogate pair": Words("invalid utf-16 surrogate pair"),
+    "unexpected end of hex escape": Words("unexpected end of hex escape"),
+    "unexpected end of escaped utf-16 surrogate pair": Words("unexpected end of escaped utf-16 surrogate pair"),
 }
 
 
@@ -43,6 +65,8 @@ def validation_words(exc: msgspec.ValidationError, root: Any, data: Any) -> tupl
 
 
 def _one_line(text: str) -> str:
+    if not _CONTROL.search(text):
+        return text  # as it is: words stay sayable in the reader's language
     return _CONTROL.sub(lambda found: repr(found[0])[1:-1], text)
 
 
@@ -59,9 +83,11 @@ def _validation_words(exc: msgspec.ValidationError, root: Any, data: Any) -> tup
     if key_error:
         dict_type = _settle(node, value)
         key_type = dict_type.key_type if isinstance(dict_type, inspect.DictType) else None
-        return f"each key is {_constraint_words(what, key_type, _UNKNOWN)}", field
+        return Words("each key is {words}", words=_constraint_words(what, key_type, _UNKNOWN)), field
     if missing := re.fullmatch(r"Object missing required field `([^`]+)`", what):
-        return f"missing ({_struct_name(node, value)} needs it)", _join(field, missing[1])
+        name = _struct_name(node, value)
+        said = Words("missing (a {kind} needs it)", kind=name) if name else Words("missing (it needs it)")
+        return said, _join(field, missing[1])
     if unknown := re.fullmatch(r"Object contains unknown field `([^`]+)`", what):
         return _unknown_field(node, value), _join(field, unknown[1])
     if invalid := re.fullmatch(r"Invalid value '(.*)'", what, re.DOTALL):
@@ -76,27 +102,33 @@ def syntax_words(exc: msgspec.DecodeError, data: bytes | str) -> str:
     raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else bytes(data)
     text = str(exc)
     if not raw.strip():
-        return "no JSON: the input is empty"
+        return Words("no JSON: the input is empty")
     if "UTF-8" in text:
         try:
             raw.decode("utf-8")
         except UnicodeDecodeError as bad:
-            return f"not UTF-8 text: byte {bad.start} ({_place(raw, bad.start)}) cannot be read"
-        return "not UTF-8 text"
+            return Words(
+                "not UTF-8 text: byte {byte} ({place}) cannot be read", byte=bad.start, place=_place(raw, bad.start)
+            )
+        return Words("not UTF-8 text")
     at = re.search(r"\(byte (\d+)\)$", text)
     if at:
         reason = text.removeprefix("JSON is malformed: ")[: -len(at[0])].strip()
-        return f"malformed JSON at {_place(raw, int(at[1]))}: {reason}"
+        return Words(
+            "malformed JSON at {place}: {reason}", place=_place(raw, int(at[1])), reason=_SYNTAX.get(reason, reason)
+        )
     if "truncated" in text:
-        return f"malformed JSON at {_place(raw, len(raw.rstrip()))}: the JSON ends before it is complete"
-    return f"malformed JSON: {text}"
+        return Words(
+            "malformed JSON at {place}: the JSON ends before it is complete", place=_place(raw, len(raw.rstrip()))
+        )
+    return Words("malformed JSON: {reason}", reason=text)
 
 
 def _place(raw: bytes, offset: int) -> str:
     before = raw[:offset]
     line = before.count(b"\n") + 1
     column = len(before[before.rfind(b"\n") + 1 :].decode("utf-8", "replace")) + 1
-    return f"line {line}, column {column}"
+    return Words("line {line}, column {column}", line=line, column=column)
 
 
 # -- the path msgspec names, and the type and value found along it -------------------------------------
@@ -202,22 +234,24 @@ def _constraint_words(what: str, node: Any, value: Any) -> str:
     words = _words_of(node, kind)
     leaf = _leaf(node, kind)
     if got := re.fullmatch(r"Expected `([^`]*)`, got `([^`]*)`", what):
-        return f"expected {_kinds(got[1])}, got {_KINDS.get(got[2], got[2])}"
+        return Words("expected {expected}, got {got}", expected=_kinds(got[1]), got=_KINDS.get(got[2], got[2]))
     if kind and what == f"Expected `{kind}`":  # a tag of the wrong kind: `"type": 3`
-        return _not(f"expected {_kinds(kind)}", value)
+        return _not(Words("expected {expected}", expected=_kinds(kind)), value)
     if bound := re.fullmatch(r"Expected `(?:int|float)` ([<>]=?) (\S+)", what):
-        said = words or _range_words(leaf) or f"{'at most' if '<' in bound[1] else 'at least'} {bound[2]}"
-        return _not(said, value)
+        limit = (
+            Words("at most {limit}", limit=bound[2]) if "<" in bound[1] else Words("at least {limit}", limit=bound[2])
+        )
+        return _not(words or _range_words(leaf) or limit, value)
     if length := re.fullmatch(r"Expected `(str|array|object)` of length ([<>]=?) (\d+)", what):
         unit = {"str": "characters", "array": "items", "object": "entries"}[length[1]]
-        bound_words = f"{'at most' if '<' in length[2] else 'at least'} {_count(int(length[3]), unit)}"
-        said = words or _length_words(leaf, unit) or bound_words
+        most = "<" in length[2]
+        said = words or _length_words(leaf, unit) or (_at_most if most else _at_least)(int(length[3]), unit)
         size = len(value) if isinstance(value, str | list | dict) else None
-        return said if size is None else f"{said}, not {_count(size, unit)}"
+        return said if size is None else _not_size(said, size, unit)
     if pattern := re.fullmatch(r"Expected `str` matching regex '(.*)'", what, re.DOTALL):
-        return _not(words or f"text matching {pattern[1]}", value)
+        return _not(words or Words("text matching {pattern}", pattern=pattern[1]), value)
     if what == "Number out of range":
-        return "a number too large to read"
+        return Words("a number too large to read")
     return what
 
 
@@ -243,7 +277,8 @@ def _words_of(node: Any, kind: str | None) -> str | None:
         return None
     while isinstance(node, inspect.Metadata):
         if node.extra and "words" in node.extra:
-            return str(node.extra["words"])
+            found = node.extra["words"]
+            return found if isinstance(found, str) else str(found)
         node = node.type
     return None
 
@@ -252,53 +287,102 @@ def _range_words(node: Any) -> str | None:
     low, high = getattr(node, "ge", None), getattr(node, "le", None)
     if low is None or high is None:
         return None
-    what = "a whole number" if isinstance(node, inspect.IntType) else "a number"
-    return f"{what} from {low:g} to {high:g}" if isinstance(low, float) else f"{what} from {low} to {high}"
+    whole = isinstance(node, inspect.IntType)
+    if isinstance(low, float):
+        if whole:
+            return Words("a whole number from {low:g} to {high:g}", low=low, high=high)
+        return Words("a number from {low:g} to {high:g}", low=low, high=high)
+    if whole:
+        return Words("a whole number from {low} to {high}", low=low, high=high)
+    return Words("a number from {low} to {high}", low=low, high=high)
 
 
 def _length_words(node: Any, unit: str) -> str | None:
     low, high = getattr(node, "min_length", None), getattr(node, "max_length", None)
     if low is not None and high is not None:
-        return f"exactly {_count(low, unit)}" if low == high else f"{low} to {_count(high, unit)}"
+        return _exactly(low, unit) if low == high else _between(low, high, unit)
     if high is not None:
-        return f"at most {_count(high, unit)}"
-    return f"at least {_count(low, unit)}" if low else None
+        return _at_most(high, unit)
+    return _at_least(low, unit) if low else None
 
 
-def _count(number: int, unit: str) -> str:
-    return f"{number} {unit if number != 1 else unit[:-1]}"
+# A length in words, one sentence a unit (characters of text, items of a list, entries of an
+# object): Russian puts the noun in the case its words ask ("не более 5 символов", "ровно 2 символа").
+def _exactly(n: int, unit: str) -> str:
+    if unit == "characters":
+        return counted("exactly {n} character", "exactly {n} characters", n=n)
+    if unit == "items":
+        return counted("exactly {n} item", "exactly {n} items", n=n)
+    return counted("exactly {n} entry", "exactly {n} entries", n=n)
+
+
+def _between(low: int, n: int, unit: str) -> str:
+    if unit == "characters":
+        return counted("{low} to {n} character", "{low} to {n} characters", n=n, low=low)
+    if unit == "items":
+        return counted("{low} to {n} item", "{low} to {n} items", n=n, low=low)
+    return counted("{low} to {n} entry", "{low} to {n} entries", n=n, low=low)
+
+
+def _at_most(n: int, unit: str) -> str:
+    if unit == "characters":
+        return counted("at most {n} character", "at most {n} characters", n=n)
+    if unit == "items":
+        return counted("at most {n} item", "at most {n} items", n=n)
+    return counted("at most {n} entry", "at most {n} entries", n=n)
+
+
+def _at_least(n: int, unit: str) -> str:
+    if unit == "characters":
+        return counted("at least {n} character", "at least {n} characters", n=n)
+    if unit == "items":
+        return counted("at least {n} item", "at least {n} items", n=n)
+    return counted("at least {n} entry", "at least {n} entries", n=n)
+
+
+def _not_size(said: str, n: int, unit: str) -> str:
+    if unit == "characters":
+        return counted("{said}, not {n} character", "{said}, not {n} characters", n=n, said=said)
+    if unit == "items":
+        return counted("{said}, not {n} item", "{said}, not {n} items", n=n, said=said)
+    return counted("{said}, not {n} entry", "{said}, not {n} entries", n=n, said=said)
 
 
 def _kinds(expected: str) -> str:
     names = [_KINDS.get(part.strip(), part.strip()) for part in expected.split("|")]
-    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
+    if len(names) == 1:
+        return names[0]
+    return Words("{kinds} or {last}", kinds=listed(names[:-1]), last=names[-1])
 
 
 def _not(words: str, value: Any) -> str:
-    return words if value is _UNKNOWN else f"{words}, not {_shown(value)}"
+    return words if value is _UNKNOWN else Words("{words}, not {given}", words=words, given=_shown(value))
 
 
 def _shown(value: Any) -> str:
     if isinstance(value, str):
-        return repr(value) if len(value) <= 40 else f"{value[:37]!r}... ({len(value)} characters)"
+        if len(value) <= 40:
+            return repr(value)
+        return counted("{text}... ({n} character)", "{text}... ({n} characters)", n=len(value), text=repr(value[:37]))
     if isinstance(value, bool):
         return "true" if value else "false"
-    return str(value) if isinstance(value, int | float) else _KINDS.get(_kind_of(value) or "", "that")
+    return str(value) if isinstance(value, int | float) else _KINDS.get(_kind_of(value) or "", Words("that"))
 
 
 def _struct_name(node: Any, value: Any) -> str:
+    """The type of event (its tag) or Struct a field belongs to, or "" where it is not one."""
     node = _settle(node, value) if node is not None else None
     if isinstance(node, inspect.StructType):
-        return f"a {node.tag}" if node.tag else f"a {node.cls.__name__}"
-    return "it"
+        return str(node.tag) if node.tag else node.cls.__name__
+    return ""
 
 
 def _unknown_field(node: Any, value: Any) -> str:
     node = _settle(node, value) if node is not None else None
     if isinstance(node, inspect.StructType):
-        known = ", ".join(f.encode_name for f in node.fields)
-        return f"no such field in {_struct_name(node, value)} (its fields: {known})"
-    return "no such field"
+        known = listed(f.encode_name for f in node.fields)
+        return Words("no such field in a {kind} (its fields: {known})", kind=_struct_name(node, value), known=known)
+    return Words("no such field")
 
 
 def _unknown_tag(node: Any, given: str) -> str:
@@ -307,7 +391,9 @@ def _unknown_tag(node: Any, given: str) -> str:
         node = node.type
     members = node.types if isinstance(node, inspect.UnionType) else [node]
     tags = [str(m.tag) for m in members if isinstance(m, inspect.StructType) and m.tag is not None]
-    return f"unknown type {given!r}" + (f" (known: {', '.join(tags)})" if tags else "")
+    if tags:
+        return Words("unknown type {given!r} (known: {known})", given=given, known=listed(tags))
+    return Words("unknown type {given!r}", given=given)
 
 
 def _one_of(node: Any, value: Any) -> str:
@@ -318,5 +404,5 @@ def _one_of(node: Any, value: Any) -> str:
             else next((m for m in node.types if isinstance(m, inspect.LiteralType)), node.types[0])
         )
     if isinstance(node, inspect.LiteralType):
-        return _not(f"one of {', '.join(map(str, node.values))}", value)
-    return _not("a value it allows", value)
+        return _not(Words("one of {values}", values=listed(map(str, node.values))), value)
+    return _not(Words("a value it allows"), value)

@@ -8,7 +8,8 @@ stored: a reader can check the hash chain on the other fields alone.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from functools import cache
 from typing import Any
 
 import msgspec
@@ -105,8 +106,16 @@ def feed(battle_id: str, events: Iterable[StoredEvent], after: int = 0) -> Itera
 _encoder = msgspec.json.Encoder(order="sorted", enc_hook=english)
 
 
-def encode_item(item: FeedItem) -> bytes:
-    return _encoder.encode(item)
+def encode_item(item: FeedItem, enc_hook: Callable[[Any], Any] | None = None) -> bytes:
+    """The item's JSON. `enc_hook` says its words in a reader's language (the server's feed
+    encodes an item once for each language its followers read: app/http/live.py); without one, an
+    item that holds words cannot be encoded."""
+    return (_encoder if enc_hook is None else _encoder_with(enc_hook)).encode(item)
+
+
+@cache
+def _encoder_with(enc_hook: Callable[[Any], Any]) -> msgspec.json.Encoder:
+    return msgspec.json.Encoder(order="sorted", enc_hook=enc_hook)
 
 
 EVOLUTION = (

@@ -121,3 +121,27 @@ def phase_ended(turn: int, side: str, phase: str) -> Words:
     if phase in _PHASES:
         return _PHASES[phase][2](turn, side)
     return Words("End of the {phase} phase ({side}, turn {turn})", turn=turn, side=side, phase=as_said(phase))
+
+
+# Each phase by itself, as a title names it ("turn 1, imperium, movement (ended)"): English keeps the
+# machine name it always showed, another language the phase's name.
+_PHASE_NAMES: dict[str, Words] = {
+    "movement": Words("movement phase"),
+    "psychic": Words("psychic phase"),
+    "shooting": Words("shooting phase"),
+    "assault": Words("assault phase"),
+    "start_of_turn": Words("start of turn phase"),
+    "magic": Words("magic phase"),
+    "close_combat": Words("close combat phase"),
+    "charge": Words("charge phase"),
+    "melee": Words("melee phase"),
+    "morale": Words("morale phase"),
+    "command": Words("command phase"),
+    "fight": Words("fight phase"),
+}
+
+
+def phase_named(phase: str) -> Words:
+    """The phase in a title: "movement" in English, "фаза Движения" in Russian."""
+    english = as_said(phase)
+    return known_as(english, _PHASE_NAMES.get(phase, english))

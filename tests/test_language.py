@@ -180,3 +180,13 @@ def test_a_language_the_server_does_not_speak_is_a_400_naming_lang(tmp_path):
 
     assert refused.status_code == 400
     assert refused.json()["field"] == "lang" and "no language 'fr'" in refused.json()["detail"]
+
+
+def test_a_game_says_its_own_state_names_where_another_game_says_the_same_english_otherwise():
+    """40K's "regrouped" and General de Brigade's "regrouped" (a result: rallied, unformed) are one
+    English word said two ways in Russian: each game's state name comes from its own catalogue first."""
+    from morale.core.rulesets.base import lookup
+
+    assert language.catalogue("ru").gettext("regrouped") in ("перегруппировалось", "собралось, непостроено")
+    for ruleset in ("wh40k6", "wh40k3"):
+        assert language.say(lookup(ruleset, "1").state_name("regrouped"), "ru") == "перегруппировалось"

@@ -67,13 +67,14 @@ def test_new_in_english_is_as_it_was(tmp_path):
     )
 
 
-def test_the_board_has_its_headers_and_title_in_russian(tmp_path):
+def test_the_board_has_its_headers_and_title_in_russian(tmp_path, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")  # a terminal wide enough for every header whole, in either language
     db = tmp_path / "m.db"
     assert morale(db, "new", str(ROSTER)).exit_code == 0
     shown = morale(db, "--lang", "ru", "board", "hive-tarsis").stdout
     first = shown.splitlines()[0]
     assert first == "hive-tarsis · wh40k6 v1 · до первого хода · событие 9"
-    for header in ("сторона", "подразделение", "состояние", "модели", "Ld", "ограничения", "ожидается"):
+    for header in ("сторона", "подразделение", "состояние", "модели", "Ld", "ограничения", "предстоит"):
         assert f" {header} " in shown
     english = morale(db, "board", "hive-tarsis").stdout
     assert english.splitlines()[0] == "hive-tarsis · wh40k6 v1 · before the first turn · event 9"
@@ -85,7 +86,7 @@ def test_a_turn_in_progress_is_said_on_the_board_title(tmp_path):
     assert morale(db, "new", str(ROSTER)).exit_code == 0
     assert morale(db, "next-phase", "hive-tarsis").exit_code == 0
     title = morale(db, "--lang", "ru", "board", "hive-tarsis").stdout.splitlines()[0]
-    assert title == "hive-tarsis · wh40k6 v1 · ход 1, imperium, movement (идёт) · событие 10"
+    assert title == "hive-tarsis · wh40k6 v1 · ход 1, imperium, фаза Движения (идёт) · событие 10"
     title = morale(db, "board", "hive-tarsis").stdout.splitlines()[0]
     assert title == "hive-tarsis · wh40k6 v1 · turn 1, imperium, movement (in progress) · event 10"
 

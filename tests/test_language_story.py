@@ -76,7 +76,7 @@ def test_the_story_of_a_40k_battle_reads_in_russian(russian_tests):
     assert lines[4] == "Конец фазы Движения (imperium, ход 1)"
     assert "Ход 1 · imperium · Психическая фаза" in lines
     assert "Конец фазы Атаки (imperium, ход 1)" in lines
-    assert "Marines: потеряны 3 модели — shooting (осталось: 7)" in lines
+    assert "Marines: потеряны 3 модели — стрельба (осталось: 7)" in lines
     assert "Marines: предстоит тест на Мораль, бросок 2D6, нужно 8 или меньше" in lines
     assert "Marines: бросок — тест на Мораль: 6 + 6 (за столом)" in lines
     assert "Marines: тест на Мораль — провал: 6 + 6 = 12 против 8" in lines
@@ -101,9 +101,9 @@ def test_the_same_story_in_english_is_as_it_always_was(russian_tests):
 @pytest.mark.parametrize(
     ("count", "russian", "english"),
     [
-        (1, "Marines: потеряна 1 модель — shooting (осталось: 9)", "Marines loses 1 model to shooting (9 left)"),
-        (2, "Marines: потеряны 2 модели — shooting (осталось: 8)", "Marines loses 2 models to shooting (8 left)"),
-        (5, "Marines: потеряно 5 моделей — shooting (осталось: 5)", "Marines loses 5 models to shooting (5 left)"),
+        (1, "Marines: потеряна 1 модель — стрельба (осталось: 9)", "Marines loses 1 model to shooting (9 left)"),
+        (2, "Marines: потеряны 2 модели — стрельба (осталось: 8)", "Marines loses 2 models to shooting (8 left)"),
+        (5, "Marines: потеряно 5 моделей — стрельба (осталось: 5)", "Marines loses 5 models to shooting (5 left)"),
     ],
 )
 def test_models_lost_agree_with_their_number_in_russian(count, russian, english):

@@ -32,7 +32,7 @@ from babel.messages.pofile import read_po, write_po
 
 ROOT = Path(__file__).resolve().parents[1]
 LANGUAGES = ("ru",)  # English is the source: its words are the code's own
-WORDS = ROOT / "core" / "words.py"  # where `Words` is defined, not used
+WORDS = ROOT / "events" / "words.py"  # where `Words` is defined, not used (core/words.py names it)
 PYTHON_KEYWORDS = {"Words": None, "counted": (1, 2)}
 SCRIPT_KEYWORDS = {"t": None, "tn": (1, 2)}  # the console's `t("...")` and `tn("...", "...", n)`
 FIXED_DATE = datetime(2026, 12, 2, tzinfo=UTC)  # so a catalogue's header changes only when it is edited

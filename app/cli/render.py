@@ -18,6 +18,7 @@ from morale.core.words import Words, listed
 from morale.projections.board import Board
 from morale.projections.due import DueView
 from morale.projections.log import LogRow
+from morale.projections.naming import phase_named
 from morale.projections.narrative import Line, describe_event, describe_outcome
 
 # A colour for each shared state, from holding to gone (the states are machine.py's, in its order).
@@ -45,9 +46,13 @@ def board_title(view: Board) -> Words:
     if not view.turn:
         where = Words("before the first turn")
     elif view.phase_open:
-        where = Words("turn {turn}, {side}, {phase} (in progress)", turn=view.turn, side=view.side, phase=view.phase)
+        where = Words(
+            "turn {turn}, {side}, {phase} (in progress)", turn=view.turn, side=view.side, phase=phase_named(view.phase)
+        )
     else:
-        where = Words("turn {turn}, {side}, {phase} (ended)", turn=view.turn, side=view.side, phase=view.phase)
+        where = Words(
+            "turn {turn}, {side}, {phase} (ended)", turn=view.turn, side=view.side, phase=phase_named(view.phase)
+        )
     return Words(
         "{battle} · {ruleset} · {where} · event {seq}",
         battle=view.battle,

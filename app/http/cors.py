@@ -27,11 +27,14 @@ from litestar.params import FromPath, JSONBody
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 from msgspec import Meta
 
+from morale.core.words import Words
 from morale.events.store import EventStore
 
+from .. import language
 from ..access import Forbidden, Grant
 from ..origins import ORIGIN_MAX, ORIGINS_MAX, allowed_origins, change_origins
 from .problems import MEDIA_TYPE, Problem, problem_responses
+from .speaking import chosen_for
 
 METHODS = ("GET", "POST", "DELETE")
 # What a page's request may carry: its token, a JSON body, and the feed's resume point.
@@ -107,14 +110,22 @@ async def _preflight(scope: Scope, send: Send, origin: str, allowed: str | None)
     unknown = [h for h in asked if h and h not in HEADERS]
     battle = (scope.get("path_params") or {}).get("battle")
     if allowed is None:
-        await _refuse(send, _not_allowed(origin, battle), "Origin")
+        await _refuse(send, _not_allowed(origin, battle), "Origin", scope)
     elif method not in METHODS:
-        detail = f"Access-Control-Request-Method: {method} is not a method of this API ({', '.join(METHODS)})"
-        await _refuse(send, detail, "Access-Control-Request-Method")
+        detail = Words(
+            "Access-Control-Request-Method: {method} is not a method of this API ({methods})",
+            method=method,
+            methods=", ".join(METHODS),
+        )
+        await _refuse(send, detail, "Access-Control-Request-Method", scope)
     elif unknown:
         said = ", ".join(unknown)
-        detail = f"Access-Control-Request-Headers: {said} is not a header this API takes ({', '.join(HEADERS)})"
-        await _refuse(send, detail, "Access-Control-Request-Headers")
+        detail = Words(
+            "Access-Control-Request-Headers: {said} is not a header this API takes ({headers})",
+            said=said,
+            headers=", ".join(HEADERS),
+        )
+        await _refuse(send, detail, "Access-Control-Request-Headers", scope)
     else:
         headers = [
             *_allow_headers(allowed),
@@ -128,21 +139,29 @@ async def _preflight(scope: Scope, send: Send, origin: str, allowed: str | None)
 
 def _not_allowed(origin: str, battle: object) -> str:
     if isinstance(battle, str):
-        return (
-            f"Origin: {origin} is not allowed to call this server about battle {battle!r}; its referee allows"
-            f" it with `morale cors {battle} --allow {origin}`"
+        return Words(
+            "Origin: {origin} is not allowed to call this server about battle {battle!r}; its referee allows"
+            " it with `morale cors {battle} --allow {origin}`",
+            origin=origin,
+            battle=battle,
         )
-    return (
-        f"Origin: {origin} is not allowed to call this server; it allows it with `morale serve --allow-origin {origin}`"
+    return Words(
+        "Origin: {origin} is not allowed to call this server; it allows it with `morale serve --allow-origin {origin}`",
+        origin=origin,
     )
 
 
-async def _refuse(send: Send, detail: str, field: str) -> None:
+ORIGIN_REFUSED = Words("This web origin may not call the server")
+
+
+async def _refuse(send: Send, detail: str, field: str, scope: Scope) -> None:
+    # Outside the request's language middleware (CORS answers first): its language is chosen here.
+    chosen = chosen_for(scope)
     body = Problem(
         type="urn:morale:problem:origin",
-        title="This web origin may not call the server",
+        title=language.say(ORIGIN_REFUSED, chosen),
         status=403,
-        detail=detail,
+        detail=language.say(detail, chosen),
         field=field,
     )
     headers = [(b"content-type", MEDIA_TYPE.encode()), (b"vary", b"Origin")]

@@ -16,6 +16,7 @@ from litestar.handlers import HTTPRouteHandler
 from litestar.params import FromPath, JSONBody
 from msgspec import Meta
 
+from morale.core.words import Words
 from morale.events.numbers import LAST_SEQ
 from morale.events.store import EventStore
 
@@ -37,7 +38,7 @@ class NewHook(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
 def _referee(request: Request) -> Grant:
     grant: Grant = request.state.grant
     if grant.role != "referee":
-        raise Forbidden("only the referee's token lists, registers, resumes or removes the battle's webhooks")
+        raise Forbidden(Words("only the referee's token lists, registers, resumes or removes the battle's webhooks"))
     return grant
 
 

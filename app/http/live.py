@@ -8,6 +8,8 @@ polls. The followers of a battle share one channel: one fold of the log, so what
 caused is computed once, incrementally, exactly as replay computes it, and read and encoded once
 however many followers there are (with one read per follower, an append was slow to reach many
 followers: bench/README.md); the watcher then writes it to every follower in one pass (`streaming`).
+Its words (the story's lines, the states' names) are said in each follower's language: an item is
+encoded once for each language its followers read, not once per follower (`Published.json_in`).
 """
 
 from __future__ import annotations
@@ -19,8 +21,8 @@ import time
 from collections import deque
 from collections.abc import AsyncIterator, Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
-from functools import cached_property, partial
+from dataclasses import dataclass, field
+from functools import cache, partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -28,10 +30,12 @@ from litestar.types import Send
 
 from morale.core.fold import Fold
 from morale.core.rules import Refusal
+from morale.core.words import Words
 from morale.events.locate import is_database_url, open_store
 from morale.events.store import EventStore, SqliteEventStore
 from morale.projections.feed import FeedItem, encode_item, follow
 
+from ..language import SOURCE, say
 from ..read_back import read_back_fold, reading_through
 from . import streaming
 
@@ -103,26 +107,57 @@ class Stores:
 
 @dataclass(frozen=True)
 class Published:
-    """A feed item with its JSON, encoded once however many followers send it."""
+    """A feed item with its JSON, encoded once for each language its followers read, however many
+    followers send it."""
 
     item: FeedItem
+    _said: dict[tuple[str, str], bytes] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def seq(self) -> int:
         return self.item.seq
 
-    @cached_property
-    def json(self) -> bytes:
-        return encode_item(self.item)
+    def json_in(self, language: str) -> bytes:
+        """The item's JSON, its words said in `language`."""
+        found = self._said.get(("json", language))
+        if found is None:
+            found = self._said[("json", language)] = encode_item(self.item, _saying(language))
+        return found
 
-    @cached_property
+    def sse_in(self, language: str) -> bytes:
+        """The item as Server-Sent Events messages, also built once for every follower reading
+        `language`: one named by its event's type, then one named by each kind of outcome it
+        caused, each with the same id and data (`sse_names`), all in one write."""
+        found = self._said.get(("sse", language))
+        if found is None:
+            data = self.json_in(language)
+            found = b"".join(
+                b"event: %s\nid: %d\ndata: %s\n\n" % (name, self.seq, data) for name in sse_names(self.item)
+            )
+            self._said[("sse", language)] = found
+        return found
+
+    @property
+    def json(self) -> bytes:
+        """In English, the source (what a webhook delivers)."""
+        return self.json_in(SOURCE)
+
+    @property
     def sse(self) -> bytes:
-        """The item as Server-Sent Events messages, also built once for every follower: one named by
-        its event's type, then one named by each kind of outcome it caused, each with the same id
-        and data (`sse_names`), all in one write."""
-        return b"".join(
-            b"event: %s\nid: %d\ndata: %s\n\n" % (name, self.seq, self.json) for name in sse_names(self.item)
-        )
+        return self.sse_in(SOURCE)
+
+
+@cache
+def _saying(language: str) -> Callable[[object], object]:
+    """msgspec's hook for a feed read in `language`, given it by name: the watcher that encodes an
+    item for every follower runs in no follower's request."""
+
+    def hook(value: object) -> object:
+        if isinstance(value, Words):
+            return say(value, language)
+        raise NotImplementedError(f"{type(value).__name__} cannot be encoded")
+
+    return hook
 
 
 def sse_names(item: FeedItem) -> list[bytes]:
@@ -149,27 +184,28 @@ class Format:
     media_type: str
     prelude: bytes  # written once, when a follower connects
     heartbeat: bytes  # written when a follower has had nothing for a while
-    item: Callable[[Published], bytes]
+    item: Callable[[Published, str], bytes]
 
-    def encode(self, published: Published | None) -> bytes:
-        return self.heartbeat if published is None else self.item(published)
+    def encode(self, published: Published | None, language: str = SOURCE) -> bytes:
+        """An item (its words said in `language`), or a heartbeat for None."""
+        return self.heartbeat if published is None else self.item(published, language)
 
 
 # Server-Sent Events: `id:` is the sequence number, so a reconnecting browser sends Last-Event-ID and
 # resumes exactly after the last event it saw; `event:` names each message by kind (`sse_names`).
 # Heartbeats are comments.
-SSE = Format("text/event-stream; charset=utf-8", b"retry: 2000\n: following\n\n", b": heartbeat\n\n", lambda p: p.sse)
+SSE = Format("text/event-stream; charset=utf-8", b"retry: 2000\n: following\n\n", b": heartbeat\n\n", Published.sse_in)
 # One JSON object per line; a blank line is a heartbeat (JSON readers skip it).
-NDJSON = Format("application/x-ndjson", b"", b"\n", lambda p: p.json + b"\n")
+NDJSON = Format("application/x-ndjson", b"", b"\n", lambda p, language: p.json_in(language) + b"\n")
 
 
 class Follower:
-    """One connection following a battle: where it is in the log, how to write to it, and the token
-    (its sha256) that opened it, whose revocation ends it."""
+    """One connection following a battle: where it is in the log, how to write to it, the language
+    its items' words are said in, and the token (its sha256) that opened it, whose revocation ends it."""
 
-    def __init__(self, send: Send, form: Format, position: int, token_hash: str = "") -> None:
+    def __init__(self, send: Send, form: Format, position: int, token_hash: str = "", language: str = SOURCE) -> None:
         self.send, self.form, self.position = send, form, position
-        self.token_hash = token_hash
+        self.token_hash, self.language = token_hash, language
         self.last_write = time.monotonic()
         self.let_go = asyncio.Event()  # the channel's watcher no longer writes to it
         self.unfinished: asyncio.Task[None] | None = None  # a write that had to wait for the connection
@@ -182,13 +218,13 @@ class Follower:
 
     async def write(self, published: Published) -> None:
         """Write while catching up on its own: waiting for the connection if it must."""
-        await self.send(streaming.body(self.form.encode(published)))
+        await self.send(streaming.body(self.form.encode(published, self.language)))
         self.position, self.last_write = published.seq, time.monotonic()
 
     def write_now(self, published: Published | None) -> bool:
         """Write for the watcher, without waiting; False if the write has to wait for the connection
         (the follower finishes it, and catches up on its own)."""
-        self.unfinished = streaming.write_now(self.send, self.form.encode(published))
+        self.unfinished = streaming.write_now(self.send, self.form.encode(published, self.language))
         self.last_write = time.monotonic()
         if published is not None:
             self.position = published.seq
@@ -443,14 +479,15 @@ async def follow_live(
     poll_s: float = 0.5,
     heartbeat_s: float = 15.0,
     token_hash: str = "",
+    language: str = SOURCE,
 ) -> None:
     """Write the feed items after `after` to one connection, in log order, then each new one as it
     lands, until the hub closes or the token that opened it (`token_hash`) is revoked (the
-    connection's response cancels this when its client goes). What the follower lacks it takes
-    from the shared tail, or reads itself; once level with the tail it is handed over to the
-    channel's watcher."""
+    connection's response cancels this when its client goes), their words said in `language`. What
+    the follower lacks it takes from the shared tail, or reads itself; once level with the tail it
+    is handed over to the channel's watcher."""
     channel = hub.channel(battle)
-    follower = Follower(send, form, after, token_hash)
+    follower = Follower(send, form, after, token_hash, language)
     gap: _GapReader | None = None
     if form.prelude:
         await send(streaming.body(form.prelude))
@@ -483,4 +520,6 @@ def check_resume_point(store: EventStore, battle: str, after: int, field: str = 
     client gave it as (`after`, or the Last-Event-ID header), for the refusal to name."""
     last = store.last_seq(battle)
     if after < 0 or after > last:
-        raise Refusal(f"the log holds events 1 to {last}; cannot resume after {after}", field=field)
+        raise Refusal(
+            Words("the log holds events 1 to {last}; cannot resume after {after}", last=last, after=after), field=field
+        )

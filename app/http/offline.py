@@ -20,10 +20,16 @@ MANIFEST = STATIC / "manifest.webmanifest"
 
 
 def shell_files() -> dict[str, Path]:
-    """The page's own files, by the URL it asks for each: the page, its manifest, styles, modules
-    and icons (not Redoc, which only /schema reads)."""
+    """The page's own files, by the URL it asks for each: the page, its manifest, styles, modules,
+    icons and the catalogues of its words in each language (not Redoc, which only /schema reads)."""
     files = {"/view": STATIC / "console.html", "/manifest.webmanifest": MANIFEST}
-    for path in sorted([*STATIC.glob("*.css"), *STATIC.glob("*.png"), *(STATIC / "js").glob("*.js")]):
+    found = [
+        *STATIC.glob("*.css"),
+        *STATIC.glob("*.png"),
+        *(STATIC / "js").glob("*.js"),
+        *STATIC.glob("messages.*.json"),
+    ]
+    for path in sorted(found):
         files["/static/" + path.relative_to(STATIC).as_posix()] = path
     return files
 

@@ -17,6 +17,8 @@ from litestar import Response, get
 from litestar.params import FromPath, FromQuery
 from litestar.response import File
 
+from morale.core.words import Words
+
 from .problems import problem
 
 OVERLAY = Path(__file__).parent / "static" / "overlay"
@@ -30,11 +32,19 @@ MOST_DELAY_S = 3600  # an hour: a tournament's delay is seconds or minutes
 def refusal(size: str | None, theme: str | None, delay: str | None) -> Response | None:
     """The first parameter that is not one the pages know, refused in words naming it."""
     if size is not None and size not in SIZES:
-        return problem(400, f"size: {size!r} is not a size; the sizes are {', '.join(SIZES)}", field="size")
+        detail = Words("size: {size!r} is not a size; the sizes are {sizes}", size=size, sizes=", ".join(SIZES))
+        return problem(400, detail, field="size")
     if theme is not None and theme not in THEMES:
-        return problem(400, f"theme: {theme!r} is not a theme; the themes are {', '.join(THEMES)}", field="theme")
+        detail = Words(
+            "theme: {theme!r} is not a theme; the themes are {themes}", theme=theme, themes=", ".join(THEMES)
+        )
+        return problem(400, detail, field="theme")
     if delay is not None and not (delay.isascii() and delay.isdigit() and int(delay) <= MOST_DELAY_S):
-        detail = f"delay: {delay!r} is not a delay; it is a whole number of seconds from 0 to {MOST_DELAY_S}"
+        detail = Words(
+            "delay: {delay!r} is not a delay; it is a whole number of seconds from 0 to {most}",
+            delay=delay,
+            most=MOST_DELAY_S,
+        )
         return problem(400, detail, field="delay")
     return None
 
@@ -49,9 +59,13 @@ def overlay_route(policy: str) -> Any:
         theme: FromQuery[str | None] = None,
         delay: FromQuery[str | None] = None,
         side: FromQuery[str | None] = None,  # the battle's: the page checks it
+        lang: FromQuery[str | None] = None,  # the page's language: checked before (speaking.py), read by the page
     ) -> Response | File:
         if name not in OVERLAYS:
-            return problem(404, f"there is no overlay {name!r}; the overlays are {', '.join(OVERLAYS)}")
+            detail = Words(
+                "there is no overlay {name!r}; the overlays are {overlays}", name=name, overlays=", ".join(OVERLAYS)
+            )
+            return problem(404, detail)
         refused = refusal(size, theme, delay)
         if refused is not None:
             return refused

@@ -111,7 +111,9 @@ def _http_problem(request: Request, exc: HTTPException) -> Response:
         return _invalid_parameter(exc)
     if exc.status_code == HTTPStatus.REQUEST_ENTITY_TOO_LARGE:  # refused unread: say the limit, not "Too Large"
         limit = request.app.state.settings.max_body_bytes
-        return problem(413, f"the body is larger than the {limit:,} bytes this server reads (its --max-body)")
+        return problem(
+            413, Words("the body is larger than the {limit:,} bytes this server reads (its --max-body)", limit=limit)
+        )
     return problem(exc.status_code, exc.detail, exc.headers)
 
 
@@ -128,14 +130,14 @@ def _invalid_parameter(exc: ValidationException) -> Response:
 
 def _server_error(_: Request, exc: Exception) -> Response:
     # The traceback goes to the server's log (server.log_unexpected), never to the client.
-    return problem(500, "the server failed on this request; its log says why")
+    return problem(500, Words("the server failed on this request; its log says why"))
 
 
 def _revoked(request: Request, exc: TokenRevoked) -> Response:
     """A token revoked after the node last saw it open the battle, found so by the write itself
     (`grants.py`): nothing was written, and the node forgets the grant it remembered."""
     request.app.state.grants.forget(exc.battle, request.state.opened.token_hash)
-    return problem(401, str(exc), {"WWW-Authenticate": "Bearer"})
+    return problem(401, _message(exc), {"WWW-Authenticate": "Bearer"})
 
 
 def _unanswered(_: Request, exc: Unanswered) -> Response:
@@ -152,27 +154,42 @@ def _unanswered(_: Request, exc: Unanswered) -> Response:
         )
         for q in exc.questions
     ]
-    return problem(422, str(exc), kind_of=UNANSWERED, field=exc.field, questions=questions)
+    return problem(422, _message(exc), kind_of=UNANSWERED, field=exc.field, questions=questions)
+
+
+def _message(exc: BaseException) -> str:
+    """What an exception says: its `Words` where it was raised with them, to be said in the
+    request's language (`str(exc)` would be their English), else its text."""
+    first = exc.args[0] if len(exc.args) == 1 else None
+    return first if isinstance(first, Words) else str(exc)
+
+
+def _forbidden(exc: Forbidden) -> str:
+    """A role's refusal: the field it names (never translated), then its words."""
+    return f"{exc.field}: {say(exc.message)}" if exc.field else exc.message
 
 
 EXCEPTION_HANDLERS: dict[type[Exception] | int, Callable[[Request, Any], Response]] = {
     Unanswered: _unanswered,
     Refusal: lambda _, exc: problem(422, refusal_line(exc), rule=exc.rule, field=exc.field),
-    MalformedEvent: lambda _, exc: problem(400, str(exc), field=exc.field),
+    MalformedEvent: lambda _, exc: problem(400, _message(exc), field=exc.field),
     ConflictError: lambda _, exc: problem(
-        409, str(exc), field=exc.field, expected_seq=exc.expected_seq, actual_seq=exc.actual_seq
+        409, _message(exc), field=exc.field, expected_seq=exc.expected_seq, actual_seq=exc.actual_seq
     ),
-    UnknownBattle: lambda _, exc: problem(404, str(exc), field="battle"),
-    UnknownToken: lambda _, exc: problem(404, str(exc), field="token_id"),
-    UnknownHook: lambda _, exc: problem(404, str(exc), field="hook"),
-    Forbidden: lambda _, exc: problem(403, str(exc), field=exc.field),
+    UnknownBattle: lambda _, exc: problem(404, _message(exc), field="battle"),
+    UnknownToken: lambda _, exc: problem(404, _message(exc), field="token_id"),
+    UnknownHook: lambda _, exc: problem(404, _message(exc), field="hook"),
+    Forbidden: lambda _, exc: problem(403, _forbidden(exc), field=exc.field),
     TokenRevoked: _revoked,
     # The database went away mid-request (PostgreSQL restarting): the client may try again.
-    StoreUnavailable: lambda _, exc: problem(503, str(exc)),
+    StoreUnavailable: lambda _, exc: problem(503, _message(exc)),
     # The store's key file is unusable (loose permissions...): the server's to fix, not the client's.
     SigningKeyUnusable: lambda _, exc: problem(
         503,
-        "the server cannot sign: its signing key is unusable (`morale key show` there says why); nothing was written",
+        Words(
+            "the server cannot sign: its signing key is unusable (`morale key show` there says why);"
+            " nothing was written"
+        ),
     ),
     HTTPException: _http_problem,
     500: _server_error,

@@ -48,6 +48,7 @@ from morale.projections.log import LogRow, log_rows
 from morale.projections.timeline import Diff, Mark, Timeline, marks
 from morale.projections.vocabulary import RulesetListed, Vocabulary, listed, vocabulary_of
 
+from .. import language
 from ..access import (
     Grant,
     IssuedTokens,
@@ -178,6 +179,7 @@ def _bearer(connection: ASGIConnection) -> str | None:
 
 
 ASK = {"WWW-Authenticate": "Bearer"}  # RFC 6750: a 401 names the scheme that would open it
+TOKEN_NEEDED = Words("a token is needed: Authorization: Bearer TOKEN (or ?token=TOKEN)")
 
 
 async def battle_token(connection: ASGIConnection, handler: BaseRouteHandler) -> None:
@@ -188,7 +190,7 @@ async def battle_token(connection: ASGIConnection, handler: BaseRouteHandler) ->
     battle = connection.path_params["battle"]
     token = _bearer(connection)
     if token is None:
-        raise NotAuthorizedException("a token is needed: Authorization: Bearer TOKEN (or ?token=TOKEN)", headers=ASK)
+        raise NotAuthorizedException(detail=TOKEN_NEEDED, headers=ASK)
     digest = token_hash(token)
     grants: Grants = connection.app.state.grants
     # A write whose store checks the token as it writes may go on a grant this node remembers
@@ -197,13 +199,17 @@ async def battle_token(connection: ASGIConnection, handler: BaseRouteHandler) ->
     if opened is None:
         found = await _stores(connection).run(lambda store: store.token_grant(battle, digest))
         if found is None:
-            raise NotAuthorizedException(f"this token does not open battle {battle!r}", headers=ASK)
+            raise NotAuthorizedException(
+                detail=Words("this token does not open battle {battle!r}", battle=battle), headers=ASK
+            )
         grants.keep(battle, found)  # type: ignore[arg-type]
         opened = opened_by(found)  # type: ignore[arg-type]
     grant = opened.grant
     connection.state.opened = opened  # its use is noted once answered (note_token_use)
     if handler.opt.get("writes") and grant.role == "spectator":  # type: ignore[attr-defined]
-        raise PermissionDeniedException("a spectator's token reads and follows the battle; it records nothing")
+        raise PermissionDeniedException(
+            detail=Words("a spectator's token reads and follows the battle; it records nothing")
+        )
     connection.state.grant = grant
 
 
@@ -214,9 +220,11 @@ def creator_token(connection: ASGIConnection, handler: BaseRouteHandler) -> None
         return
     given = _bearer(connection)
     if given is None:
-        raise NotAuthorizedException("this server needs its creation token to create a battle", headers=ASK)
+        raise NotAuthorizedException(
+            detail=Words("this server needs its creation token to create a battle"), headers=ASK
+        )
     if not hmac.compare_digest(given.encode(), required.encode()):
-        raise PermissionDeniedException("this is not the server's creation token")
+        raise PermissionDeniedException(detail=Words("this is not the server's creation token"))
 
 
 def noting_token_use(app: ASGIApp) -> ASGIApp:
@@ -301,7 +309,7 @@ async def create_from_roster(data: JSONBody[CreateFromRoster], request: Request,
     with their `answers`."""
     if data.lists:
         if data.roster:
-            raise MalformedEvent("give a roster's TOML or list builders' files, not both", field="roster")
+            raise MalformedEvent(Words("give a roster's TOML or list builders' files, not both"), field="roster")
         texts = [data.answers] if isinstance(data.answers, str) else data.answers
         answers = Answers()
         for i, text in enumerate(texts):
@@ -309,11 +317,17 @@ async def create_from_roster(data: JSONBody[CreateFromRoster], request: Request,
             answers = answers.merged(read_answers(text, named)) if text else answers
         roster = roster_from_list_files([(f.file, f.data) for f in data.lists], answers, data.battle)
     elif data.answers:
-        raise MalformedEvent("answers are for list builders' files (lists), not a TOML roster", field="answers")
+        raise MalformedEvent(Words("answers are for list builders' files (lists), not a TOML roster"), field="answers")
     else:
         roster = roster_from_text(data.roster, data.file, data.battle)
     if len(roster.units) > MAX_UNITS:
-        raise MalformedEvent(f"{data.file}: at most {MAX_UNITS} units a battle, not {len(roster.units)}", field="unit")
+        detail = Words(
+            "{file}: at most {most} units a battle, not {given}",
+            file=data.file,
+            most=MAX_UNITS,
+            given=len(roster.units),
+        )
+        raise MalformedEvent(detail, field="unit")
     try:
         return await _started(state, roster.battle, roster.started, roster.units, _creator(request))
     except Refusal as refusal:
@@ -464,10 +478,10 @@ async def list_battles(request: Request, state: State) -> list[Visible]:
     """The battles this token opens, each with the token's role there (a 401 for a token that opens none)."""
     token = _bearer(request)
     if token is None:
-        raise NotAuthorizedException("a token is needed: Authorization: Bearer TOKEN (or ?token=TOKEN)", headers=ASK)
+        raise NotAuthorizedException(detail=TOKEN_NEEDED, headers=ASK)
     visible = await state.stores.run(lambda store: visible_battles(store, token))
     if not visible:
-        raise NotAuthorizedException("this token opens no battle in this store", headers=ASK)
+        raise NotAuthorizedException(detail=Words("this token opens no battle in this store"), headers=ASK)
     return visible  # type: ignore[return-value]
 
 
@@ -489,7 +503,9 @@ def _seq_at(store: EventStore, battle: str, at: str | None) -> int:
     seq = whole_number(at)
     if seq is not None:
         if not 1 <= seq <= last:  # as Timeline.point says it
-            raise Refusal(f"there is no event {seq} (the log runs from 1 to {last})", field="point")
+            raise Refusal(
+                Words("there is no event {seq} (the log runs from 1 to {last})", seq=seq, last=last), field="point"
+            )
         return seq
     return Timeline(battle, store.read(battle)).point(at).seq
 
@@ -606,7 +622,7 @@ def resume_after(last_event_id: str, after: int | None) -> int:
         return after or 0
     seq = whole_number(last_seen)
     if seq is None:
-        raise MalformedEvent("Last-Event-ID: not a sequence number (ASCII digits only)", field="Last-Event-ID")
+        raise MalformedEvent(Words("Last-Event-ID: not a sequence number (ASCII digits only)"), field="Last-Event-ID")
     return seq
 
 
@@ -619,8 +635,10 @@ _NO_BUFFERING = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 
 
 async def _feed(request: Request, battle: str, after: int, form: live.Format, keep_following: bool) -> ASGIApp:
-    """The feed's response: the items after `after`, then (if following) each new one as it lands."""
+    """The feed's response: the items after `after`, then (if following) each new one as it lands,
+    their words said in the request's language (`?lang=`: an EventSource sets no header)."""
     state = request.app.state
+    chosen = language.current()
     await state.stores.run(lambda store: live.check_resume_point(store, battle, after, _resumed_by(request)))
 
     async def follow(send: Send) -> None:
@@ -634,11 +652,12 @@ async def _feed(request: Request, battle: str, after: int, form: live.Format, ke
             poll_s=state.settings.poll_s,
             heartbeat_s=state.settings.heartbeat_s,
             token_hash=request.state.opened.token_hash,  # its revocation ends the stream
+            language=chosen,
         )
 
     async def export(send: Send) -> None:
         async for published in live.export(state.stores, battle, after):
-            await send(streaming.body(form.encode(published)))
+            await send(streaming.body(form.encode(published, chosen)))
 
     return streaming.StreamResponse(form.media_type, follow if keep_following else export, _NO_BUFFERING)
 
@@ -730,7 +749,7 @@ async def battle_vocabulary(battle: BattlePath, request: Request, state: State) 
     def work(store: EventStore) -> BattleVocabulary:
         started = next(store.read(battle)).event
         if not isinstance(started, BattleStarted):
-            raise Refusal(f"battle {battle!r} does not begin with battle_started", field="battle")
+            raise Refusal(Words("battle {battle!r} does not begin with battle_started", battle=battle), field="battle")
         engine = started.dice_policy != "table" and store.dice_secret(battle) is not None
         return BattleVocabulary(
             battle=battle,

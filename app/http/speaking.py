@@ -48,6 +48,15 @@ def asked_for(scope: Scope) -> str | None:
     return values[-1] if values else None
 
 
+def chosen_for(scope: Scope) -> str:
+    """The language of a request answered before this middleware runs (a CORS refusal): as it would
+    choose, an unknown `?lang=` aside (that refusal is this middleware's to make)."""
+    asked = asked_for(scope)
+    if asked is not None and asked.strip().lower() in language.LANGUAGES:
+        return asked.strip().lower()
+    return _accepted(scope)
+
+
 def _accepted(scope: Scope) -> str:
     for key, value in scope["headers"]:
         if key == b"accept-language":

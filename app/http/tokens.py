@@ -15,6 +15,7 @@ from litestar.params import FromPath, JSONBody
 from msgspec import Meta
 
 from morale.core.rules import Refusal
+from morale.core.words import Words
 from morale.events.store import EventStore
 from morale.events.types import BattleStarted
 
@@ -48,14 +49,14 @@ class JoinLink(msgspec.Struct, frozen=True, kw_only=True):
 def _referee(request: Request) -> Grant:
     grant: Grant = request.state.grant
     if grant.role != "referee":
-        raise Forbidden("only the referee's token lists, issues or revokes the battle's tokens")
+        raise Forbidden(Words("only the referee's token lists, issues or revokes the battle's tokens"))
     return grant
 
 
 def _sides(store: EventStore, battle: str) -> tuple[str, ...]:
     started = next(store.read(battle)).event
     if not isinstance(started, BattleStarted):
-        raise Refusal(f"battle {battle!r} does not begin with battle_started", field="battle")
+        raise Refusal(Words("battle {battle!r} does not begin with battle_started", battle=battle), field="battle")
     return started.sides
 
 
@@ -108,8 +109,10 @@ def token_routes(guard: Callable, security: list[dict[str, list[str]]]) -> list[
         grant = _referee(request)
         if token_id == grant.token_id:
             raise Refusal(
-                "this is the token this request is made with: revoking it would lock you out "
-                "(revoke it from another referee token)",
+                Words(
+                    "this is the token this request is made with: revoking it would lock you out"
+                    " (revoke it from another referee token)"
+                ),
                 field="token_id",
             )
         await state.stores.run(lambda store: revoke_token_id(store, battle, token_id))

@@ -41,7 +41,7 @@ from ..reactions import Rulebook
 from ..rules import Refusal, declared, fact_kinds
 from ..state import Battle, DueTest, Point, Unit
 from ..view import BattleView, UnitView
-from ..words import Words
+from ..words import Words, in_book, listed
 
 
 def leadership_result(
@@ -85,6 +85,46 @@ class TableSpec:
     file: str
     schema: type[msgspec.Struct]
     rule: str
+
+
+# The end of each phase of the clock the games of this repository play, as a restriction lasts until
+# it (`Ruleset.describe_point`): one sentence a phase, since Russian puts a phase's name its own
+# way ("конец фазы Движения", "конец Психической фазы"). A phase of another game is named as it is.
+_PHASE_ENDS: Mapping[str, Callable[[str, int], str]] = {
+    "start_of_turn": lambda side, turn: Words(
+        "end of the start_of_turn phase ({side}, turn {turn})", side=side, turn=turn
+    ),
+    "command": lambda side, turn: Words("end of the command phase ({side}, turn {turn})", side=side, turn=turn),
+    "movement": lambda side, turn: Words("end of the movement phase ({side}, turn {turn})", side=side, turn=turn),
+    "psychic": lambda side, turn: Words("end of the psychic phase ({side}, turn {turn})", side=side, turn=turn),
+    "magic": lambda side, turn: Words("end of the magic phase ({side}, turn {turn})", side=side, turn=turn),
+    "shooting": lambda side, turn: Words("end of the shooting phase ({side}, turn {turn})", side=side, turn=turn),
+    "charge": lambda side, turn: Words("end of the charge phase ({side}, turn {turn})", side=side, turn=turn),
+    "assault": lambda side, turn: Words("end of the assault phase ({side}, turn {turn})", side=side, turn=turn),
+    "fight": lambda side, turn: Words("end of the fight phase ({side}, turn {turn})", side=side, turn=turn),
+    "close_combat": lambda side, turn: Words(
+        "end of the close_combat phase ({side}, turn {turn})", side=side, turn=turn
+    ),
+}
+
+
+def _must_be(key: str, default: object) -> str:
+    """Why a house rule's value is refused: it is not of its default's type."""
+    if isinstance(default, bool):
+        return Words("house rule {key!r} must be bool", key=key)
+    if isinstance(default, int):
+        return Words("house rule {key!r} must be int", key=key)
+    if isinstance(default, float):
+        return Words("house rule {key!r} must be float", key=key)
+    if isinstance(default, str):
+        return Words("house rule {key!r} must be str", key=key)
+    return Words("house rule {key!r} must be {kind}", key=key, kind=type(default).__name__)
+
+
+def _known(names: Iterable[str]) -> str:
+    """The names a refusal lists as known ("a, b"), or "none"."""
+    found = list(names)
+    return listed(found) if found else Words("none")
 
 
 class Ruleset:
@@ -180,8 +220,11 @@ class Ruleset:
         return resources.files(module.__package__ or module.__name__) / file
 
     def state_name(self, state: str) -> str:
-        """The ruleset's word for `state` (its machine value with spaces if it names none)."""
-        return self.state_names.get(state, state.replace("_", " "))
+        """The ruleset's word for `state`, as the ruleset gives it (`Words`, said in the reader's
+        language at the edge); its machine value with spaces if it names none."""
+        name = self.state_names.get(state, state.replace("_", " "))
+        # Said from this game's own catalogue first: another game may say the same English otherwise.
+        return in_book(name, type(self).__module__.rpartition(".")[0]) if isinstance(name, Words) else name
 
     def __reduce__(self) -> tuple[object, tuple[str, str]]:
         # A copied or pickled battle refers to its ruleset by id and version, never by copy, and
@@ -192,31 +235,55 @@ class Ruleset:
     def check_house_rules(self, house_rules: Mapping[str, object]) -> None:
         for key, value in house_rules.items():
             if key not in self.parameters:
-                known = ", ".join(sorted(self.parameters)) or "none"
-                raise Refusal(f"unknown house rule {key!r} for {self.id} (known: {known})", field="house_rules")
+                raise Refusal(
+                    Words(
+                        "unknown house rule {key!r} for {ruleset} (known: {known})",
+                        key=key,
+                        ruleset=self.id,
+                        known=_known(sorted(self.parameters)),
+                    ),
+                    field="house_rules",
+                )
             if type(value) is not type(self.parameters[key]):
-                raise Refusal(f"house rule {key!r} must be {type(self.parameters[key]).__name__}", field="house_rules")
+                raise Refusal(_must_be(key, self.parameters[key]), field="house_rules")
             choices = self.parameter_choices.get(key)
             if choices is not None and value not in choices:
-                raise Refusal(f"{key} is one of {', '.join(choices)}, not {value!r}", field="house_rules")
+                raise Refusal(
+                    Words("{key} is one of {choices}, not {value!r}", key=key, choices=listed(choices), value=value),
+                    field="house_rules",
+                )
 
     def check_tables(self, pinned: Mapping[str, PinnedTable]) -> None:
         """Every table the ruleset reads is pinned, with values that hash to the pinned sha256 and
         that the ruleset can read; refuses naming the table."""
         unknown = [name for name in pinned if name not in self.tables]
         if unknown:
-            known = ", ".join(self.tables) or "none"
-            raise Refusal(f"{self.id} reads no table {unknown[0]!r} (known: {known})", field="tables")
+            raise Refusal(
+                Words(
+                    "{ruleset} reads no table {table!r} (known: {known})",
+                    ruleset=self.id,
+                    table=unknown[0],
+                    known=_known(self.tables),
+                ),
+                field="tables",
+            )
         missing = [name for name in self.tables if name not in pinned]
         if missing:
             raise Refusal(
-                f"{self.id} needs its {', '.join(missing)} table pinned in battle_started "
-                "(`morale new` pins the shipped defaults or the files the roster names)",
+                Words(
+                    "{ruleset} needs its {tables} table pinned in battle_started (`morale new` pins the shipped"
+                    " defaults or the files the roster names)",
+                    ruleset=self.id,
+                    tables=listed(missing),
+                ),
                 field="tables",
             )
         for name, table in pinned.items():
             if table_sha256(table.values) != table.sha256:
-                raise Refusal(f"the values of table {name!r} do not match its sha256", field=f"tables.{name}.sha256")
+                raise Refusal(
+                    Words("the values of table {table!r} do not match its sha256", table=name),
+                    field=f"tables.{name}.sha256",
+                )
             self.read_table(name, table.values)
 
     def read_table(self, name: str, values: Mapping[str, Any]) -> msgspec.Struct:
@@ -247,13 +314,23 @@ class Ruleset:
     def check_unit(self, battle: Battle, event: UnitJoined) -> None:
         if event.unit_type not in self.unit_types:
             raise Refusal(
-                f"unknown unit type {event.unit_type!r} for {self.id} (known: {', '.join(self.unit_types)})",
+                Words(
+                    "unknown unit type {unit_type!r} for {ruleset} (known: {known})",
+                    unit_type=event.unit_type,
+                    ruleset=self.id,
+                    known=listed(self.unit_types),
+                ),
                 field="unit_type",
             )
         unknown = [r for r in event.special_rules if r not in self.special_rules]
         if unknown:
             raise Refusal(
-                f"unknown special rule {unknown[0]!r} for {self.id} (known: {', '.join(self.special_rules)})",
+                Words(
+                    "unknown special rule {rule!r} for {ruleset} (known: {known})",
+                    rule=unknown[0],
+                    ruleset=self.id,
+                    known=listed(self.special_rules),
+                ),
                 field="special_rules",
             )
         self.read_profile(event.profile)
@@ -262,7 +339,10 @@ class Ruleset:
         """The unit's profile with the ruleset's defaults filled in; refuses naming the bad field."""
         if self.profile_type is None:
             if profile:
-                raise Refusal(f"{self.id} reads no profile fields (got {', '.join(profile)})", field="profile")
+                raise Refusal(
+                    Words("{ruleset} reads no profile fields (got {fields})", ruleset=self.id, fields=listed(profile)),
+                    field="profile",
+                )
             return {}
         try:
             parsed = msgspec.convert(dict(profile), self.profile_type)
@@ -273,9 +353,14 @@ class Ruleset:
     def check_unit_change(self, battle: Battle, unit: Unit, event: UnitChanged) -> None:
         fixed = [name for name in event.changes if name not in self.changeable]
         if fixed:
-            allowed = ", ".join(sorted(self.changeable)) or "none"
             raise Refusal(
-                f"{fixed[0]!r} cannot change during a {self.id} battle (changeable: {allowed})", field="changes"
+                Words(
+                    "{field!r} cannot change during a {ruleset} battle (changeable: {allowed})",
+                    field=fixed[0],
+                    ruleset=self.id,
+                    allowed=_known(sorted(self.changeable)),
+                ),
+                field="changes",
             )
         self.read_profile({**unit.profile, **event.changes})
 
@@ -337,8 +422,14 @@ class Ruleset:
         return (turn, side_index, last)
 
     def describe_point(self, battle: BattleView, point: Point) -> str:
+        """The end of the phase at `point`, as a restriction lasts until it and a change is put off to
+        it: "end of the movement phase (imperium, turn 2)"."""
         turn, side_index, phase_index = point
-        return f"end of the {self.phases[phase_index]} phase ({battle.sides[side_index]}, turn {turn})"
+        phase, side = self.phases[phase_index], battle.sides[side_index]
+        end = _PHASE_ENDS.get(phase)
+        if end is not None:
+            return end(side, turn)
+        return Words("end of the {phase} phase ({side}, turn {turn})", phase=phase, side=side, turn=turn)
 
 
 # -- the registry ------------------------------------------------------------------------------
@@ -352,7 +443,7 @@ class BrokenGame(Refusal):
     import, names no `Ruleset`, or gives an id and version another entry point already gave."""
 
     def __init__(self, point: EntryPoint, problem: str) -> None:
-        super().__init__(f"{installed.named(point)}: {problem}", field="ruleset")
+        super().__init__(Words("{entry}: {problem}", entry=installed.named(point), problem=problem), field="ruleset")
 
 
 class Registry:
@@ -370,22 +461,40 @@ class Registry:
             ruleset = point.load()
         except Exception as exc:  # whatever the package raised on import: named, on one line
             reason = str(exc).splitlines()[0] if str(exc) else ""
-            raise BrokenGame(point, f"cannot be loaded ({type(exc).__name__}: {reason})") from exc
+            raise BrokenGame(
+                point, Words("cannot be loaded ({error}: {reason})", error=type(exc).__name__, reason=reason)
+            ) from exc
         if not isinstance(ruleset, Ruleset):
-            raise BrokenGame(point, f"names a {type(ruleset).__name__}, not a Ruleset instance")
+            raise BrokenGame(point, Words("names a {kind}, not a Ruleset instance", kind=type(ruleset).__name__))
         if not isinstance(getattr(ruleset, "rulebook", None), Rulebook):
-            raise BrokenGame(point, f"{ruleset.id} has no rulebook (Ruleset.rulebook: its reactions and checks)")
+            raise BrokenGame(
+                point,
+                Words("{ruleset} has no rulebook (Ruleset.rulebook: its reactions and checks)", ruleset=ruleset.id),
+            )
         try:
             about = installed.about_of(point)
         except installed.UnusableAbout as exc:
-            raise BrokenGame(point, str(exc)) from None
+            raise BrokenGame(point, exc.problem) from None
         says = About.of(ruleset)
         if about is not None and about != says:  # `morale --version` would name another game than is played
-            raise BrokenGame(point, f"its ruleset is {says}, but its about entry point says {about}")
+            raise BrokenGame(
+                point,
+                Words(
+                    "its ruleset is {says}, but its about entry point says {about}", says=str(says), about=str(about)
+                ),
+            )
         key = (ruleset.id, ruleset.version)
         if key in self._by_key and self._by_key[key][1] is not ruleset:
             other = self._by_key[key][0]
-            raise BrokenGame(point, f"gives {ruleset.id} version {ruleset.version}, as {other.name!r} does already")
+            raise BrokenGame(
+                point,
+                Words(
+                    "gives {ruleset} version {version}, as {other!r} does already",
+                    ruleset=ruleset.id,
+                    version=ruleset.version,
+                    other=other.name,
+                ),
+            )
         self._by_key[key] = (point, ruleset)
         self._loaded[(point.name, point.value)] = ruleset
         return ruleset
@@ -443,17 +552,28 @@ def lookup(ruleset_id: str, version: str) -> Ruleset:
     versions = sorted(v for (i, v) in known if i == ruleset_id)
     if versions:
         raise Refusal(
-            f"{ruleset_id} has no version {version!r} here (known: {', '.join(versions)})",
+            Words(
+                "{ruleset} has no version {version!r} here (known: {known})",
+                ruleset=ruleset_id,
+                version=version,
+                known=listed(versions),
+            ),
             field="ruleset_version",
         )
     ids = sorted({i for i, _ in known})
     if not ids:  # an install from before the games were entry points: its metadata names none
         raise Refusal(
-            f"unknown ruleset {ruleset_id!r}: no game is installed (group {installed.GROUP} is empty; "
-            "reinstall morale, `pip install -e .`, to register its own)",
+            Words(
+                "unknown ruleset {ruleset!r}: no game is installed (group {group} is empty; reinstall morale,"
+                " `pip install -e .`, to register its own)",
+                ruleset=ruleset_id,
+                group=installed.GROUP,
+            ),
             field="ruleset",
         )
-    raise Refusal(f"unknown ruleset {ruleset_id!r} (known: {', '.join(ids)})", field="ruleset")
+    raise Refusal(
+        Words("unknown ruleset {ruleset!r} (known: {known})", ruleset=ruleset_id, known=listed(ids)), field="ruleset"
+    )
 
 
 def latest(ruleset_id: str) -> Ruleset:

@@ -23,7 +23,7 @@ def listing() -> list[About]:
         except installed.UnusableAbout as exc:
             from .base import BrokenGame
 
-            raise BrokenGame(point, str(exc)) from None
+            raise BrokenGame(point, exc.problem) from None
         if about is None:
             from .base import given_by
 

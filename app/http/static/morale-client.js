@@ -5,7 +5,7 @@
 // origin may call the server once the referee allows that origin for the battle (`morale cors`).
 //
 //   import { connect, Conflict } from "http://127.0.0.1:8000/static/morale-client.js";
-//   const battle = connect("http://127.0.0.1:8000", "hive-tarsis", token);
+//   const battle = connect("http://127.0.0.1:8000", "hive-tarsis", token);   // { language: "ru" }: in Russian
 //   const stop = battle.follow({ after: 0, onItem: (item) => ..., onStatus: (status) => ... });
 //   await battle.append([{ type: "phase_started", ... }], { expectedSeq: await battle.lastSeq() });
 //
@@ -60,14 +60,18 @@ function messageNames(schema) {
 }
 
 // One battle on one server, opened with one of its tokens. `server`: where `morale serve` answers
-// (its origin, e.g. "http://127.0.0.1:8000"; "" for the page's own).
-export function connect(server, battle, token) {
+// (its origin, e.g. "http://127.0.0.1:8000"; "" for the page's own). `language` ("en", "ru"): the
+// language of the words in what the server answers and of the feed's items (the story, the states,
+// refusals' detail); by default the browser's (its Accept-Language).
+export function connect(server, battle, token, { language = "" } = {}) {
   const base = `${server.replace(/\/$/, "")}/battles/${encodeURIComponent(battle)}`;
+  const spoken = language ? { "Accept-Language": language } : {};
   const call = (path, { method = "GET", body } = {}) =>
     fetch(`${base}/${path}`, {
       method,
       headers: {
         Authorization: `Bearer ${token}`,
+        ...spoken,
         ...(body ? { "Content-Type": "application/json" } : {}),
       },
       body: body ? JSON.stringify(body) : undefined,
@@ -86,7 +90,7 @@ export function connect(server, battle, token) {
     // Every item after `after` the log holds now (an export), in log order.
     items: async (after = 0) => {
       const text = await fetch(`${base}/feed.ndjson?after=${after}&follow=false`, {
-        headers: { Authorization: `Bearer ${token}` },
+        headers: { Authorization: `Bearer ${token}`, ...spoken },
         cache: "no-store",
       }).then(async (response) => {
         if (!response.ok) await answered(response);
@@ -118,7 +122,8 @@ export function connect(server, battle, token) {
       const open = async () => {
         const listened = await schemaNames();
         if (stopped) return;
-        source = new EventSource(`${base}/feed?after=${lastSeen}&token=${encodeURIComponent(token)}`);
+        const lang = language ? `&lang=${encodeURIComponent(language)}` : "";
+        source = new EventSource(`${base}/feed?after=${lastSeen}&token=${encodeURIComponent(token)}${lang}`);
         for (const name of listened) source.addEventListener(name, deliver);
         source.onopen = () => onStatus("live");
         source.onerror = () => {

@@ -13,6 +13,7 @@ from ...outcomes import Modifier, RestrictionApplied, Scheduled, TestResolved
 from ...rules import DESTROYED, Refusal
 from ...state import DueTest, Point
 from ...view import BattleView, UnitView
+from ...words import Words
 from ..base import Ruleset, leadership_result
 
 # -- the state graph ----------------------------------------------------------------------------
@@ -76,20 +77,20 @@ def check_in_assault_phase(battle: BattleView, charger: UnitView | None = None) 
     """Close combats are resolved in an Assault phase; a unit charges only in its own side's."""
     in_assault = battle.phase_open and battle.phase == "assault"
     if charger is None and not in_assault:
-        raise Refusal("close combats are resolved in an Assault phase", field="type")
+        raise Refusal(Words("close combats are resolved in an Assault phase"), field="type")
     if charger is not None and not (in_assault and charger.side == battle.active_side):
-        raise Refusal(f"{charger.id} can charge only in its own side's Assault phase", field="charger")
+        raise Refusal(Words("{unit} can charge only in its own side's Assault phase", unit=charger.id), field="charger")
 
 
 # The books' words for the shared states: a unit Falls Back and Regroups; the morale rules take a unit
 # off the battlefield ("removed as casualties", "removed from the battlefield", "destroyed"):
 # `dispersed` reads "removed", and "destroyed" stays the word for a unit whose last model is killed.
 STATE_NAMES = {
-    "steady": "steady",
-    "falling_back": "falling back",
-    "regrouped": "regrouped",
-    "dispersed": "removed",
-    "destroyed": "destroyed",
+    "steady": Words("steady"),
+    "falling_back": Words("falling back"),
+    "regrouped": Words("regrouped"),
+    "dispersed": Words("removed"),
+    "destroyed": Words("destroyed"),
 }
 
 

@@ -33,6 +33,7 @@ from ...reactions import Outcomes, Rulebook
 from ...rules import Refusal, clause
 from ...state import DueTest
 from ...view import BattleView, UnitView
+from ...words import Words, counted
 from ..base import pass_or_fail
 from .shared import (
     FortyK,
@@ -71,20 +72,24 @@ PARAMETERS = {
 }
 
 RESTRICTIONS = {
-    "regrouped_this_turn": "no other move, no Run, no charge; counts as moved, Snap Shots only",
-    "gone_to_ground": "no move, Run or charge; Snap Shots only",
+    "regrouped_this_turn": Words("no other move, no Run, no charge; counts as moved, Snap Shots only"),
+    "gone_to_ground": Words("no move, Run or charge; Snap Shots only"),
 }
 
 # What removes models, in the rulebook's words (the casualties trigger counts them all, by phase).
-CAUSES = {"shooting": "shooting", "close_combat": "close combat", "dangerous_terrain": "Dangerous terrain"}
+CAUSES = {
+    "shooting": Words("shooting"),
+    "close_combat": Words("close combat"),
+    "dangerous_terrain": Words("Dangerous terrain"),
+}
 
 # Every test a unit may have due, in the rulebook's words.
 TESTS = {
-    "morale": "Morale test",
-    "pinning": "Pinning test",
-    "regroup": "Regroup test",
-    "fall_back": "Fall Back move",
-    "sweeping_advance": "Sweeping Advance",
+    "morale": Words("Morale test"),
+    "pinning": Words("Pinning test"),
+    "regroup": Words("Regroup test"),
+    "fall_back": Words("Fall Back move"),
+    "sweeping_advance": Words("Sweeping Advance"),
 }
 LEADERSHIP_TESTS = ("morale", "regroup", "pinning")
 
@@ -162,7 +167,12 @@ def evaluate(battle: BattleView, unit: UnitView, due: DueTest, dice: tuple[int, 
     if due.rule == regroup_tests_due.id:
         threshold = int(battle.ruleset.param(battle, "regroup_threshold_percent"))
         if regroup_needs_insane_heroism(unit, threshold) and not insane_heroism(dice):
-            detail = f"{unit.models} of {unit.starting_models} models left: under 25%, only a double 1 regroups"
+            detail = counted(
+                "{n} of {starting} models left: under 25%, only a double 1 regroups",
+                "{n} of {starting} models left: under 25%, only a double 1 regroups",
+                n=unit.models,
+                starting=unit.starting_models,
+            )
             return replace(result, passed=False, rule=regroup_needs_insane_heroism.id, detail=detail)
     return result
 
@@ -232,9 +242,9 @@ def cannot_charge_while_falling_back(unit: UnitView) -> bool:
 def falling_back_restrictions(unit: UnitView) -> list[tuple[str, str]]:
     """What Falling Back forbids by itself, for the board, each beside the clause that forbids it."""
     return [
-        ("Snap Shots only; cannot Go to Ground; passes Pinning tests", passes_pinning_automatically.id),
-        ("cannot declare a charge", cannot_charge_while_falling_back.id),
-        ("fails every Morale test but Regroup tests", fails_morale_automatically.id),
+        (Words("Snap Shots only; cannot Go to Ground; passes Pinning tests"), passes_pinning_automatically.id),
+        (Words("cannot declare a charge"), cannot_charge_while_falling_back.id),
+        (Words("fails every Morale test but Regroup tests"), fails_morale_automatically.id),
     ]
 
 
@@ -257,7 +267,8 @@ def heavy_casualties(battle: BattleView, ended: PhaseEnded) -> Outcomes:
 
 def combat_lost_modifier(margin: int) -> Modifier:
     """-1 Ld for each wound by which the unit's side lost the combat (`combat_lost`)."""
-    return Modifier(rule=combat_lost.id, value=-margin, reason=f"combat lost by {margin}")
+    reason = counted("combat lost by {n}", "combat lost by {n}", n=margin)  # by so many wounds
+    return Modifier(rule=combat_lost.id, value=-margin, reason=reason)
 
 
 @RULES.clause("wh40k6.trigger.combat_lost", reacts_to=CombatResolved)
@@ -308,7 +319,7 @@ def declines_to_regroup(battle: BattleView, chosen: Chosen) -> Outcomes:
 RULES.react(regroup_tests_due.id, Chosen, declines_to_regroup, decision="decline_regroup")
 
 
-@clause("wh40k6.regroup.after", phrase="is steady again")
+@clause("wh40k6.regroup.after", phrase=Words("is steady again"))
 def regrouped_restrictions(battle: BattleView, unit: UnitView, caused_by: tuple[int, ...]) -> list[Outcome]:
     """Until the end of the turn no other move and Snap Shots only; then it is steady again.
     And They Shall Know No Fear: the unit acts normally in the turn it regroups."""
@@ -321,7 +332,7 @@ def regrouped_restrictions(battle: BattleView, unit: UnitView, caused_by: tuple[
 
 @RULES.clause(
     "wh40k6.regroup.pass",
-    phrase="Regroups",
+    phrase=Words("Regroups"),
     reacts_to=Settled,
     test="regroup",
     when=lambda battle, settled: settled.result.passed and not charged_while_falling_back(settled.due),
@@ -345,7 +356,7 @@ def fails_to_regroup(battle: BattleView, settled: Settled) -> Outcomes:
 
 
 # -- falling back --------------------------------------------------------------------------------
-@RULES.clause("wh40k6.fall_back.start", phrase="Falls Back", reacts_to=Settled, test="morale", when=failed)
+@RULES.clause("wh40k6.fall_back.start", phrase=Words("Falls Back"), reacts_to=Settled, test="morale", when=failed)
 def falls_back(battle: BattleView, settled: Settled) -> Outcomes:
     """A failed Morale test: the unit Falls Back at once. Losers of a close combat may first be
     caught by a Sweeping Advance."""
@@ -393,7 +404,7 @@ def fall_back_move(battle: BattleView, rolled: Rolled) -> Outcomes:
 @RULES.clause(
     "wh40k6.sweeping_advance",
     decision="decline_sweeping_advance",
-    phrase="is caught by the Sweeping Advance and removed as casualties",
+    phrase=Words("is caught by the Sweeping Advance and removed as casualties"),
     reacts_to=Rolled,
     test="sweeping_advance",
 )
@@ -435,7 +446,7 @@ RULES.react(sweeping_advance.id, Chosen, declines_sweeping_advance, decision="de
 def escapes_or_not(battle: BattleView, due: DueTest, dice: tuple[int, ...]) -> tuple[str, bool]:
     """These dice catch the loser or not, as `sweeping_advance` decides (two opposed rolls: no target)."""
     caught = sweep(battle, battle.units[due.unit], due, dice)[3]
-    return ("caught", False) if caught else ("escapes", True)
+    return (Words("caught"), False) if caught else (Words("escapes"), True)
 
 
 RULES.reads("sweeping_advance", result=escapes_or_not)  # a Fall Back move neither passes nor fails: no odds
@@ -466,7 +477,7 @@ def on_charge(battle: BattleView, event: ChargeDeclared) -> Outcomes:
 
 @RULES.clause(
     "wh40k6.assaulted.pass",
-    phrase="Regroups without moving",
+    phrase=Words("Regroups without moving"),
     reacts_to=Settled,
     test="regroup",
     when=lambda battle, settled: settled.result.passed and charged_while_falling_back(settled.due),
@@ -482,7 +493,7 @@ def regroup_when_charged(battle: BattleView, settled: Settled) -> Outcomes:
 
 @RULES.clause(
     "wh40k6.assaulted.multi",
-    phrase="is caught while Falling Back and removed as casualties; the chargers go on as if it was never there",
+    phrase=Words("is caught while Falling Back and removed as casualties; the chargers go on as if it was never there"),
     reacts_to=Settled,
     test="regroup",
     when=lambda battle, settled: failed(battle, settled) and in_a_multiple_charge(settled.due),
@@ -495,7 +506,7 @@ def destroyed_in_multiple_charge(battle: BattleView, settled: Settled) -> Outcom
 
 @RULES.clause(
     "wh40k6.assaulted.fail",
-    phrase="is caught while Falling Back and removed as casualties",
+    phrase=Words("is caught while Falling Back and removed as casualties"),
     reacts_to=Settled,
     test="regroup",
     when=lambda battle, settled: failed(battle, settled) and settled.due.rule == on_charge.id,
@@ -526,7 +537,7 @@ def caught_while_falling_back(unit: UnitView) -> bool:
 @RULES.clause(
     "wh40k6.fall_back.edge",
     fact="reached_table_edge",
-    phrase="reaches its table edge and is removed as casualties",
+    phrase=Words("reaches its table edge and is removed as casualties"),
     reacts_to=TableFactRecorded,
 )
 def leaves_by_table_edge(battle: BattleView, event: TableFactRecorded) -> Outcomes:
@@ -537,7 +548,7 @@ def leaves_by_table_edge(battle: BattleView, event: TableFactRecorded) -> Outcom
 @RULES.clause(
     "wh40k6.fall_back.trapped",
     fact="trapped",
-    phrase="is trapped and removed as casualties",
+    phrase=Words("is trapped and removed as casualties"),
     reacts_to=TableFactRecorded,
 )
 def trapped(battle: BattleView, event: TableFactRecorded) -> Outcomes:
@@ -609,9 +620,9 @@ for rule, test, predicate, answer in (
 @RULES.check(UnitJoined)
 def unit_needs_its_characteristics(battle: BattleView, event: UnitJoined) -> None:
     if event.ld is None:
-        raise Refusal("a 40K unit needs its Leadership (ld) for Morale tests", field="ld")
+        raise Refusal(Words("a 40K unit needs its Leadership (ld) for Morale tests"), field="ld")
     if event.initiative is None:
-        raise Refusal("a 40K unit needs its Initiative for Sweeping Advances", field="initiative")
+        raise Refusal(Words("a 40K unit needs its Initiative for Sweeping Advances"), field="initiative")
 
 
 @RULES.check(CombatResolved)
@@ -625,8 +636,11 @@ def combat_allowed(battle: BattleView, event: CombatResolved) -> None:
             unit = battle.units[unit_id]
             if unit.state == "falling_back" and not caught_while_falling_back(unit):
                 raise Refusal(
-                    f"{unit_id} is Falling Back and can do nothing else: it is in a combat only when a "
-                    "charge catches it and it fails its Regroup test",
+                    Words(
+                        "{unit} is Falling Back and can do nothing else: it is in a combat only when a "
+                        "charge catches it and it fails its Regroup test",
+                        unit=unit_id,
+                    ),
                     rule=falls_back.id,
                 )
 
@@ -637,31 +651,38 @@ def charge_allowed(battle: BattleView, event: ChargeDeclared) -> None:
     check_in_assault_phase(battle, charger)
     if cannot_charge_while_falling_back(charger):
         raise Refusal(
-            f"{charger.id} is Falling Back and cannot declare a charge", rule=cannot_charge_while_falling_back.id
+            Words("{unit} is Falling Back and cannot declare a charge", unit=charger.id),
+            rule=cannot_charge_while_falling_back.id,
         )
     if charger.restricted("regrouped_this_turn"):
-        raise Refusal(f"{charger.id} Regrouped this turn and cannot charge", rule=regrouped_restrictions.id)
+        raise Refusal(
+            Words("{unit} Regrouped this turn and cannot charge", unit=charger.id), rule=regrouped_restrictions.id
+        )
     if charger.restricted("gone_to_ground"):
-        raise Refusal(f"{charger.id} has Gone to Ground and cannot charge", rule=pinning_test_due.id)
+        raise Refusal(Words("{unit} has Gone to Ground and cannot charge", unit=charger.id), rule=pinning_test_due.id)
 
 
 @RULES.check(TableFactRecorded)
 def stated_as_it_happens(battle: BattleView, event: TableFactRecorded) -> None:
     if event.value is not True:
-        raise Refusal(f"{event.fact} is recorded when it happens, with value true", field="value")
+        raise Refusal(Words("{fact} is recorded when it happens, with value true", fact=event.fact), field="value")
 
 
 @RULES.check(TableFactRecorded, fact=("reached_table_edge", "trapped"))
 def during_a_fall_back(battle: BattleView, event: TableFactRecorded) -> None:
     unit = battle.units[event.unit]
     if unit.state != "falling_back":
-        raise Refusal(f"{unit.id} is not Falling Back (it is {unit.state})", rule=battle.ruleset.facts[event.fact])
+        state = battle.ruleset.state_name(unit.state)  # a living unit's: its word is its value (`STATE_NAMES`)
+        raise Refusal(
+            Words("{unit} is not Falling Back (it is {state})", unit=unit.id, state=state),
+            rule=battle.ruleset.facts[event.fact],
+        )
 
 
 @RULES.check(TableFactRecorded, fact="hit_by_pinning_weapon")
 def during_a_phase(battle: BattleView, event: TableFactRecorded) -> None:
     if not battle.phase_open:
-        raise Refusal("Pinning hits happen during a phase", rule=pinning_test_due.id)
+        raise Refusal(Words("Pinning hits happen during a phase"), rule=pinning_test_due.id)
 
 
 class Wh40k6(FortyK):
@@ -669,7 +690,7 @@ class Wh40k6(FortyK):
     version = "1"
     listing_order = 10  # where `morale rulesets` has always listed it
     game_systems = r"(40,?000|40k).*\b6(th)?\b|\b6(th)?\b.*(40,?000|40k)"  # as BSData names it
-    title = "Warhammer 40,000 6th edition"
+    title = Words("Warhammer 40,000 6th edition")
     phases = PHASES
     unit_types = FALL_BACK_DICE
     parameters = PARAMETERS

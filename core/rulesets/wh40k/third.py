@@ -49,6 +49,7 @@ from ...referee import oldest_due
 from ...rules import Refusal, clause
 from ...state import DueTest
 from ...view import BattleView, UnitView
+from ...words import Words, counted
 from ..base import pass_or_fail
 from .shared import (
     FortyK,
@@ -89,16 +90,27 @@ class Outnumbered(NamedTuple):
     ratio: int  # the winners have at least this many models for each of the losers'...
     strictly: bool  # ...or strictly more, for plain "outnumbered"
     value: int
-    reason: str
 
 
 # The losing side's outnumbering modifiers (`outnumbered`); only the largest applies.
 OUTNUMBERED = (
-    Outnumbered(4, False, -4, "outnumbered 4:1 or more"),
-    Outnumbered(3, False, -3, "outnumbered 3:1 or more"),
-    Outnumbered(2, False, -2, "outnumbered 2:1 or more"),
-    Outnumbered(1, True, -1, "outnumbered"),
+    Outnumbered(4, False, -4),
+    Outnumbered(3, False, -3),
+    Outnumbered(2, False, -2),
+    Outnumbered(1, True, -1),
 )
+
+
+def outnumbered_words(row: Outnumbered, winners: int, losers: int) -> Words:
+    """Why an `OUTNUMBERED` row applies: "outnumbered 2:1 or more (7 to 3)"."""
+    said = {"winners": winners, "losers": losers}
+    if row.ratio == 4:
+        return Words("outnumbered 4:1 or more ({winners} to {losers})", **said)
+    if row.ratio == 3:
+        return Words("outnumbered 3:1 or more ({winners} to {losers})", **said)
+    if row.ratio == 2:
+        return Words("outnumbered 2:1 or more ({winners} to {losers})", **said)
+    return Words("outnumbered ({winners} to {losers})", **said)
 
 
 class Chance(NamedTuple):
@@ -114,8 +126,8 @@ class Chance(NamedTuple):
 # The Regroup conditions (2) and (3) of `regroup_tests_due`: what the table reports against a
 # Regroup attempt.
 AGAINST_REGROUPING = {
-    "enemy_within_6_inches": "an enemy is within 6 inches",
-    "out_of_coherency": "it is out of coherency",
+    "enemy_within_6_inches": Words("an enemy is within 6 inches"),
+    "out_of_coherency": Words("it is out of coherency"),
 }
 CONDITIONS_MET = "regroup_conditions_met"  # settles a Regroup the unit passes without dice
 
@@ -132,16 +144,16 @@ PARAMETERS: dict[str, FactValue] = {
 }
 
 # Where the scenario sends Falling Back units (`fall_back_direction`).
-FALL_BACK_TOWARDS: dict[str, str] = {
-    "table_edge": "towards its own table edge",
-    "deployment_zone": "towards its own deployment-zone line",
+FALL_BACK_TOWARDS: dict[str, Words] = {
+    "table_edge": Words("towards its own table edge"),
+    "deployment_zone": Words("towards its own deployment-zone line"),
 }
 # The words a house rule of this edition may take (`Ruleset.parameter_choices`).
 CHOICES = {"fall_back_towards": tuple(FALL_BACK_TOWARDS)}
 
 RESTRICTIONS = {
-    "regrouped_this_phase": "no other move this phase but up to 3 inches to restore its formation",
-    "pinned": "pinned by a barrage: may not move, shoot or assault",
+    "regrouped_this_phase": Words("no other move this phase but up to 3 inches to restore its formation"),
+    "pinned": Words("pinned by a barrage: may not move, shoot or assault"),
 }
 
 # What the rules remember within a phase (Unit.phase_marks).
@@ -152,11 +164,16 @@ THROUGH_COVER_FROM_COMBAT = "fell_back_from_combat_through_cover"  # no Regroup 
 
 
 # Every test a unit may have due, in the rulebook's words.
-TESTS = {"morale": "Morale test", "pinning": "Pinning test", "regroup": "Regroup test", "fall_back": "Fall Back move"}
+TESTS = {
+    "morale": Words("Morale test"),
+    "pinning": Words("Pinning test"),
+    "regroup": Words("Regroup test"),
+    "fall_back": Words("Fall Back move"),
+}
 LEADERSHIP_TESTS = ("morale", "pinning", "regroup")
 
 # What removes models, in the rulebook's words (its triggers read enemy shooting and close combat).
-CAUSES = {"shooting": "shooting", "close_combat": "close combat"}
+CAUSES = {"shooting": Words("shooting"), "close_combat": Words("close combat")}
 
 RULES = Rulebook("wh40k3")
 
@@ -202,7 +219,7 @@ def passes_automatically(unit: UnitView, test: str) -> bool:
 @clause(
     "wh40k3.special.atsknf",
     special_rule="and_they_shall_know_no_fear",
-    phrase="Regroups at the end of its Fall Back move (They Shall Know No Fear)",
+    phrase=Words("Regroups at the end of its Fall Back move (They Shall Know No Fear)"),
 )
 def knows_no_fear(unit: UnitView) -> bool:
     """And They Shall Know No Fear: may Regroup below half strength, and Regroups automatically at
@@ -211,7 +228,7 @@ def knows_no_fear(unit: UnitView) -> bool:
 
 
 # -- tests --------------------------------------------------------------------------------------
-@clause("wh40k3.test.ld", phrase="Falls Back")
+@clause("wh40k3.test.ld", phrase=Words("Falls Back"))
 def leadership_test(unit: UnitView, due: DueTest, dice: tuple[int, ...]) -> TestResolved:
     """2D6 against the modified Ld: equal or under passes, over fails (a failed Morale test: Fall Back)."""
     return against_leadership(unit, due, dice, rule=leadership_test.id)
@@ -253,7 +270,7 @@ def below_half(unit: UnitView) -> tuple[Modifier, ...]:
     """-1 Ld when the unit is below 50% of its starting strength."""
     if unit.models * 2 >= unit.starting_models:
         return ()
-    reason = f"below half strength ({unit.models} of {unit.starting_models})"
+    reason = Words("below half strength ({models} of {starting})", models=unit.models, starting=unit.starting_models)
     return (Modifier(rule=below_half.id, value=-1, reason=reason),)
 
 
@@ -292,8 +309,7 @@ def outnumbered(losers: int, winners: int) -> tuple[Modifier, ...]:
     result; its side outnumbered: -1, -2 at 2:1 or more, -3 at 3:1, -4 at 4:1, only the largest."""
     for row in OUTNUMBERED:
         if winners > row.ratio * losers or (not row.strictly and winners == row.ratio * losers):
-            reason = f"{row.reason} ({winners} to {losers})"
-            return (Modifier(rule=outnumbered.id, value=row.value, reason=reason),)
+            return (Modifier(rule=outnumbered.id, value=row.value, reason=outnumbered_words(row, winners, losers)),)
     return ()
 
 
@@ -323,10 +339,11 @@ def last_man_standing(unit: UnitView) -> bool:
 
 # -- falling back --------------------------------------------------------------------------------
 @clause("wh40k3.fall_back.direction")
-def fall_back_direction(towards: str) -> str:
+def fall_back_direction(towards: str) -> Words:
     """Towards its own table edge or deployment-zone line (the scenario says which), by the shortest
     path, in coherency, within the corridor between its two outermost models."""
-    return f"{FALL_BACK_TOWARDS[towards]} by the shortest path, in coherency, inside its corridor"
+    where = FALL_BACK_TOWARDS[towards]
+    return Words("{towards} by the shortest path, in coherency, inside its corridor", towards=where)
 
 
 @clause("wh40k3.fall_back.shooting")
@@ -341,11 +358,11 @@ def falling_back_restrictions(unit: UnitView) -> list[tuple[str, str]]:
     """What Falling Back forbids by itself, for the board: no assault, and its move each turn."""
     return [
         (
-            "shoots as if it moved: no heavy weapons, rapid fire only within 12 inches; cannot assault",
+            Words("shoots as if it moved: no heavy weapons, rapid fire only within 12 inches; cannot assault"),
             cannot_assault.id,
         ),
         (
-            f"Falls Back {unit.profile.get('fall_back_dice', 2)}D6 inches each turn until it Regroups",
+            Words("Falls Back {dice}D6 inches each turn until it Regroups", dice=unit.profile.get("fall_back_dice", 2)),
             fall_back_move.id,  # declared below: read when the board asks
         ),
     ]
@@ -417,7 +434,7 @@ def declines_to_regroup(battle: BattleView, chosen: Chosen) -> Outcomes:
     """decline_regroup: the unit does not try; as if it failed (`does_not_regroup`: Falls Back
     again at the start of the Movement phase, the rest of its move in cover, removal at the table
     edge)."""
-    declined = not_taken(chosen.due, regroup_tests_due.id, chosen.caused_by, "the player declines to try")
+    declined = not_taken(chosen.due, regroup_tests_due.id, chosen.caused_by, Words("the player declines to try"))
     return [declined, *does_not_regroup(battle, unit_of(battle, chosen), chosen.due.rule, chosen.caused_by)]
 
 
@@ -427,8 +444,8 @@ RULES.react(regroup_tests_due.id, Chosen, declines_to_regroup, decision="decline
 @RULES.clause(
     "wh40k3.assaulted",
     phrase={
-        "regrouped": "Regroups as the enemy charges and fights normally",
-        "dispersed": "is charged while Falling Back and removed from the battlefield",
+        "regrouped": Words("Regroups as the enemy charges and fights normally"),
+        "dispersed": Words("is charged while Falling Back and removed from the battlefield"),
     },
     reacts_to=ChargeDeclared,
 )
@@ -450,7 +467,10 @@ def tank_shock(battle: BattleView, event: TableFactRecorded) -> Outcomes:
 
 
 @RULES.clause(
-    "wh40k3.regroup.cover", fact="reached_cover", phrase="Regroups in cover and stops", reacts_to=TableFactRecorded
+    "wh40k3.regroup.cover",
+    fact="reached_cover",
+    phrase=Words("Regroups in cover and stops"),
+    reacts_to=TableFactRecorded,
 )
 def reaches_cover(battle: BattleView, event: TableFactRecorded) -> Outcomes:
     """The whole unit in cover inside its corridor: a second chance to Regroup, once per phase,
@@ -460,7 +480,7 @@ def reaches_cover(battle: BattleView, event: TableFactRecorded) -> Outcomes:
     unit, rule, caused_by = unit_of(battle, event), reaches_cover.id, (battle.seq,)
     if TRIED_IN_COVER in unit.phase_marks:
         trying = DueTest(unit=unit.id, test="regroup", rule=rule, caused_by=caused_by)
-        return [not_taken(trying, rule, caused_by, "it already tried in cover this phase")]
+        return [not_taken(trying, rule, caused_by, Words("it already tried in cover this phase"))]
     marks = [TRIED_IN_COVER]
     if FELL_BACK_FROM_COMBAT in unit.phase_marks:
         marks.insert(0, THROUGH_COVER_FROM_COMBAT)
@@ -473,8 +493,8 @@ def reaches_cover(battle: BattleView, event: TableFactRecorded) -> Outcomes:
     "wh40k3.regroup.table_edge",
     fact="reached_table_edge",
     phrase={
-        "regrouped": "Regroups at the table edge: its last chance",
-        "dispersed": "fails its last chance and is removed from the battlefield by its table edge",
+        "regrouped": Words("Regroups at the table edge: its last chance"),
+        "dispersed": Words("fails its last chance and is removed from the battlefield by its table edge"),
     },
     reacts_to=TableFactRecorded,
 )
@@ -488,8 +508,8 @@ def reaches_table_edge(battle: BattleView, event: TableFactRecorded) -> Outcomes
     "wh40k3.sweeping_advance",
     fact="caught_by_sweeping_advance",
     phrase={
-        "regrouped": "Regroups as the Sweeping Advance reaches it",
-        "dispersed": "is caught by the Sweeping Advance and removed from the battlefield",
+        "regrouped": Words("Regroups as the Sweeping Advance reaches it"),
+        "dispersed": Words("is caught by the Sweeping Advance and removed from the battlefield"),
     },
     reacts_to=TableFactRecorded,
 )
@@ -514,11 +534,17 @@ def offer_regroup(
     if not chance.conditional:
         return [call(unit.id, "regroup", trigger, caused_by)]
     if THROUGH_COVER_FROM_COMBAT in (unit.phase_marks if marks is None else marks):
-        detail = "it fell back out of a close combat through cover this turn"
+        detail = Words("it fell back out of a close combat through cover this turn")
         return _may_not_regroup(battle, unit, trigger, caused_by, reaches_cover.id, detail)
     threshold = int(battle.ruleset.param(battle, "regroup_threshold_percent"))
     if unit.models * 100 < threshold * unit.starting_models and not knows_no_fear(unit):
-        detail = f"{unit.models} of {unit.starting_models} models: under {threshold}% of its starting strength"
+        detail = counted(
+            "{n} of {starting} models: under {threshold}% of its starting strength",
+            "{n} of {starting} models: under {threshold}% of its starting strength",
+            n=unit.models,
+            starting=unit.starting_models,
+            threshold=threshold,
+        )
         return _may_not_regroup(battle, unit, trigger, caused_by, regroup_tests_due.id, detail)
     automatic = trigger == knows_no_fear.id or passes_automatically(unit, "regroup")
     return [
@@ -543,7 +569,7 @@ def _may_not_regroup(
 
 @RULES.clause(
     "wh40k3.regroup.pass",
-    phrase={"regrouped": "Regroups", "steady": "is steady again"},
+    phrase={"regrouped": Words("Regroups"), "steady": Words("is steady again")},
     reacts_to=Settled,
     test="regroup",
     when=passed,
@@ -565,7 +591,7 @@ def regroups(battle: BattleView, settled: Settled) -> Outcomes:
 @RULES.restricts("regrouped")
 def regrouped_restrictions(unit: UnitView) -> list[tuple[str, str]]:
     """What having Regrouped means for the rest of the turn, for the board."""
-    return [("fights normally this turn; shoots as having moved", regroups.id)]
+    return [(Words("fights normally this turn; shoots as having moved"), regroups.id)]
 
 
 @clause("wh40k3.regroup.fail")
@@ -623,17 +649,14 @@ def fall_back_move(battle: BattleView, rolled: Rolled) -> Outcomes:
     unit, due, dice = unit_of(battle, rolled), rolled.due, rolled.dice
     caused_by = (*due.caused_by, *rolled.caused_by)
     inches: int | float = sum(dice)
-    notes = []
-    if due.statement("through_difficult_terrain"):
+    halved = bool(due.statement("through_difficult_terrain"))
+    if halved:
         inches = _inches(inches / 2)
-        notes.append("halved: difficult terrain")
     corridor = due.statement("enemy_in_corridor")
     if isinstance(corridor, int | float) and inches >= corridor:
         return crossfire(battle, unit, due, dice, inches, corridor, caused_by)
-    if corridor is not None:
-        notes.append(f'short of the enemy {corridor:g}" away in its corridor')
     towards = fall_back_direction(str(battle.ruleset.param(battle, "fall_back_towards")))
-    detail = towards + "".join(f"; {note}" for note in notes)
+    detail = fall_back_detail(towards, halved, corridor)
     decided: list[Outcome] = [
         Marked(unit=unit.id, rule=fall_back_move.id, caused_by=caused_by, mark=FELL_BACK),
         Moved(unit=unit.id, rule=due.rule, caused_by=caused_by, inches=inches, dice=dice, detail=detail),
@@ -641,6 +664,24 @@ def fall_back_move(battle: BattleView, rolled: Rolled) -> Outcomes:
     if knows_no_fear(unit):
         decided += offer_regroup(battle, unit, knows_no_fear.id, caused_by)
     return decided
+
+
+def fall_back_detail(towards: Words, halved: bool, corridor: FactValue | None) -> Words:
+    """Where the Fall Back move goes, and what changed its distance: halved by difficult terrain,
+    short of the enemy stated in its corridor (a distance the move did not reach)."""
+    if corridor is not None and halved:
+        return Words(
+            '{towards}; halved: difficult terrain; short of the enemy {corridor:g}" away in its corridor',
+            towards=towards,
+            corridor=corridor,
+        )
+    if corridor is not None:
+        return Words(
+            '{towards}; short of the enemy {corridor:g}" away in its corridor', towards=towards, corridor=corridor
+        )
+    if halved:
+        return Words("{towards}; halved: difficult terrain", towards=towards)
+    return towards
 
 
 def _inches(value: float) -> int | float:
@@ -655,7 +696,7 @@ def crossfire_odds(battle: BattleView, due: DueTest, dice: tuple[int, ...]) -> t
         return None
     halved = bool(due.statement("through_difficult_terrain"))
     caught = (sum(dice) / 2 if halved else sum(dice)) >= corridor
-    return ("caught in the crossfire", False) if caught else ("falls back", True)
+    return (Words("caught in the crossfire"), False) if caught else (Words("falls back"), True)
 
 
 RULES.reads("fall_back", result=crossfire_odds)
@@ -664,7 +705,7 @@ RULES.reads("fall_back", result=crossfire_odds)
 @clause(
     "wh40k3.crossfire",
     fact={"enemy_in_corridor": "number"},  # value: inches to the nearest such enemy model
-    phrase="is caught in the crossfire and removed from the battlefield",
+    phrase=Words("is caught in the crossfire and removed from the battlefield"),
 )
 def crossfire(
     battle: BattleView,
@@ -686,7 +727,9 @@ def crossfire(
         passed=False,
         dice=dice,
         total=sum(dice),
-        detail=f'{inches:g}" reaches the enemy {corridor:g}" away in its corridor',
+        detail=Words(
+            '{inches:g}" reaches the enemy {corridor:g}" away in its corridor', inches=inches, corridor=corridor
+        ),
     )
     return [result, *remove(battle, unit, "be_caught_in_crossfire", caused_by)]
 
@@ -722,9 +765,9 @@ RULES.react(passes_automatically.id, Settled, pinned, test="pinning", when=faile
 # Each way a Falling Back unit gets to Regroup, by the clause that gives it the chance.
 REGROUP_CHANCES: Mapping[str, Chance] = {
     regroup_tests_due.id: Chance("regroup", "fail_regroup", True, True),
-    reaches_cover.id: Chance("regroup_in_cover", None, True, True, "it completes its Fall Back move"),
+    reaches_cover.id: Chance("regroup_in_cover", None, True, True, Words("it completes its Fall Back move")),
     reaches_table_edge.id: Chance("regroup_at_table_edge", "leave_by_table_edge", True, True),
-    knows_no_fear.id: Chance("regroup_knowing_no_fear", None, True, False, "it keeps Falling Back"),
+    knows_no_fear.id: Chance("regroup_knowing_no_fear", None, True, False, Words("it keeps Falling Back")),
     charged_while_falling_back.id: Chance("regroup_when_charged", "be_destroyed_when_charged", False, False),
     caught_by_sweeping_advance.id: Chance("regroup_when_swept", "be_swept", False, False),
 }
@@ -752,14 +795,14 @@ def passes_at_once(battle: BattleView, call: TestCalled) -> Outcomes:
 RULES.react(
     takes_morale_tests.id,
     TestCalled,
-    untaken(takes_morale_tests.id, "vehicles never test"),
+    untaken(takes_morale_tests.id, Words("vehicles never test")),
     when=holds(lambda unit: not takes_morale_tests(unit)),
 )
 RULES.react(immune.id, TestCalled, untaken(immune.id), test="morale", when=holds(immune))
 RULES.react(
     leadership_test.id,
     TestCalled,
-    untaken(leadership_test.id, "it is already Falling Back"),
+    untaken(leadership_test.id, Words("it is already Falling Back")),
     test="morale",
     when=holds(lambda unit: unit.state == "falling_back"),
 )
@@ -770,18 +813,21 @@ RULES.react(passes_automatically.id, TestCalled, passes_at_once, test=LEADERSHIP
 @RULES.check(UnitJoined)
 def unit_needs_its_leadership(battle: BattleView, event: UnitJoined) -> None:
     if event.ld is None and TAKES_MORALE_TESTS[event.unit_type]:
-        raise Refusal("a 40K unit that is not a vehicle needs its Leadership (ld)", field="ld")
+        raise Refusal(Words("a 40K unit that is not a vehicle needs its Leadership (ld)"), field="ld")
 
 
 @RULES.check(CombatResolved)
 def combat_allowed(battle: BattleView, event: CombatResolved) -> None:
     check_in_assault_phase(battle)
     if any(side.bonus for side in event.sides):
-        raise Refusal("a 3rd edition combat is lost by losing more men: no bonus counts", rule=outnumbered.id)
+        raise Refusal(Words("a 3rd edition combat is lost by losing more men: no bonus counts"), rule=outnumbered.id)
     for side in event.sides:
         for unit_id in side.units:
             if cannot_assault(battle.units[unit_id]):
-                raise Refusal(f"{unit_id} is Falling Back and cannot fight in a close combat", rule=cannot_assault.id)
+                raise Refusal(
+                    Words("{unit} is Falling Back and cannot fight in a close combat", unit=unit_id),
+                    rule=cannot_assault.id,
+                )
 
 
 @RULES.check(ChargeDeclared)
@@ -789,9 +835,9 @@ def charge_allowed(battle: BattleView, event: ChargeDeclared) -> None:
     charger = battle.units[event.charger]
     check_in_assault_phase(battle, charger)
     if cannot_assault(charger):
-        raise Refusal(f"{charger.id} is Falling Back and cannot assault", rule=cannot_assault.id)
+        raise Refusal(Words("{unit} is Falling Back and cannot assault", unit=charger.id), rule=cannot_assault.id)
     if charger.restricted("pinned"):
-        raise Refusal(f"{charger.id} is pinned and cannot assault", rule=passes_automatically.id)
+        raise Refusal(Words("{unit} is pinned and cannot assault", unit=charger.id), rule=passes_automatically.id)
 
 
 @RULES.check(TableFactRecorded, fact="tank_shocked")
@@ -803,7 +849,7 @@ def by_a_tank(battle: BattleView, event: TableFactRecorded) -> None:
 def at_a_distance(battle: BattleView, event: TableFactRecorded) -> None:
     value = event.value
     if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
-        raise Refusal("give the distance to the enemy model in inches, e.g. 4.5", field="value")
+        raise Refusal(Words("give the distance to the enemy model in inches, e.g. 4.5"), field="value")
 
 
 # The facts recorded when they happen, with value true (all but a tank's id and a distance).
@@ -821,7 +867,7 @@ AS_THEY_HAPPEN = (
 @RULES.check(TableFactRecorded, fact=AS_THEY_HAPPEN)
 def stated_as_it_happens(battle: BattleView, event: TableFactRecorded) -> None:
     if event.value is not True:
-        raise Refusal(f"{event.fact} is recorded when it happens, with value true", field="value")
+        raise Refusal(Words("{fact} is recorded when it happens, with value true", fact=event.fact), field="value")
 
 
 @RULES.check(TableFactRecorded, fact=("enemy_in_corridor", "through_difficult_terrain"))
@@ -829,9 +875,12 @@ def before_the_fall_back_dice(battle: BattleView, event: TableFactRecorded) -> N
     unit, fact, cited = battle.units[event.unit], event.fact, battle.ruleset.facts[event.fact]
     first = oldest_due(battle, unit.id)
     if first is None or first.test != "fall_back":
-        raise Refusal(f"state {fact} when {unit.id}'s Fall Back roll is due, before its dice", rule=cited)
+        raise Refusal(
+            Words("state {fact} when {unit}'s Fall Back roll is due, before its dice", fact=fact, unit=unit.id),
+            rule=cited,
+        )
     if first.statement(fact) is not None:
-        raise Refusal(f"{fact} is already stated for this roll (retract it to correct it)", rule=cited)
+        raise Refusal(Words("{fact} is already stated for this roll (retract it to correct it)", fact=fact), rule=cited)
 
 
 @RULES.check(TableFactRecorded, fact=(*AGAINST_REGROUPING, CONDITIONS_MET))
@@ -839,14 +888,17 @@ def with_a_regroup_waiting(battle: BattleView, event: TableFactRecorded) -> None
     unit, fact = battle.units[event.unit], event.fact
     first = oldest_due(battle, unit.id)
     if first is None or fact not in first.facts:
-        raise Refusal(f"{unit.id} has no Regroup attempt waiting for {fact}", rule=battle.ruleset.facts[fact])
+        raise Refusal(
+            Words("{unit} has no Regroup attempt waiting for {fact}", unit=unit.id, fact=fact),
+            rule=battle.ruleset.facts[fact],
+        )
 
 
 @RULES.check(TableFactRecorded, fact="hit_by_barrage")
 def in_the_enemy_shooting_phase(battle: BattleView, event: TableFactRecorded) -> None:
     unit = battle.units[event.unit]
     if not (battle.phase_open and battle.phase == "shooting" and unit.side != battle.active_side):
-        raise Refusal("a barrage hits in the enemy's Shooting phase", rule=battle.ruleset.facts[event.fact])
+        raise Refusal(Words("a barrage hits in the enemy's Shooting phase"), rule=battle.ruleset.facts[event.fact])
 
 
 @RULES.check(TableFactRecorded, fact=("reached_cover", "reached_table_edge", "caught_by_sweeping_advance"))
@@ -857,23 +909,34 @@ def during_the_fall_back_move(battle: BattleView, event: TableFactRecorded) -> N
 def _check_tank_shock(battle: BattleView, unit: UnitView, value: FactValue) -> None:
     tank = battle.units.get(value) if isinstance(value, str) else None
     if tank is None or not tank.alive or tank.unit_type != "tank":
-        raise Refusal(f"tank_shocked takes the id of the tank that reached the unit, not {value!r}", field="value")
+        raise Refusal(
+            Words("tank_shocked takes the id of the tank that reached the unit, not {value!r}", value=value),
+            field="value",
+        )
     if not (battle.phase_open and battle.phase == "movement" and tank.side == battle.active_side):
-        raise Refusal(f"{tank.id} can tank shock only in its own Movement phase", rule=tank_shock.id)
+        raise Refusal(Words("{tank} can tank shock only in its own Movement phase", tank=tank.id), rule=tank_shock.id)
     if tank.side == unit.side:
-        raise Refusal(f"{tank.id} is on {unit.id}'s own side", rule=tank_shock.id)
+        raise Refusal(Words("{tank} is on {unit}'s own side", tank=tank.id, unit=unit.id), rule=tank_shock.id)
 
 
 def _check_during_fall_back_move(battle: BattleView, unit: UnitView, fact: str, cited: str) -> None:
     if unit.state != "falling_back":
-        raise Refusal(f"{unit.id} is not Falling Back (it is {unit.state.replace('_', ' ')})", rule=cited)
+        state = battle.ruleset.state_name(unit.state)  # a living unit's: its word is its value (`STATE_NAMES`)
+        raise Refusal(Words("{unit} is not Falling Back (it is {state})", unit=unit.id, state=state), rule=cited)
     waiting = battle.due_for(unit.id)
     if waiting:
-        raise Refusal(f"{unit.id} must first settle its {waiting[0].test} ({waiting[0].rule})", rule=cited)
+        first = waiting[0]
+        raise Refusal(
+            Words("{unit} must first settle its {test} ({rule})", unit=unit.id, test=first.test, rule=first.rule),
+            rule=cited,
+        )
     if FELL_BACK not in unit.phase_marks:
-        raise Refusal(f"{fact} happens during a Fall Back move, and {unit.id} made none this phase", rule=cited)
+        raise Refusal(
+            Words("{fact} happens during a Fall Back move, and {unit} made none this phase", fact=fact, unit=unit.id),
+            rule=cited,
+        )
     if fact == "caught_by_sweeping_advance" and FELL_BACK_FROM_COMBAT not in unit.phase_marks:
-        raise Refusal(f"{unit.id} did not fall back out of a close combat this phase", rule=cited)
+        raise Refusal(Words("{unit} did not fall back out of a close combat this phase", unit=unit.id), rule=cited)
 
 
 class Wh40k3(FortyK):
@@ -881,7 +944,7 @@ class Wh40k3(FortyK):
     version = "1"
     listing_order = 20  # where `morale rulesets` has always listed it
     game_systems = r"(40,?000|40k).*\b3(rd)?\b|\b3(rd)?\b.*(40,?000|40k)"  # as BSData names it
-    title = "Warhammer 40,000 3rd edition"
+    title = Words("Warhammer 40,000 3rd edition")
     phases = PHASES
     unit_types = TAKES_MORALE_TESTS
     parameters = PARAMETERS

@@ -1,10 +1,14 @@
 // Talking to the server: every call carries the battle's token; a refusal becomes an ApiError whose
 // problem is read the same way from either error body the server may give (RFC 9457 problem details
 // {type, title, status, detail, rule?, field?, expected_seq?, actual_seq?}, or the older
-// {status_code, detail, extra: {...}}).
+// {status_code, detail, extra: {...}}). Every call asks for the answer in the reader's language
+// (Accept-Language, set here; the feed, an EventSource that sets no header, names it as ?lang=):
+// what the server says (states, the log's lines, refusals) comes back in it.
+import { language, t } from "./i18n.js";
+
 export class ApiError extends Error {
   constructor(status, problem, offline = false) {
-    super(problem.detail || (offline ? "the server cannot be reached" : `error ${status}`));
+    super(problem.detail || (offline ? t("the server cannot be reached") : t("error {status}", { status })));
     this.status = status;
     this.problem = problem;
     this.offline = offline;  // nothing came back: the request may or may not have reached the server
@@ -33,6 +37,7 @@ export async function request(path, { method = "GET", body, token = "", headers 
       method,
       headers: {
         "X-Morale-Via": "console",
+        "Accept-Language": language(),
         ...(token ? { Authorization: `Bearer ${token}` } : {}),
         ...(body ? { "Content-Type": "application/json" } : {}),
         ...headers,
@@ -41,7 +46,7 @@ export async function request(path, { method = "GET", body, token = "", headers 
       cache: "no-store",
     });
   } catch {
-    throw new ApiError(0, { detail: "the server cannot be reached" }, true);
+    throw new ApiError(0, { detail: t("the server cannot be reached") }, true);
   }
   const text = await response.text();
   let parsed = null;
@@ -60,6 +65,6 @@ export function connection(battle, token) {
     get: (path, { fresh = false } = {}) => call(path, { fresh }),
     post: (path, body) => call(path, { method: "POST", body }),
     del: (path) => call(path, { method: "DELETE" }),
-    feedUrl: (after) => `${base}/feed?after=${after}&token=${encodeURIComponent(token)}`,
+    feedUrl: (after) => `${base}/feed?after=${after}&token=${encodeURIComponent(token)}&lang=${language()}`,
   };
 }

@@ -3,19 +3,19 @@
 import { el, words, fill } from "./dom.js";
 import { cite, need } from "./cite.js";
 import { inPlay, state, testName, vocab } from "./state.js";
+import { t, tn } from "./i18n.js";
 
 export function drawBoard(holder, { onWhy, onDue }) {
   const { board, due } = state;
   if (!board.units.length) {
-    fill(holder, el("h2", { class: "visually-hidden" }, "Board"),
+    fill(holder, el("h2", { class: "visually-hidden" }, t("Board")),
       el("p", { class: "hint", id: "empty-board" },
-        `No unit is on the table at event ${board.seq}: the battle has started, and its units join in the events `
-        + "that follow. Step forward, or back to now."));
+        t("No unit is on the table at event {seq}: the battle has started, and its units join in the events that follow. Step forward, or back to now.", { seq: board.seq })));
     return;
   }
   const sides = state.info.sides;
   fill(holder, 
-    el("h2", { class: "visually-hidden" }, "Board"),
+    el("h2", { class: "visually-hidden" }, t("Board")),
     ...sides.map((side) => {
       const units = board.units.filter((u) => u.side === side);
       const gone = units.filter((u) => !inPlay(u));
@@ -28,8 +28,10 @@ export function drawBoard(holder, { onWhy, onDue }) {
 }
 
 // On a player's own phone, the side whose turn it is is theirs: "your turn", not "their turn".
-const turnWords = (side) => (state.info.caller.role === "player" && state.info.caller.side === side
-  ? " · your turn" : " · their turn");
+const turnWords = (side) => {
+  const whose = state.info.caller.role === "player" && state.info.caller.side === side ? t("your turn") : t("their turn");
+  return ` · ${whose}`;
+};
 
 // Units out of play (destroyed, removed) take one line per side, not a card each: the cards are
 // drawn only when asked for (a long battle brings on reserves as units fall, thousands in the
@@ -40,8 +42,8 @@ const unfolded = new Set();  // the sides whose units out of play the user asked
 
 function outOfPlay(side, gone, draw) {
   const line = gone.length > MANY_GONE
-    ? `${gone.length} units out of play`
-    : `Out of play: ${gone.map((u) => `${u.name} (${u.state_name})`).join(", ")}`;
+    ? tn("{n} units out of play", "{n} units out of play", gone.length)
+    : t("Out of play: {units}", { units: gone.map((u) => `${u.name} (${u.state_name})`).join(", ") });
   const fold = el("details", { class: "gone", open: unfolded.has(side), dataset: { count: gone.length } },
     el("summary", {}, line));
   // A few are drawn folded away at once (their cards still say their state); many, only when asked for.
@@ -67,9 +69,9 @@ function card(unit, due, { onWhy, onDue }) {
       el("h3", { class: "name", id: `name-${unit.unit}` }, unit.name),
       el("span", { class: "state" }, unit.state_name)),
     el("p", { class: "meta" },
-      `${unit.models}/${unit.starting_models} models · ${words(unit.unit_type)}`,
-      unit.ld === null ? "" : ` · Ld ${unit.ld}`,
-      unit.special_rules.length ? ` · ${unit.special_rules.map(words).join(", ")}` : ""),
+      [tn("{models}/{n} models", "{models}/{n} models", unit.starting_models, { models: unit.models }), words(unit.unit_type),
+        unit.ld === null ? "" : t("Ld {ld}", { ld: unit.ld }),
+        unit.special_rules.length ? unit.special_rules.map(words).join(", ") : ""].filter(Boolean).join(" · ")),
     fields.length
       ? el("dl", { class: "fields" }, fields.map((f) => el("div", { dataset: { field: f.id } },
         el("dt", {}, words(f.id)), el("dd", {}, fieldValue(unit.fields[f.id])))))
@@ -81,10 +83,16 @@ function card(unit, due, { onWhy, onDue }) {
     due.map((test) => el("button", {
       type: "button", class: "due-line", dataset: { test: test.test },
       onclick: () => onDue(test),
-    }, el("strong", {}, `${testName(test.test)} due`), ` · ${need(test)}`)),
+    }, el("strong", {}, t("{test} due", { test: testName(test.test) })), ` · ${need(test)}`)),
     el("button", { type: "button", class: "why", onclick: () => onWhy(unit.unit) },
-      "Why ", el("span", { class: "visually-hidden" }, `is ${unit.name} `), unit.state_name, "?"),
+      whyWords(unit)),
   );
 }
 
-const fieldValue = (value) => (value === true ? "yes" : value === false ? "no" : words(value));
+// "Why falling back?", the unit's name heard by a screen reader alone ("Why is Kraak's Guardsmen falling back?").
+function whyWords(unit) {
+  const who = el("span", { class: "visually-hidden" }, t("is {unit} ", { unit: unit.name }));
+  return t("Why {who}{state}?", { who, state: unit.state_name });
+}
+
+const fieldValue = (value) => (value === true ? t("yes") : value === false ? t("no") : words(value));

@@ -8,11 +8,13 @@ import { cite } from "./cite.js";
 import { isReferee, role, state } from "./state.js";
 import { submit } from "./outbox.js";
 import { confirmStrike, keep, reasonPicker } from "./strike.js";
+import { t, tn } from "./i18n.js";
 
-const DISPUTE_REASONS = ["the count is wrong", "the wrong unit", "not what happened at the table", "out of range or sight"];
-const WITHDRAW_REASONS = ["on a second look it stands", "we agreed it stands"];
-const RULING_REASONS = ["the referee's call at the table", "the players agreed it stands"];
-const STRIKE_REASONS = ["the other side was right", "recorded in error", "the players agreed to take it back"];
+// The reasons offered, in the reader's language (a reason is their words, and stays in the log so).
+const DISPUTE_REASONS = () => [t("the count is wrong"), t("the wrong unit"), t("not what happened at the table"), t("out of range or sight")];
+const WITHDRAW_REASONS = () => [t("on a second look it stands"), t("we agreed it stands")];
+const RULING_REASONS = () => [t("the referee's call at the table"), t("the players agreed it stands")];
+const STRIKE_REASONS = () => [t("the other side was right"), t("recorded in error"), t("the players agreed to take it back")];
 
 export const confirming = () => Boolean(state.info?.confirmation);
 const mySide = () => (role() === "player" ? state.info.caller.side : "");
@@ -60,13 +62,13 @@ export function drawClaimsBar(holder, { showDisputes }) {
     count ? el("h2", {}, heading(count)) : null,
     count ? el("ul", { class: "claims" }, asked.map(claimRow)) : null,
     count > 1 ? el("button", { type: "button", class: "confirm-all",
-      onclick: () => confirm(asked.map((c) => c.seq)) }, `Confirm all ${count}`) : null,
+      onclick: () => confirm(asked.map((c) => c.seq)) }, t("Confirm all {count}", { count })) : null,
     mine.length ? el("p", { class: "hint waiting" }, mineWords(mine)) : null,
     theirs.map(disputedMine),
-    open ? el("p", { class: "open-disputes" }, open === 1 ? "1 dispute is open: the phase does not end until it is resolved."
-      : `${open} disputes are open: the phase does not end until they are resolved.`) : null,
+    open ? el("p", { class: "open-disputes" }, tn("{n} dispute is open: the phase does not end until it is resolved.",
+      "{n} disputes are open: the phase does not end until they are resolved.", open)) : null,
     open ? el("button", { type: "button", class: "see-disputes", onclick: showDisputes },
-      theirs.length ? "Strike my entry, or see the disputes" : "See the disputes") : null);
+      theirs.length ? t("Strike my entry, or see the disputes") : t("See the disputes")) : null);
 }
 
 // The open disputes of this player's own entries. A player disputes only the other side's claims
@@ -77,49 +79,51 @@ const myDisputed = () => (role() === "player"
 function disputedMine(dispute) {
   const reason = dispute.reason.replace(/\.+$/, "");  // the sentence gives its own full stop
   return el("p", { class: "disputed-mine", dataset: { entry: dispute.entry } },
-    `Your entry #${dispute.entry} (${dispute.entry_said}) is disputed by ${words(dispute.side)}: ${reason}. If they are right, strike your entry on the Disputes screen; if not, ask them to withdraw the dispute.`);
+    t("Your entry #{seq} ({said}) is disputed by {side}: {reason}. If they are right, strike your entry on the Disputes screen; if not, ask them to withdraw the dispute.",
+      { seq: dispute.entry, said: dispute.entry_said, side: words(dispute.side), reason }));
 }
 
 const heading = (count) => (isReferee()
-  ? (count === 1 ? "1 entry awaits a player's confirmation" : `${count} entries await a player's confirmation`)
-  : (count === 1 ? "1 entry awaits your confirmation" : `${count} entries await your confirmation`));
+  ? tn("{n} entry awaits a player's confirmation", "{n} entries await a player's confirmation", count)
+  : tn("{n} entry awaits your confirmation", "{n} entries await your confirmation", count));
 
 function mineWords(mine) {
   const side = words(mine[0].awaits);
   const seqs = mine.map((c) => `#${c.seq}`).join(", ");
-  return mine.length === 1 ? `Your entry ${seqs} awaits the ${side} player's confirmation.`
-    : `Your entries ${seqs} await the ${side} player's confirmation.`;
+  return mine.length === 1 ? t("Your entry {seqs} awaits the {side} player's confirmation.", { seqs, side })
+    : t("Your entries {seqs} await the {side} player's confirmation.", { seqs, side });
 }
 
 function claimRow(claim) {
   const item = el("li", { class: "claim", dataset: { seq: claim.seq, type: claim.type } },
     el("p", {}, el("span", { class: "seq" }, `#${claim.seq}`), ` ${claim.said} `, el("span", { class: "by" }, claim.by)),
     el("div", { class: "row" },
-      el("button", { type: "button", class: "confirm-one", "aria-label": `Confirm event ${claim.seq}`,
-        onclick: () => confirm([claim.seq]) }, "Confirm"),
+      el("button", { type: "button", class: "confirm-one", "aria-label": t("Confirm event {seq}", { seq: claim.seq }),
+        onclick: () => confirm([claim.seq]) }, t("Confirm")),
       // The referee does not dispute an entry: they rule on it or strike it (engine.dispute.open).
-      isReferee() ? null : el("button", { type: "button", class: "dispute", "aria-label": `Dispute event ${claim.seq}`,
-        onclick: () => askReason(item, claim.seq) }, "Dispute")));
+      isReferee() ? null : el("button", { type: "button", class: "dispute", "aria-label": t("Dispute event {seq}", { seq: claim.seq }),
+        onclick: () => askReason(item, claim.seq) }, t("Dispute"))));
   return askedAgain(`dispute ${claim.seq}`, item);
 }
 
 function confirm(seqs) {
   const one = seqs.length === 1;
-  const label = one ? `confirm event ${seqs[0]}` : `confirm events ${seqs.join(", ")}`;
-  const done = one ? `You confirmed event ${seqs[0]}.` : `You confirmed events ${seqs.join(", ")}.`;
+  const said = { seq: seqs[0], seqs: seqs.join(", ") };
+  const label = one ? t("confirm event {seq}", said) : t("confirm events {seqs}", said);
+  const done = one ? t("You confirmed event {seq}.", said) : t("You confirmed events {seqs}.", said);
   submit(label, "events", { events: [{ type: "entry_confirmed", seqs }] }, 1, done);
 }
 
 function askReason(holder, seq) {
   holder.querySelector(":scope > .confirm")?.remove();
-  const send = (reason) => submit(`dispute event ${seq}`, "events", { events: [{ type: "entry_disputed", seq, reason }] },
-    1, `You disputed event ${seq}.`);
-  holder.append(ask(`dispute ${seq}`, el("div", { class: "confirm", role: "group", "aria-label": `why dispute event ${seq}` },
-    el("p", {}, `Dispute event ${seq}? Play goes on, but the phase does not end until the dispute is resolved.`,
+  const send = (reason) => submit(t("dispute event {seq}", { seq }), "events", { events: [{ type: "entry_disputed", seq, reason }] },
+    1, t("You disputed event {seq}.", { seq }));
+  holder.append(ask(`dispute ${seq}`, el("div", { class: "confirm", role: "group", "aria-label": t("why dispute event {seq}", { seq }) },
+    el("p", {}, t("Dispute event {seq}? Play goes on, but the phase does not end until the dispute is resolved.", { seq }),
       " ", cite("engine.dispute.meanwhile", { full: false })),
-    el("p", {}, "The reason:"),
-    reasonPicker({ presets: DISPUTE_REASONS, send, label: "Dispute with this reason" }),
-    keep("Do not dispute it"))));
+    el("p", {}, t("The reason:")),
+    reasonPicker({ presets: DISPUTE_REASONS(), send, label: t("Dispute with this reason") }),
+    keep(t("Do not dispute it")))));
 }
 
 // -- the Log's marks ------------------------------------------------------------------------------
@@ -128,43 +132,43 @@ export function claimMark(seq) {
   if (!confirming()) return null;
   const { awaiting, confirmed, disputes } = claims();
   const open = disputes.find((d) => d.entry === seq && d.status === "open");
-  if (open) return mark("disputed", `Disputed by the ${words(open.side)} player at #${open.seq}: ${open.reason}`);
+  if (open) return mark("disputed", t("Disputed by the {side} player at #{seq}: {reason}", { side: words(open.side), seq: open.seq, reason: open.reason }));
   const waiting = awaiting.find((c) => c.seq === seq);
-  if (waiting) return mark("awaiting", `Awaits the ${words(waiting.awaits)} player's confirmation.`);
+  if (waiting) return mark("awaiting", t("Awaits the {side} player's confirmation.", { side: words(waiting.awaits) }));
   const done = confirmed.find((c) => c.seq === seq);
   if (!done) return null;
   const ended = disputes.find((d) => d.entry === seq && d.ended_at === done.at);
-  if (ended) return mark("stands", `Disputed, and stands (#${done.at}).`);
-  return done.tacit ? mark("confirmed", `Confirmed by the other side playing on (#${done.at}).`)
-    : mark("confirmed", `Confirmed by the other side at #${done.at}.`);
+  if (ended) return mark("stands", t("Disputed, and stands (#{seq}).", { seq: done.at }));
+  return done.tacit ? mark("confirmed", t("Confirmed by the other side playing on (#{seq}).", { seq: done.at }))
+    : mark("confirmed", t("Confirmed by the other side at #{seq}.", { seq: done.at }));
 }
 
 const mark = (status, text) => el("p", { class: "claim-mark", dataset: { claim: status } }, text);
 
 // -- the Disputes screen ----------------------------------------------------------------------------
-const STATUS = { open: "Open", stands: "Stands", withdrawn: "Withdrawn", struck: "Struck" };
+const STATUS = () => ({ open: t("Open"), stands: t("Stands"), withdrawn: t("Withdrawn"), struck: t("Struck") });
 
 export function drawDisputes(holder) {
   if (!confirming()) {
-    fill(holder, el("h2", {}, "Disputes"), el("p", { class: "hint" }, "This battle does not ask the players to confirm each other's entries."));
+    fill(holder, el("h2", {}, t("Disputes")), el("p", { class: "hint" }, t("This battle does not ask the players to confirm each other's entries.")));
     return;
   }
   const { disputes } = claims();
   if (!disputes.length) {
-    fill(holder, el("h2", {}, "Disputes"), el("p", { class: "hint" }, "No entry of this battle has been disputed."));
+    fill(holder, el("h2", {}, t("Disputes")), el("p", { class: "hint" }, t("No entry of this battle has been disputed.")));
     return;
   }
   fill(holder,
-    el("h2", {}, "Disputes"),
-    el("p", { class: "hint" }, "A dispute ends when the side that disputed it withdraws it, the side that entered "
-      + "the entry strikes it, or the referee rules on it.", " ", cite("engine.dispute.resolve", { full: false })),
+    el("h2", {}, t("Disputes")),
+    el("p", { class: "hint" }, t("A dispute ends when the side that disputed it withdraws it, the side that entered the entry strikes it, or the referee rules on it."),
+      " ", cite("engine.dispute.resolve", { full: false })),
     el("ol", { class: "disputes" }, [...disputes].reverse().map(disputeRow)));
 }
 
 function disputeRow(row) {
   const item = el("li", { class: "dispute", dataset: { seq: row.seq, entry: row.entry, status: row.status } },
-    el("p", {}, el("span", { class: "status", dataset: { status: row.status } }, STATUS[row.status] ?? words(row.status)), " ", row.said),
-    el("p", { class: "entry" }, `The entry: #${row.entry} ${row.entry_said} (entered by ${row.entered_by}).`));
+    el("p", {}, el("span", { class: "status", dataset: { status: row.status } }, STATUS()[row.status] ?? words(row.status)), " ", row.said),
+    el("p", { class: "entry" }, t("The entry: #{seq} {said} (entered by {by}).", { seq: row.entry, said: row.entry_said, by: row.entered_by })));
   if (row.status === "open" && state.live) {
     item.append(el("div", { class: "row actions" }, actions(item, row)));
     askedAgain(`resolve ${row.entry}`, item);
@@ -180,27 +184,28 @@ function actions(item, row) {
   const strike = (label) => el("button", { type: "button", class: "strike-entry",
     onclick: async () => {
       asking.get(`resolve ${row.entry}`)?.remove();
-      ask(`resolve ${row.entry}`, await confirmStrike(item, row.entry, { reasons: STRIKE_REASONS }));
+      ask(`resolve ${row.entry}`, await confirmStrike(item, row.entry, { reasons: STRIKE_REASONS() }));
     } }, label);
-  if (isReferee()) return [stands("Rule that it stands", RULING_REASONS, "stands"), strike("Strike it")];
-  if (side && side === row.side) return [stands("Withdraw the dispute", WITHDRAW_REASONS, "withdraw")];
-  if (side) return [strike("Strike my entry")];
+  if (isReferee()) return [stands(t("Rule that it stands"), RULING_REASONS(), "stands"), strike(t("Strike it"))];
+  if (side && side === row.side) return [stands(t("Withdraw the dispute"), WITHDRAW_REASONS(), "withdraw")];
+  if (side) return [strike(t("Strike my entry"))];
   return [];
 }
 
 function askRuling(holder, row, presets) {
   holder.querySelector(":scope > .confirm")?.remove();
   asking.get(`resolve ${row.entry}`)?.remove();
-  const send = (ruling) => submit(`resolve the dispute of event ${row.entry}`, "events",
-    { events: [{ type: "dispute_resolved", seq: row.entry, ruling }] }, 1, `Event ${row.entry} stands, and its dispute is ended.`);
-  holder.append(ask(`resolve ${row.entry}`, el("div", { class: "confirm", role: "group", "aria-label": `why event ${row.entry} stands` },
-    el("p", {}, `Event ${row.entry} stands as entered, and the dispute ends. The reason, for the log:`),
-    reasonPicker({ presets, send, label: "End the dispute with this reason" }),
-    keep("Not now"))));
+  const seq = row.entry;
+  const send = (ruling) => submit(t("resolve the dispute of event {seq}", { seq }), "events",
+    { events: [{ type: "dispute_resolved", seq, ruling }] }, 1, t("Event {seq} stands, and its dispute is ended.", { seq }));
+  holder.append(ask(`resolve ${seq}`, el("div", { class: "confirm", role: "group", "aria-label": t("why event {seq} stands", { seq }) },
+    el("p", {}, t("Event {seq} stands as entered, and the dispute ends. The reason, for the log:", { seq })),
+    reasonPicker({ presets, send, label: t("End the dispute with this reason") }),
+    keep(t("Not now")))));
 }
 
 export function disputesTab() {
   const open = openDisputes();
   $("#tab-disputes").hidden = !confirming();
-  badged($("#tab-disputes"), "Disputes", open, open === 1 ? "Disputes: 1 is open" : `Disputes: ${open} are open`);
+  badged($("#tab-disputes"), t("Disputes"), open, tn("Disputes: {n} is open", "Disputes: {n} are open", open));
 }

@@ -9,6 +9,7 @@
 import { el, fill, words } from "./dom.js";
 import { ApiError, request } from "./api.js";
 import { chips, yesNo } from "./pickers.js";
+import { t, tn } from "./i18n.js";
 
 const KEPT = "morale.created.";  // + battle id: the creation answer's tokens, kept in this tab until noted
 
@@ -23,7 +24,7 @@ const call = (path, body) => request(path, { method: body ? "POST" : "GET", body
 export function openCreate(holder, { land, cancel }) {
   let mode = null;  // "upload" or "form"
   const problemBox = el("div", { class: "problem", role: "alert", hidden: true });
-  const tokenBox = labelled("This server's creation token", el("input", { name: "creation-token", autocomplete: "off",
+  const tokenBox = labelled(t("This server's creation token"), el("input", { name: "creation-token", autocomplete: "off",
     value: creationToken, oninput: (e) => { creationToken = e.target.value.trim(); } }));
   tokenBox.hidden = !asked;
   const body = el("div", { class: "create-body" });
@@ -38,9 +39,10 @@ export function openCreate(holder, { land, cancel }) {
       asked = true;
       tokenBox.hidden = false;
     }
-    fill(problemBox, el("p", {}, el("strong", {}, "Not started: "), detail),
-      token ? el("p", {}, "Type the creation token this server was started with, then start the battle again.")
-        : field ? el("p", {}, `field: ${field}`) : null);
+    const head = el("strong", {}, t("Not started:"));
+    fill(problemBox, el("p", {}, t("{not_started} {detail}", { not_started: head, detail })),
+      token ? el("p", {}, t("Type the creation token this server was started with, then start the battle again."))
+        : field ? el("p", {}, t("field: {field}", { field })) : null);
     problemBox.hidden = false;
     for (const marked of holder.querySelectorAll("[aria-invalid]")) marked.removeAttribute("aria-invalid");
     const named = field ? [...holder.querySelectorAll("[data-field]")].find((input) => field === input.dataset.field
@@ -110,17 +112,17 @@ export function openCreate(holder, { land, cancel }) {
   };
 
   fill(holder,
-    el("h2", {}, "Start a new battle"),
-    el("p", {}, "Send a roster file (the TOML file that morale new takes, or a list builder's .ros or .rosz) or fill in a short form. You land on the new battle as its referee."),
-    el("div", { class: "row modes", role: "group", "aria-label": "how to give the roster" },
+    el("h2", {}, t("Start a new battle")),
+    el("p", {}, t("Send a roster file (the TOML file that morale new takes, or a list builder's .ros or .rosz) or fill in a short form. You land on the new battle as its referee.")),
+    el("div", { class: "row modes", role: "group", "aria-label": t("how to give the roster") },
       el("button", { type: "button", dataset: { mode: "upload" }, "aria-pressed": "false", onclick: () => choose("upload") },
-        "Upload a roster file"),
+        t("Upload a roster file")),
       el("button", { type: "button", dataset: { mode: "form" }, "aria-pressed": "false", onclick: () => choose("form") },
-        "Fill in a form")),
+        t("Fill in a form"))),
     tokenBox,
     body,
     problemBox,
-    el("button", { type: "button", class: "cancel", onclick: cancel }, "Back to opening a battle"));
+    el("button", { type: "button", class: "cancel", onclick: cancel }, t("Back to opening a battle")));
   holder.hidden = false;
 }
 
@@ -132,9 +134,9 @@ function uploadForm(send, refused, listed) {
     accept: ".toml,.ros,.rosz,text/plain,application/toml", dataset: { field: "file" } });
   const answersInput = el("input", { type: "file", name: "answers-file", accept: ".toml,text/plain,application/toml",
     dataset: { field: "answers" } });
-  const answersRow = labelled("Answers file (TOML), if you kept one from the last game", answersInput);
+  const answersRow = labelled(t("Answers file (TOML), if you kept one from the last game"), answersInput);
   answersRow.hidden = true;
-  const go = el("button", { type: "submit", class: "submit", disabled: true }, "Start the battle");
+  const go = el("button", { type: "submit", class: "submit", disabled: true }, t("Start the battle"));
   input.addEventListener("change", () => {
     go.disabled = !input.files.length;
     answersRow.hidden = ![...input.files].some((f) => LISTED.test(f.name));
@@ -148,7 +150,7 @@ function uploadForm(send, refused, listed) {
       return;
     }
     if (files.length > 1) {
-      refused(new ApiError(0, { detail: "A TOML roster is sent alone; several files are list builders' rosters (.ros, .rosz).", field: "file" }));
+      refused(new ApiError(0, { detail: t("A TOML roster is sent alone; several files are list builders' rosters (.ros, .rosz)."), field: "file" }));
       return;
     }
     const file = files[0];
@@ -156,13 +158,13 @@ function uploadForm(send, refused, listed) {
     try {  // as the CLI reads a roster: UTF-8 or refused, never read with replacement characters
       text = new TextDecoder("utf-8", { fatal: true }).decode(await file.arrayBuffer());
     } catch {
-      refused(new ApiError(0, { detail: `${file.name}: not UTF-8 text: a roster is a TOML file, written in UTF-8.`, field: "file" }));
+      refused(new ApiError(0, { detail: t("{file}: not UTF-8 text: a roster is a TOML file, written in UTF-8.", { file: file.name }), field: "file" }));
       return;
     }
     await send(text, file.name);
   } },
-  labelled("Roster file (TOML), or list builders' rosters (.ros, .rosz)", input),
-  el("p", { class: "hint" }, "A TOML roster names its rules, its sides and its units, as for morale new. A list builder's roster (BattleScribe, New Recruit) may be one a player: choose both."),
+  labelled(t("Roster file (TOML), or list builders' rosters (.ros, .rosz)"), input),
+  el("p", { class: "hint" }, t("A TOML roster names its rules, its sides and its units, as for morale new. A list builder's roster (BattleScribe, New Recruit) may be one a player: choose both.")),
   answersRow,
   go);
 }
@@ -172,7 +174,7 @@ async function readListed(files, answersFile, refused) {
   const lists = [];
   for (const file of files) {
     if (!LISTED.test(file.name)) {
-      refused(new ApiError(0, { detail: `${file.name}: a TOML roster is sent alone, not with list builders' rosters.`, field: "file" }));
+      refused(new ApiError(0, { detail: t("{file}: a TOML roster is sent alone, not with list builders' rosters.", { file: file.name }), field: "file" }));
       return null;
     }
     lists.push({ file: file.name, data: base64(new Uint8Array(await file.arrayBuffer())) });
@@ -182,7 +184,7 @@ async function readListed(files, answersFile, refused) {
     try {
       kept = [new TextDecoder("utf-8", { fatal: true }).decode(await answersFile.arrayBuffer())];
     } catch {
-      refused(new ApiError(0, { detail: `${answersFile.name}: not UTF-8 text: an answers file is TOML, written in UTF-8.`, field: "answers" }));
+      refused(new ApiError(0, { detail: t("{file}: not UTF-8 text: an answers file is TOML, written in UTF-8.", { file: answersFile.name }), field: "answers" }));
       return null;
     }
   }
@@ -204,14 +206,14 @@ function questionsForm(questions, given, answered) {
     let control;
     if (q.choices.length) {
       const options = q.choices.map((c) => el("option", { value: c }, words(c)));
-      if (q.kind === "rule") options.push(el("option", { value: "false" }, "none: it does not change morale"));
-      control = el("select", { dataset: { field: q.key } }, el("option", { value: "" }, "choose"), options);
+      if (q.kind === "rule") options.push(el("option", { value: "false" }, t("none: it does not change morale")));
+      control = el("select", { dataset: { field: q.key } }, el("option", { value: "" }, t("choose")), options);
     } else {
       control = el("input", { autocomplete: "off", dataset: { field: q.key },
         ...(q.kind === "int" ? { inputmode: "numeric", class: "number" } : {}) });
     }
     control.question = q;
-    const hint = q.units.length ? el("p", { class: "hint" }, `Units with it: ${q.units.join(", ")}.`) : null;
+    const hint = q.units.length ? el("p", { class: "hint" }, t("Units with it: {units}.", { units: q.units.join(", ") })) : null;
     return el("div", { class: "question" }, labelled(`${q.asks}.`, control), hint);
   });
   const values = (form) => {
@@ -228,13 +230,13 @@ function questionsForm(questions, given, answered) {
     event.preventDefault();
     answered(values(event.currentTarget));
   } },
-  el("h3", {}, `The roster leaves ${questions.length} ${questions.length === 1 ? "question" : "questions"} to answer`),
-  el("p", { class: "hint" }, "What the list builder's file does not say, or says in words these rules do not know. Nothing is guessed: answer each, then start the battle."),
+  el("h3", {}, tn("The roster leaves {n} question to answer", "The roster leaves {n} questions to answer", questions.length)),
+  el("p", { class: "hint" }, t("What the list builder's file does not say, or says in words these rules do not know. Nothing is guessed: answer each, then start the battle.")),
   controls,
-  el("button", { type: "submit", class: "submit" }, "Answer and start the battle"),
+  el("button", { type: "submit", class: "submit" }, t("Answer and start the battle")),
   el("button", { type: "button", class: "save", onclick: (event) => {
     saveFile("answers.toml", answersToml({ ...given, ...values(event.currentTarget.form) }));
-  } }, "Save the answers as a file"));
+  } }, t("Save the answers as a file")));
 }
 
 // The answers as an answers file: a table a force, a unit; [battle]; [rules] for what each rule is.
@@ -271,7 +273,7 @@ function rosterForm(send, refused) {
       return;
     }
     const picked = chips({
-      legend: "Rules", name: "ruleset",
+      legend: t("Rules"), name: "ruleset",
       options: rulesets.map((r) => ({ value: `${r.ruleset}/${r.version}`, label: r.title })),
       onChange: async (value) => {
         try {
@@ -297,15 +299,15 @@ function labelled(label, control) {
 const text = (label, field, attrs = {}) => labelled(label, el("input", { autocomplete: "off", dataset: { field }, ...attrs }));
 
 function battleForm(vocabulary, send) {
-  const sides = [text("First side (takes the first turn)", "battle.sides[0]", { class: "side" }),
-    text("Second side", "battle.sides[1]", { class: "side" })];
-  const dice = chips({ legend: "Dice", name: "dice", initial: "either", options: [
-    { value: "table", label: "rolled at the table and typed in" },
-    { value: "engine", label: "rolled by morale" },
-    { value: "either", label: "either" }] });
+  const sides = [text(t("First side (takes the first turn)"), "battle.sides[0]", { class: "side" }),
+    text(t("Second side"), "battle.sides[1]", { class: "side" })];
+  const dice = chips({ legend: t("Dice"), name: "dice", initial: "either", options: [
+    { value: "table", label: t("rolled at the table and typed in") },
+    { value: "engine", label: t("rolled by morale") },
+    { value: "either", label: t("either") }] });
   dice.node.dataset.field = "battle.dice";
   // A battle without a referee: each side's entries are claims the other side confirms (engine.claim.open).
-  const confirmation = yesNo({ legend: "Players confirm each other's entries (no referee)", initial: false, name: "confirmation" });
+  const confirmation = yesNo({ legend: t("Players confirm each other's entries (no referee)"), initial: false, name: "confirmation" });
   confirmation.node.dataset.field = "battle.confirmation";
   const chosen = () => ({ dice: dice.value(), confirmation: confirmation.value() });
   const units = el("ol", { class: "units" });
@@ -313,7 +315,7 @@ function battleForm(vocabulary, send) {
   const refreshSides = () => { for (const select of units.querySelectorAll("select.unit-side")) sideOptions(select, sideNames()); };
   for (const side of sides) side.querySelector("input").addEventListener("input", refreshSides);
   const renumber = () => [...units.children].forEach((row, i) => {
-    row.querySelector("h3").textContent = `Unit ${i + 1}`;
+    row.querySelector("h3").textContent = t("Unit {number}", { number: i + 1 });
     for (const input of row.querySelectorAll("[data-field]")) {
       input.dataset.field = input.dataset.field.replace(/^unit\[\d+\]/, `unit[${i}]`);
     }
@@ -326,21 +328,21 @@ function battleForm(vocabulary, send) {
   return el("form", { class: "battle-form", dataset: { ruleset: vocabulary.ruleset }, onsubmit: async (event) => {
     event.preventDefault();
     const form = event.currentTarget;
-    await send(rosterToml(form, vocabulary, chosen()), "the form");
+    await send(rosterToml(form, vocabulary, chosen()), t("the form"));
   } },
-  text("Battle id", "battle.id", { name: "battle-id", autocapitalize: "none" }),
-  el("p", { class: "hint" }, "Letters, digits, '_', '.' or '-': it names the battle in every link."),
-  text("Title", "battle.name", { name: "battle-name" }),
+  text(t("Battle id"), "battle.id", { name: "battle-id", autocapitalize: "none" }),
+  el("p", { class: "hint" }, t("Letters, digits, '_', '.' or '-': it names the battle in every link.")),
+  text(t("Title"), "battle.name", { name: "battle-name" }),
   sides,
   dice.node,
   confirmation.node,
-  el("p", { class: "hint" }, "On: what one player enters waits for the other player to confirm it, dispute it, or play on."),
-  el("h3", {}, "Units"),
+  el("p", { class: "hint" }, t("On: what one player enters waits for the other player to confirm it, dispute it, or play on.")),
+  el("h3", {}, t("Units")),
   units,
-  el("button", { type: "button", class: "add-unit", onclick: add }, "Add a unit"),
-  el("button", { type: "submit", class: "submit" }, "Start the battle"),
+  el("button", { type: "button", class: "add-unit", onclick: add }, t("Add a unit")),
+  el("button", { type: "submit", class: "submit" }, t("Start the battle")),
   el("button", { type: "button", class: "save", onclick: (event) => save(event.currentTarget.form, vocabulary, chosen()) },
-    "Save it as a roster file"));
+    t("Save it as a roster file")));
 }
 
 // The form as the roster file it sends, to keep: the next game starts from it, here or with morale new.
@@ -356,7 +358,7 @@ function save(form, vocabulary, chosen) {
 
 function sideOptions(select, names) {
   const chosen = select.value;
-  select.replaceChildren(...names.map((name, i) => el("option", { value: name }, name || `side ${i + 1}`)));
+  select.replaceChildren(...names.map((name, i) => el("option", { value: name }, name || t("side {number}", { number: i + 1 }))));
   select.value = names.includes(chosen) ? chosen : names[0];
 }
 
@@ -368,20 +370,20 @@ function unitRow(vocabulary, index, sideNames, renumber) {
     vocabulary.unit_types.map((type) => el("option", { value: type }, words(type))));
   const number = (label, field, attrs = {}) => text(label, `${at}.${field}`, { inputmode: "numeric", class: "number", ...attrs });
   const profile = vocabulary.profile.map((f) => profileField(f, at));
-  const rules = vocabulary.special_rules.length ? chips({ legend: "Special rules", name: "rules", multiple: true,
+  const rules = vocabulary.special_rules.length ? chips({ legend: t("Special rules"), name: "rules", multiple: true,
     options: vocabulary.special_rules.map((r) => ({ value: r.id, label: words(r.id) })) }) : null;
   if (rules) rules.node.dataset.field = `${at}.rules`;
   const row = el("li", { class: "unit-row" },
-    el("h3", {}, `Unit ${index + 1}`),
-    text("Id", `${at}.id`, { class: "unit-id", autocapitalize: "none" }),
-    text("Name", `${at}.name`, { class: "unit-name" }),
-    labelled("Side", side),
-    labelled("Type", kind),
-    el("div", { class: "numbers" }, number("Models", "models"), number("Leadership", "ld"),
-      number("Initiative", "initiative")),
+    el("h3", {}, t("Unit {number}", { number: index + 1 })),
+    text(t("Id"), `${at}.id`, { class: "unit-id", autocapitalize: "none" }),
+    text(t("Name"), `${at}.name`, { class: "unit-name" }),
+    labelled(t("Side"), side),
+    labelled(t("Type"), kind),
+    el("div", { class: "numbers" }, number(t("Models"), "models"), number(t("Leadership"), "ld"),
+      number(t("Initiative"), "initiative")),
     profile,
-    rules ? el("details", {}, el("summary", {}, "Special rules"), rules.node) : null,
-    el("button", { type: "button", class: "remove-unit", onclick: () => { row.remove(); renumber(); } }, "Remove this unit"));
+    rules ? el("details", {}, el("summary", {}, t("Special rules")), rules.node) : null,
+    el("button", { type: "button", class: "remove-unit", onclick: () => { row.remove(); renumber(); } }, t("Remove this unit")));
   row.rules = rules;
   return row;
 }
@@ -390,9 +392,9 @@ function profileField(field, at) {
   const path = `${at}.profile.${field.id}`;
   if (field.kind === "int") return text(words(field.id), path, { inputmode: "numeric", class: "number profile", dataset: { field: path, profile: field.id } });
   if (field.kind === "text") return text(words(field.id), path, { class: "profile", dataset: { field: path, profile: field.id } });
-  const choices = field.kind === "bool" ? [["true", "yes"], ["false", "no"]] : field.choices.map((c) => [c, words(c)]);
+  const choices = field.kind === "bool" ? [["true", t("yes")], ["false", t("no")]] : field.choices.map((c) => [c, words(c)]);
   return labelled(words(field.id), el("select", { class: "profile", dataset: { field: path, profile: field.id, kind: field.kind } },
-    el("option", { value: "" }, "not given"), choices.map(([value, label]) => el("option", { value }, label))));
+    el("option", { value: "" }, t("not given")), choices.map(([value, label]) => el("option", { value }, label))));
 }
 
 // -- the form as a roster ---------------------------------------------------------------------------
@@ -456,13 +458,13 @@ export function createdNotice(battle) {
   if (!tokens) return null;
   const link = (token) => `${location.origin}/view#${new URLSearchParams({ battle, token })}`;
   const entry = (label, token, role) => el("li", { dataset: { role } }, el("strong", {}, label), " ",
-    el("code", {}, token), " ", el("a", { href: link(token), target: "_blank", rel: "noopener" }, "its link"));
-  const box = el("section", { id: "created", "aria-label": "the new battle's tokens" },
-    el("h2", {}, "The battle is started"),
-    el("p", {}, "These tokens are shown only now: give each player theirs, and keep the spectator's for onlookers."),
+    el("code", {}, token), " ", el("a", { href: link(token), target: "_blank", rel: "noopener" }, t("its link")));
+  const box = el("section", { id: "created", "aria-label": t("the new battle's tokens") },
+    el("h2", {}, t("The battle is started")),
+    el("p", {}, t("These tokens are shown only now: give each player theirs, and keep the spectator's for onlookers.")),
     el("ul", {},
-      Object.entries(tokens.players || {}).map(([side, token]) => entry(`The ${words(side)} player's token:`, token, `player:${side}`)),
-      tokens.spectator ? entry("The spectator's token:", tokens.spectator, "spectator") : null),
-    el("button", { type: "button", onclick: () => { forgetCreated(battle); box.remove(); } }, "I have noted them"));
+      Object.entries(tokens.players || {}).map(([side, token]) => entry(t("The {side} player's token:", { side: words(side) }), token, `player:${side}`)),
+      tokens.spectator ? entry(t("The spectator's token:"), tokens.spectator, "spectator") : null),
+    el("button", { type: "button", onclick: () => { forgetCreated(battle); box.remove(); } }, t("I have noted them")));
   return box;
 }

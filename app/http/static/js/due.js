@@ -5,6 +5,7 @@ import { el, words, fill } from "./dom.js";
 import { cite, need } from "./cite.js";
 import { mayActFor, state, testName, unitName } from "./state.js";
 import { submit } from "./outbox.js";
+import { t, tn } from "./i18n.js";
 
 export function drawDue(holder) {
   const live = state.live;
@@ -14,51 +15,55 @@ export function drawDue(holder) {
     el("h2", {}, heading(live, state.due.length)),
     state.due.length
       ? el("ol", { class: "tests" }, state.due.map((test) => el("li", {}, dueCard(test, live))))
-      : el("p", { class: "hint", id: "nothing-due" }, "Nothing to roll: no test is due."),
+      : el("p", { class: "hint", id: "nothing-due" }, t("Nothing to roll: no test is due.")),
   );
 }
 
 // Stepping back through the log, the tests listed are those due then, not now.
 function heading(live, count) {
-  if (live) return count ? `Tests due (${count})` : "Tests due";
-  return count ? `At event ${state.at}: tests due then (${count})` : `At event ${state.at}: no test was due`;
+  if (live) return count ? t("Tests due ({count})", { count }) : t("Tests due");
+  return count ? t("At event {seq}: tests due then ({count})", { seq: state.at, count })
+    : t("At event {seq}: no test was due", { seq: state.at });
 }
 
 function dueCard(test, live) {
   const acts = live && mayActFor(test.unit);
   const label = `${unitName(test.unit)}: ${testName(test.test)}`;
   return el("section", { class: "test", dataset: { unit: test.unit, test: test.test }, "aria-label": label },
-    el("h3", {}, label, test.reroll ? " (re-roll)" : ""),
+    el("h3", {}, test.reroll ? t("{label} (re-roll)", { label }) : label),
     el("p", { class: "need" }, need(test)),
-    el("p", { class: "because" }, "Due by ", cite(test.rule, { full: false }),
-      test.caused_by.length ? ` (event ${test.caused_by.join(", ")})` : ""),
+    el("p", { class: "because" }, test.caused_by.length
+      ? tn("Due by {rule} (event {events})", "Due by {rule} (event {events})", test.caused_by.length,
+        { rule: cite(test.rule, { full: false }), events: test.caused_by.join(", ") })
+      : t("Due by {rule}", { rule: cite(test.rule, { full: false }) })),
     test.modifiers.length ? el("ul", { class: "modifiers" }, test.modifiers.map(modifier)) : null,
     Object.keys(test.stated || {}).length
-      ? el("p", { class: "stated" }, "Stated: ", Object.entries(test.stated).map(([k, v]) => `${words(k)} ${v}`).join(", "))
+      ? el("p", { class: "stated" }, t("Stated: {facts}", { facts: Object.entries(test.stated).map(([k, v]) => `${words(k)} ${v}`).join(", ") }))
       : null,
     order(test, acts),
-    acts ? actions(test) : el("p", { class: "hint" }, live ? `${words(sideOf(test.unit))} to roll` : ""),
+    acts ? actions(test) : el("p", { class: "hint" }, live ? t("{side} to roll", { side: words(sideOf(test.unit)) }) : ""),
   );
 }
 
 export function modifier(m) {
   const sign = m.value > 0 ? `+${m.value}` : String(m.value);
   return el("li", { class: m.ignored_by ? "ignored" : "" }, `${sign} ${m.reason} `, cite(m.rule, { full: false }),
-    m.ignored_by ? el("span", { class: "ignored-by" }, " not counted: ", cite(m.ignored_by, { full: false })) : null);
+    m.ignored_by ? el("span", { class: "ignored-by" }, t(" not counted: {rule}", { rule: cite(m.ignored_by, { full: false }) })) : null);
 }
 
 const sideOf = (unitId) => state.board.units.find((u) => u.unit === unitId)?.side ?? "";
 
 function order(test, acts) {
   if (!test.order_rule) return null;
-  if (test.first === test.unit) return el("p", { class: "hint" }, "Chosen to test first.");
-  if (test.first) return el("p", { class: "hint" }, `Waits: ${unitName(test.first)} tests first.`);
+  if (test.first === test.unit) return el("p", { class: "hint" }, t("Chosen to test first."));
+  if (test.first) return el("p", { class: "hint" }, t("Waits: {unit} tests first.", { unit: unitName(test.first) }));
+  const first = t("{unit} tests first", { unit: unitName(test.unit) });
   return el("div", { class: "order" },
-    el("p", {}, "Several units must take this test: their player chooses who goes first. ", cite(test.order_rule, { full: false })),
+    el("p", {}, t("Several units must take this test: their player chooses who goes first. {rule}", { rule: cite(test.order_rule, { full: false }) })),
     acts ? el("button", { type: "button", class: "first",
-      onclick: () => submit(`${unitName(test.unit)} tests first`, "events",
+      onclick: () => submit(first, "events",
         { events: [{ type: "player_decided", unit: test.unit, decision: "test_first" }] }) },
-    `${unitName(test.unit)} tests first`) : null);
+    first) : null);
 }
 
 function actions(test) {
@@ -66,8 +71,8 @@ function actions(test) {
   if (test.dice > 0) parts.push(dicePad(test));
   if (test.dice > 0 && state.info.engine_rolls) {
     parts.push(el("button", { type: "button", class: "engine",
-      onclick: () => submit(`engine roll: ${unitName(test.unit)} ${testName(test.test)}`, "roll",
-        { unit: test.unit, test: test.test }) }, `Let the engine roll ${test.dice}D6`));
+      onclick: () => submit(t("engine roll: {unit} {test}", { unit: unitName(test.unit), test: testName(test.test) }), "roll",
+        { unit: test.unit, test: test.test }) }, t("Let the engine roll {dice}D6", { dice: test.dice })));
   }
   for (const decision of test.decisions) {
     parts.push(el("button", { type: "button", class: "decision", dataset: { decision },
@@ -105,23 +110,23 @@ function newPad(test) {
     const event = { type: "dice_rolled", unit: test.unit, test: test.test, dice: [...dice] };
     if (test.reroll) event.reroll = true;
     submit(`${unitName(test.unit)} ${testName(test.test)}: ${dice.join(" + ")}`, "events", { events: [event] });
-  } }, "Record the roll");
+  } }, t("Record the roll"));
   const undo = el("button", { type: "button", class: "undo", disabled: true, onclick: () => { dice.pop(); show(); } },
-    "Undo die");
+    t("Undo die"));
   const preview = el("div", { class: "preview", "aria-live": "polite" });
   const show = () => {
     drawPreview(preview, test, dice);
     slots.textContent = Array.from({ length: test.dice }, (_, i) => dice[i] ?? "·").join("  ");
     send.disabled = dice.length !== test.dice;
-    send.textContent = dice.length === test.dice ? `Record ${dice.join(" + ")}` : "Record the roll";
+    send.textContent = dice.length === test.dice ? t("Record {dice}", { dice: dice.join(" + ") }) : t("Record the roll");
     undo.disabled = !dice.length;
     for (const b of faces) b.disabled = dice.length >= test.dice;
   };
   const faces = [1, 2, 3, 4, 5, 6].map((n) => el("button", { type: "button", class: "face", dataset: { face: n },
-    "aria-label": `die shows ${n}`, onclick: () => { if (dice.length < test.dice) dice.push(n); show(); } }, String(n)));
+    "aria-label": t("die shows {n}", { n }), onclick: () => { if (dice.length < test.dice) dice.push(n); show(); } }, String(n)));
   show();
-  return el("div", { class: "pad", role: "group", "aria-label": `dice for ${unitName(test.unit)}` },
-    el("p", { class: "slots" }, "Dice: ", slots), el("div", { class: "faces" }, faces), preview,
+  return el("div", { class: "pad", role: "group", "aria-label": t("dice for {unit}", { unit: unitName(test.unit) }) },
+    el("p", { class: "slots" }, t("Dice: {dice}", { dice: slots })), el("div", { class: "faces" }, faces), preview,
     el("div", { class: "row" }, undo, send));
 }
 
@@ -137,11 +142,13 @@ function drawPreview(holder, test, dice) {
   if (!found) return;
   const total = dice.reduce((a, b) => a + b, 0);
   const sum = `${dice.join(" + ")} = ${total}`;
+  const said = { sum, target: test.target };
   const head = test.target === null || test.target === undefined
-    ? (found.passed ? `${sum}: passes` : `${sum}: fails`)
-    : (found.passed ? `${sum} against ${test.target}: passes` : `${sum} against ${test.target}: fails`);
+    ? (found.passed ? t("{sum}: passes", said) : t("{sum}: fails", said))
+    : (found.passed ? t("{sum} against {target}: passes", said) : t("{sum} against {target}: fails", said));
   holder.hidden = false;
   holder.dataset.verdict = found.passed ? "passed" : "failed";
-  holder.append(el("p", { class: "verdict" }, el("strong", {}, head), found.follows.length ? "" : " (nothing follows)"));
+  holder.append(el("p", { class: "verdict" }, found.follows.length ? el("strong", {}, head)
+    : t("{verdict} (nothing follows)", { verdict: el("strong", {}, head) })));
   if (found.follows.length) holder.append(el("ul", { class: "follows" }, found.follows.map((line) => el("li", {}, line))));
 }

@@ -6,6 +6,8 @@ import { el, words, fill } from "./dom.js";
 import { isReferee, mayRecord, phaseName, state } from "./state.js";
 import { confirmStrike, confirmUndo } from "./strike.js";
 import { claimMark } from "./claims.js";
+import { t } from "./i18n.js";
+import { languageSwitch } from "./speak.js";
 
 export function drawLog(holder, { goTo, loadEarlier }) {
   // Each struck entry's retraction, from the log the page holds (a retraction that came in on the
@@ -13,14 +15,14 @@ export function drawLog(holder, { goTo, loadEarlier }) {
   const struck = new Map(state.log.filter((r) => r.type === "event_retracted").map((r) => [r.event.seq, r]));
   const first = state.log[0]?.seq ?? 1;
   fill(holder, 
-    el("h2", {}, "Log"),
+    el("div", { class: "log-head" }, el("h2", {}, t("Log")), languageSwitch()),
     mayRecord() && state.live ? el("div", { class: "undo" },
       el("button", { type: "button", class: "undo-last", onclick: (e) => confirmUndo(e.target.closest(".undo")) },
-        "Undo my last entry")) : null,
+        t("Undo my last entry"))) : null,
     marks(goTo),
     el("ol", { class: "log", reversed: true },
       [...state.log].reverse().map((row) => entry(row, struck.get(row.seq), goTo))),
-    first > 1 ? el("button", { type: "button", class: "earlier", onclick: loadEarlier }, "Earlier events") : null,
+    first > 1 ? el("button", { type: "button", class: "earlier", onclick: loadEarlier }, t("Earlier events")) : null,
   );
 }
 
@@ -29,21 +31,20 @@ function entry(row, struck, goTo) {
   const item = el("li", { value: row.seq, class: `${struck ? "struck" : ""}${current ? " current" : ""}`,
     dataset: { seq: row.seq, type: row.type } },
   el("button", { type: "button", class: "go", "aria-current": current ? "step" : null, onclick: () => goTo(row.seq) },
-    el("span", { class: "seq" }, String(row.seq)), ` ${row.summary}`, struck ? el("span", { class: "visually-hidden" }, " (struck out)") : null,
+    el("span", { class: "seq" }, String(row.seq)), ` ${row.summary}`, struck ? el("span", { class: "visually-hidden" }, t(" (struck out)")) : null,
     author(row)),
   struck ? el("p", { class: "struck-by" }, struckBy(struck)) : claimMark(row.seq));
   if (isReferee() && state.live && !struck && row.type !== "event_retracted" && row.seq > 1) {
-    item.append(el("button", { type: "button", class: "strike", "aria-label": `Strike out event ${row.seq}`,
-      onclick: () => confirmStrike(item, row.seq) }, "Strike"));
+    item.append(el("button", { type: "button", class: "strike", "aria-label": t("Strike out event {seq}", { seq: row.seq }),
+      onclick: () => confirmStrike(item, row.seq) }, t("Strike")));
   }
   return item;
 }
 
 // The same sentence as `morale log` prints (projections/log.py).
 function struckBy(retraction) {
-  return retraction.author
-    ? `Struck by ${retraction.by} at #${retraction.seq}: ${retraction.event.reason}`
-    : `Struck at #${retraction.seq}: ${retraction.event.reason}`;
+  const said = { by: retraction.by, seq: retraction.seq, reason: retraction.event.reason };
+  return retraction.author ? t("Struck by {by} at #{seq}: {reason}", said) : t("Struck at #{seq}: {reason}", said);
 }
 
 // Who entered the event, in the server's words ("orks player (console, Anna's phone)", "not recorded").
@@ -59,8 +60,8 @@ function marks(goTo) {
     turns.get(mark.turn).push(mark);
   }
   const recent = [...turns].slice(-6);  // a long battle: its last turns (older ones through the log)
-  return el("details", { class: "phases" }, el("summary", {}, "Jump to a phase"), recent.map(([turn, starts]) => el("div", { class: "turn" },
-    el("h3", {}, `Turn ${turn}`),
+  return el("details", { class: "phases" }, el("summary", {}, t("Jump to a phase")), recent.map(([turn, starts]) => el("div", { class: "turn" },
+    el("h3", {}, t("Turn {turn}", { turn })),
     el("div", { class: "row" }, starts.map((mark) => el("button", {
       type: "button", class: mark.seq <= state.at && state.at < nextStart(mark) ? "current" : "",
       dataset: { seq: mark.seq, turn: mark.turn, side: mark.side, phase: mark.phase },

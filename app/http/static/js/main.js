@@ -17,6 +17,8 @@ import { createdNotice, openCreate } from "./create.js";
 import { asked, forget, keep, momentLink, scrub } from "./join.js";
 import { drawShare } from "./share.js";
 import { disputesTab, drawClaimsBar, drawDisputes, readClaims } from "./claims.js";
+import { keepChoice, t, tn } from "./i18n.js";
+import { languageSwitch, onLanguageChosen, startSpeaking } from "./speak.js";
 
 const PAGE = 100;  // log entries fetched at a time
 
@@ -33,7 +35,7 @@ function draw() {
     button.setAttribute("aria-current", String(button.dataset.tab === state.tab));
   }
   const due = state.due.length;
-  badged($("#tab-due"), "Tests due", due, due === 1 ? "Tests due: 1 test" : `Tests due: ${due} tests`);
+  badged($("#tab-due"), t("Tests due"), due, tn("Tests due: {n} test", "Tests due: {n} tests", due));
   $("#tab-record").hidden = !mayRecord();
   $("#tab-why").hidden = !state.unit;
   $("#tab-share").hidden = !isReferee();
@@ -54,10 +56,11 @@ function draw() {
 // Stepping back through the log, the clock and the banner describe the past as the past ("then"):
 // nothing on the screen may pass for what is due now.
 function clockWords(board) {
+  const at = { turn: board.turn, side: words(board.side), phase: phaseName(board.phase) };
   const clock = board.turn
-    ? `Turn ${board.turn} · ${words(board.side)} · ${phaseName(board.phase)}${board.phase_open ? "" : " (ended)"}`
-    : "before the first turn";
-  return state.live ? clock : `Then, at event ${state.at}: ${clock}`;
+    ? (board.phase_open ? t("Turn {turn} · {side} · {phase}", at) : t("Turn {turn} · {side} · {phase} (ended)", at))
+    : t("before the first turn");
+  return state.live ? clock : t("Then, at event {seq}: {clock}", { seq: state.at, clock });
 }
 
 function drawBanner() {
@@ -68,8 +71,8 @@ function drawBanner() {
   if (!first) return;
   const count = state.due.length;
   const head = state.live
-    ? (count === 1 ? "1 test due" : `${count} tests due`)
-    : (count === 1 ? `At event ${state.at}: 1 test was due` : `At event ${state.at}: ${count} tests were due`);
+    ? tn("{n} test due", "{n} tests due", count)
+    : tn("At event {seq}: {n} test was due", "At event {seq}: {n} tests were due", count, { seq: state.at });
   banner.replaceChildren(el("button", { type: "button", onclick: () => show("due") },
     el("strong", {}, head),
     ` · ${unitName(first.unit)}: ${testName(first.test)} · ${need(first)}`));
@@ -80,7 +83,9 @@ function drawPast() {
   bar.hidden = state.live;
   if (state.live) return;
   const row = state.log.find((r) => r.seq === state.at);
-  $("#past-text").textContent = `As it stood after event ${state.at} of ${state.last}${row ? `: ${row.summary}` : ""}`;
+  const where = { seq: state.at, last: state.last, summary: row?.summary };
+  $("#past-text").textContent = row ? t("As it stood after event {seq} of {last}: {summary}", where)
+    : t("As it stood after event {seq} of {last}", where);
   const link = $("#moment-link");
   if (link.dataset.seq !== String(state.at)) link.hidden = true;  // a link to another moment
 }
@@ -94,7 +99,7 @@ async function shareMoment() {
     copied = true;
   } catch { /* no clipboard here (plain HTTP, or refused): the link is shown to copy by hand */ }
   const shown = $("#moment-link");
-  shown.replaceChildren(el("span", {}, copied ? "The link is on the clipboard: " : "The link to this moment: "),
+  shown.replaceChildren(el("span", {}, copied ? t("The link is on the clipboard: ") : t("The link to this moment: ")),
     el("a", { href: link }, link));
   shown.dataset.seq = String(state.at);
   shown.hidden = false;
@@ -105,14 +110,14 @@ function drawOutbox() {
   const count = queue.length + held.length;
   const badge = $("#unsent");
   badge.hidden = !count;
-  badge.textContent = `${count} not sent`;
+  badge.textContent = tn("{n} not sent", "{n} not sent", count);
   document.body.dataset.unsent = String(count);  // 0: every write answered, its notice shown
   if (state.board) drawRecord($("#record"));
 }
 
 function setStatus(status) {
   $("#status").dataset.status = status;
-  $("#status").textContent = { live: "live", reconnecting: "reconnecting…", offline: "offline" }[status];
+  $("#status").textContent = { live: t("live"), reconnecting: t("reconnecting…"), offline: t("offline") }[status];
 }
 
 // A notice that only says what the user just did (a confirmation, a dispute, a strike) is old news
@@ -187,7 +192,7 @@ async function why(unitId) {
   try {
     await explain(unitId);
   } catch (error) {
-    $("#why").replaceChildren(el("h2", {}, "Why?"), el("p", {}, error.message));
+    $("#why").replaceChildren(el("h2", {}, t("Why?")), el("p", {}, error.message));
   }
   draw();
   window.scrollTo({ top: 0 });
@@ -208,24 +213,29 @@ function answered(news) {
   if (news.kind === "recorded") {
     const caused = news.items.flatMap((item) => item.caused);
     const { done, label } = news.entry;
+    const recorded = { recorded: el("strong", {}, t("Recorded:")), label, seq: news.already?.seq };
     notice(el("div", { dataset: { verdict: verdict(caused) } },
-      done ? el("p", {}, done) : el("p", {}, el("strong", {}, "Recorded: "), label,
-        news.already ? ` (it had reached the log as event ${news.already.seq})` : ""),
+      done ? el("p", {}, done) : el("p", {}, news.already
+        ? t("{recorded} {label} (it had reached the log as event {seq})", recorded) : t("{recorded} {label}", recorded)),
       failures(caused),
       el("ul", {}, caused.map(outcome))));
     noticeLasts = done ? news.last : Infinity;
     refresh().catch(failed);
   } else if (news.kind === "refused") {
     const { detail, rule, field } = news.error.problem;
-    notice(el("div", {}, el("p", {}, el("strong", {}, "Not recorded: "), detail),
-      rule ? el("p", {}, cite(rule)) : field ? el("p", {}, `field: ${field}`) : null), { alert: true });
+    const head = el("strong", {}, t("Not recorded:"));
+    notice(el("div", {}, el("p", {}, t("{not_recorded} {detail}", { not_recorded: head, detail })),
+      rule ? el("p", {}, cite(rule)) : field ? el("p", {}, t("field: {field}", { field })) : null), { alert: true });
   } else if (news.kind === "conflict") {
-    notice(el("div", {}, el("p", {}, el("strong", {}, "Not sent: "), `the battle moved on since your board (${news.rows
-      .map((r) => `event ${r.seq}: ${r.summary}`).join("; ")}). Look at the board, then send it again or discard it.`),
-    el("button", { type: "button", onclick: () => show("record") }, "See what was not sent")), { alert: true });
+    const events = news.rows.map((r) => t("event {seq}: {summary}", { seq: r.seq, summary: r.summary })).join("; ");
+    const head = el("strong", {}, t("Not sent:"));
+    notice(el("div", {}, el("p", {}, t("{not_sent} the battle moved on since your board ({events}). Look at the board, then send it again or discard it.",
+      { not_sent: head, events })),
+    el("button", { type: "button", onclick: () => show("record") }, t("See what was not sent"))), { alert: true });
     refresh().catch(failed);
   } else if (news.kind === "offline") {
-    notice(el("p", {}, el("strong", {}, "Not sent yet: "), `${news.entry.label}. It will be sent when the server answers again.`));
+    const head = el("strong", {}, t("Not sent yet:"));
+    notice(el("p", {}, t("{not_sent} {label}. It will be sent when the server answers again.", { not_sent: head, label: news.entry.label })));
   }
 }
 
@@ -237,28 +247,60 @@ const verdict = (caused) => (failedTests(caused).length ? "failed"
 function failures(caused) {
   const failed = failedTests(caused);
   if (!failed.length) return null;
-  return el("p", { class: "verdict" }, failed.map((c) => `${unitName(c.unit)} fails the ${testName(c.test)}.`).join(" "));
+  return el("p", { class: "verdict" }, failed.map((c) => t("{unit} fails the {test}.", { unit: unitName(c.unit), test: testName(c.test) })).join(" "));
 }
 
 function outcome(caused) {
   const who = unitName(caused.unit);
   let text = "";
   if (caused.kind === "test_resolved") {
-    // Opposed rolls (a Sweeping Advance) side by side, in core/outcomes.py's words (opposed_words), never one sum.
-    const opposed = (caused.opposed ?? []).map((r) => `${r.side} ${r.die} + ${r.adds.replaceAll("_", " ")} ${r.bonus} = ${r.total}`).join(" against ");
-    const roll = opposed ? `: ${opposed}`
-      : caused.dice?.length ? `: ${caused.dice.join(" + ")} = ${caused.total}${caused.target != null ? ` against ${caused.target}` : ""}` : "";
-    text = `${who} ${caused.passed ? "passes" : "fails"} the ${testName(caused.test)}${roll}`;
+    text = resolved(who, caused);
   } else if (caused.kind === "state_changed") {
     text = `${who}: ${stateName(caused.from_state)} → ${stateName(caused.to_state)}`;
   } else if (caused.kind === "test_due") {
-    text = `${who}: ${testName(caused.test)} due`;
+    text = t("{unit}: {test} due", { unit: who, test: testName(caused.test) });
   } else {
-    text = `${who}: ${words(caused.kind)}`;
+    text = `${who}: ${kindWords(caused.kind)}`;
   }
   const failedTest = caused.kind === "test_resolved" && !caused.passed;
   return el("li", { class: failedTest ? "failed" : null, dataset: { kind: caused.kind } },
     failedTest ? el("span", { class: "mark", "aria-hidden": "true" }, "✗ ") : null, `${text} `, cite(caused.rule, { full: false }));
+}
+
+// A test resolved, one whole sentence for each way it went. Opposed rolls (a Sweeping Advance) side
+// by side, in core/outcomes.py's words (opposed_words), never one sum.
+function resolved(who, caused) {
+  const said = { unit: who, test: testName(caused.test), total: caused.total, target: caused.target };
+  const opposed = (caused.opposed ?? []).map((r) => t("{side} {die} + {adds} {bonus} = {total}",
+    { side: r.side, die: r.die, adds: r.adds.replaceAll("_", " "), bonus: r.bonus, total: r.total }));
+  if (opposed.length) {
+    said.rolls = opposed.reduce((first, second) => t("{first} against {second}", { first, second }));
+    return caused.passed ? t("{unit} passes the {test}: {rolls}", said) : t("{unit} fails the {test}: {rolls}", said);
+  }
+  if (caused.dice?.length) {
+    said.dice = caused.dice.join(" + ");
+    if (caused.target != null) {
+      return caused.passed ? t("{unit} passes the {test}: {dice} = {total} against {target}", said)
+        : t("{unit} fails the {test}: {dice} = {total} against {target}", said);
+    }
+    return caused.passed ? t("{unit} passes the {test}: {dice} = {total}", said) : t("{unit} fails the {test}: {dice} = {total}", said);
+  }
+  return caused.passed ? t("{unit} passes the {test}", said) : t("{unit} fails the {test}", said);
+}
+
+// The other kinds of outcome, in words (an outcome the page does not know: its kind's words).
+function kindWords(kind) {
+  const known = {
+    test_not_taken: t("test not taken"),
+    state_change_scheduled: t("state change scheduled"),
+    restriction_applied: t("restriction applied"),
+    restriction_lifted: t("restriction lifted"),
+    profile_changed: t("profile changed"),
+    marker_placed: t("marker placed"),
+    engagement_changed: t("engagement changed"),
+    moved: t("moved"),
+  };
+  return known[kind] ?? words(kind);
 }
 
 const failed = (error) => notice(el("p", {}, error.message), { alert: true });
@@ -327,7 +369,7 @@ async function openBattle({ battle, token, at, tab }) {
     if (error.status !== 401) return askForToken(battle, el("p", {}, error.message));
     forget(battle);
     return askForToken(battle, el("div", {}, el("p", {}, error.message),
-      el("p", {}, "The referee may have revoked this token: ask them for a new link.")));
+      el("p", {}, t("The referee may have revoked this token: ask them for a new link."))));
   }
   keep(battle, token);
   stopFollowing();
@@ -371,7 +413,23 @@ async function moveTo({ at, tab }) {
   if (button && !button.hidden) show(tab);
 }
 
+// Another language chosen on the switch: kept on this device, and the page opened again in it where
+// it was (the battle, the screen, the moment), so that the server's words come again in it too.
+function relanguage(chosen) {
+  keepChoice(chosen);
+  if (opened.battle && state.info) {
+    const place = { battle: opened.battle };
+    if (!state.live) place.at = String(state.at);
+    if (state.tab !== "board" && state.tab !== "why") place.tab = state.tab;
+    history.replaceState(history.state, "", `${location.pathname}${location.search}#${new URLSearchParams(place)}`);
+  }
+  location.reload();
+}
+
 async function start() {
+  await startSpeaking();  // the page's words in the reader's language before anything is drawn
+  onLanguageChosen(relanguage);
+  $("#connect").append(languageSwitch("language-open"));
   wire();
   await takeUp(asked());
 }

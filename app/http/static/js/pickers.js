@@ -1,6 +1,7 @@
 // Form widgets for a thumb: big toggle buttons instead of select boxes, and steppers instead of
 // number fields, so a whole game is recorded without a keyboard.
 import { el } from "./dom.js";
+import { numeral, t } from "./i18n.js";
 
 let counter = 0;
 
@@ -27,7 +28,7 @@ export function chips({ legend, options, multiple = false, initial = multiple ? 
   }, option.label));
   const value = () => (multiple ? options.map((o) => o.value).filter((v) => chosen.has(v)) : chosen);
   const node = el("fieldset", { class: "chips", dataset: { name } }, el("legend", {}, legend),
-    options.length ? buttons : el("p", { class: "hint" }, "none to choose from"));
+    options.length ? buttons : el("p", { class: "hint" }, t("none to choose from")));
   return { node, value };
 }
 
@@ -37,30 +38,30 @@ export function chips({ legend, options, multiple = false, initial = multiple ? 
 export function stepper({ legend, min = 0, max = 99, step = 1, value = min, name = "", unit = "", typed = false }) {
   let current = value;
   const id = `stepper-${++counter}`;
-  const shown = el("output", { id, class: "count", "aria-live": "polite" }, `${current}${unit}`);
+  const shown = el("output", { id, class: "count", "aria-live": "polite" }, `${numeral(current)}${unit}`);
   const field = typed ? el("input", { type: "text", inputmode: "numeric", pattern: "[0-9]*", class: "typed",
-    autocomplete: "off", "aria-label": `${legend}: type the number`, value: String(current),
+    autocomplete: "off", "aria-label": t("{legend}: type the number", { legend }), value: String(current),
     oninput: () => { const n = Number.parseInt(field.value, 10); if (Number.isFinite(n)) set(n, { typing: true }); },
     onchange: () => { field.value = String(current); } }) : null;
   const set = (next, { typing = false } = {}) => {
     current = Math.max(min, Math.min(max, Math.round(next / step) * step));
-    shown.textContent = `${current}${unit}`;
+    shown.textContent = `${numeral(current)}${unit}`;
     if (field && !typing) field.value = String(current);
   };
   const node = el("fieldset", { class: `stepper${typed ? " typed" : ""}`, dataset: { name } }, el("legend", {}, legend),
-    el("button", { type: "button", class: "less", "aria-label": `${legend}: fewer`, "aria-controls": id,
+    el("button", { type: "button", class: "less", "aria-label": t("{legend}: fewer", { legend }), "aria-controls": id,
       onclick: () => set(current - step) }, "−"),
     shown,
-    el("button", { type: "button", class: "more", "aria-label": `${legend}: more`, "aria-controls": id,
+    el("button", { type: "button", class: "more", "aria-label": t("{legend}: more", { legend }), "aria-controls": id,
       onclick: () => set(current + step) }, "+"),
-    field ? el("label", { class: "typed-label" }, "or type ", field) : null,
-    typed ? el("span", { class: "hint range" }, `${min} to ${max}`) : null);
+    field ? el("label", { class: "typed-label" }, t("or type {field}", { field })) : null,
+    typed ? el("span", { class: "hint range" }, t("{min} to {max}", { min, max })) : null);
   return { node, value: () => current, set };
 }
 
 // Yes or no.
 export function yesNo({ legend, initial = true, name = "" }) {
-  return chips({ legend, name, initial, options: [{ value: true, label: "yes" }, { value: false, label: "no" }] });
+  return chips({ legend, name, initial, options: [{ value: true, label: t("yes") }, { value: false, label: t("no") }] });
 }
 
 // The units to choose from, by name.

@@ -2,17 +2,18 @@
 // badge in the header and in the page's title, so a phone left on the table says whose it is.
 import { $, words } from "./dom.js";
 import { state } from "./state.js";
+import { t } from "./i18n.js";
 
 const BADGE = {
-  referee: () => "Referee",
-  player: (side) => `Player · ${side}`,
-  spectator: () => "Spectator",
+  referee: () => t("Referee"),
+  player: (side) => t("Player · {side}", { side }),
+  spectator: () => t("Spectator"),
 };
 
 const TITLE = {
-  referee: (battle) => `${battle} · morale · referee's console`,
-  player: (battle, side) => `${battle} · morale · ${side} player's console`,
-  spectator: (battle) => `${battle} · morale · spectator's view`,
+  referee: (battle) => t("{battle} · morale · referee's console", { battle }),
+  player: (battle, side) => t("{battle} · morale · {side} player's console", { battle, side }),
+  spectator: (battle) => t("{battle} · morale · spectator's view", { battle }),
 };
 
 export function drawRole() {

@@ -5,26 +5,28 @@
 import { el, fill } from "./dom.js";
 import { state } from "./state.js";
 import { submit } from "./outbox.js";
+import { t } from "./i18n.js";
 
-export const REASONS = ["recorded in error", "wrong unit", "wrong dice", "the players agreed to take it back"];
-const UNDO_REASON = "undone by who entered it";
+// The reasons offered, in the reader's language (a reason is their words, and stays in the log so).
+export const REASONS = () => [t("recorded in error"), t("wrong unit"), t("wrong dice"), t("the players agreed to take it back")];
+const UNDO_REASON = () => t("undone by who entered it");
 
 // Ask to strike event `seq`: the group of the preview and the reasons, appended to `holder`.
-export async function confirmStrike(holder, seq, { reasons = REASONS } = {}) {
+export async function confirmStrike(holder, seq, { reasons = REASONS() } = {}) {
   holder.querySelector(":scope > .confirm")?.remove();
   const preview = await state.api.get(`strike/${seq}`, { fresh: true }).catch((error) => error);
-  const group = el("div", { class: "confirm", role: "group", "aria-label": `why strike event ${seq}` });
+  const group = el("div", { class: "confirm", role: "group", "aria-label": t("why strike event {seq}", { seq }) });
   if (preview instanceof Error) {
     fill(group, el("p", { class: "refused", role: "alert" }, preview.message), keep());
     holder.append(group);
     return group;
   }
-  const send = (reason) => submit(`strike event ${seq}`, `strike/${seq}`, { reason }, preview.strikes.length,
-    `Event ${seq} is struck.`);
+  const send = (reason) => submit(t("strike event {seq}", { seq }), `strike/${seq}`, { reason }, preview.strikes.length,
+    t("Event {seq} is struck.", { seq }));
   fill(group,
-    el("p", {}, `Strike out event ${seq}? The log keeps it, struck, with the reason:`),
+    el("p", {}, t("Strike out event {seq}? The log keeps it, struck, with the reason:", { seq })),
     strikes(preview),
-    reasonPicker({ presets: reasons, send, label: "Strike with this reason" }),
+    reasonPicker({ presets: reasons, send, label: t("Strike with this reason") }),
     keep());
   holder.append(group);
   return group;
@@ -34,15 +36,15 @@ export async function confirmStrike(holder, seq, { reasons = REASONS } = {}) {
 export async function confirmUndo(holder) {
   holder.querySelector(":scope > .confirm")?.remove();
   const preview = await state.api.get("undo", { fresh: true }).catch((error) => error);
-  const group = el("div", { class: "confirm", role: "group", "aria-label": "undo my last entry" });
+  const group = el("div", { class: "confirm", role: "group", "aria-label": t("undo my last entry") });
   if (preview instanceof Error) {
     fill(group, el("p", { class: "refused", role: "alert" }, preview.message), keep());
   } else {
     fill(group,
-      el("p", {}, `Undo your last entry, event ${preview.seq}? The log keeps it, struck:`),
+      el("p", {}, t("Undo your last entry, event {seq}? The log keeps it, struck:", { seq: preview.seq })),
       strikes(preview),
-      el("button", { type: "button", class: "undo-it", onclick: () => submit(`undo event ${preview.seq}`, "undo",
-        { reason: UNDO_REASON }, preview.strikes.length, `You undid event ${preview.seq}.`) }, "Undo it"),
+      el("button", { type: "button", class: "undo-it", onclick: () => submit(t("undo event {seq}", { seq: preview.seq }), "undo",
+        { reason: UNDO_REASON() }, preview.strikes.length, t("You undid event {seq}.", { seq: preview.seq })) }, t("Undo it")),
       keep());
   }
   holder.append(group);
@@ -50,23 +52,23 @@ export async function confirmUndo(holder) {
 
 // Preset reasons as buttons, and a field for one's own words with its own button: `send(reason)`.
 export function reasonPicker({ presets, send, label }) {
-  const own = el("input", { type: "text", name: "reason", maxlength: 2000, placeholder: "in your own words" });
+  const own = el("input", { type: "text", name: "reason", maxlength: 2000, placeholder: t("in your own words") });
   return [
     presets.map((reason) => el("button", { type: "button", class: "reason", onclick: () => send(reason) }, reason)),
     el("form", { class: "own-reason", onsubmit: (e) => { e.preventDefault(); if (own.value.trim()) send(own.value.trim()); } },
-      el("label", {}, "Another reason", own), el("button", { type: "submit", class: "reason-own" }, label)),
+      el("label", {}, t("Another reason"), own), el("button", { type: "submit", class: "reason-own" }, label)),
   ];
 }
 
 function strikes(preview) {
   const also = preview.strikes.length > 1
-    ? el("p", {}, `These later entries stood on it and are struck with it:`) : null;
+    ? el("p", {}, t("These later entries stood on it and are struck with it:")) : null;
   return [el("ul", { class: "strikes" }, el("li", {}, `#${preview.strikes[0].seq} ${preview.strikes[0].said}`)), also,
     also ? el("ul", { class: "strikes" }, preview.strikes.slice(1).map((s) => el("li", {}, `#${s.seq} ${s.said}`))) : null];
 }
 
 // The button that closes a question unanswered (marked closed, so a redrawn screen does not bring it back).
-export function keep(words = "Keep it") {
+export function keep(words = t("Keep it")) {
   return el("button", { type: "button", class: "cancel", onclick: (e) => {
     const group = e.target.closest(".confirm");
     group.dataset.closed = "true";

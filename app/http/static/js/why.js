@@ -6,6 +6,7 @@
 import { el, fill } from "./dom.js";
 import { cite } from "./cite.js";
 import { modifier } from "./due.js";
+import { t, tn } from "./i18n.js";
 
 export function drawWhy(holder, why, { goTo, back }) {
   const seen = new Set();  // the rules whose words the screen shows already
@@ -19,16 +20,17 @@ export function drawWhy(holder, why, { goTo, back }) {
   // In the answer, a change's "because of" is the cause drawn right below it: not said twice.
   const draw = (step) => stepItem(step, { goTo, cited, causes: !(answer.length > 1 && step === answer[0]) });
   fill(holder,
-    el("h2", { tabindex: "-1" }, `Why is ${why.name} ${why.state_name}?`),
-    el("p", { class: "meta" }, `${why.models}/${why.starting_models} models · at event ${why.at}`),
-    el("ol", { class: "steps now", "aria-label": "why, now", dataset: { unit: why.unit, state: why.state } },
+    el("h2", { tabindex: "-1" }, t("Why is {unit} {state}?", { unit: why.name, state: why.state_name })),
+    el("p", { class: "meta" }, tn("{models}/{n} models · at event {seq}", "{models}/{n} models · at event {seq}", why.starting_models,
+      { models: why.models, seq: why.at })),
+    el("ol", { class: "steps now", "aria-label": t("why, now"), dataset: { unit: why.unit, state: why.state } },
       answer.map(draw)),
     history.length
       ? el("details", { class: "history" },
-        el("summary", {}, history.length === 1 ? "Its history: 1 more step" : `Its history: ${history.length} more steps`),
+        el("summary", {}, tn("Its history: {n} more step", "Its history: {n} more steps", history.length)),
         el("ol", { class: "steps" }, history.map(draw)))
       : null,
-    el("button", { type: "button", class: "back", onclick: back }, "Back to the board"),
+    el("button", { type: "button", class: "back", onclick: back }, t("Back to the board")),
   );
 }
 
@@ -56,35 +58,43 @@ function stepItem(step, { goTo, cited, causes = true }) {
     // Where a settled test fell due, on its button's line: no line more, so the answer stays on a
     // phone's first screen.
     el("button", { type: "button", class: "where", onclick: () => goTo(at) },
-      `event ${at}${step.status ? ` · ${step.status}` : ""}${at !== step.seq ? ` · due at event ${step.seq}` : ""}`),
+      [t("event {seq}", { seq: at }), statusWords(step.status), at !== step.seq ? t("due at event {seq}", { seq: step.seq }) : ""]
+        .filter(Boolean).join(" · ")),
     el("p", { class: "text" }, step.text),
     enteredBy(step),
     step.kind === "test" ? test(step, cited) : step.rule ? el("p", { class: "rule" }, cited(step.rule)) : null,
     causes && step.caused_by.length
       ? el("ul", { class: "causes" }, step.caused_by.map((cause) => el("li", {},
         el("button", { type: "button", class: "cause", onclick: () => goTo(cause.seq) },
-          `because of event ${cause.seq}: ${cause.text}`))))
+          t("because of event {seq}: {text}", { seq: cause.seq, text: cause.text })))))
       : null);
+}
+
+// A step's status (a machine value: the step's data-status) in words.
+function statusWords(status) {
+  if (!status) return "";
+  const said = { due: t("due"), passed: t("passed"), failed: t("failed"), "not taken": t("not taken"), moved: t("moved") };
+  return said[status] ?? status;
 }
 
 function test(step, cited) {
   const roll = step.roll;
   const rows = [
-    ["Trigger", cited(step.trigger)],
+    [t("Trigger"), cited(step.trigger)],
     step.modifiers.length || roll?.modifiers?.length
-      ? ["Modifiers", el("ul", { class: "modifiers" }, (roll?.modifiers?.length ? roll.modifiers : step.modifiers).map(modifier))]
+      ? [t("Modifiers"), el("ul", { class: "modifiers" }, (roll?.modifiers?.length ? roll.modifiers : step.modifiers).map(modifier))]
       : null,
     (roll?.target ?? step.target) !== null && (roll?.target ?? step.target) !== undefined
-      ? ["Target", `${roll?.target ?? step.target} or less`]
+      ? [t("Target"), t("{target} or less", { target: roll?.target ?? step.target })]
       : null,
     step.chance !== null && step.chance !== undefined
-      ? ["Odds", `${Math.round(step.chance * 100)}% to pass (${step.chance_ways})`]
+      ? [t("Odds"), t("{percent}% to pass ({ways})", { percent: Math.round(step.chance * 100), ways: step.chance_ways })]
       : null,
     // `said`: the dice in the server's words (two opposed rolls side by side, never one sum); the
     // detail of an opposed roll is those same words, so it is not said twice.
-    roll ? ["Dice", `${roll.said}${roll.detail && !roll.opposed?.length ? ` (${roll.detail})` : ""}`]
-      : step.automatic ? ["Dice", "none: settled without a roll"] : null,
-    step.status && step.status !== "due" ? ["Result", el("span", {}, `${step.status} `, cited(step.rule))] : null,
+    roll ? [t("Dice"), roll.detail && !roll.opposed?.length ? `${roll.said} (${roll.detail})` : roll.said]
+      : step.automatic ? [t("Dice"), t("none: settled without a roll")] : null,
+    step.status && step.status !== "due" ? [t("Result"), el("span", {}, `${statusWords(step.status)} `, cited(step.rule))] : null,
   ].filter(Boolean);
   return el("dl", { class: "test-detail" }, rows.map(([term, value]) => el("div", {}, el("dt", {}, term), " ", el("dd", {}, value))));
 }
@@ -94,5 +104,6 @@ function test(step, cited) {
 function enteredBy(step) {
   if (!step.by || step.kind === "consequence") return null;
   const dice = step.roll?.by && step.roll.by !== step.by ? step.roll.by : "";
-  return el("p", { class: "by" }, `entered by: ${step.by}`, dice ? el("span", { class: "dice-by" }, ` · dice entered by: ${dice}`) : null);
+  return el("p", { class: "by" }, t("entered by: {by}", { by: step.by }),
+    dice ? el("span", { class: "dice-by" }, " · ", t("dice entered by: {by}", { by: dice })) : null);
 }

@@ -1,12 +1,14 @@
 // What every overlay page does before it shows anything: read its address, check its token, and
 // hand it the battle's items, each when it is due to be shown.
 //
-// The address: /overlay/NAME?side=SIDE&size=small|medium|large&theme=dark|light&delay=SECONDS
-// #battle=ID&token=SECRET. The token is in the fragment, which the browser sends to no server (and
+// The address: /overlay/NAME?side=SIDE&size=small|medium|large&theme=dark|light&delay=SECONDS&lang=en|ru
+// #battle=ID&token=SECRET. `lang`: the language of the overlay's own words and of the server's (the
+// story, the states), English when not given; every read and the feed ask for it. The token is in the fragment, which the browser sends to no server (and
 // the server's Referrer-Policy keeps the whole address from other sites); the page gives it to the
 // feed and the reads it makes, nowhere else.
 import { follow } from "./stream.js";
 import { say } from "./words.js";
+import { speak } from "../js/i18n.js";
 
 const query = new URLSearchParams(location.search);
 const fragment = new URLSearchParams(location.hash.slice(1));
@@ -14,6 +16,7 @@ const fragment = new URLSearchParams(location.hash.slice(1));
 export const html = document.documentElement;
 html.dataset.size = query.get("size") || "medium";
 html.dataset.theme = query.get("theme") || "dark";
+const asked = query.get("lang") || "en";
 
 const notice = (text) => {
   const shown = document.querySelector("#notice");
@@ -22,9 +25,9 @@ const notice = (text) => {
 };
 
 // The reads a page makes beside the feed (the board at a point), with its token.
-export const reader = (battle, token) => (path) =>
+export const reader = (battle, token, language = asked) => (path) =>
   fetch(`/battles/${encodeURIComponent(battle)}/${path}`, {
-    headers: { Authorization: `Bearer ${token}` },
+    headers: { Authorization: `Bearer ${token}`, "Accept-Language": language },
     cache: "no-store",
   }).then((response) => (response.ok ? response.json() : Promise.reject(new Error(`${path}: ${response.status}`))));
 
@@ -50,12 +53,13 @@ function delayed(delay, offsetMs, show) {
 
 // Start the overlay: `start({battle, token, side, vocabulary, read})` returns `show(item)`.
 export async function overlay(start) {
+  const language = await speak(asked);
   const battle = fragment.get("battle");
   const token = fragment.get("token");
   if (!battle || !token) return notice(say("noToken"));
-  const read = reader(battle, token);
+  const read = reader(battle, token, language);
   const answer = await fetch(`/battles/${encodeURIComponent(battle)}/vocabulary`, {
-    headers: { Authorization: `Bearer ${token}` },
+    headers: { Authorization: `Bearer ${token}`, "Accept-Language": language },
     cache: "no-store",
   });
   const body = await answer.json().catch(() => ({ detail: answer.statusText }));
@@ -85,7 +89,7 @@ export async function overlay(start) {
     document.body.dataset.shownAt = String(Date.now());  // when, on this page's clock (a delay's proof)
   };
   notice(say("waiting"));
-  follow(battle, token, {
+  follow(battle, token, language, {
     onItem: delayed(delay, offsetMs, (item) => { notice(""); shown(item); }),
     onStatus: (status, problem) => {
       document.body.dataset.status = status;

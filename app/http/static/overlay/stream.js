@@ -3,10 +3,10 @@
 import { connect } from "../morale-client.js";
 
 // Calls onItem with each item once, in log order, and onStatus(status, problem) with "live",
-// "reconnecting", "offline" or "refused" (and the server's problem).
-export function follow(battle, token, { onItem, onStatus }) {
+// "reconnecting", "offline" or "refused" (and the server's problem). `language`: the items' words'.
+export function follow(battle, token, language, { onItem, onStatus }) {
   if (typeof SharedWorker !== "function") {
-    return connect("", battle, token).follow({
+    return connect("", battle, token, { language }).follow({
       after: 0,
       onItem,
       onStatus: (status, error) => onStatus(status, error ? { status: error.status, ...error.problem } : null),
@@ -18,7 +18,7 @@ export function follow(battle, token, { onItem, onStatus }) {
   const older = async (dropped) => {
     for (;;) {
       try {
-        return (await connect("", battle, token).items(0)).filter((item) => item.seq <= dropped);
+        return (await connect("", battle, token, { language }).items(0)).filter((item) => item.seq <= dropped);
       } catch {
         onStatus("offline", null);  // tried again until the server answers: nothing is skipped
         await new Promise((wake) => setTimeout(wake, 3000));
@@ -41,7 +41,7 @@ export function follow(battle, token, { onItem, onStatus }) {
     }
   };
   port.start();
-  port.postMessage({ follow: { battle, token } });
+  port.postMessage({ follow: { battle, token, language } });
   const stop = () => port.postMessage({ leave: true });
   addEventListener("pagehide", stop);  // the worker gives the connection back once no page needs it
   return stop;

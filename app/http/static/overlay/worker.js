@@ -12,18 +12,19 @@
 // follows the feed itself (stream.js).
 import { connect } from "../morale-client.js";
 
-const streams = new Map();  // "battle\ntoken" -> {items, dropped, status, ports, stop}
+const streams = new Map();  // "battle\ntoken\nlanguage" -> {items, dropped, status, ports, stop}
 // The items held for a page that opens late: the last KEEP. A long battle's older items (the
 // benchmark's has 100,000) would make the worker the heaviest thing in OBS; a page that opens late
 // reads those from the server itself, once (stream.js), and the worker sends it the rest.
 const KEEP = 1000;
 
-function open(battle, token) {
-  const key = `${battle}\n${token}`;
+// One feed per battle, token and language: two overlays in two languages read the items said in each.
+function open(battle, token, language = "") {
+  const key = `${battle}\n${token}\n${language}`;
   if (streams.has(key)) return streams.get(key);
   const stream = { key, items: [], dropped: 0, status: null, ports: new Set(), stop: null };
   const tell = (message) => { for (const port of stream.ports) port.postMessage(message); };
-  stream.stop = connect("", battle, token).follow({
+  stream.stop = connect("", battle, token, { language }).follow({
     after: 0,
     onItem: (item) => {
       stream.items.push(item);
@@ -52,7 +53,7 @@ onconnect = (connected) => {
   let joined = null;
   port.onmessage = ({ data }) => {
     if (data.follow && !joined) {
-      joined = open(data.follow.battle, data.follow.token);
+      joined = open(data.follow.battle, data.follow.token, data.follow.language);
       joined.ports.add(port);
       // What came before this page, in one message; `dropped`: the last seq it must read itself.
       port.postMessage({ items: joined.items, dropped: joined.dropped });
