@@ -122,6 +122,15 @@ def test_the_notations_refusals_are_said_in_russian_with_their_line_and_column(l
     assert said(refused, "en") == en == str(refused)
 
 
+def test_the_referees_refusal_of_a_notations_line_is_said_in_russian_with_its_place(tmp_path):
+    path = tmp_path / "c.txt"
+    path.write_text(HEAD + "ghost loses 2\n", encoding="utf-8")
+    ru = morale(tmp_path / "m.db", "--lang", "ru", "notation", "import", str(path))
+    assert one_line(ru) == f"отказано: unit: {path}, строка 4, столбец 1: в этой битве нет подразделения 'ghost'"
+    en = morale(tmp_path / "m.db", "notation", "import", str(path))
+    assert one_line(en) == f"refused: unit: {path} line 4, column 1: no unit 'ghost' in this battle"
+
+
 @pytest.mark.parametrize(
     ("tag", "ru", "en"),
     [
@@ -172,6 +181,13 @@ def test_the_notations_own_text_is_the_same_in_every_language(tmp_path):
             "units are written as [[unit]] tables",
         ),
         ('ruleset = "wh40k6"\n', "battle", "ростеру нужна таблица [battle]", "a roster needs a [battle] table"),
+        (
+            '[battle]\nid = "x"\nruleset = "wh40k6"\nsides = ["a", "b"]\n[[unit]]\nid = "boyz"\nside = "a"\n'
+            'name = "Boyz"\ntype = "infantry"\nmodels = 10\nld = 99\n',
+            "unit[0].ld",
+            "unit[0]: ld: целое число от 0 до 10, а не 99",
+            "unit[0]: ld: a whole number from 0 to 10, not 99",
+        ),
     ],
 )
 def test_a_roster_is_refused_in_russian_naming_its_field(tmp_path, roster, field, ru, en):
@@ -184,6 +200,30 @@ def test_a_roster_is_refused_in_russian_naming_its_field(tmp_path, roster, field
     assert error == {"message": f"{path}: {ru}", "rule": None, "field": field}
     assert one_line(morale(db, "--lang", "ru", "new", str(path))) == f"отказано: {path}: {ru}"
     assert one_line(morale(db, "new", str(path))) == f"refused: {path}: {en}"
+
+
+def test_the_rules_refusal_of_a_rosters_unit_names_the_rosters_field_in_russian(tmp_path):
+    path = tmp_path / "r.toml"
+    path.write_text(
+        '[battle]\nid = "x"\nruleset = "wh40k6"\nsides = ["a", "b"]\n[[unit]]\nid = "boyz"\nside = "a"\n'
+        'name = "Boyz"\ntype = "infantry"\nmodels = 10\ninitiative = 2\n',
+        encoding="utf-8",
+    )
+    ru = morale(tmp_path / "m.db", "--lang", "ru", "new", str(path))
+    assert one_line(ru) == "отказано: unit[0].ld: подразделению 40K нужно Лидерство (ld) для тестов на Мораль"
+    en = morale(tmp_path / "m.db", "new", str(path))
+    assert one_line(en) == "refused: unit[0].ld: a 40K unit needs its Leadership (ld) for Morale tests"
+
+
+def test_a_roster_sent_to_the_server_is_refused_in_the_requests_language_naming_its_field(tmp_path):
+    roster = '[battle]\nid = "x"\nruleset = "wh40k6"\nsides = ["a", "b"]\ntables = "r.toml"\n'
+    with TestClient(create_app(tmp_path / "served.db", Settings())) as client:
+        ru = client.post("/battles/roster?lang=ru", json={"roster": roster})
+        en = client.post("/battles/roster", json={"roster": roster})
+    assert ru.status_code == en.status_code == 400
+    assert ru.json()["field"] == en.json()["field"] == "battle.tables"
+    assert ru.json()["detail"] == 'roster: battle.tables сопоставляет таблице файл: tables = {results = "my.toml"}'
+    assert en.json()["detail"] == 'roster: battle.tables maps a table to a file: tables = {results = "my.toml"}'
 
 
 def test_a_roster_that_is_not_toml_says_so_in_russian_with_tomllibs_own_words(tmp_path):
@@ -231,6 +271,8 @@ def test_a_list_builders_open_questions_are_asked_in_the_requests_language_over_
         ru = client.post("/battles/roster?lang=ru", json=body)
         en = client.post("/battles/roster", json=body)
     assert ru.status_code == en.status_code == 422
+    assert ru.json()["detail"].startswith("roster.rosz: до начала битвы нужно 9 ответов: force.")
+    assert en.json()["detail"].startswith("roster.rosz: 9 answers are needed before the battle can start: force.")
     asked_ru = {q["key"]: q["asks"] for q in ru.json()["questions"]}
     asked_en = {q["key"]: q["asks"] for q in en.json()["questions"]}
     assert asked_ru.keys() == asked_en.keys()  # the keys are the answers file's, in every language
