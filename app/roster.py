@@ -11,12 +11,14 @@ import msgspec
 from morale.core.fold import Fold
 from morale.core.rules import Refusal
 from morale.core.rulesets import latest, lookup
+from morale.core.words import Words
 from morale.events.codec import MalformedEvent, battle_id, event_from_dict
 from morale.events.types import BattleStarted, UnitJoined
 
 from .battlescribe import Answers, read_list_file, roster_data
 from .battlescribe.mapping import labels, quoted
 from .files import MAX_ROSTER_BYTES, read_bounded
+from .reasons import words_of
 from .tables import pinned_tables, read_toml
 
 # Roster keys that are spelled for people and differ from the event field names.
@@ -40,7 +42,7 @@ def load_roster(path: Path, given_id: str | None = None) -> Roster:
     try:
         text = read_bounded(path, MAX_ROSTER_BYTES).decode("utf-8")
     except UnicodeDecodeError as exc:  # TOML is UTF-8; a binary file or another encoding is not a roster
-        raise MalformedEvent(f"{path}: not UTF-8 text (byte {exc.start})") from None
+        raise MalformedEvent(Words("{path}: not UTF-8 text (byte {byte})", path=path, byte=exc.start)) from None
     return roster_from_text(text, str(path), given_id, tables_beside=path.parent)
 
 
@@ -75,12 +77,12 @@ def roster_from_data(
     """A roster's tables (read from TOML, or made from a list builder's file) as the battle's first events."""
     battle = data.get("battle")
     if not isinstance(battle, dict):
-        raise MalformedEvent(f"{where}: a roster needs a [battle] table", field="battle")
+        raise MalformedEvent(Words("{where}: a roster needs a [battle] table", where=where), field="battle")
     ruleset_id = battle.get("ruleset", "")
     try:
         version = str(battle.get("ruleset_version") or latest(str(ruleset_id)).version)
     except Refusal as refusal:
-        raise MalformedEvent(f"{where}: battle.ruleset: {refusal.message}", field="battle.ruleset") from None
+        raise MalformedEvent(_ruleset_refused(where, refusal), field="battle.ruleset") from None
     started = _event(
         where,
         "battle",
@@ -98,7 +100,7 @@ def roster_from_data(
     )
     units = data.get("unit", [])
     if not isinstance(units, list) or not all(isinstance(unit, dict) for unit in units):
-        raise MalformedEvent(f"{where}: units are written as [[unit]] tables", field="unit")
+        raise MalformedEvent(Words("{where}: units are written as [[unit]] tables", where=where), field="unit")
     tables = unit_tables or [f"unit[{i}]" for i in range(len(units))]
     joined = [
         _event(where, table, {"type": "unit_joined", **{_UNIT_KEYS.get(k, k): v for k, v in unit.items()}})
@@ -106,13 +108,16 @@ def roster_from_data(
     ]
     named = given_id or battle.get("id")
     if not named:
-        raise MalformedEvent(
-            f"{where}: give the battle an id (battle.id in the roster, or --battle)", field="battle.id"
-        )
+        said = Words("{where}: give the battle an id (battle.id in the roster, or --battle)", where=where)
+        raise MalformedEvent(said, field="battle.id")
     try:
         checked = battle_id(str(named))
     except MalformedEvent as exc:
-        raise exc if given_id else MalformedEvent(f"{where}: {exc}", field="battle.id") from None
+        if given_id:
+            raise exc from None
+        raise MalformedEvent(
+            Words("{where}: {problem}", where=where, problem=words_of(exc)), field="battle.id"
+        ) from None
     return Roster(battle=checked, started=started, units=joined, tables=tuple(tables))  # type: ignore[arg-type]
 
 
@@ -120,19 +125,19 @@ def _tables(where: str, ruleset_id: str, version: str, named: object, beside: Pa
     """The ruleset's data tables, pinned: files the roster names (relative to the roster), else the
     shipped defaults."""
     if not isinstance(named, dict) or not all(isinstance(v, str) for v in named.values()):
-        raise MalformedEvent(
-            f'{where}: battle.tables maps a table to a file: tables = {{results = "my.toml"}}', field="battle.tables"
-        )
+        said = Words('{where}: battle.tables maps a table to a file: tables = {{results = "my.toml"}}', where=where)
+        raise MalformedEvent(said, field="battle.tables")
     try:
         ruleset = lookup(ruleset_id, version)
     except Refusal as refusal:
-        raise MalformedEvent(f"{where}: battle.ruleset: {refusal.message}", field="battle.ruleset") from None
+        raise MalformedEvent(_ruleset_refused(where, refusal), field="battle.ruleset") from None
     if named and beside is None:
-        raise MalformedEvent(
-            f"{where}: battle.tables: a roster sent to the server cannot name table files; "
-            "leave battle.tables out to play with the shipped tables, or start the battle with `morale new`",
-            field="battle.tables",
+        said = Words(
+            "{where}: battle.tables: a roster sent to the server cannot name table files; leave battle.tables out"
+            " to play with the shipped tables, or start the battle with `morale new`",
+            where=where,
         )
+        raise MalformedEvent(said, field="battle.tables")
     pinned = pinned_tables(ruleset, {name: (beside or Path()) / file for name, file in named.items()})
     return {name: msgspec.to_builtins(table) for name, table in pinned.items()}
 
@@ -144,7 +149,12 @@ def _event(source: str, where: str, fields: dict) -> BattleStarted | UnitJoined:
         return event_from_dict(fields)  # type: ignore[return-value]
     except MalformedEvent as exc:
         field = f"{where}.{_as_spelled(exc.field)}" if exc.field else where
-        raise MalformedEvent(f"{source}: {where}: {exc}", field=field) from None
+        said = Words("{roster}: {table}: {problem}", roster=source, table=where, problem=words_of(exc))
+        raise MalformedEvent(said, field=field) from None
+
+
+def _ruleset_refused(where: str, refusal: Refusal) -> Words:
+    return Words("{where}: battle.ruleset: {problem}", where=where, problem=refusal.message)
 
 
 def _as_spelled(field: str) -> str:

@@ -17,10 +17,12 @@ from typing import Any
 import msgspec
 
 from morale.core.rulesets.base import Ruleset
+from morale.core.words import Words
 from morale.events.codec import MalformedEvent, table_sha256
 from morale.events.types import PinnedTable
 
 from .files import MAX_TABLE_BYTES, read_bounded
+from .reasons import words_of
 
 
 def pin(values: Mapping[str, Any], source: str) -> PinnedTable:
@@ -30,16 +32,16 @@ def pin(values: Mapping[str, Any], source: str) -> PinnedTable:
     try:
         return PinnedTable(sha256=table_sha256(plain), values=plain, source=source)
     except ValueError as exc:  # beyond the limits a pinned table is held to (events/types.py)
-        raise MalformedEvent(f"{source}: {exc}") from None
+        raise MalformedEvent(Words("{source}: {problem}", source=source, problem=words_of(exc))) from None
 
 
 def read_toml(text: str, where: str) -> dict[str, Any]:
     try:
         return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise MalformedEvent(f"{where}: not valid TOML: {exc}") from None
+    except tomllib.TOMLDecodeError as exc:  # tomllib's words (English) say what and where
+        raise MalformedEvent(Words("{where}: not valid TOML: {reason}", where=where, reason=str(exc))) from None
     except RecursionError:  # tomllib reads nested arrays and tables by recursion
-        raise MalformedEvent(f"{where}: not valid TOML: nested too deep to read") from None
+        raise MalformedEvent(Words("{where}: not valid TOML: nested too deep to read", where=where)) from None
 
 
 def default_table(ruleset: Ruleset, name: str) -> PinnedTable:
@@ -56,7 +58,7 @@ def table_from_file(path: Path) -> PinnedTable:
     try:
         text = read_bounded(path, MAX_TABLE_BYTES).decode("utf-8")
     except UnicodeDecodeError as exc:  # TOML is UTF-8; a binary file or another encoding is no table
-        raise MalformedEvent(f"{path}: not UTF-8 text (byte {exc.start})") from None
+        raise MalformedEvent(Words("{path}: not UTF-8 text (byte {byte})", path=path, byte=exc.start)) from None
     return pin(read_toml(text, str(path)), str(path))
 
 
@@ -65,8 +67,14 @@ def pinned_tables(ruleset: Ruleset, named: Mapping[str, Path] | None = None) -> 
     named = dict(named or {})
     unknown = [name for name in named if name not in ruleset.tables]
     if unknown:
-        known = ", ".join(ruleset.tables) or "none"
-        raise MalformedEvent(f"battle.tables: {ruleset.id} reads no table {unknown[0]!r} (known: {known})")
+        known = ", ".join(ruleset.tables) or Words("none")
+        said = Words(
+            "battle.tables: {ruleset} reads no table {name!r} (known: {known})",
+            ruleset=ruleset.id,
+            name=unknown[0],
+            known=known,
+        )
+        raise MalformedEvent(said)
     return {
         name: table_from_file(named[name]) if name in named else default_table(ruleset, name) for name in ruleset.tables
     }

@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from morale.core.words import Words
 from morale.events.codec import MalformedEvent
 
 from ..tables import read_toml
@@ -58,9 +59,13 @@ def read_answers(text: str, where: str) -> Answers:
     data = read_toml(text, where)
     unknown = sorted(set(data) - SECTIONS)
     if unknown:
-        raise MalformedEvent(
-            f"{where}: {unknown[0]}: an answers file has the tables {', '.join(sorted(SECTIONS))}", field=unknown[0]
+        said = Words(
+            "{where}: {key}: an answers file has the tables {tables}",
+            where=where,
+            key=unknown[0],
+            tables=", ".join(sorted(SECTIONS)),
         )
+        raise MalformedEvent(said, field=unknown[0])
     battle = _table(data, "battle", where)
     _keys(battle, BATTLE_KEYS, "battle", where)
     forces = _named_tables(data, "force", FORCE_KEYS, where)
@@ -68,10 +73,13 @@ def read_answers(text: str, where: str) -> Answers:
     rules = _table(data, "rules", where)
     for name, meaning in rules.items():
         if not ((isinstance(meaning, str) and meaning) or meaning is False):
-            raise MalformedEvent(
-                f'{where}: rules."{name}": give the ruleset\'s id for the rule, or false if it does not change morale',
-                field=f'rules."{name}"',
+            key = f'rules."{name}"'
+            said = Words(
+                "{where}: {key}: give the ruleset's id for the rule, or false if it does not change morale",
+                where=where,
+                key=key,
             )
+            raise MalformedEvent(said, field=key)
     return Answers(
         where=where,
         battle=battle,
@@ -85,7 +93,7 @@ def read_answers(text: str, where: str) -> Answers:
 def _table(data: dict[str, Any], key: str, where: str) -> dict[str, Any]:
     found = data.get(key, {})
     if not isinstance(found, dict):
-        raise MalformedEvent(f"{where}: {key} is a table: [{key}]", field=key)
+        raise MalformedEvent(Words("{where}: {key} is a table: [{key}]", where=where, key=key), field=key)
     return found
 
 
@@ -94,7 +102,7 @@ def _named_tables(data: dict[str, Any], key: str, allowed: set[str], where: str)
     for name, table in tables.items():
         at = f'{key}."{name}"'
         if not isinstance(table, dict):
-            raise MalformedEvent(f"{where}: {at} is a table: [{at}]", field=at)
+            raise MalformedEvent(Words("{where}: {key} is a table: [{key}]", where=where, key=at), field=at)
         _keys(table, allowed, at, where)
     return tables
 
@@ -102,7 +110,11 @@ def _named_tables(data: dict[str, Any], key: str, allowed: set[str], where: str)
 def _keys(table: dict[str, Any], allowed: set[str], at: str, where: str) -> None:
     unknown = sorted(set(table) - allowed)
     if unknown:
-        raise MalformedEvent(
-            f"{where}: {at}.{unknown[0]}: not an answer morale reads (it reads {', '.join(sorted(allowed))})",
-            field=f"{at}.{unknown[0]}",
+        key = f"{at}.{unknown[0]}"
+        said = Words(
+            "{where}: {key}: not an answer morale reads (it reads {allowed})",
+            where=where,
+            key=key,
+            allowed=", ".join(sorted(allowed)),
         )
+        raise MalformedEvent(said, field=key)

@@ -22,8 +22,10 @@ from morale.core.fold import Fold
 from morale.core.rules import Refusal
 from morale.core.rulesets import latest, lookup, rulesets
 from morale.core.rulesets.base import Ruleset
+from morale.core.words import Words, counted
 from morale.events.codec import MalformedEvent, event_from_dict
 
+from ..language import say
 from .answers import Answers
 from .read import ListRoster, ListUnit
 
@@ -38,13 +40,14 @@ TYPE_ALIASES = {"jump_infantry": "jump", "jetbike": "jet_bike", "jetbikes": "jet
 @dataclass(frozen=True)
 class Question:
     """What must be answered: where in an answers file (`section`, the force's, unit's or rule's
-    `name` in it, the `item` asked: `unit."Ork Boyz".ld`), what it asks, in words, the choices where
-    the ruleset has a list of them, and the kind of value (text, a whole number, a rule)."""
+    `name` in it, the `item` asked: `unit."Ork Boyz".ld`), what it asks, in words (`Words`, said in
+    the reader's language: the CLI's prompt, the HTTP 422's `questions`), the choices where the
+    ruleset has a list of them, and the kind of value (text, a whole number, a rule)."""
 
     section: str  # battle, force, unit, rules
     name: str  # the force's, unit's or rule's name; "" for the battle
     item: str  # id, ruleset, side, type, models, ld, initiative; "" for a rule
-    asks: str
+    asks: str  # a sentence without its full stop (Words)
     choices: tuple[str, ...] = ()
     units: tuple[str, ...] = ()  # a rule's question: the units that have it
 
@@ -61,12 +64,15 @@ class Question:
 
 class Unanswered(MalformedEvent):
     def __init__(self, where: str, questions: list[Question]) -> None:
-        count = len(questions)
-        super().__init__(
-            f"{where}: {count} {'answer is' if count == 1 else 'answers are'} needed before the battle can start: "
-            f"{questions[0].key}: {questions[0].asks}",
-            field=questions[0].key,
+        said = counted(
+            "{where}: {n} answer is needed before the battle can start: {key}: {asks}",
+            "{where}: {n} answers are needed before the battle can start: {key}: {asks}",
+            n=len(questions),
+            where=where,
+            key=questions[0].key,
+            asks=questions[0].asks,
         )
+        super().__init__(said, field=questions[0].key)
         self.questions = questions
 
 
@@ -74,7 +80,7 @@ class Unanswered(MalformedEvent):
 class _Asked:
     questions: dict[str, Question] = field(default_factory=dict)
 
-    def ask(self, at: tuple[str, str, str], asks: str, choices: tuple[str, ...] = (), unit: str = "") -> None:
+    def ask(self, at: tuple[str, str, str], asks: Words, choices: tuple[str, ...] = (), unit: str = "") -> None:
         section, name, item = at
         asked = Question(section, name, item, asks, choices, (unit,) if unit else ())
         known = self.questions.get(asked.key)
@@ -139,10 +145,22 @@ def _known(answers: Answers, section: str, names: list[str]) -> None:
     unknown = [name for name in given if name not in names]
     if unknown:
         key = f"{section}.{quoted(unknown[0])}"
-        known = ", ".join(repr(name) for name in names) or "none"
-        raise MalformedEvent(
-            f"{answers.where}: {key}: the rosters have no {section} of that name (theirs: {known})", field=key
-        )
+        known = ", ".join(repr(name) for name in names) or Words("none")
+        if section == "force":
+            said = Words(
+                "{where}: {key}: the rosters have no force of that name (theirs: {known})",
+                where=answers.where,
+                key=key,
+                known=known,
+            )
+        else:
+            said = Words(
+                "{where}: {key}: the rosters have no unit of that name (theirs: {known})",
+                where=answers.where,
+                key=key,
+                known=known,
+            )
+        raise MalformedEvent(said, field=key)
 
 
 def _ruleset(lists: list[ListRoster], answers: Answers, asked: _Asked) -> Ruleset | None:
@@ -154,7 +172,7 @@ def _ruleset(lists: list[ListRoster], answers: Answers, asked: _Asked) -> Rulese
         systems = ", ".join(sorted({repr(roster.game_system) for roster in lists}))
         asked.ask(
             ("battle", "", "ruleset"),
-            f"Which rules is the battle played with? The roster's game system is {systems}",
+            Words("Which rules is the battle played with? The roster's game system is {systems}", systems=systems),
             _ruleset_ids(),
         )
         return None
@@ -162,7 +180,8 @@ def _ruleset(lists: list[ListRoster], answers: Answers, asked: _Asked) -> Rulese
         version = answers.battle.get("ruleset_version")
         return lookup(str(named), str(version)) if version else latest(str(named))
     except Refusal as refusal:
-        raise MalformedEvent(f"{answers.where}: battle.ruleset: {refusal.message}", field="battle.ruleset") from None
+        said = Words("{where}: battle.ruleset: {problem}", where=answers.where, problem=refusal.message)
+        raise MalformedEvent(said, field="battle.ruleset") from None
 
 
 def _ruleset_ids() -> tuple[str, ...]:
@@ -186,11 +205,13 @@ def _sides(force_labels: list[str], answers: Answers, asked: _Asked) -> list[str
     if len(set(sides)) != 2:
         for label in force_labels:
             if not answered[label]:
-                asked.ask(
-                    ("force", label, "side"),
-                    f"Which side does the force {label!r} play? "
-                    f"The forces make {len(set(sides))} sides and a battle has two",
+                asks = counted(
+                    "Which side does the force {force!r} play? The forces make {n} side and a battle has two",
+                    "Which side does the force {force!r} play? The forces make {n} sides and a battle has two",
+                    n=len(set(sides)),
+                    force=label,
                 )
+                asked.ask(("force", label, "side"), asks)
     return sides
 
 
@@ -211,7 +232,7 @@ def _battle(
     if not battle_id:
         asked.ask(
             ("battle", "", "id"),
-            "What is the battle's id? It names the battle in every link: letters, digits, '_', '.' or '-'",
+            Words("What is the battle's id? It names the battle in every link: letters, digits, '_', '.' or '-'"),
         )
     battle: dict[str, Any] = {
         "id": battle_id or "",
@@ -242,22 +263,35 @@ def _unit(
     unit_type = given.get("type") or _unit_type(unit, ruleset)
     if unit_type is None:
         said = [v for key in TYPE_CHARACTERISTICS for v in unit.characteristics.get(key, [])] + unit.categories
-        asks = f"What type of unit is {unit.name!r}?" + (
-            f" The roster says {', '.join(map(repr, said))}" if said else " The roster names none"
-        )
+        if said:
+            asks = Words(
+                "What type of unit is {unit!r}? The roster says {said}", unit=unit.name, said=", ".join(map(repr, said))
+            )
+        else:
+            asks = Words("What type of unit is {unit!r}? The roster names none", unit=unit.name)
         asked.ask(("unit", label, "type"), asks, tuple(ruleset.unit_types))
     found["type"] = unit_type or ""
     models = given.get("models", unit.models)
     if models is None:
-        asked.ask(("unit", label, "models"), f"How many models does {unit.name!r} have? The roster counts none")
+        asks = Words("How many models does {unit!r} have? The roster counts none", unit=unit.name)
+        asked.ask(("unit", label, "models"), asks)
     found["models"] = models or 0
     for key, names in (("ld", LEADERSHIP), ("initiative", INITIATIVE)):
         value = given[key] if key in given else _characteristic(unit, names)
         if isinstance(value, str):  # the file gives one, but not as a number
-            asked.ask(
-                ("unit", label, key),
-                f"What is {unit.name!r}'s {names[-1]}? The roster gives {value!r}, which is no number",
-            )
+            if key == "ld":
+                asks = Words(
+                    "What is {unit!r}'s leadership? The roster gives {value!r}, which is no number",
+                    unit=unit.name,
+                    value=value,
+                )
+            else:
+                asks = Words(
+                    "What is {unit!r}'s initiative? The roster gives {value!r}, which is no number",
+                    unit=unit.name,
+                    value=value,
+                )
+            asked.ask(("unit", label, key), asks)
         elif value is not None:
             found[key] = value
     found["rules"] = given["rules"] if "rules" in given else _rules(unit, answers, ruleset, asked)
@@ -300,13 +334,13 @@ def _rules(unit: ListUnit, answers: Answers, ruleset: Ruleset, asked: _Asked) ->
         elif (known := _known_rule(name, ruleset)) is not None:
             rules.append(known)
         else:
-            asked.ask(
-                ("rules", name, ""),
-                f"What is the rule {name!r} in {ruleset.id}? "
-                "One of its special rules, or false if it does not change morale",
-                tuple(ruleset.special_rules),
-                unit.name,
+            asks = Words(
+                "What is the rule {rule!r} in {ruleset}? One of its special rules,"
+                " or false if it does not change morale",
+                rule=name,
+                ruleset=ruleset.id,
             )
+            asked.ask(("rules", name, ""), asks, tuple(ruleset.special_rules), unit.name)
     rules.extend(known for name in unit.upgrades if (known := _known_rule(name, ruleset)) is not None)
     return list(dict.fromkeys(rules))
 
@@ -356,10 +390,10 @@ def _ask_what_the_rules_need(battle: dict[str, Any], units: list[dict[str, Any]]
                 fold.check(event)
             except Refusal as refusal:
                 if refusal.field in ("ld", "initiative") and refusal.field not in fields:
-                    asked.ask(
-                        ("unit", label, refusal.field),
-                        f"{_capital(refusal.message)}, and the roster gives none for {label!r}",
+                    asks = _opening(
+                        Words("{problem}, and the roster gives none for {unit!r}", problem=refusal.message, unit=label)
                     )
+                    asked.ask(("unit", label, refusal.field), asks)
                     fields[refusal.field] = 1  # a stand-in, to hear what else the ruleset needs
                     continue
                 break  # any other refusal is roster_from_data's to say, naming the field
@@ -389,17 +423,22 @@ def answered(pairs: list[tuple[Question, str | int | bool]]) -> Answers:
 
 def template(questions: list[Question]) -> str:
     """The questions as an answers file to fill in: each key with an empty value and, above it, what
-    it asks (and the choices). Grouped by table, as TOML wants."""
+    it asks (and the choices). Grouped by table, as TOML wants. The comments are for the person who
+    fills it in, so they are said in the reader's language; the tables and keys are TOML's, read back
+    by `read_answers`, and never change with it."""
     lines: list[str] = []
     for header in dict.fromkeys(_header(q) for q in questions):
         lines.append(f"[{header}]")
         for question in (q for q in questions if _header(q) == header):
-            lines.append(f"# {question.asks}.")  # each asks is a sentence without its full stop
+            lines.append(f"# {say(question.asks)}.")  # each asks is a sentence without its full stop
             if question.units:
-                lines.append(f"# Units with it: {', '.join(question.units)}.")
+                lines.append("# " + say(Words("Units with it: {units}.", units=", ".join(question.units))))
             if question.choices:
-                extra = ", or false" if question.kind == "rule" else ""
-                lines.append(f"# One of: {', '.join(question.choices)}{extra}.")
+                choices = ", ".join(question.choices)
+                if question.kind == "rule":
+                    lines.append("# " + say(Words("One of: {choices}, or false.", choices=choices)))
+                else:
+                    lines.append("# " + say(Words("One of: {choices}.", choices=choices)))
             key = quoted(question.name) if question.section == "rules" else question.item
             lines.append(f"{key} = " + ("0" if question.kind == "int" else '""'))
         lines.append("")
@@ -410,5 +449,10 @@ def _header(question: Question) -> str:
     return "rules" if question.section == "rules" else question.key.rpartition(".")[0]
 
 
-def _capital(text: str) -> str:
-    return text[:1].upper() + text[1:]
+def _opening(words: Words) -> Words:
+    """`words` opening a question: its English capitalised ("A 40K unit needs its Leadership (ld)
+    for Morale tests, and the roster gives none for 'Scouts'"), its template and values as they are
+    for another language, whose sentence opens in its own way."""
+    opened = str.__new__(Words, words[:1].upper() + words[1:])
+    opened.template, opened.plural, opened.args = words.template, words.plural, words.args
+    return opened

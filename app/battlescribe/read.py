@@ -20,6 +20,7 @@ from xml.etree.ElementTree import Element, ParseError
 import defusedxml
 import defusedxml.ElementTree
 
+from morale.core.words import Words, counted
 from morale.events.codec import MalformedEvent
 
 NAMESPACE = "http://www.battlescribe.net/schema/rosterSchema"
@@ -75,7 +76,14 @@ def read_list_file(data: bytes, where: str) -> ListRoster:
     """The roster in a `.ros` or `.rosz` file's bytes; every refusal is one line naming the file and
     what is wrong with it, and nothing is kept of a refused file."""
     if len(data) > MAX_FILE_BYTES:
-        raise MalformedEvent(f"{where}: the file is {len(data)} bytes; a roster file may have at most {MAX_FILE_BYTES}")
+        said = counted(
+            "{where}: the file is {n} byte; a roster file may have at most {limit}",
+            "{where}: the file is {n} bytes; a roster file may have at most {limit}",
+            n=len(data),
+            where=where,
+            limit=MAX_FILE_BYTES,
+        )
+        raise MalformedEvent(said)
     xml = _unzipped(data, where) if data[:4] == b"PK\x03\x04" else data
     return _roster(_parsed(xml, where), where)
 
@@ -86,58 +94,115 @@ def _unzipped(data: bytes, where: str) -> bytes:
         archive = zipfile.ZipFile(io.BytesIO(data))
         entries = archive.infolist()
     except (zipfile.BadZipFile, ValueError, EOFError) as exc:
-        raise MalformedEvent(f"{where}: not a readable zip file ({exc})") from None
+        # zipfile's words (English) say what is wrong with the archive
+        raise MalformedEvent(
+            Words("{where}: not a readable zip file ({reason})", where=where, reason=str(exc))
+        ) from None
     if len(entries) != 1:
-        raise MalformedEvent(f"{where}: a .rosz holds exactly one roster, not {len(entries)} files")
+        said = counted(
+            "{where}: a .rosz holds exactly one roster, not {n} file",
+            "{where}: a .rosz holds exactly one roster, not {n} files",
+            n=len(entries),
+            where=where,
+        )
+        raise MalformedEvent(said)
     entry = entries[0]
     if entry.flag_bits & 0x1:
-        raise MalformedEvent(f"{where}: the roster in the zip file is encrypted")
+        raise MalformedEvent(Words("{where}: the roster in the zip file is encrypted", where=where))
     limit = min(MAX_XML_BYTES, MAX_RATIO * max(entry.compress_size, 1))
     if entry.file_size > limit:
-        raise MalformedEvent(
-            f"{where}: the roster unzips to {entry.file_size} bytes from {entry.compress_size}; "
-            f"at most {limit} are read (a zip bomb?)"
+        said = counted(
+            "{where}: the roster unzips to {n} byte from {compressed}; at most {limit} are read (a zip bomb?)",
+            "{where}: the roster unzips to {n} bytes from {compressed}; at most {limit} are read (a zip bomb?)",
+            n=entry.file_size,
+            where=where,
+            compressed=entry.compress_size,
+            limit=limit,
         )
+        raise MalformedEvent(said)
     try:
         with archive.open(entry) as stream:
             xml = stream.read(limit + 1)  # the header may lie: never read past the bound
     # A damaged stream (zlib.error), a bad checksum (BadZipFile), a compression zipfile lacks.
     except (zipfile.BadZipFile, zlib.error, ValueError, EOFError, OSError, NotImplementedError, RuntimeError) as exc:
-        raise MalformedEvent(f"{where}: the zip file cannot be read ({exc})") from None
+        said = Words("{where}: the zip file cannot be read ({reason})", where=where, reason=str(exc))
+        raise MalformedEvent(said) from None
     if len(xml) > limit:
-        raise MalformedEvent(f"{where}: the roster unzips to more than {limit} bytes (a zip bomb?)")
+        said = counted(
+            "{where}: the roster unzips to more than {n} byte (a zip bomb?)",
+            "{where}: the roster unzips to more than {n} bytes (a zip bomb?)",
+            n=limit,
+            where=where,
+        )
+        raise MalformedEvent(said)
     return xml
 
 
 def _parsed(xml: bytes, where: str) -> Element:
     if len(xml) > MAX_XML_BYTES:
-        raise MalformedEvent(f"{where}: the roster is {len(xml)} bytes of XML; at most {MAX_XML_BYTES} are read")
+        said = counted(
+            "{where}: the roster is {n} byte of XML; at most {limit} are read",
+            "{where}: the roster is {n} bytes of XML; at most {limit} are read",
+            n=len(xml),
+            where=where,
+            limit=MAX_XML_BYTES,
+        )
+        raise MalformedEvent(said)
     try:
         root = defusedxml.ElementTree.fromstring(xml, forbid_dtd=True)
     except defusedxml.DTDForbidden:
-        raise MalformedEvent(f"{where}: the XML declares a DTD, which a roster file never needs") from None
+        said = Words("{where}: the XML declares a DTD, which a roster file never needs", where=where)
+        raise MalformedEvent(said) from None
     except defusedxml.EntitiesForbidden:
-        raise MalformedEvent(f"{where}: the XML declares entities, which a roster file never needs") from None
+        said = Words("{where}: the XML declares entities, which a roster file never needs", where=where)
+        raise MalformedEvent(said) from None
     except defusedxml.ExternalReferenceForbidden:
-        raise MalformedEvent(f"{where}: the XML refers to an external resource, which is never fetched") from None
+        said = Words("{where}: the XML refers to an external resource, which is never fetched", where=where)
+        raise MalformedEvent(said) from None
     except ParseError as exc:
         line, column = exc.position
-        raise MalformedEvent(
-            f"{where}: not XML (line {line}, column {column}): a roster file is .ros or .rosz"
-        ) from None
+        said = Words(
+            "{where}: not XML (line {line}, column {column}): a roster file is .ros or .rosz",
+            where=where,
+            line=line,
+            column=column,
+        )
+        raise MalformedEvent(said) from None
     if root.tag != _tag("roster"):
         found = root.tag.partition("}")[0].lstrip("{") if root.tag.startswith("{") else ""
-        raise MalformedEvent(
-            f"{where}: not a BattleScribe roster: the root element is {root.tag.rpartition('}')[2]!r} "
-            f"in the namespace {found or 'none'!r}, not 'roster' in {NAMESPACE!r}"
-        )
+        element = root.tag.rpartition("}")[2]
+        if found:
+            said = Words(
+                "{where}: not a BattleScribe roster: the root element is {element!r} in the namespace"
+                " {namespace!r}, not 'roster' in {expected!r}",
+                where=where,
+                element=element,
+                namespace=found,
+                expected=NAMESPACE,
+            )
+        else:
+            said = Words(
+                "{where}: not a BattleScribe roster: the root element is {element!r} in the namespace 'none',"
+                " not 'roster' in {expected!r}",
+                where=where,
+                element=element,
+                expected=NAMESPACE,
+            )
+        raise MalformedEvent(said)
     return root
 
 
 def _roster(root: Element, where: str) -> ListRoster:
     count = sum(1 for _ in root.iter(_tag("selection")))
     if count > MAX_SELECTIONS:
-        raise MalformedEvent(f"{where}: the roster has {count} selections; at most {MAX_SELECTIONS} are read")
+        said = counted(
+            "{where}: the roster has {n} selection; at most {limit} are read",
+            "{where}: the roster has {n} selections; at most {limit} are read",
+            n=count,
+            where=where,
+            limit=MAX_SELECTIONS,
+        )
+        raise MalformedEvent(said)
     forces = [_force(force, where) for force in _all_forces(root)]
     return ListRoster(where=where, name=root.get("name", ""), game_system=root.get("gameSystemName", ""), forces=forces)
 
@@ -170,7 +235,7 @@ def _names(element: Element, holder: str, item: str) -> list[str]:
 def _collect(selection: Element, army_rules: list[str], units: list[ListUnit], depth: int, where: str) -> None:
     """The units in a selection: itself if it is a unit or a model standing alone, else those inside it."""
     if depth > MAX_DEPTH:
-        raise MalformedEvent(f"{where}: selections are nested deeper than {MAX_DEPTH}")
+        raise MalformedEvent(_too_deep(where))
     kind = selection.get("type", "upgrade")
     if kind in ("unit", "model"):
         inner: list[ListUnit] = []
@@ -201,7 +266,7 @@ def _unit(selection: Element, army_rules: list[str], inner: list[ListUnit], dept
     def walk(element: Element, level: int, in_model: bool) -> None:
         nonlocal models
         if level > MAX_DEPTH:
-            raise MalformedEvent(f"{where}: selections are nested deeper than {MAX_DEPTH}")
+            raise MalformedEvent(_too_deep(where))
         for child in _children(element):
             kind = child.get("type", "upgrade")
             if kind == "unit":  # a unit within a unit (a squad's transport) is a unit of its own
@@ -246,8 +311,18 @@ def _has_leadership(selection: Element) -> bool:
 def _number(selection: Element, where: str) -> int:
     text = selection.get("number", "1")
     if not text.isdigit() or len(text) > 6:
-        raise MalformedEvent(f"{where}: selection {selection.get('name', '')!r}: number is {text!r}, not a count")
+        said = Words(
+            "{where}: selection {name!r}: number is {number!r}, not a count",
+            where=where,
+            name=selection.get("name", ""),
+            number=text,
+        )
+        raise MalformedEvent(said)
     return int(text)
+
+
+def _too_deep(where: str) -> Words:
+    return Words("{where}: selections are nested deeper than {depth}", where=where, depth=MAX_DEPTH)
 
 
 def _unique(names: list[str]) -> list[str]:

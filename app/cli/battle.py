@@ -107,7 +107,9 @@ def new(
             parsed = roster_of(roster, battle, answers, ask)
         except Unanswered as exc:
             if as_json:
-                questions = [{"key": q.key, "asks": q.asks, "choices": list(q.choices)} for q in exc.questions]
+                questions = [
+                    {"key": q.key, "asks": language.say(q.asks), "choices": list(q.choices)} for q in exc.questions
+                ]
                 refuse(words_of(exc), {**error_fields(exc), "questions": questions}, as_json)  # type: ignore[dict-item]
             # The refusal's one line on stderr; the answers file to fill in on stdout, to redirect to a file.
             said = Words("refused: {reason} (the answers file to fill in is on standard output)", reason=words_of(exc))

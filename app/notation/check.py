@@ -18,7 +18,7 @@ from morale.events.types import AnyEvent, Author, BattleStarted, PhaseEnded, Sto
 from morale.projections.verify import Auditor
 
 from ..service import with_state_digest
-from .reader import Located, Notation
+from .reader import Located, Notation, at_place
 
 
 @dataclass(frozen=True)
@@ -47,12 +47,12 @@ def check(notation: Notation, source: str) -> Checked:
             event = with_state_digest(auditor.fold, located.event)
             auditor.step(seq, event)
         except Refusal as refusal:
-            where = f"{source} line {located.line}, column {located.column}"
-            raise Refusal(f"{where}: {refusal.message}", rule=refusal.rule, field=refusal.field) from None
+            said = at_place(source, located.line, located.column, refusal.message)
+            raise Refusal(said, rule=refusal.rule, field=refusal.field) from None
         events.append(event)
     for finding in auditor.dice_findings(auditor.secrets):  # each revealed secret's rolls
         located = notation.events[finding.seq - 1]
-        raise Refusal(f"{source} line {located.line}, column {located.column}: {finding.message}", field="dice")
+        raise Refusal(at_place(source, located.line, located.column, finding.message), field="dice")
     return Checked(battle=notation.battle, events=events, located=notation.events)
 
 

@@ -12,11 +12,13 @@ import msgspec
 from morale.core.rules import Refusal
 from morale.core.rulesets import latest, lookup
 from morale.core.rulesets.base import Ruleset
+from morale.core.words import Words, counted
 from morale.events.codec import MalformedEvent, event_from_dict
 from morale.events.numbers import whole_number
 from morale.events.signing import SignedHead, fingerprint, public_key_from_text, signature_matches
 from morale.events.types import MAX_TABLE_DEPTH, AnyEvent, PinnedTable
 
+from ..reasons import words_of
 from ..roster import load_roster
 from ..tables import default_table, pin
 from .syntax import read_text, read_value
@@ -58,7 +60,7 @@ FROM_ROSTER = ("Name", "Ruleset", "RulesetVersion", "Sides", "Dice", "HouseRule"
 
 
 class _Error(Exception):
-    def __init__(self, line: int, column: int, message: str) -> None:
+    def __init__(self, line: int, column: int, message: str) -> None:  # message: Words
         self.line, self.column, self.message = line, column, message
 
 
@@ -75,7 +77,10 @@ def _check_named_once(tags: list[Tag]) -> None:
             name = read_text(tag.values[0][2])
             earlier = first.setdefault((tag.name, name), tag)
             if earlier is not tag:
-                raise _Error(tag.line, tag.column, f"[{tag.name} {name}] is given twice (first on line {earlier.line})")
+                said = Words(
+                    "[{tag} {name}] is given twice (first on line {line})", tag=tag.name, name=name, line=earlier.line
+                )
+                raise _Error(tag.line, tag.column, said)
 
 
 def battle_events(tags: list[Tag], source: str, base: Path, battle: str | None) -> Header:
@@ -91,13 +96,14 @@ def _read(tags: list[Tag], base: Path, battle: str | None) -> Header:
     given: dict[str, Tag] = {}
     for tag in tags:
         if tag.name not in TAGS:
-            raise _Error(tag.line, tag.column, f"unknown tag [{tag.name}] (known: {', '.join(TAGS)})")
+            said = Words("unknown tag [{tag}] (known: {known})", tag=tag.name, known=", ".join(TAGS))
+            raise _Error(tag.line, tag.column, said)
         least, most = TAGS[tag.name]
         if not least <= len(tag.values) <= most:
-            wanted = f"{least}" if least == most else f"{least} to {most}"
-            raise _Error(tag.line, tag.column, f"[{tag.name}] takes {wanted} value(s), not {len(tag.values)}")
+            raise _Error(tag.line, tag.column, _takes(tag.name, least, most, len(tag.values)))
         if tag.name in given and tag.name not in REPEATABLE:
-            raise _Error(tag.line, tag.column, f"[{tag.name}] is given twice (first on line {given[tag.name].line})")
+            said = Words("[{tag}] is given twice (first on line {line})", tag=tag.name, line=given[tag.name].line)
+            raise _Error(tag.line, tag.column, said)
         given.setdefault(tag.name, tag)
     _check_named_once(tags)
     # The heads were signed for the battle the notation was written from: its [Battle], whatever id
@@ -108,16 +114,17 @@ def _read(tags: list[Tag], base: Path, battle: str | None) -> Header:
         return _from_roster(tags, given, base, battle)
     named = battle or (_text(given["Battle"]) if "Battle" in given else "")
     if not named:
-        raise _Error(first.line, first.column, 'give the battle an id: [Battle "id"] (or --battle)')
+        raise _Error(first.line, first.column, Words('give the battle an id: [Battle "id"] (or --battle)'))
     if "Ruleset" not in given:
-        raise _Error(first.line, first.column, 'give the battle its rules: [Ruleset "wh40k6"]')
+        raise _Error(first.line, first.column, Words('give the battle its rules: [Ruleset "wh40k6"]'))
     ruleset_tag = given["Ruleset"]
     ruleset_id = _text(ruleset_tag)
     try:
         version = _text(given["RulesetVersion"]) if "RulesetVersion" in given else latest(ruleset_id).version
         ruleset = lookup(ruleset_id, version)
     except Refusal as refusal:
-        raise _Error(ruleset_tag.line, ruleset_tag.column, f"ruleset: {refusal.message}") from None
+        said = Words("ruleset: {problem}", problem=refusal.message)
+        raise _Error(ruleset_tag.line, ruleset_tag.column, said) from None
     fields: dict[str, Any] = {"type": "battle_started", "ruleset": ruleset_id, "ruleset_version": version}
     if "Sides" in given:
         fields["sides"] = [read_text(v) for _, _, v in given["Sides"].values]
@@ -134,8 +141,11 @@ def _read(tags: list[Tag], base: Path, battle: str | None) -> Header:
     tables = {read_text(t.values[0][2]): t for t in tags if t.name == "Table"}
     for name, tag in tables.items():
         if name not in ruleset.tables:
-            known = ", ".join(ruleset.tables) or "none"
-            raise _Error(tag.line, tag.column, f"{ruleset.id} reads no table {name!r} (known: {known})")
+            known = ", ".join(ruleset.tables) or Words("none")
+            said = Words(
+                "{ruleset} reads no table {name!r} (known: {known})", ruleset=ruleset.id, name=name, known=known
+            )
+            raise _Error(tag.line, tag.column, said)
     fields["tables"] = {
         name: msgspec.to_builtins(_table(tables[name], ruleset) if name in tables else default_table(ruleset, name))
         for name in ruleset.tables
@@ -144,8 +154,28 @@ def _read(tags: list[Tag], base: Path, battle: str | None) -> Header:
         started = event_from_dict(fields)
     except MalformedEvent as exc:
         place = _place_of(exc.field or "", given, first)
-        raise _Error(place.line, place.column, str(exc)) from None
+        raise _Error(place.line, place.column, words_of(exc)) from None
     return Header(battle=named, events=[(first.line, first.column, started)])
+
+
+def _takes(tag: str, least: int, most: int, given: int) -> Words:
+    """[Battle] takes 1 value, not 2; [Sides] takes 1 to 8 values, not 0."""
+    if least == most:
+        return counted(
+            "[{tag}] takes {n} value, not {given}",
+            "[{tag}] takes {n} values, not {given}",
+            n=most,
+            tag=tag,
+            given=given,
+        )
+    return counted(
+        "[{tag}] takes {least} to {n} value, not {given}",
+        "[{tag}] takes {least} to {n} values, not {given}",
+        n=most,
+        least=least,
+        tag=tag,
+        given=given,
+    )
 
 
 def _check_signatures(tags: list[Tag], battle: str) -> None:
@@ -157,20 +187,24 @@ def _check_signatures(tags: list[Tag], battle: str) -> None:
         try:
             keys[key] = public_key_from_text(raw, key)
         except ValueError as exc:
-            raise _Error(tag.line, tag.column, f"[PublicKey]: {exc}") from None
+            raise _Error(tag.line, tag.column, Words("[PublicKey]: {problem}", problem=words_of(exc))) from None
         if fingerprint(keys[key]) != key:
-            raise _Error(tag.line, tag.column, f"[PublicKey]: the key given is {fingerprint(keys[key])}, not {key}")
+            said = Words("[PublicKey]: the key given is {found}, not {key}", found=fingerprint(keys[key]), key=key)
+            raise _Error(tag.line, tag.column, said)
     for tag in (t for t in tags if t.name == "SignedHead"):
         seq, key = whole_number(tag.values[0][2]), _text_at(tag, 2)
         if seq is None:
-            raise _Error(tag.values[0][0], tag.values[0][1], f"[SignedHead]: {tag.values[0][2]!r} is not a seq")
+            said = Words("[SignedHead]: {given!r} is not a seq", given=tag.values[0][2])
+            raise _Error(tag.values[0][0], tag.values[0][1], said)
         if key not in keys:
-            raise _Error(tag.line, tag.column, f"[SignedHead]: no [PublicKey {key!r} ...] tag gives its key")
+            said = Words("[SignedHead]: no [PublicKey {key!r} ...] tag gives its key", key=key)
+            raise _Error(tag.line, tag.column, said)
         head = SignedHead(battle=battle, seq=seq, hash=_text_at(tag, 1), key=key, signature=_text_at(tag, 3))
         if not signature_matches(keys[key], head):
-            raise _Error(
-                tag.line, tag.column, f"[SignedHead]: the signature of the head at seq {seq} does not match key {key}"
+            said = Words(
+                "[SignedHead]: the signature of the head at seq {seq} does not match key {key}", seq=seq, key=key
             )
+            raise _Error(tag.line, tag.column, said)
 
 
 def _text_at(tag: Tag, index: int) -> str:
@@ -180,7 +214,7 @@ def _text_at(tag: Tag, index: int) -> str:
 def _switch(tag: Tag) -> bool:
     said = _text(tag)
     if said not in ("on", "off"):
-        raise _Error(tag.line, tag.column, f'[{tag.name}] is "on" or "off", not {said!r}')
+        raise _Error(tag.line, tag.column, Words('[{tag}] is "on" or "off", not {said!r}', tag=tag.name, said=said))
     return said == "on"
 
 
@@ -234,23 +268,36 @@ def _table(tag: Tag, ruleset: Ruleset) -> PinnedTable:
         given = read_text(tag.values[3][2])
         try:
             values = msgspec.json.decode(given) if _nesting_of_json(given) <= MAX_TABLE_DEPTH else None
-        except msgspec.DecodeError as exc:
-            raise _Error(line, column, f"table {name}: its values are not JSON: {exc}") from None
+        except msgspec.DecodeError as exc:  # msgspec's words (English) say where the JSON goes wrong
+            said = Words("table {name}: its values are not JSON: {reason}", name=name, reason=str(exc))
+            raise _Error(line, column, said) from None
         if values is None:
-            raise _Error(line, column, f"table {name}: its values nest deeper than {MAX_TABLE_DEPTH} levels")
+            said = counted(
+                "table {name}: its values nest deeper than {n} level",
+                "table {name}: its values nest deeper than {n} levels",
+                n=MAX_TABLE_DEPTH,
+                name=name,
+            )
+            raise _Error(line, column, said)
         if not isinstance(values, dict):
-            raise _Error(tag.values[3][0], tag.values[3][1], f"table {name}: its values are a JSON object")
+            said = Words("table {name}: its values are a JSON object", name=name)
+            raise _Error(tag.values[3][0], tag.values[3][1], said)
         table = pin(values, source)
     elif source == default_table(ruleset, name).source:
         table = default_table(ruleset, name)
     else:
         line, column, _ = tag.values[1]
-        raise _Error(line, column, f'table {name}: give its values ([Table {name} "source" "sha256" "JSON"])')
+        said = Words('table {name}: give its values ([Table {name} "source" "sha256" "JSON"])', name=name)
+        raise _Error(line, column, said)
     if table.sha256 != sha256:
         line, column, _ = tag.values[2]
-        raise _Error(
-            line, column, f"table {name}: its values hash to {table.sha256[:12]}..., not {sha256[:12]}... as given"
+        said = Words(
+            "table {name}: its values hash to {found}..., not {given}... as given",
+            name=name,
+            found=table.sha256[:12],
+            given=sha256[:12],
         )
+        raise _Error(line, column, said)
     return table
 
 
@@ -259,21 +306,20 @@ def _from_roster(tags: list[Tag], given: dict[str, Tag], base: Path, battle: str
     tag = given["Roster"]
     beside = [t for t in tags if t.name in FROM_ROSTER]
     if beside:
-        raise _Error(
-            beside[0].line, beside[0].column, f"[{beside[0].name}] comes from the roster given on line {tag.line}"
-        )
+        said = Words("[{tag}] comes from the roster given on line {line}", tag=beside[0].name, line=tag.line)
+        raise _Error(beside[0].line, beside[0].column, said)
     named = battle or (_text(given["Battle"]) if "Battle" in given else None)
     path = (base / _text(tag)).resolve()
     if not path.is_relative_to(base.resolve()):
-        raise _Error(
-            tag.line,
-            tag.column,
-            f"[Roster] names a file outside the notation's folder ({_text(tag)}): a roster is read from beside it",
+        said = Words(
+            "[Roster] names a file outside the notation's folder ({file}): a roster is read from beside it",
+            file=_text(tag),
         )
+        raise _Error(tag.line, tag.column, said)
     try:
         roster = load_roster(path, named)
     except (MalformedEvent, Refusal) as exc:
-        raise _Error(tag.line, tag.column, str(exc)) from None
+        raise _Error(tag.line, tag.column, words_of(exc)) from None
     events: list[tuple[int, int, AnyEvent]] = [(tag.line, tag.column, roster.started)]
     events += [(tag.line, tag.column, unit) for unit in roster.units]
     return Header(battle=roster.battle, events=events)

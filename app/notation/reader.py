@@ -13,21 +13,32 @@ import msgspec
 from lark import Token, Tree
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
+from morale.core.words import Words, counted, listed
 from morale.events.codec import MalformedEvent, event_from_dict
 from morale.events.types import AnyEvent, Author, PhaseEnded
 from morale.events.wording import validation_words
 
 from ..files import MAX_LINE_CHARS, first_long_line
+from ..reasons import words_of
 from .header import Tag, battle_events
 from .syntax import parser, read_text, read_value
 
 
 class NotationError(MalformedEvent):
-    """Notation that cannot be read: where (line, column) and why."""
+    """Notation that cannot be read: where (line, column) and why (`problem`, Words of its own; the
+    place is said around it in the reader's language, the source, line and column as they are)."""
 
-    def __init__(self, source: str, line: int, column: int, message: str) -> None:
-        self.line, self.column = line, column
-        super().__init__(f"{source} line {line}, column {column}: {message}")
+    def __init__(self, source: str, line: int, column: int, problem: str) -> None:
+        self.line, self.column, self.problem = line, column, problem
+        super().__init__(at_place(source, line, column, problem))
+
+
+def at_place(source: str, line: int, column: int, problem: str) -> Words:
+    """A problem said of a place in a notation: "input line 4, column 36: ..." (a refusal of the
+    referee's, `check.py`, too)."""
+    return Words(
+        "{source} line {line}, column {column}: {problem}", source=source, line=line, column=column, problem=problem
+    )
 
 
 @dataclass(frozen=True)
@@ -46,16 +57,26 @@ class Notation:
 
 # What the parser's terminals are called in an error, for people.
 _TERMINALS = {
-    "ID": "an id",
-    "VALUE": "a value",
-    "INT": "a number",
-    "SIGNED": "a signed number (+1, -2)",
-    "STRING": '"quoted text"',
-    "TAG": "a tag name",
-    "_NL": "the end of the line",
-    "$END": "the end of the file",
+    "ID": Words("an id"),
+    "VALUE": Words("a value"),
+    "INT": Words("a number"),
+    "SIGNED": Words("a signed number (+1, -2)"),
+    "STRING": Words('"quoted text"'),
+    "TAG": Words("a tag name"),
+    "_NL": Words("the end of the line"),
+    "$END": Words("the end of the file"),
 }
-_AUTHOR_FORMS = "write who entered the events as `by referee via cli`, `by SIDE player via console` or `by nobody`"
+_AUTHOR_FORMS = Words(
+    "write who entered the events as `by referee via cli`, `by SIDE player via console` or `by nobody`"
+)
+# What JSON's decoder says of quoted text it does not read, each as a sentence of ours (json's own
+# words otherwise, which are English: `{reason}`).
+_UNREAD = {
+    "Invalid \\escape": Words("quoted text that does not read: Invalid \\escape"),
+    "Invalid \\uXXXX escape": Words("quoted text that does not read: Invalid \\uXXXX escape"),
+    "Invalid control character at": Words("quoted text that does not read: Invalid control character at"),
+    "Unterminated string starting at": Words("quoted text that does not read: Unterminated string starting at"),
+}
 # A refused field's path ("dice[1]", "sides[0]"): the field, and the index within it if any.
 _PATH = re.compile(r"([A-Za-z_]*)(\[[0-9]+\])?")
 
@@ -69,11 +90,20 @@ def check_size(text: str, source: str) -> None:
     """Refuse a notation of more lines, or with a longer line, than any battle needs, naming the limit."""
     lines = text.count("\n") + 1
     if lines > MAX_LINES:
-        message = f"a notation holds at most {MAX_LINES:,} lines; this one has {lines:,}"
+        message = counted(
+            "a notation holds at most {n:,} line; this one has {lines:,}",
+            "a notation holds at most {n:,} lines; this one has {lines:,}",
+            n=MAX_LINES,
+            lines=lines,
+        )
         raise NotationError(source, MAX_LINES + 1, 1, message)
     line = first_long_line(text, MAX_LINE_CHARS)
     if line is not None:
-        message = f"a line of a notation holds at most {MAX_LINE_CHARS:,} characters; this one holds more"
+        message = counted(
+            "a line of a notation holds at most {n:,} character; this one holds more",
+            "a line of a notation holds at most {n:,} characters; this one holds more",
+            n=MAX_LINE_CHARS,
+        )
         raise NotationError(source, line, MAX_LINE_CHARS + 1, message)
 
 
@@ -97,32 +127,41 @@ def _check_quoted(tree: Tree, source: str) -> None:
         try:
             json.loads(str(token)).encode("utf-8")
         except json.JSONDecodeError as exc:
-            raise NotationError(
-                source, token.line, token.column + exc.pos, f"quoted text that does not read: {exc.msg}"
-            ) from None
+            said = _UNREAD.get(exc.msg) or Words("quoted text that does not read: {reason}", reason=exc.msg)
+            raise NotationError(source, token.line, token.column + exc.pos, said) from None
         except UnicodeEncodeError:
-            raise NotationError(
-                source, token.line, token.column, "quoted text with a lone surrogate (\\ud800 to \\udfff alone)"
-            ) from None
+            said = Words("quoted text with a lone surrogate (\\ud800 to \\udfff alone)")
+            raise NotationError(source, token.line, token.column, said) from None
 
 
 def _syntax_message(exc: UnexpectedInput, text: str) -> str:
     if isinstance(exc, UnexpectedCharacters):
         found = text[exc.pos_in_stream] if exc.pos_in_stream < len(text) else ""
-        return f"unexpected {found!r}" + _expected(exc.allowed)
+        return _unexpected(repr(found), exc.allowed)
     if isinstance(exc, UnexpectedToken):
-        found = "the end of the line" if exc.token.type == "_NL" else repr(str(exc.token))
-        if exc.token.type == "$END":
-            found = "the end of the file"
-        return f"unexpected {found}" + _expected(exc.expected)
+        if exc.token.type in ("_NL", "$END"):
+            return _unexpected(_TERMINALS[exc.token.type], exc.expected)
+        return _unexpected(repr(str(exc.token)), exc.expected)
     if isinstance(exc, UnexpectedEOF):
-        return "the file ends in the middle of a line" + _expected(exc.expected)
+        expected = _expected(exc.expected)
+        if expected is None:
+            return Words("the file ends in the middle of a line")
+        return Words("the file ends in the middle of a line (expected {expected})", expected=expected)
     return str(exc)
 
 
-def _expected(names: set[str] | frozenset[str]) -> str:
+def _unexpected(found: str, names: set[str] | frozenset[str]) -> Words:
+    """What the parser found (quoted as written, or the end of the line or file), and what it could take."""
+    expected = _expected(names)
+    if expected is None:
+        return Words("unexpected {found}", found=found)
+    return Words("unexpected {found} (expected {expected})", found=found, expected=expected)
+
+
+def _expected(names: set[str] | frozenset[str]) -> Words | None:
+    """What the parser could take, in order of their English (a keyword as `written`), or None."""
     words = sorted({_TERMINALS.get(n, _literal(n)) for n in names if not n.startswith("__ANON") or _literal(n)})
-    return f" (expected {', '.join(words)})" if words else ""
+    return listed(words) if words else None
 
 
 def _literal(name: str) -> str:
@@ -139,7 +178,7 @@ class _Builder:
         self.open: tuple[int, str, str] | None = None
         self.author: Author | None = None  # the last `by` line's
 
-    def fail(self, at: Tree | Token, message: str) -> NotationError:
+    def fail(self, at: Tree | Token, message: Words) -> NotationError:
         line, column = (at.line, at.column) if isinstance(at, Token) else (at.meta.line, at.meta.column)
         return NotationError(self.source, line, column, message)
 
@@ -154,11 +193,12 @@ class _Builder:
             tags.append(Tag(node.meta.line, node.meta.column, str(name), [(v.line, v.column, str(v)) for v in values]))
         stray = next((node for node in lines if node.data == "tag"), None)
         if stray is not None:
-            raise self.fail(stray, "a header tag comes before the first event")
+            raise self.fail(stray, Words("a header tag comes before the first event"))
         if not tags:
             at = lines[0] if lines else None
             line, column = (at.meta.line, at.meta.column) if at is not None else (1, 1)
-            raise NotationError(self.source, line, column, "the notation starts with its header: [Ruleset ...]...")
+            said = Words("the notation starts with its header: [Ruleset ...]...")
+            raise NotationError(self.source, line, column, said)
         header = battle_events(tags, self.source, self.base, battle)
         events = [Located(line, column, event, self.author) for line, column, event in header.events]
         for node in lines:
@@ -177,7 +217,7 @@ class _Builder:
             return None
         if kind == "phase":
             if not self.turn:
-                raise self.fail(node, "a phase heading needs a `== Turn N ==` heading before it")
+                raise self.fail(node, Words("a phase heading needs a `== Turn N ==` heading before it"))
             side, phase = node.children
             fields = {"type": "phase_started", "turn": self.turn, "side": read_text(side), "phase": read_text(phase)}
             started = self._decoded(node, fields, {"side": side.column, "phase": phase.column})
@@ -193,9 +233,8 @@ class _Builder:
                     {},
                 )
             if self.open is None:
-                raise self.fail(
-                    node, "`end` closes the phase under the last `-- SIDE PHASE --` heading, and none is open"
-                )
+                said = Words("`end` closes the phase under the last `-- SIDE PHASE --` heading, and none is open")
+                raise self.fail(node, said)
             (turn, side, phase), self.open = self.open, None
             return PhaseEnded(turn=turn, side=side, phase=phase)
         fields, columns = getattr(self, f"_{kind}")(node)
@@ -221,7 +260,8 @@ class _Builder:
         except msgspec.ValidationError as exc:
             words, field = validation_words(exc, Author, fields)
             at = {"via": via, "side": who, "token": token, "label": label}.get(field or "", node)
-            raise self.fail(at if at is not None else node, f"{field}: {words}" if field else words) from None
+            said = Words("{field}: {problem}", field=field, problem=words) if field else words
+            raise self.fail(at if at is not None else node, said) from None
 
     def _decoded(self, node: Tree, fields: dict[str, Any], columns: dict[str, int]) -> AnyEvent:
         try:
@@ -231,7 +271,7 @@ class _Builder:
             column = node.meta.column
             if found and found.group(1):  # the die itself for `dice[1]`, else the field's first token
                 column = columns.get(found.group(1) + (found.group(2) or ""), columns.get(found.group(1), column))
-            raise NotationError(self.source, node.meta.line, column, str(exc)) from None
+            raise NotationError(self.source, node.meta.line, column, words_of(exc)) from None
 
     # -- one builder a kind of line: (the event's fields, the column each field came from) -----------
     def _joined(self, node: Tree) -> tuple[dict[str, Any], dict[str, int]]:
@@ -302,7 +342,8 @@ class _Builder:
         for detail in details:
             field = names[str(detail.data)]
             if field in fields:
-                raise self.fail(detail, f"{detail.data} is given twice for {fields['side']}")
+                said = Words("{detail} is given twice for {side}", detail=str(detail.data), side=fields["side"])
+                raise self.fail(detail, said)
             inner = detail.children[0]
             fields[field] = _ids(inner) if field == "left_combat" else self._numbers(inner)
         return fields
@@ -378,7 +419,7 @@ class _Builder:
             key, told = pair.children
             name = read_text(key)
             if name in found:
-                raise self.fail(key, f"{name} is given twice")
+                raise self.fail(key, Words("{name} is given twice", name=name))
             found[name] = read_value(told)
         return found
 
@@ -388,7 +429,7 @@ class _Builder:
             key, told = number.children
             name = read_text(key)
             if name in found:
-                raise self.fail(key, f"{name} is given twice")
+                raise self.fail(key, Words("{name} is given twice", name=name))
             found[name] = int(told)
         return found
 

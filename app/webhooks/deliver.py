@@ -47,7 +47,7 @@ from morale.projections.feed import follow
 from ..http.background import while_serving
 from ..http.live import Published, Stores, sse_names
 from ..read_back import read_back_fold, reading_through
-from .hooks import ATTEMPTS_KEPT
+from .hooks import ATTEMPTS_KEPT, failed, gone, no_answer, timed_out
 from .message import signed_delivery
 from .settings import DeliverySettings, wait_after
 
@@ -237,12 +237,11 @@ class Deliverer:
         return bool(await self.stores.run(partial(_update_on, hook, changes)))
 
     def _pause_reason(self, attempt: DeliveryAttempt, failures: int) -> str:
+        """Why the hook is paused, kept in English (`hooks.kept_words` says it again in the reader's)."""
         if attempt.status == GONE:
-            return f"the receiver answered 410 Gone at event {attempt.seq}"
-        if failures >= self.settings.attempts == 1:
-            return f"the one attempt allowed failed at event {attempt.seq}: {attempt.answer}"
+            return str(gone(attempt.seq))
         if failures >= self.settings.attempts:
-            return f"{failures} attempts in a row failed at event {attempt.seq}; the last: {attempt.answer}"
+            return str(failed(failures, self.settings.attempts, attempt.seq, attempt.answer))
         return ""
 
     async def _attempt(self, client: httpx.AsyncClient, hook: StoredHook, published: Published) -> DeliveryAttempt:
@@ -254,9 +253,9 @@ class Deliverer:
                 status = answer.status_code
                 said = f"HTTP {status}{await _first_words(answer)}"
         except httpx.TimeoutException:
-            said = f"timed out after {self.settings.timeout_s:g} s"
+            said = str(timed_out(self.settings.timeout_s))  # kept in English: hooks.kept_words
         except httpx.HTTPError as exc:
-            said = f"no answer: {one_line(exc) or type(exc).__name__}"
+            said = str(no_answer(one_line(exc) or type(exc).__name__))
         ms = round((time.monotonic() - started) * 1000)
         ok = 200 <= status < 300
         return DeliveryAttempt(hook.battle, hook.hook_id, published.seq, at, status, said[:200], ms, ok)

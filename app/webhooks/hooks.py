@@ -10,12 +10,14 @@ next, not the whole story again (`--from 0` asks for that).
 from __future__ import annotations
 
 import base64
+import re
 import secrets
 import urllib.parse
 
 import msgspec
 
 from morale.core.rules import Refusal
+from morale.core.words import Words, counted
 from morale.events.hooks import DeliveryAttempt, StoredHook
 from morale.events.store import EventStore, UnknownBattle, now_utc
 from morale.events.types import EVENT_TYPES
@@ -68,9 +70,16 @@ def check_url(url: str) -> str:
     in every log that prints it: the hook's secret signs instead)."""
     given = url.strip()
     if len(given) > URL_MAX:
-        raise Refusal(f"a webhook's URL is at most {URL_MAX} characters, not {len(given)}", field="url")
+        said = counted(
+            "a webhook's URL is at most {n} character, not {length}",
+            "a webhook's URL is at most {n} characters, not {length}",
+            n=URL_MAX,
+            length=len(given),
+        )
+        raise Refusal(said, field="url")
     not_a_url = Refusal(
-        f"{given!r} is not an http or https URL a receiver listens at (https://bot.example/morale)", field="url"
+        Words("{url!r} is not an http or https URL a receiver listens at (https://bot.example/morale)", url=given),
+        field="url",
     )
     if any(char.isspace() or not char.isprintable() for char in given):  # a terminal obeys an escape
         raise not_a_url
@@ -81,15 +90,15 @@ def check_url(url: str) -> str:
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise not_a_url
     if parts.fragment or given.endswith("#"):
-        raise Refusal(f"{given!r}: a webhook's URL has no #fragment: a receiver never sees one", field="url")
+        said = Words("{url!r}: a webhook's URL has no #fragment: a receiver never sees one", url=given)
+        raise Refusal(said, field="url")
     if parts.username is not None or parts.password is not None:
-        raise Refusal(
-            "a webhook's URL may not hold a user or password: the hook's secret signs each delivery", field="url"
-        )
+        said = Words("a webhook's URL may not hold a user or password: the hook's secret signs each delivery")
+        raise Refusal(said, field="url")
     try:
         parts.port  # noqa: B018  # a port out of range raises here
     except ValueError:
-        raise Refusal(f"{given!r}: a port is 1 to 65535", field="url") from None
+        raise Refusal(Words("{url!r}: a port is 1 to 65535", url=given), field="url") from None
     return given
 
 
@@ -97,11 +106,12 @@ def check_kinds(kinds: list[str]) -> tuple[str, ...]:
     """Each kind an event type or a kind of outcome (the names the SSE feed sends items under)."""
     for kind in kinds:
         if kind not in KINDS:
-            raise Refusal(
-                f"{kind!r} is not a kind of feed item: an event type (casualties_suffered...) "
-                "or a kind of outcome (test_resolved, state_changed...)",
-                field="kinds",
+            said = Words(
+                "{kind!r} is not a kind of feed item: an event type (casualties_suffered...)"
+                " or a kind of outcome (test_resolved, state_changed...)",
+                kind=kind,
             )
+            raise Refusal(said, field="kinds")
     return tuple(dict.fromkeys(kinds))
 
 
@@ -112,13 +122,20 @@ def register(
     None); its secret is in the answer, once."""
     last = _last_seq(store, battle)
     if not label.strip():
-        raise Refusal("a label is needed, to tell this webhook from the others (e.g. league table)", field="label")
+        said = Words("a label is needed, to tell this webhook from the others (e.g. league table)")
+        raise Refusal(said, field="label")
     checked_url, checked_kinds, checked_label = check_url(url), check_kinds(kinds), check_label(label)
     if from_seq is not None and not 0 <= from_seq <= last:
-        raise Refusal(f"the log holds events 1 to {last}; a hook cannot start after {from_seq}", field="after")
+        said = Words("the log holds events 1 to {last}; a hook cannot start after {after}", last=last, after=from_seq)
+        raise Refusal(said, field="after")
     kept = store.hooks(battle)
     if len(kept) >= HOOKS_MAX:
-        raise Refusal(f"a battle has at most {HOOKS_MAX} webhooks; remove one first", field="url")
+        said = counted(
+            "a battle has at most {n} webhook; remove one first",
+            "a battle has at most {n} webhooks; remove one first",
+            n=HOOKS_MAX,
+        )
+        raise Refusal(said, field="url")
     secret = "whsec_" + base64.b64encode(secrets.token_bytes(24)).decode()
     stored = StoredHook(
         battle=battle,
@@ -144,7 +161,8 @@ def resume(store: EventStore, battle: str, hook_id: str) -> Hook:
     again now rather than at the end of its wait (the receiver is back)."""
     found = _found(store, battle, hook_id)
     if not found.paused and not found.failures:
-        raise Refusal(f"webhook {hook_id!r} is delivering: it is neither paused nor retrying", field="hook")
+        said = Words("webhook {hook!r} is delivering: it is neither paused nor retrying", hook=hook_id)
+        raise Refusal(said, field="hook")
     store.update_hook(battle, hook_id, paused="", failures=0)
     return listed(found._replace(paused="", failures=0), store.attempts(battle, hook_id, 1))
 
@@ -171,15 +189,76 @@ def listed(stored: StoredHook, last: list[DeliveryAttempt] | None = None) -> Hoo
         delivered_through=stored.through_seq,
         failures=stored.failures,
         state=state,
-        paused_because=stored.paused,
+        paused_because=kept_words(stored.paused),
         last_attempt=attempt_of(last[-1]) if last else None,
     )
 
 
 def attempt_of(kept: DeliveryAttempt) -> Attempt:
     return Attempt(
-        seq=kept.seq, at=kept.at, status=kept.status, answer=kept.answer, ms=kept.ms, delivered=kept.delivered
+        seq=kept.seq,
+        at=kept.at,
+        status=kept.status,
+        answer=kept_words(kept.answer),
+        ms=kept.ms,
+        delivered=kept.delivered,
     )
+
+
+# -- what the delivering node says of an attempt and of a pause (deliver.py) -----------------------
+# The store keeps them as English, a record the same whoever reads it; listed, they are Words again
+# (read back by the same sentences), so the CLI and the console say them in the reader's language.
+def timed_out(seconds: float) -> Words:
+    return Words("timed out after {seconds:g} s", seconds=seconds)
+
+
+def no_answer(reason: str) -> Words:
+    """No answer at all (a refused connection, a name that does not resolve): httpx's words, in English."""
+    return Words("no answer: {reason}", reason=reason)
+
+
+def gone(seq: int) -> Words:
+    return Words("the receiver answered 410 Gone at event {seq}", seq=seq)
+
+
+def failed(failures: int, allowed: int, seq: int, answer: str) -> Words:
+    if failures >= allowed == 1:
+        return Words("the one attempt allowed failed at event {seq}: {answer}", seq=seq, answer=answer)
+    return counted(
+        "{n} attempt in a row failed at event {seq}; the last: {answer}",
+        "{n} attempts in a row failed at event {seq}; the last: {answer}",
+        n=failures,
+        seq=seq,
+        answer=answer,
+    )
+
+
+_KEPT = (
+    (re.compile(r"timed out after (?P<seconds>[0-9.e+\-]+) s"), lambda m: timed_out(float(m["seconds"]))),
+    (re.compile(r"no answer: (?P<reason>.*)", re.DOTALL), lambda m: no_answer(m["reason"])),
+    (re.compile(r"the receiver answered 410 Gone at event (?P<seq>[0-9]+)"), lambda m: gone(int(m["seq"]))),
+    (
+        re.compile(r"the one attempt allowed failed at event (?P<seq>[0-9]+): (?P<answer>.*)", re.DOTALL),
+        lambda m: failed(1, 1, int(m["seq"]), kept_words(m["answer"])),
+    ),
+    (
+        re.compile(
+            r"(?P<n>[0-9]+) attempts? in a row failed at event (?P<seq>[0-9]+); the last: (?P<answer>.*)", re.DOTALL
+        ),
+        lambda m: failed(int(m["n"]), 0, int(m["seq"]), kept_words(m["answer"])),
+    ),
+)
+
+
+def kept_words(text: str) -> str:
+    """A kept reason or answer as the Words that said it, where one of the sentences above did (and
+    says it the same); else as it is (a receiver's `HTTP 500: ...`, words not ours)."""
+    for pattern, made in _KEPT:
+        found = pattern.fullmatch(text)
+        if found is not None:
+            words = made(found)
+            return words if words == text else text
+    return text
 
 
 def _last_seq(store: EventStore, battle: str) -> int:

@@ -4,6 +4,8 @@ the server's event kinds (app/http/kinds.py), in every command."""
 
 from __future__ import annotations
 
+from morale.core.words import Words
+
 
 class UnknownHook(LookupError):
     """No hook of the battle has this id."""
@@ -11,4 +13,4 @@ class UnknownHook(LookupError):
     field = "hook"
 
     def __init__(self, battle: str, hook_id: str) -> None:
-        super().__init__(f"hook: battle {battle!r} has no webhook with id {hook_id!r}")
+        super().__init__(Words("hook: battle {battle!r} has no webhook with id {hook!r}", battle=battle, hook=hook_id))
