@@ -9,6 +9,7 @@ not ours, and is left alone: a Russian club's roster may well name its units in 
 
 from __future__ import annotations
 
+import getpass
 import os
 import re
 import shlex
@@ -57,11 +58,11 @@ def battles_own_words(roster: Path) -> set[str]:
 
 def english_in(text: str, roster: Path = ROSTER) -> list[str]:
     """Our English words in `text`, rule IDs, URLs and the battle's own words aside."""
+    text = re.sub(r"\bmorale (?=\d)", " ", text)  # the program, by name and version: "morale 0.2.0"
     text = re.sub(r"\b[a-z0-9_]+(?:\.[a-z0-9_]+)+\b", " ", text)  # rule IDs, file names
     text = re.sub(r"\S+://\S+", " ", text)
     text = re.sub(r"\b\w+(?:\[\d+\])+", " ", text)  # a field refused, by its path: dice[0]
-    text = re.sub(r"\bmorale (?=\d)", " ", text)  # the program, by name and version: "morale 0.2.0"
-    allowed = battles_own_words(roster) | SAME_IN_RUSSIAN
+    allowed = battles_own_words(roster) | SAME_IN_RUSSIAN | {getpass.getuser().lower()}  # who entered it
     found = [w for w in re.findall(r"[A-Za-z]{3,}", text) if w.lower() in english_words()]
     return sorted({w for w in found if w.lower() not in allowed})
 
