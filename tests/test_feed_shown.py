@@ -16,6 +16,7 @@ from support.served import ROOT, LiveServer, bearer, example_lines, open_stream,
 
 from morale.app.http.kinds import module, outcome_kinds
 from morale.app.http.server import Settings, create_app
+from morale.core.words import english
 from morale.events.store import SqliteEventStore
 from morale.events.types import EVENT_TYPES
 from morale.projections.due import due_tests
@@ -168,7 +169,9 @@ def test_a_test_made_due_carries_the_target_and_odds_the_due_list_gives(served):
                     continue
                 listed = due_now[(shown["unit"], shown["test"])]
                 assert shown.get("target") == listed.target
-                assert shown.get("odds") == (json.loads(msgspec.json.encode(listed.odds)) if listed.odds else None)
+                assert shown.get("odds") == (
+                    json.loads(msgspec.json.encode(listed.odds, enc_hook=english)) if listed.odds else None
+                )
                 assert shown["dice"] == listed.dice and shown["name"]
                 checked += 1
     store.close()
