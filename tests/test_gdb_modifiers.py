@@ -183,6 +183,39 @@ def test_gdb_mod_charge_losses_count_only_figures_lost_after_the_charge_was_decl
     assert "gdb.mod.charge.losses" not in due_modifiers(table, "fusiliers")
 
 
+def test_gdb_mod_charge_losses_not_once_the_chargers_test_is_rolled():
+    """fusiliers charge home (7: Charge) and then lose figures: their charging test is rolled, so
+    nothing is restated. Charged in their turn by greencoats, they lose more with their charged test
+    due: it keeps the modifiers it was called with, none of a charger's."""
+    table = gdb_table(french(), allied(), allied("greencoats"))
+    table.go_to(1, "french", "charge")
+    charge(table, "fusiliers", "whitecoats")
+    roll(table, "fusiliers", "charging", 4, 3)
+    table.casualties("fusiliers", 1, cause="closing fire")
+    assert [(d.unit, d.test) for d in table.battle.due] == [("whitecoats", "charged")]
+    roll(table, "whitecoats", "charged", 4, 4)
+    charge(table, "greencoats", "fusiliers")
+    roll(table, "greencoats", "charging", 4, 3)
+    assert due_modifiers(table, "fusiliers") == {"gdb.mod.charged.line": -1}
+    table.casualties("fusiliers", 2, cause="musketry")
+    assert due_modifiers(table, "fusiliers") == {"gdb.mod.charged.line": -1}
+
+
+def test_gdb_mod_charge_losses_not_for_a_chargers_morale_phase_test():
+    """fusiliers charged this turn (and halted); shot down to 17 figures, they test in the Morale
+    phase. A figure lost while that test is due is no loss during a charge: the test stands as called."""
+    table = gdb_table(french(), allied())
+    table.go_to(1, "french", "charge")
+    charge(table, "fusiliers", "whitecoats")
+    roll(table, "fusiliers", "charging", 2, 2)  # 5: Halt
+    table.go_to(1, "french", "shooting")
+    table.casualties("fusiliers", 3)
+    table.go_to(1, "french", "morale")
+    assert due_modifiers(table, "fusiliers") == {"gdb.mod.losses": -1}
+    table.casualties("fusiliers", 1)
+    assert due_modifiers(table, "fusiliers") == {"gdb.mod.losses": -1}
+
+
 def test_gdb_mod_charge_flank():
     assert general(french(), allied(), unit="fusiliers") == {"gdb.mod.no_losses": 1}
     table = charging(french(), allied(), flank=("whitecoats",))

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import pytest
 from support.gdb import change, fact, gdb_table, gdb_unit, near, not_taken, roll
+from support.table import combat
 
 from morale.core.referee import next_phase
 from morale.core.rulesets.gdb.profile import PHASES, formation
 from morale.events.types import PhaseStarted, TableFactRecorded, UnitChanged, UnitJoined
 from morale.projections.board import board
+from morale.projections.vocabulary import vocabulary_of
 
 
 def test_a_game_turn_is_movement_charge_shooting_melee_morale_for_both_sides():
@@ -113,3 +115,29 @@ def test_the_board_shows_formation_formed_location_and_commander():
     )
     rows = {r.unit: r.profile for r in board(table.battle).units}
     assert rows == {"ligne": "column, formed, in a church, brigade attached", "ir4": "line, unformed"}
+
+
+@pytest.mark.parametrize(
+    ("location", "words"),
+    [
+        ("open", "line, formed"),
+        ("building", "line, formed, in a building"),
+        ("redoubt", "line, formed, in a redoubt"),
+        ("castle", "line, formed, in a castle"),
+        ("church", "line, formed, in a church"),
+    ],
+)
+def test_gdb_mod_cover_the_board_says_which_built_up_area_a_unit_defends(location, words):
+    table = gdb_table(gdb_unit("ligne", location=location))
+    (row,) = board(table.battle).units
+    assert row.profile == words
+
+
+def test_gdb_note_melee_a_combat_report_is_refused_and_the_console_offers_no_form_for_one():
+    """Melees are read unit by unit (melee_result): the vocabulary the console builds its forms from
+    says so, and a combat_resolved is refused."""
+    assert vocabulary_of("gdb", "1").combat_reports is False
+    table = gdb_table(gdb_unit("ligne"), gdb_unit("ir4", "allies"))
+    table.go_to(1, "french", "melee")
+    refused = table.refuse(combat(("french", "ligne", 2), ("allies", "ir4", 1)))
+    assert refused.field == "type" and "record each unit's melee_result fact" in str(refused)

@@ -173,6 +173,69 @@ def test_gdb_waver_reform_only_a_wavering_unit_reforms():
     assert table.refuse(PlayerDecided(unit="ligne", decision="reform")).rule == "gdb.waver.reform"
 
 
+@pytest.mark.parametrize("phase", ["charge", "shooting", "melee", "morale"])
+def test_gdb_waver_reform_in_a_later_turn_only_in_its_movement_phase(phase):
+    table = gdb_table(french("ligne", formation="column"), cavalry())
+    charged_by_cavalry(table, "ligne", 2, 3)
+    table.go_to(2, "french", phase)
+    refused = table.refuse(PlayerDecided(unit="ligne", decision="reform"))
+    assert refused.rule == "gdb.waver.reform" and "may reform only from the Movement phase" in str(refused)
+
+
+def test_gdb_waver_reform_a_wavering_unit_keeps_its_formation_whichever_it_would_take():
+    """ligne wavers in line: column, square or mass are all refused while it wavers, and once it has
+    reformed (into line) it may not change formation for the rest of the turn."""
+    table = gdb_table(french("ligne", formation="line"), cavalry())
+    charged_by_cavalry(table, "ligne", 2, 3)
+    assert table.state("ligne") == "wavering"
+    for shape in ("column", "mass", "square"):
+        assert table.refuse(UnitChanged(unit="ligne", changes={"formation": shape})).rule == "gdb.waver.reform"
+    table.go_to(2, "french", "movement")
+    decide(table, "ligne", "reform")
+    table.end_phase()
+    assert (table.state("ligne"), profile(table, "ligne")["formation"]) == ("steady", "line")
+    refused = table.refuse(UnitChanged(unit="ligne", changes={"formation": "column"}))
+    assert (
+        refused.rule == "gdb.waver.reform"
+        and "ligne reforms into the formation it had before and cannot change it this turn" in str(refused)
+    )
+
+
+def test_gdb_waver_reform_a_unit_made_to_retreat_while_reforming_or_forming_up_stays_retreating():
+    """Turn 1: ligne routs (and, the enemy in charge range, cannot rally), legere wavers, grenadiers
+    retreat and rally. Turn 2's Movement phase: legere reforms and grenadiers form up, when ligne,
+    within 15 cm of both, is caught by the enemy. Dispersed, it makes brigade ney test: Retreat. Both
+    retreat, and at the end of the phase they are still retreating: neither reformed nor formed up."""
+    table = gdb_table(
+        french("legere", brigade="ney"),
+        french("grenadiers", brigade="ney"),
+        french("ligne", brigade="ney"),
+        cavalry("chevaulegers"),
+        cavalry("kaiser"),
+        cavalry("uhlans"),
+    )
+    charged_by_cavalry(table, "ligne", 1, 1, by="chevaulegers")  # Rout
+    charged_by_cavalry(table, "legere", 2, 3, by="kaiser")  # Waver
+    charged_by_cavalry(table, "grenadiers", 1, 2, by="uhlans")  # Retreat
+    fact(table, "ligne", "enemy_in_charge_range", True)
+    table.go_to(1, "french", "morale")
+    roll(table, "grenadiers", "rally", 4, 3)  # 7 + 1 - 1 = 7: Rally
+    table.go_to(2, "french", "movement")
+    decide(table, "legere", "reform")
+    assert (restrictions(table, "legere"), restrictions(table, "grenadiers")) == (["reforming"], ["forming_up"])
+    near(table, "ligne", "legere", "grenadiers")
+    fact(table, "ligne", "contact_with_enemy", True)
+    caused = roll(table, "legere", "brigade", 1, 2)  # 3 - 1 (ligne dispersed) = 2: Retreat
+    assert resolved(caused).result == "retreat"
+    assert state_changes(caused) == [
+        ("legere", "falling_back", "gdb.result.retreat"),
+        ("grenadiers", "falling_back", "gdb.result.retreat"),
+    ]
+    ended = table.end_phase()
+    assert state_changes(ended) == []
+    assert (table.state("legere"), table.state("grenadiers")) == ("falling_back", "falling_back")
+
+
 # -- retreat ----------------------------------------------------------------------------------------
 def test_gdb_result_retreat_falls_back():
     table = gdb_table(french("ligne"), cavalry())
@@ -187,6 +250,14 @@ def test_gdb_retreat_unformed():
     (unformed,) = [o for o in caused if isinstance(o, out.ProfileChanged)]
     assert (unformed.rule, unformed.changes) == ("gdb.retreat.unformed", {"formed": False})
     assert table.refuse(UnitChanged(unit="ligne", changes={"formed": True})).rule == "gdb.retreat.unformed"
+
+
+@pytest.mark.parametrize(("dice", "words"), [((1, 2), "retreating"), ((1, 1), "routing")])
+def test_gdb_retreat_unformed_the_refusal_says_whether_the_unit_retreats_or_routs(dice, words):
+    table = gdb_table(french("ligne"), cavalry())
+    charged_by_cavalry(table, "ligne", *dice)
+    refused = table.refuse(UnitChanged(unit="ligne", changes={"formed": True}))
+    assert refused.rule == "gdb.retreat.unformed" and f"ligne is {words} and unformed until it rallies" in str(refused)
 
 
 def test_gdb_retreat_interpenetrate_friends_it_passes_through_become_unformed():
@@ -208,6 +279,38 @@ def test_gdb_retreat_interpenetrate_only_by_a_retreating_or_routing_friend():
     table = gdb_table(french("ligne"), french("legere"), cavalry())
     refused = table.refuse(TableFactRecorded(unit="legere", fact="interpenetrated", value="ligne"))
     assert refused.rule == "gdb.retreat.interpenetrate"
+
+
+@pytest.mark.parametrize(("retreating", "passed_through"), [("ligne", "ir4"), ("ir4", "ligne")])
+def test_gdb_retreat_interpenetrate_not_by_a_retreating_enemy(retreating, passed_through):
+    """Either side's retreating unit is refused as passing through an enemy."""
+    table = gdb_table(french("ligne"), allied("ir4"), cavalry(), gdb_unit("hussars", unit_type="cavalry", models=12))
+    charged_by_cavalry(table, "ligne", 1, 2)
+    charge(table, "hussars", "ir4")
+    roll(table, "hussars", "charging", 6, 5)
+    roll(table, "ir4", "charged", 1, 2)
+    assert (table.state("ligne"), table.state("ir4")) == ("falling_back", "falling_back")
+    refused = table.refuse(TableFactRecorded(unit=passed_through, fact="interpenetrated", value=retreating))
+    assert (
+        refused.rule == "gdb.retreat.interpenetrate"
+        and f"{retreating} is not a retreating or routing friend of {passed_through}" in str(refused)
+    )
+
+
+def test_gdb_retreat_interpenetrate_a_battery_in_the_open_is_passed_through_and_unformed():
+    table = gdb_table(french("ligne"), french("battery", unit_type="foot_artillery", models=4), cavalry())
+    charged_by_cavalry(table, "ligne", 1, 2)
+    caused = fact(table, "battery", "interpenetrated", "ligne")
+    assert [(o.rule, o.changes) for o in caused] == [("gdb.retreat.interpenetrate", {"formed": False})]
+
+
+def test_gdb_retreat_interpenetrate_a_unit_in_good_order_unformed_by_it_may_form_again():
+    table = gdb_table(french("ligne"), french("legere"), cavalry())
+    charged_by_cavalry(table, "ligne", 1, 2)
+    fact(table, "legere", "interpenetrated", "ligne")
+    assert profile(table, "legere")["formed"] is False
+    change(table, "legere", formed=True)
+    assert profile(table, "legere")["formed"] is True
 
 
 @pytest.mark.parametrize("location", ["building", "castle", "church"])
@@ -340,6 +443,35 @@ def test_gdb_retreat_rally_failed_it_keeps_retreating():
     assert state_changes(caused) == [("ligne", "falling_back", "gdb.retreat.rally")]
 
 
+def test_gdb_retreat_rally_a_unit_ruled_rallied_during_a_movement_phase_forms_up_in_the_next_one():
+    """The referee rules the retreating ligne rallied in the middle of turn 2's Movement phase: it
+    did not begin to form up when the phase began, so it is still unformed at its end and forms up
+    in turn 3's."""
+    table = gdb_table(french("ligne"), cavalry())
+    charged_by_cavalry(table, "ligne", 1, 2)
+    fact(table, "ligne", "enemy_in_charge_range", True)  # no rally in turn 1
+    table.go_to(2, "french", "movement")
+    table.record(RefereeRuled(unit="ligne", state="regrouped", reason="it stopped behind the wood"))
+    ended = table.end_phase()
+    assert state_changes(ended) == [] and table.state("ligne") == "regrouped"
+    assert profile(table, "ligne")["formed"] is False
+    caused = table.go_to(3, "french", "movement")
+    assert [o.restriction for o in caused if isinstance(o, out.RestrictionApplied)] == ["forming_up"]
+    assert state_changes(table.end_phase()) == [("ligne", "steady", "gdb.retreat.rally")]
+
+
+def test_gdb_retreat_rally_a_unit_forming_up_that_the_referee_rules_steady_is_left_steady():
+    table = gdb_table(french("ligne"), cavalry())
+    charged_by_cavalry(table, "ligne", 1, 2)
+    table.go_to(1, "french", "morale")
+    roll(table, "ligne", "rally", 4, 3)
+    table.go_to(2, "french", "movement")
+    assert restrictions(table, "ligne") == ["forming_up"]
+    table.record(RefereeRuled(unit="ligne", state="steady", reason="it had formed up before the turn began"))
+    ended = table.end_phase()
+    assert state_changes(ended) == [] and table.state("ligne") == "steady"
+
+
 # -- rout -------------------------------------------------------------------------------------------
 def test_gdb_result_rout_routs_unformed():
     table = gdb_table(french("ligne"), cavalry())
@@ -401,6 +533,18 @@ def test_gdb_rout_contact_only_a_routing_unit_is_dispersed_by_contact():
     assert refused.rule == "gdb.rout.contact"
 
 
+@pytest.mark.parametrize("result", ["carry_on", "halt", "waver", "retreat", "rout"])
+def test_gdb_rout_contact_a_routing_unit_has_no_melee_result_of_its_own(result):
+    table = gdb_table(french("ligne"), cavalry())
+    charged_by_cavalry(table, "ligne", 1, 1)
+    table.go_to(1, "french", "melee")
+    refused = table.refuse(TableFactRecorded(unit="ligne", fact="melee_result", value=result))
+    assert (
+        refused.rule == "gdb.rout.contact"
+        and "ligne is routing and does not fight back: record contact_with_enemy" in str(refused)
+    )
+
+
 def test_gdb_rout_dispersal_point_is_marked_where_it_dispersed():
     table = gdb_table(french("ligne", models=12, full_strength=20), cavalry())
     caused = charged_by_cavalry(table, "ligne", 1, 1)
@@ -430,6 +574,31 @@ def test_gdb_rout_brigade_not_when_no_unit_of_its_brigade_is_within_15cm():
     caused = charged_by_cavalry(table, "ligne", 1, 1)
     assert table.state("ligne") == "dispersed"
     assert not [o for o in caused if isinstance(o, out.TestDue)]
+
+
+def test_gdb_rout_brigade_in_the_charge_phase_the_test_falls_due_at_once_beside_the_charged_tests():
+    """The chevaulegers charge the routing ligne and grenadiers together: ligne is caught and
+    dispersed next to legere, of its brigade. The Brigade Morale Test is due at once, beside the
+    grenadiers' charged test: only in the Morale phase does it wait for the units' tests."""
+    table = gdb_table(
+        french("legere", brigade="ney"),
+        french("ligne", brigade="ney"),
+        french("grenadiers", brigade="soult"),
+        cavalry(),
+        cavalry("kaiser"),
+    )
+    charged_by_cavalry(table, "ligne", 1, 1, by="kaiser")
+    fact(table, "ligne", "enemy_in_charge_range", True)
+    table.go_to(2, "french", "movement")
+    near(table, "ligne", "legere")
+    table.go_to(2, "french", "charge")
+    charge(table, "chevaulegers", "ligne", "grenadiers")
+    caused = roll(table, "chevaulegers", "charging", 5, 5)
+    assert table.state("ligne") == "dispersed"
+    assert [(o.unit, o.test) for o in caused if isinstance(o, out.TestDue)] == [
+        ("grenadiers", "charged"),
+        ("legere", "brigade"),
+    ]
 
 
 def test_gdb_rout_rally_one_attempt_passed_it_rallies():
@@ -464,6 +633,28 @@ def test_gdb_rout_rally_a_second_attempt_is_refused():
     caused = table.go_to(2, "french", "morale")
     assert ("ligne", "rally", "gdb.rout.rally") in not_taken(caused)
     assert table.refuse(DiceRolled(unit="ligne", test="rally", dice=(6, 5))).rule == "gdb.rout.rally"
+
+
+def test_gdb_rout_rally_one_attempt_a_unit_that_rallied_and_later_retreats_rallies_as_any_retreating_unit():
+    """ligne routs and rallies in turn 1 (its one attempt), forms up in turn 2, then retreats when
+    charged again. The one attempt was a routing unit's: retreating, it rallies in the Morale phase,
+    and a roll before then is told to wait for it, not that its attempt is spent."""
+    table = gdb_table(french("ligne"), cavalry(), cavalry("kaiser"))
+    charged_by_cavalry(table, "ligne", 1, 1)
+    table.go_to(1, "french", "morale")
+    roll(table, "ligne", "rally", 5, 5)
+    table.go_to(2, "french", "movement")
+    table.end_phase()
+    assert table.state("ligne") == "steady"
+    table.go_to(2, "french", "charge")
+    charge(table, "kaiser", "ligne")
+    roll(table, "kaiser", "charging", 6, 5)
+    roll(table, "ligne", "charged", 1, 2)  # 3 + 1 - 2 = 2: Retreat
+    assert table.state("ligne") == "falling_back"
+    refused = table.refuse(DiceRolled(unit="ligne", test="rally", dice=(4, 4)))
+    assert refused.rule == "gdb.trigger.rally" and "ligne attempts to rally in the Morale phase" in str(refused)
+    table.go_to(2, "french", "morale")
+    assert [(d.unit, d.test) for d in table.battle.due] == [("ligne", "rally")]
 
 
 # -- the Brigade Morale Test ------------------------------------------------------------------------

@@ -134,6 +134,18 @@ def test_gdb_results_table_a_battle_may_play_with_its_own_table():
     assert (test.total, test.result, test.passed) == (8, "halt", False)
 
 
+def test_gdb_trigger_charged_not_when_a_table_of_ones_own_gives_the_charger_carry_on():
+    """A house table whose charging column reads Carry out orders for 7 or more: the charger passes
+    (carry_on passes by default) but may not start a melee, so its target takes no charged test.
+    Only a Charge result brings the charge home."""
+    values = default_values()
+    values["charging"][0]["result"] = "carry_on"
+    table = a_charge(values)
+    test = resolved(roll(table, "fusiliers", "charging", 4, 3))
+    assert (test.total, test.result, test.passed) == (8, "carry_on", True)
+    assert table.battle.due == [] and table.unit("fusiliers").restricted("no_melee")
+
+
 def test_gdb_results_table_passing_results_are_data_too():
     values = {**default_values(), "passing": ["charge", "carry_on", "halt", "rally"]}
     table = a_charge(values)

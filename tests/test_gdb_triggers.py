@@ -80,6 +80,17 @@ def test_gdb_trigger_charging_a_cavalry_target_may_countercharge_instead():
     assert table.battle.due == []
 
 
+@pytest.mark.parametrize("unit_type", ["infantry", "foot_artillery", "horse_artillery", "skirmishers"])
+def test_gdb_trigger_charging_only_a_cavalry_target_may_countercharge(unit_type):
+    table = gdb_table(french("ligne"), allied("target", unit_type=unit_type, models=8))
+    table.go_to(1, "french", "charge")
+    charge(table, "ligne", "target")
+    roll(table, "ligne", "charging", 5, 4)
+    assert due(table) == [("target", "charged", "gdb.trigger.charged")]
+    assert table.battle.due[0].decisions == ()
+    assert table.refuse(PlayerDecided(unit="target", decision="countercharge")).rule == "engine.decision"
+
+
 def test_gdb_trigger_charged_targets_test_once_the_charger_passed():
     table = gdb_table(french("ligne"), allied("ir4"), allied("ir5"))
     table.go_to(1, "french", "charge")
@@ -329,6 +340,32 @@ def test_gdb_trigger_dispersal_near_only_a_dispersal_in_the_charge_or_melee_phas
     assert due(table) == ([("legere", "morale", "gdb.trigger.dispersal_near")] if tests else [])
 
 
+def test_gdb_trigger_dispersal_near_a_router_caught_by_a_charge_dates_its_dispersal_to_the_chargers_roll():
+    """ligne routed in turn 1 and cannot rally. In turn 2 the chevaulegers charge it and read Charge:
+    caught, it is dispersed by that roll (gdb.rout.contact), not by the declaration before it, and
+    legere's test in the Morale phase cites the roll."""
+    table = gdb_table(
+        french("ligne"),
+        french("legere", brigade="second"),
+        allied("kaiser_chevaulegers", unit_type="cavalry", models=12),
+    )
+    table.go_to(1, "french", "charge")
+    routs_when_charged(table, "ligne", by="kaiser_chevaulegers")
+    fact(table, "ligne", "enemy_in_charge_range", True)
+    table.go_to(2, "french", "movement")
+    near(table, "legere", "ligne")
+    table.go_to(2, "french", "charge")
+    charge(table, "kaiser_chevaulegers", "ligne")
+    declared = table.fold.seq
+    roll(table, "kaiser_chevaulegers", "charging", 5, 5)
+    charge_roll = table.fold.seq
+    assert table.state("ligne") == "dispersed"
+    table.go_to(2, "french", "morale")
+    (test,) = table.battle.due
+    assert (test.unit, test.rule, test.caused_by) == ("legere", "gdb.trigger.dispersal_near", (charge_roll,))
+    assert declared not in test.caused_by
+
+
 def test_gdb_trigger_friend_routing_prev_and_gdb_note_simultaneous_a_morale_phase_rout_counts_next_turn():
     table = gdb_table(french("ligne"), french("legere"), allied("ir4"))
     near(table, "legere", "ligne")
@@ -462,6 +499,52 @@ def test_gdb_note_rally_attempt_a_rally_roll_for_a_unit_in_good_order_is_refused
     assert table.refuse(DiceRolled(unit="ligne", test="rally", dice=(3, 3))).rule == "gdb.trigger.rally"
 
 
+def test_gdb_trigger_rally_a_unit_in_good_order_with_a_morale_test_due_is_told_it_does_not_rally():
+    table = gdb_table(french("ligne"), allied("ir4"))
+    table.go_to(1, "french", "shooting")
+    table.casualties("ligne", 3)
+    table.go_to(1, "french", "morale")
+    assert due(table) == [("ligne", "morale", "gdb.trigger.losses")]
+    refused = table.refuse(DiceRolled(unit="ligne", test="rally", dice=(3, 3)))
+    assert refused.rule == "gdb.trigger.rally" and "only a retreating or routing unit rallies; ligne is steady" in str(
+        refused
+    )
+
+
+@pytest.mark.parametrize(("dice", "state"), [((1, 2), "falling_back"), ((1, 1), "broken")])
+def test_gdb_trigger_rally_out_of_the_morale_phase_a_retreating_or_routing_units_roll_waits_for_it(dice, state):
+    """A routing unit that has not yet made its one attempt is told the same as a retreating one."""
+    table = gdb_table(french("ligne"), allied("kaiser_chevaulegers", unit_type="cavalry", models=12))
+    table.go_to(1, "french", "charge")
+    charge(table, "kaiser_chevaulegers", "ligne")
+    roll(table, "kaiser_chevaulegers", "charging", 6, 5)
+    roll(table, "ligne", "charged", *dice)
+    assert table.state("ligne") == state
+    refused = table.refuse(DiceRolled(unit="ligne", test="rally", dice=(3, 3)))
+    assert refused.rule == "gdb.trigger.rally" and "ligne attempts to rally in the Morale phase" in str(refused)
+
+
+def test_gdb_trigger_rally_a_roll_for_a_test_the_game_does_not_have_is_refused_naming_its_tests():
+    """A 40K player's habit: a regroup roll for a retreating unit. It is no rally that comes too early."""
+    table = gdb_table(french("ligne"), allied("kaiser_chevaulegers", unit_type="cavalry", models=12))
+    retreating(table)
+    refused = table.refuse(DiceRolled(unit="ligne", test="regroup", dice=(3, 3)))
+    assert (refused.rule, refused.field) == (None, "test")
+    assert "gdb has no 'regroup' test (tests: charging, charged, morale, rally, brigade)" in str(refused)
+
+
+def test_gdb_trigger_rally_a_roll_for_a_unit_out_of_play_or_unknown_is_the_engines_to_refuse():
+    table = gdb_table(french("ligne"), allied("kaiser_chevaulegers", unit_type="cavalry", models=12))
+    table.go_to(1, "french", "charge")
+    routs_when_charged(table, "ligne", by="kaiser_chevaulegers")
+    fact(table, "ligne", "contact_with_enemy", True)
+    assert table.state("ligne") == "dispersed"
+    refused = table.refuse(DiceRolled(unit="ligne", test="rally", dice=(6, 6)))
+    assert (refused.field, str(refused)) == ("unit", "unit: ligne is dispersed and out of the battle")
+    refused = table.refuse(DiceRolled(unit="ghost", test="rally", dice=(6, 6)))
+    assert (refused.field, str(refused)) == ("unit", "unit: no unit 'ghost' in this battle")
+
+
 def test_gdb_note_no_rally_near_enemy_no_attempt_within_charge_range_and_the_roll_is_refused():
     table = gdb_table(french("ligne"), allied("kaiser_chevaulegers", unit_type="cavalry", models=12))
     retreating(table)
@@ -520,3 +603,11 @@ def test_gdb_note_melee_results_are_recorded_in_the_melee_phase():
     assert refused.rule == "gdb.note.melee"
     table.go_to(1, "french", "melee")
     assert table.refuse(TableFactRecorded(unit="ligne", fact="melee_result", value="panic")).field == "value"
+
+
+@pytest.mark.parametrize("phase", ["movement", "charge", "shooting", "morale"])
+def test_gdb_note_melee_no_melee_result_outside_the_melee_phase(phase):
+    table = gdb_table(french("ligne"), allied("ir4"))
+    table.go_to(1, "french", phase)
+    refused = table.refuse(TableFactRecorded(unit="ligne", fact="melee_result", value="halt"))
+    assert refused.rule == "gdb.note.melee" and "melee results are recorded in the Melee phase" in str(refused)
