@@ -96,9 +96,7 @@ def say(text: str, language: str | None = None) -> str:
         return getattr(found, text.part) if found is not None else str(text)
     if text.template == _LIST:
         return ", ".join(say(item, language) for item in text.args["items"])  # type: ignore[attr-defined]
-    book = _own_catalogue(text.book, language) if text.book else None
-    if book is None or not _holds(book, text):
-        book = catalogue(language)
+    book = (_own_catalogue(text.book, language) if text.book else None) or catalogue(language)
     if text.plural:
         n = text.n if text.n is not None else 0
         template = book.ngettext(text.template, text.plural, n)
@@ -175,11 +173,9 @@ def _own_catalogue(package: str, language: str) -> gettext.GNUTranslations | Non
     if not path.is_file():
         return None
     with path.open("rb") as fp:
-        return gettext.GNUTranslations(fp)
-
-
-def _holds(book: gettext.GNUTranslations, text: Words) -> bool:
-    return (text.template, 0) in book._catalog if text.plural else text.template in book._catalog  # type: ignore[attr-defined]
+        own = gettext.GNUTranslations(fp)
+    own.add_fallback(catalogue(language))  # what the package does not say its own way, every catalogue says
+    return own
 
 
 def catalogue_files(language: str) -> list[Path]:
