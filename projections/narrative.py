@@ -181,7 +181,9 @@ def _special_rule(battle: Battle, rule: str) -> Words:
 
 
 def _joined(event: UnitJoined, battle: Battle) -> Words:
-    values = {"name": event.name, "side": event.side, "unit_type": _words(event.unit_type), "ld": event.ld}
+    # The type in the game's own word (пехота), its machine value in English as it always read.
+    unit_type = battle.ruleset.unit_type_name(event.unit_type)
+    values = {"name": event.name, "side": event.side, "unit_type": unit_type, "ld": event.ld}
     rules = listed(_special_rule(battle, r) for r in event.special_rules)
     n = event.models
     if event.ld is not None and event.special_rules:
@@ -292,7 +294,8 @@ def describe_event(event: AnyEvent, battle: Battle) -> str:
                 in_range=in_range,
             )
         case TableFactRecorded():
-            unit, fact = _name(battle, event.unit), _words(event.fact)
+            # The fact in the game's words (Russian "достигло края стола"), in English as it always read.
+            unit, fact = _name(battle, event.unit), battle.ruleset.fact_name(event.fact)
             # A fact that no longer holds reads "no", not the machine's False.
             if event.value is True:
                 return Words("At the table: {unit} {fact}", unit=unit, fact=fact)
@@ -325,7 +328,7 @@ def describe_event(event: AnyEvent, battle: Battle) -> str:
         case SeedRevealed():
             return Words("{side} reveals its seed for the engine's dice", side=event.side)
         case PlayerDecided():
-            unit, decision = _name(battle, event.unit), _words(event.decision)
+            unit, decision = _name(battle, event.unit), battle.ruleset.decision_name(event.decision)
             if event.note:
                 return Words(
                     "{unit}: the player chooses to {decision} ({note})", unit=unit, decision=decision, note=event.note
@@ -390,7 +393,7 @@ def _modified(said: str, modifiers: Iterable[Modifier], *, table: bool = False) 
 
 def _due(outcome: TestDue, name: str, battle: Battle) -> Words:
     test = test_named(battle.ruleset, outcome.test)
-    reports = _either(_words(f) for f in outcome.facts)
+    reports = _either(battle.ruleset.fact_name(f) for f in outcome.facts)
     if outcome.dice == 0:
         return Words("{name} waits for the table to report {reports} ({test})", name=name, reports=reports, test=test)
     values = {"name": name, "dice": outcome.dice, "test": test, "target": outcome.target}

@@ -71,6 +71,7 @@ class Vocabulary(msgspec.Struct, frozen=True, kw_only=True):
     free_decisions: list[RuleOf]  # taken when the rules allow, with no test due
     causes: list[Cause]  # what removes models, in the ruleset's words (Ruleset.casualty_causes)
     unit_types: list[str]
+    unit_type_names: dict[str, str]  # machine value -> the ruleset's word (Ruleset.unit_type_names)
     special_rules: list[RuleOf]
     profile: list[Field]  # the ruleset's own profile fields (unit_joined.profile)
     combat_reports: bool  # combat_resolved is how a combat's result is recorded
@@ -131,6 +132,7 @@ def vocabulary(ruleset: Ruleset) -> Vocabulary:
         free_decisions=[RuleOf(id=d, rule=r) for d, r in ruleset.free_decisions.items()],
         causes=[Cause(id=c, name=name, rule=ruleset.causes.get(c, "")) for c, name in ruleset.casualty_causes.items()],
         unit_types=list(ruleset.unit_types),
+        unit_type_names={t: ruleset.unit_type_name(t) for t in ruleset.unit_types},
         special_rules=[RuleOf(id=s, rule=r) for s, r in ruleset.special_rules.items()],
         profile=_profile_fields(ruleset),
         combat_reports=ruleset.combat_reports,

@@ -51,6 +51,7 @@ from .profile import (
     FORMATION_WORDS,
     IN_LOCATION,
     PHASES,
+    TYPE_NAMES,
     UNIT_TYPES,
     GdbProfile,
     formation,
@@ -135,6 +136,19 @@ STATE_NAMES = {
     "dispersed": Words("dispersed"),
     "destroyed": Words("destroyed"),
 }
+# The facts the table states and the decisions a player takes, in the book's words where the story
+# names them: English as the story has always said them.
+FACT_NAMES = {
+    "enemy_in_built_up_area": Words("enemy in built up area"),
+    "contact_with_enemy": Words("contact with enemy"),
+    "in_melee": Words("in melee"),
+    "melee_result": Words("melee result"),
+    "within_15cm": Words("within 15cm"),
+    "beyond_15cm": Words("beyond 15cm"),
+    "enemy_in_charge_range": Words("enemy in charge range"),
+    "interpenetrated": Words("interpenetrated"),
+}
+DECISION_NAMES = {"countercharge": Words("countercharge"), "reform": Words("reform")}
 # A state as a refusal names it: its machine value in English (as it always has), the book's word
 # in Russian.
 STATE_VALUES = {
@@ -829,6 +843,9 @@ class Gdb(Ruleset):
     shared_turn = True
     graph = GRAPH
     unit_types = UNIT_TYPES
+    unit_type_names = TYPE_NAMES
+    fact_names = FACT_NAMES
+    decision_names = DECISION_NAMES
     restrictions = RESTRICTIONS
     profile_type = GdbProfile
     note_types = NOTE_TYPES

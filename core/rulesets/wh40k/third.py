@@ -52,6 +52,7 @@ from ...view import BattleView, UnitView
 from ...words import Words, counted
 from ..base import pass_or_fail
 from .shared import (
+    UNIT_TYPE_NAMES,
     FortyK,
     against_leadership,
     back_to_steady,
@@ -84,6 +85,8 @@ TAKES_MORALE_TESTS = {
     "dreadnought": False,
     "vehicle": False,
 }
+# The books' words for this edition's unit types, as a person reads them.
+TYPE_NAMES = {t: UNIT_TYPE_NAMES[t] for t in TAKES_MORALE_TESTS}
 
 
 class Outnumbered(NamedTuple):
@@ -947,6 +950,7 @@ class Wh40k3(FortyK):
     title = Words("Warhammer 40,000 3rd edition")
     phases = PHASES
     unit_types = TAKES_MORALE_TESTS
+    unit_type_names = TYPE_NAMES
     parameters = PARAMETERS
     restrictions = RESTRICTIONS
     profile_type = Wh40k3Profile

@@ -69,7 +69,7 @@ function card(unit, due, { onWhy, onDue }) {
       el("h3", { class: "name", id: `name-${unit.unit}` }, unit.name),
       el("span", { class: "state" }, unit.state_name)),
     el("p", { class: "meta" },
-      [tn("{models}/{n} models", "{models}/{n} models", unit.starting_models, { models: unit.models }), words(unit.unit_type),
+      [tn("{models}/{n} models", "{models}/{n} models", unit.starting_models, { models: unit.models }), unit.unit_type_name || words(unit.unit_type),
         unit.ld === null ? "" : t("Ld {ld}", { ld: unit.ld }),
         unit.special_rules.length ? unit.special_rules.map(words).join(", ") : ""].filter(Boolean).join(" · ")),
     fields.length

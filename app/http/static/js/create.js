@@ -367,7 +367,7 @@ function unitRow(vocabulary, index, sideNames, renumber) {
   const side = el("select", { class: "unit-side", dataset: { field: `${at}.side` } });
   sideOptions(side, sideNames);
   const kind = el("select", { dataset: { field: `${at}.type` } },
-    vocabulary.unit_types.map((type) => el("option", { value: type }, words(type))));
+    vocabulary.unit_types.map((type) => el("option", { value: type }, vocabulary.unit_type_names?.[type] ?? words(type))));
   const number = (label, field, attrs = {}) => text(label, `${at}.${field}`, { inputmode: "numeric", class: "number", ...attrs });
   const profile = vocabulary.profile.map((f) => profileField(f, at));
   const rules = vocabulary.special_rules.length ? chips({ legend: t("Special rules"), name: "rules", multiple: true,
