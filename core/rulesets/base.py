@@ -184,6 +184,12 @@ class Ruleset:
     # carries; one the game names none for reads as its machine name with spaces.
     fact_names: Mapping[str, str] = {}
     decision_names: Mapping[str, str] = {}
+    # Likewise a profile field ("formation"), the values a profile field or a fact of a few choices
+    # takes (field or fact -> value -> words: "line" is a formation's линия, not a quality's), and a
+    # marker the rules place ("dispersal point").
+    field_names: Mapping[str, str] = {}
+    value_names: Mapping[str, Mapping[str, str]] = {}
+    marker_names: Mapping[str, str] = {}
     # A rulebook phase may span several steps of the clock ("Start of Turn" is part of the Movement
     # phase): clock phase -> the rulebook phase it belongs to, where they differ.
     phase_of: Mapping[str, str] = {}
@@ -247,6 +253,19 @@ class Ruleset:
     def decision_name(self, decision: str) -> str:
         """The ruleset's words for `decision` ("decline regroup"), as `state_name` gives a state's."""
         return self._own(self.decision_names.get(decision, decision.replace("_", " ")))
+
+    def field_name(self, field: str) -> str:
+        """The ruleset's words for a profile field ("formation"), as `state_name` gives a state's."""
+        return self._own(self.field_names.get(field, field.replace("_", " ")))
+
+    def value_name(self, field: str, value: str) -> str:
+        """The ruleset's words for `value` of a profile field or a fact ("skirmish order"), as
+        `state_name` gives a state's."""
+        return self._own(self.value_names.get(field, {}).get(value, value.replace("_", " ")))
+
+    def marker_name(self, marker: str) -> str:
+        """The ruleset's words for a marker ("dispersal point"), as `state_name` gives a state's."""
+        return self._own(self.marker_names.get(marker, marker.replace("_", " ")))
 
     def _own(self, name: str) -> str:
         """`name`, said from this game's own catalogue first: another game may say the same English

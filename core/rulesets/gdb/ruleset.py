@@ -50,6 +50,7 @@ from .profile import (
     CHANGEABLE,
     FORMATION_WORDS,
     IN_LOCATION,
+    LOCATIONS,
     PHASES,
     TYPE_NAMES,
     UNIT_TYPES,
@@ -124,6 +125,11 @@ RESULT_WORDS = {
     "result:fail": Words("fails to rally"),
     "result:holds": Words("the brigade holds"),
     "column:brigade": Words("Brigade Morale Test"),
+    # The results table's columns, in English as the story has always named them ("morale column").
+    "column:charging": Words("charging column"),
+    "column:charged": Words("charged column"),
+    "column:morale": Words("morale column"),
+    "column:rally": Words("rally column"),
 }
 
 # The book's result states (Отступает, Бежит, Собирается, Колеблется, Рассеяно) for the shared ones.
@@ -149,6 +155,34 @@ FACT_NAMES = {
     "interpenetrated": Words("interpenetrated"),
 }
 DECISION_NAMES = {"countercharge": Words("countercharge"), "reform": Words("reform")}
+# The profile's fields and values, a melee's result as the table reports it, and the marker the
+# rules place, where the story names them: English as the story has always said them.
+FIELD_NAMES = {
+    "quality": Words("quality"),
+    "full_strength": Words("full strength"),
+    "brigade": Words("brigade"),
+    "formation": Words("formation"),
+    "formed": Words("formed"),
+    "location": Words("location"),
+    "commander": Words("commander"),
+}
+VALUE_NAMES = {
+    "formation": FORMATION_WORDS,
+    "location": {"open": Words("open"), **LOCATIONS},
+    "commander": {
+        "none": Words("none"),
+        "brigade": Words("brigade"),
+        "commander_in_chief": Words("commander in chief"),
+    },
+    "melee_result": {
+        "carry_on": Words("carry on"),
+        "halt": Words("halt"),
+        "waver": Words("waver"),
+        "retreat": Words("retreat"),
+        "rout": Words("rout"),
+    },
+}
+MARKER_NAMES = {"dispersal_point": Words("dispersal point")}
 # A state as a refusal names it: its machine value in English (as it always has), the book's word
 # in Russian.
 STATE_VALUES = {
@@ -846,6 +880,9 @@ class Gdb(Ruleset):
     unit_type_names = TYPE_NAMES
     fact_names = FACT_NAMES
     decision_names = DECISION_NAMES
+    field_names = FIELD_NAMES
+    value_names = VALUE_NAMES
+    marker_names = MARKER_NAMES
     restrictions = RESTRICTIONS
     profile_type = GdbProfile
     note_types = NOTE_TYPES
