@@ -92,7 +92,7 @@ def due_tests(battle: Battle) -> list[DueView]:
                 **order(battle, due),
                 results=results(battle, due) if chances is not None else (),
                 decision_names={d: battle.ruleset.decision_name(d) for d in due.decisions},
-                fact_names={f: battle.ruleset.fact_name(f) for f in (*due.facts, *due.stated)},
+                fact_names={f: battle.ruleset.fact_name(f) for f in (*due.facts, *dict(due.stated))},
             )
         )
     return views

@@ -134,15 +134,21 @@ def test_gdb_rout_dispersal_point_marker_unformed_and_column_read_in_russian(rep
     assert "10e Léger, 1st battalion tests (morale column): 4 + 4" in en
 
 
-def test_wh40k3_regroup_when_the_due_list_names_what_to_type_as_code_beside_its_words(tmp_path):
-    """wh40k3.regroup.when: `morale due` in Russian names each decision and fact in the book's
-    words, then the name `player_decided`/`table_fact_recorded` take, as code; in English as before.
-    Its JSON keeps the machine names and adds the words."""
+def regroup_due(tmp_path: Path) -> Path:
+    """The wh40k3 example battle up to event 34, where the Wyches' Regroup test falls due."""
     db = tmp_path / "m.db"
     store = open_store(db)
     roster = load_roster(ROOT / "examples" / "wh40k3" / "roster.toml")
     start_battle(store, roster.battle, roster.started, roster.units)
-    record(store, roster.battle, example_events(ROOT / "examples" / "wh40k3")[:24])  # the Wyches' regroup is due
+    record(store, roster.battle, example_events(ROOT / "examples" / "wh40k3")[:24])
+    return db
+
+
+def test_wh40k3_regroup_when_the_due_list_names_what_to_type_as_code_beside_its_words(tmp_path):
+    """wh40k3.regroup.when: `morale due` in Russian names each decision and fact in the book's
+    words, then the name `player_decided`/`table_fact_recorded` take, as code; in English as before.
+    Its JSON keeps the machine names and adds the words."""
+    db = regroup_due(tmp_path)
     russian = morale(db, "--lang", "ru", "due", "vorns-ridge").stdout
     english = morale(db, "due", "vorns-ridge").stdout
     assert "или решение: отказаться от перегруппировки (`decline_regroup`)" in russian
@@ -200,3 +206,59 @@ def test_engine_a_russian_replay_names_no_unit_type_fact_or_decision_by_its_mach
     for name in sorted(machine):
         for form in {name, name.replace("_", " ")}:
             assert not re.search(rf"\b{re.escape(form)}\b", text, re.IGNORECASE), f"{game}: {form!r} in Russian"
+
+
+# -- refusals --------------------------------------------------------------------------------------
+def refused(db: Path, *args: str) -> tuple[str, str]:
+    """The refusal of `morale ARGS` in Russian, then in English."""
+    said = []
+    for lang in ("ru", "en"):
+        result = morale(db, "--lang", lang, *args)
+        assert result.exit_code != 0, result.output
+        said.append(result.output.strip())
+    return said[0], said[1]
+
+
+def test_engine_dice_a_roll_for_another_test_names_the_test_due_in_the_books_words(tmp_path):
+    """engine.dice: the test a unit must roll first is named as the ruleset names it in Russian;
+    the test the user typed, and the tests due to type instead, stay machine names, as code."""
+    db = regroup_due(tmp_path)
+    russian, english = refused(db, "roll", "vorns-ridge", "wyches", "morale", "3", "3")
+    assert (
+        russian
+        == "отказано: engine.dice: wyches сначала бросает кубики: Тест на Восстановление порядка (wh40k3.regroup.when)"
+    )
+    assert english == "refused: engine.dice: wyches must first roll for regroup (wh40k3.regroup.when)"
+    russian, english = refused(db, "roll", "vorns-ridge", "guard", "morale", "3", "3")
+    assert russian == "отказано: engine.dice: для guard не ожидается броска `morale` (сейчас ждут: `regroup` (wyches))"
+    assert english == "refused: engine.dice: no morale roll is due for guard (due now: regroup (wyches))"
+
+
+def test_engine_clock_tests_first_the_phase_waits_for_tests_named_in_the_books_words(tmp_path):
+    """engine.clock.tests_first: the tests the phase waits for, in the ruleset's words in Russian."""
+    russian, english = refused(regroup_due(tmp_path), "next-phase", "vorns-ridge")
+    assert russian.endswith("пока ждут тесты: Тест на Восстановление порядка для wyches (wh40k3.regroup.when)")
+    assert english.endswith("while tests are due: regroup for wyches (wh40k3.regroup.when)")
+
+
+def test_wh40k3_who_auto_pass_a_fact_to_type_is_named_as_code_in_russian(tmp_path):
+    """wh40k3.who.auto_pass (a barrage hit): a refusal naming the fact the user typed, and the value
+    to type, names them as code in Russian; the English as before."""
+    args = ("append", "vorns-ridge", "table_fact_recorded", "unit=guard", "fact=hit_by_barrage", "value=false")
+    russian, english = refused(regroup_due(tmp_path), *args)
+    assert russian == "отказано: value: `hit_by_barrage` записывается, когда это происходит, со значением `true`"
+    assert english == "refused: value: hit_by_barrage is recorded when it happens, with value true"
+
+
+def test_wh40k3_crossfire_a_fact_already_stated_reads_in_the_books_words_on_the_due_list(tmp_path):
+    """wh40k3.crossfire: the distance to the enemy in the corridor, stated before the Fall Back
+    roll, is named on the due list in the book's words in Russian, by its machine name in English."""
+    db = tmp_path / "m.db"
+    assert morale(db, "new", str(ROOT / "examples" / "wh40k3" / "roster.toml")).exit_code == 0
+    assert morale(db, "next-phase", "vorns-ridge").exit_code == 0
+    fact = ("append", "vorns-ridge", "table_fact_recorded", "unit=wyches")
+    assert morale(db, *fact, "fact=tank_shocked", "value=russ").exit_code == 0
+    assert morale(db, "roll", "vorns-ridge", "wyches", "morale", "6", "6").exit_code == 0
+    assert morale(db, *fact, "fact=enemy_in_corridor", "value=4.5").exit_code == 0
+    assert "заявлено: враг в коридоре отступления: 4,5\n" in morale(db, "--lang", "ru", "due", "vorns-ridge").stdout
+    assert "stated: enemy_in_corridor: 4.5\n" in morale(db, "due", "vorns-ridge").stdout

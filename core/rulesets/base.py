@@ -267,6 +267,12 @@ class Ruleset:
         """The ruleset's words for a marker ("dispersal point"), as `state_name` gives a state's."""
         return self._own(self.marker_names.get(marker, marker.replace("_", " ")))
 
+    def test_said(self, test: str) -> Words:
+        """A test as a refusal names it: its machine name in English, as refusals have always named
+        it, and the ruleset's name for it ("Тест на Мораль") in another language. (Each language
+        shows one of the two placeholders: `{x:.0}` formats a value as nothing.)"""
+        return Words("{english}{name:.0}", english=test, name=self.tests.get(test, test))
+
     def _own(self, name: str) -> str:
         """`name`, said from this game's own catalogue first: another game may say the same English
         otherwise ("regrouped", "infantry battalion")."""

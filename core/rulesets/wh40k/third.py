@@ -930,7 +930,12 @@ def _check_during_fall_back_move(battle: BattleView, unit: UnitView, fact: str, 
     if waiting:
         first = waiting[0]
         raise Refusal(
-            Words("{unit} must first settle its {test} ({rule})", unit=unit.id, test=first.test, rule=first.rule),
+            Words(
+                "{unit} must first settle its {test} ({rule})",
+                unit=unit.id,
+                test=battle.ruleset.test_said(first.test),
+                rule=first.rule,
+            ),
             rule=cited,
         )
     if FELL_BACK not in unit.phase_marks:
