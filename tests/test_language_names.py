@@ -262,3 +262,20 @@ def test_wh40k3_crossfire_a_fact_already_stated_reads_in_the_books_words_on_the_
     assert morale(db, *fact, "fact=enemy_in_corridor", "value=4.5").exit_code == 0
     assert "заявлено: враг в коридоре отступления: 4,5\n" in morale(db, "--lang", "ru", "due", "vorns-ridge").stdout
     assert "stated: enemy_in_corridor: 4.5\n" in morale(db, "due", "vorns-ridge").stdout
+
+
+def test_gdb_note_melee_the_vocabulary_names_facts_decisions_fields_and_choices_for_the_console():
+    """gdb.note.melee, gdb.waver.reform, gdb.mod.square: the vocabulary the console builds its forms
+    from keeps each machine value (`id`, `choices`) and gives the book's words beside it."""
+    words = vocabulary(rulesets()[("gdb", "1")])
+    melee = next(f for f in words.facts if f.id == "melee_result")
+    reform = next(d for d in words.free_decisions if d.id == "reform")
+    formation = next(f for f in words.profile if f.id == "formation")
+    assert "retreat" in melee.choices and "square" in formation.choices
+    with language.speaking("ru"):
+        assert say(melee.name) == "итог рукопашной схватки"
+        assert say(melee.choice_names["retreat"]) == "отступает"
+        assert say(reform.name) == "построиться"
+        assert (say(formation.name), say(formation.choice_names["square"])) == ("построение", "каре")
+    assert (melee.name, melee.choice_names["carry_on"], reform.name) == ("melee result", "carry on", "reform")
+    assert (formation.name, formation.choice_names["skirmish_order"]) == ("formation", "skirmish order")

@@ -40,7 +40,7 @@ from ...words import Words, listed
 from ..base import Ruleset, TableSpec
 from .book import BattleMemory, Charge, UnitMemory, battle_memory, remember, remember_battle, unit_memory
 from .brigade import brigade_modifiers, lead_unit
-from .modifiers import charged_modifiers, charging_modifiers, check_profile, cover, lost_during_charge
+from .modifiers import QUALITY_WORDS, charged_modifiers, charging_modifiers, check_profile, cover, lost_during_charge
 from .neighbours import FLEEING
 from .profile import (
     ARTILLERY,
@@ -167,6 +167,9 @@ FIELD_NAMES = {
     "commander": Words("commander"),
 }
 VALUE_NAMES = {
+    # A quality's "line" is not the formation's (линия): the catalogue has one "line", so it reads
+    # as its machine value until it has words of its own.
+    "quality": {q: name for q, name in QUALITY_WORDS.items() if q != "line"},
     "formation": FORMATION_WORDS,
     "location": {"open": Words("open"), **LOCATIONS},
     "commander": {

@@ -390,10 +390,10 @@ function unitRow(vocabulary, index, sideNames, renumber) {
 
 function profileField(field, at) {
   const path = `${at}.profile.${field.id}`;
-  if (field.kind === "int") return text(words(field.id), path, { inputmode: "numeric", class: "number profile", dataset: { field: path, profile: field.id } });
-  if (field.kind === "text") return text(words(field.id), path, { class: "profile", dataset: { field: path, profile: field.id } });
-  const choices = field.kind === "bool" ? [["true", t("yes")], ["false", t("no")]] : field.choices.map((c) => [c, words(c)]);
-  return labelled(words(field.id), el("select", { class: "profile", dataset: { field: path, profile: field.id, kind: field.kind } },
+  if (field.kind === "int") return text(field.name || words(field.id), path, { inputmode: "numeric", class: "number profile", dataset: { field: path, profile: field.id } });
+  if (field.kind === "text") return text(field.name || words(field.id), path, { class: "profile", dataset: { field: path, profile: field.id } });
+  const choices = field.kind === "bool" ? [["true", t("yes")], ["false", t("no")]] : field.choices.map((c) => [c, field.choice_names?.[c] || words(c)]);
+  return labelled(field.name || words(field.id), el("select", { class: "profile", dataset: { field: path, profile: field.id, kind: field.kind } },
     el("option", { value: "" }, t("not given")), choices.map(([value, label]) => el("option", { value }, label))));
 }
 
