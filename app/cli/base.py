@@ -33,6 +33,7 @@ from morale.events.locate import is_database_url
 from morale.events.locate import open_store as store_at
 from morale.events.signing import SigningKeyUnusable
 from morale.events.store import ConflictError, EventStore, StoreUnavailable, UnknownBattle, UnreadableEvent
+from morale.events.types import BattleStarted
 from morale.projections.narrative import describe_event
 
 from .. import language
@@ -49,6 +50,7 @@ UsageError = typer.BadParameter.__base__
 _COMMAND_ARGS = "morale.command_args"  # where RefusingGroup keeps a command's words, in ctx.meta
 _OPENED: list[EventStore] = []  # the stores the running command opened (`open_store`), closed after it
 _WORDS: list[str] = []  # the running command's words, as typed (RefusingGroup.resolve_command)
+_BATTLE: list[str] = []  # the battle the running command names (BattleArg), if it names one
 
 
 class LazyCommands(Mapping[str, Any]):
@@ -100,7 +102,7 @@ class RefusingGroup(TyperGroup):
     def main(self, *args: Any, **kwargs: Any) -> Any:
         # The language --lang chose is this command's: whoever runs several in one process (the
         # tests' runner) gets back the one they had.
-        with language.speaking(language.current()):
+        with language.speaking(language.current(), asked=language.asked()):
             return super().main(*args, **kwargs)
 
     def list_commands(self, ctx: typer.Context) -> list[str]:
@@ -140,6 +142,7 @@ class RefusingGroup(TyperGroup):
         finally:
             while _OPENED:
                 _OPENED.pop().close()
+            _BATTLE.clear()
 
 
 def _refuse_usage(exc: Any, ctx: typer.Context, as_json: bool) -> NoReturn:
@@ -229,7 +232,15 @@ Db = Annotated[
     ),
 ]
 Json = Annotated[bool, typer.Option("--json", help="Print JSON for machines instead of tables.")]
-BattleArg = Annotated[str, typer.Argument(help="The battle's id.")]
+
+
+def _battle_named(battle: str) -> str:
+    # Kept for `open_store`, which speaks the battle's own language unless the reader asked for one.
+    _BATTLE[:] = [battle]
+    return battle
+
+
+BattleArg = Annotated[str, typer.Argument(help="The battle's id.", callback=_battle_named)]
 ToStdout = Annotated[Path | None, typer.Option("--out", "-o", help="Write to this file (default: stdout).")]
 
 
@@ -271,7 +282,11 @@ def _print_version(wanted: bool) -> None:
 def _choose_language(asked: str | None) -> str | None:
     # Before any command runs, so its refusals are said in it too: --lang, else $MORALE_LANG, else the locale.
     try:
-        language.choose(asked if asked is not None else language.from_environment())
+        wanted = asked if asked is not None else language.asked_in_environment()
+        if wanted is not None:
+            language.choose(wanted)
+        else:  # the locale's, which a battle's own language overrides (`open_store`)
+            language.choose(language.from_locale(), asked=False)
     except language.UnknownLanguage as exc:
         known = ", ".join(language.LANGUAGES)
         hint = "'--lang'" if asked is not None else "$MORALE_LANG"  # the environment's, not typed here
@@ -388,7 +403,17 @@ def open_store(db: str | Path, *, create: bool = False) -> EventStore:
         reason = Words("{reason} (`morale new` or `morale import` creates one)", reason=exc.reason)
         raise StoreUnavailable(db, reason) from None
     _OPENED.append(store)  # let go when the command ends (a PostgreSQL store holds a pool)
+    if _BATTLE and not language.asked():
+        speak_the_battles_language(store, _BATTLE[0])
     return store
+
+
+def speak_the_battles_language(store: EventStore, battle: str) -> None:
+    """Say what the command says about `battle` in the battle's own language (its roster's
+    `battle.language`) when the reader asked for none: its first event keeps it."""
+    for _seq, started in store.events(battle, up_to=1):
+        if isinstance(started, BattleStarted):
+            language.battle_default(started.language)
 
 
 def emit_json(value: Any) -> None:

@@ -211,6 +211,23 @@ async def battle_token(connection: ASGIConnection, handler: BaseRouteHandler) ->
             detail=Words("a spectator's token reads and follows the battle; it records nothing")
         )
     connection.state.grant = grant
+    if not language.asked():
+        language.battle_default(await _battle_language(connection, battle))
+
+
+async def _battle_language(connection: ASGIConnection, battle: str) -> str:
+    """The battle's own language (`battle_started`'s, never changed: a first event is never struck),
+    read once a node and kept: a battle route speaks it to a caller who asked for none (`?lang=`)."""
+    known: dict[str, str] = connection.app.state.battle_languages
+    if battle not in known:
+
+        def first(store: EventStore) -> str:
+            for _seq, started in store.events(battle, up_to=1):
+                return started.language if isinstance(started, BattleStarted) else ""
+            return ""
+
+        known[battle] = await _stores(connection).run(first)
+    return known[battle]
 
 
 def creator_token(connection: ASGIConnection, handler: BaseRouteHandler) -> None:
@@ -289,6 +306,13 @@ def _fed(recorded: list[Recorded], fold: Fold) -> list[FeedItem]:
 )
 async def create_battle(data: JSONBody[CreateBattle], request: Request, state: State) -> BattleCreated:
     """Create a battle: its first event and its units. The answer holds the battle's tokens, once."""
+    if data.started.language and data.started.language not in language.LANGUAGES:
+        said = Words(
+            "started.language is one of {known}, not {named!r}",
+            known=", ".join(language.LANGUAGES),
+            named=data.started.language,
+        )
+        raise MalformedEvent(said, field="started.language")
     return await _started(state, data.battle, data.started, data.units, _creator(request))
 
 
@@ -724,6 +748,7 @@ class BattleVocabulary(msgspec.Struct, frozen=True, kw_only=True):
     dice_policy: str
     engine_rolls: bool  # the engine may roll this battle's dice (POST .../roll)
     confirmation: bool = False  # the players confirm each other's entries (`engine.claim.open`)
+    language: str = ""  # the battle's own language: the console speaks it unless its reader chose one
     caller: Caller  # what the token used may do
     vocabulary: Vocabulary
 
@@ -758,6 +783,7 @@ async def battle_vocabulary(battle: BattlePath, request: Request, state: State) 
             dice_policy=started.dice_policy,
             engine_rolls=engine,
             confirmation=started.confirmation,
+            language=started.language,
             caller=Caller(role=grant.role, side=grant.side, token_id=grant.token_id),
             vocabulary=vocabulary_of(started.ruleset, started.ruleset_version),
         )
@@ -900,6 +926,7 @@ def create_app(db: str | Path, settings: Settings | None = None) -> Litestar:
                 "hub": hub,
                 "folds": folds,
                 "grants": Grants(),
+                "battle_languages": {},  # each battle's own language, once read (`_battle_language`)
                 "settings": settings,
                 "deliverer": deliverer,
             }
