@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import pytest
 from support.table import Table, only
-from support.wfb8 import battle, fled, regiment
+from support.wfb8 import battle, charge, fact, fled, regiment, reroll
 
 from morale.core import outcomes as out
+from morale.core.odds import odds
 from morale.projections.board import board
 
 
@@ -77,3 +78,131 @@ def test_wfb8_panic_test_a_leadership_of_0_is_a_target_of_0():
 
     assert due.target == 0
     assert (result.passed, result.target) == (False, 0)
+
+
+# -- wfb8.panic.exempt ----------------------------------------------------------------------------
+def test_wfb8_panic_exempt_the_board_says_a_unit_in_close_combat_takes_break_tests_not_panic_tests():
+    table = battle(regiment("spearmen"), regiment("halberdiers"), regiment("boyz", "orcs"))
+    table.go_to(1, "orcs", "movement")
+    table.record(charge("boyz", "spearmen"))
+    table.end_phase()
+
+    assert board_lines(table, "spearmen") == [
+        ("in close combat with boyz: Break tests, not Panic tests", "wfb8.panic.exempt")
+    ]
+    assert board_lines(table, "halberdiers") == []
+
+
+# -- wfb8.hold_your_ground ------------------------------------------------------------------------
+def test_wfb8_hold_your_ground_the_board_says_who_is_within_12_inches_of_the_standard():
+    table = battle(
+        regiment("spearmen"),
+        regiment("halberdiers"),
+        regiment("archers"),
+        regiment("general_guard", rules=("battle_standard_bearer",)),
+        regiment("boyz", "orcs"),
+    )
+    table.record(fact("spearmen", "near_battle_standard", True))
+    table.record(fact("halberdiers", "near_battle_standard", False))
+
+    near = ("within 12 inches of the Battle Standard: re-rolls failed Ld tests", "wfb8.hold_your_ground")
+    assert board_lines(table, "spearmen") == [near]
+    assert board_lines(table, "halberdiers") == []
+    assert board_lines(table, "archers") == []  # never measured
+
+
+@pytest.mark.parametrize(
+    ("testing", "own_bearer", "enemy_bearer"),
+    [("spearmen", "general_guard", "warboss"), ("boyz", "warboss", "general_guard")],
+)
+def test_wfb8_hold_your_ground_only_the_sides_own_battle_standard_counts(testing, own_bearer, enemy_bearer):
+    """The side's Battle Standard Bearer flees, the enemy's does not (and joined first): a unit near
+    its own side's standard re-rolls nothing, whichever side it is on."""
+    units = {
+        "spearmen": regiment("spearmen"),
+        "boyz": regiment("boyz", "orcs"),
+        "general_guard": regiment("general_guard", rules=("battle_standard_bearer",)),
+        "warboss": regiment("warboss", "orcs", rules=("battle_standard_bearer",)),
+    }
+    table = battle(units[enemy_bearer], units[own_bearer], units["spearmen"], units["boyz"])
+    enemy_side = table.unit(enemy_bearer).side
+    table.go_to(1, enemy_side, "shooting")
+    table.casualties(own_bearer, 5)
+    table.roll(own_bearer, "panic", 6, 6)  # the bearer's own unit re-rolls...
+    table.record(reroll(own_bearer, "panic", 6, 5))  # ...and flees anyway
+    table.roll(own_bearer, "flee", 3, 3)
+    table.record(fact(testing, "near_battle_standard", True))
+    table.casualties(testing, 5)
+
+    caused = table.roll(testing, "panic", 5, 5)
+
+    assert only(caused, out.StateChanged).to_state == "falling_back"
+    assert table.due() == [f"{testing}:flee"]
+
+
+@pytest.mark.parametrize("order", [("general_guard", "warboss"), ("warboss", "general_guard")])
+def test_wfb8_hold_your_ground_each_side_may_have_its_battle_standard_bearer(order):
+    bearers = {
+        "general_guard": regiment("general_guard", rules=("battle_standard_bearer",)),
+        "warboss": regiment("warboss", "orcs", rules=("battle_standard_bearer",)),
+    }
+    table = battle(bearers[order[0]])
+
+    table.record(bearers[order[1]])
+
+    assert {u.id for u in table.battle.units.values() if u.has("battle_standard_bearer")} == set(order)
+
+
+def test_wfb8_hold_your_ground_the_odds_count_a_failure_to_re_roll_as_no_pass():
+    table = battle(
+        regiment("spearmen", ld=7),
+        regiment("general_guard", rules=("battle_standard_bearer",)),
+        regiment("boyz", "orcs"),
+    )
+    table.go_to(1, "orcs", "shooting")
+    table.record(fact("spearmen", "near_battle_standard", True))
+    table.casualties("spearmen", 5)
+
+    found = odds(table.battle, table.battle.due[0])
+
+    assert (found.pass_ways, found.of) == (21, 36)
+    assert {(c.result, c.passed, c.ways) for c in found.results} == {("pass", True, 21), ("re-roll", False, 15)}
+
+
+# -- wfb8.panic.friend_destroyed, friend_breaks, fled_through --------------------------------------
+def test_wfb8_panic_friend_destroyed_names_a_unit_of_its_own_side_whichever_side_it_is():
+    table = battle(regiment("spearmen", models=5), regiment("boyz", "orcs"))
+    table.go_to(1, "orcs", "shooting")
+    table.casualties("spearmen", 5)
+
+    refused = table.refuse(fact("boyz", "friend_destroyed_within_6", "spearmen"))
+
+    assert refused.field == "value"
+    assert "friend_destroyed_within_6 names another unit of orcs (got 'spearmen')" in refused.message
+
+
+def test_wfb8_panic_friend_destroyed_a_friend_that_lost_models_but_lives_is_refused():
+    table = battle(regiment("spearmen"), regiment("archers", models=10), regiment("boyz", "orcs"))
+    table.go_to(1, "orcs", "shooting")
+    table.casualties("archers", 2)  # 2 of 10: no Panic test, and still there
+
+    refused = table.refuse(fact("spearmen", "friend_destroyed_within_6", "archers"))
+
+    assert refused.rule == "wfb8.panic.friend_destroyed"
+    assert "archers was not destroyed this phase" in refused.message
+
+
+@pytest.mark.parametrize("gone", ["destroyed", "dispersed"])
+def test_wfb8_panic_fled_through_a_friend_no_longer_in_the_battle_is_refused(gone):
+    table = battle(regiment("spearmen"), regiment("archers", models=10), regiment("boyz", "orcs"))
+    fled(table, "archers", lost=3)
+    if gone == "destroyed":
+        table.casualties("archers", 7)
+    else:
+        table.record(fact("archers", "fled_off_table", True))
+    assert table.state("archers") == gone
+
+    refused = table.refuse(fact("spearmen", "friend_fled_through", "archers"))
+
+    assert refused.rule == "wfb8.panic.fled_through"
+    assert "archers is not fleeing" in refused.message
