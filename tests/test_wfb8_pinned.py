@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import pytest
 from support.table import Table, only
-from support.wfb8 import battle, charge, fact, fled, regiment, reroll
+from support.wfb8 import battle, charge, combat, fact, fled, regiment, reroll, side
 
 from morale.core import outcomes as out
 from morale.core.odds import odds
+from morale.events.types import CasualtiesSuffered
 from morale.projections.board import board
 
 
@@ -206,3 +207,181 @@ def test_wfb8_panic_fled_through_a_friend_no_longer_in_the_battle_is_refused(gon
 
     assert refused.rule == "wfb8.panic.fled_through"
     assert "archers is not fleeing" in refused.message
+
+
+# -- wfb8.panic.exempt: charges -----------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("turn_of", "phase", "charger", "target"),
+    [
+        ("orcs", "movement", "spearmen", "boyz"),  # the enemy's Movement phase
+        ("empire", "movement", "boyz", "spearmen"),
+        ("empire", "start_of_turn", "spearmen", "boyz"),
+        ("empire", "magic", "spearmen", "boyz"),
+        ("empire", "shooting", "spearmen", "boyz"),
+        ("empire", "close_combat", "spearmen", "boyz"),
+    ],
+)
+def test_wfb8_panic_exempt_a_charge_only_in_the_chargers_own_movement_phase(turn_of, phase, charger, target):
+    table = battle(regiment("spearmen"), regiment("boyz", "orcs"))
+    table.go_to(1, turn_of, phase)
+
+    refused = table.refuse(charge(charger, target))
+
+    assert refused.field == "charger"
+    assert f"{charger} can charge only in its own side's Movement phase" in refused.message
+
+
+def test_wfb8_panic_exempt_a_charge_only_while_the_movement_phase_is_open():
+    table = battle(regiment("spearmen"), regiment("boyz", "orcs"))
+    table.go_to(1, "empire", "movement")
+    table.end_phase()
+
+    refused = table.refuse(charge("spearmen", "boyz"))
+
+    assert "spearmen can charge only in its own side's Movement phase" in refused.message
+
+
+def knights_charge(*targets: str, **regiments) -> Table:
+    table = battle(regiment("knights", models=8, unit_type="cavalry"), *regiments.values())
+    table.go_to(1, "empire", "movement")
+    table.record(charge("knights", *targets))
+    return table
+
+
+def nobody_engaged(caused) -> bool:
+    return not any(isinstance(o, out.EngagementChanged) for o in caused)
+
+
+def test_wfb8_panic_exempt_a_charger_destroyed_before_it_arrives_fights_no_one():
+    table = knights_charge("archers", archers=regiment("archers", "orcs"))
+    table.casualties("knights", 8, cause="stand_and_shoot")
+
+    ended = table.end_phase()
+
+    assert nobody_engaged(ended)
+    assert board_lines(table, "archers") == []
+
+
+@pytest.mark.parametrize("fate", ["fled", "destroyed"])
+def test_wfb8_panic_exempt_a_charge_does_not_reach_a_target_that_fled_or_is_gone(fate):
+    table = knights_charge("archers", archers=regiment("archers", "orcs"))
+    if fate == "fled":
+        table.casualties("archers", 5, cause="a spell remaining in play")
+        table.roll("archers", "panic", 6, 6)
+        table.roll("archers", "flee", 3, 4)
+    else:
+        table.casualties("archers", 20, cause="a spell remaining in play")
+
+    ended = table.end_phase()
+
+    assert nobody_engaged(ended)
+    assert board_lines(table, "knights") == []
+
+
+def test_wfb8_panic_stand_and_shoot_a_charger_that_fled_draws_no_more_stand_and_shoot():
+    """The knights charged two units; the first one's Stand and Shoot sent them fleeing: their charge
+    is over, and the second unit has no charger to shoot at."""
+    table = knights_charge(
+        "archers", "arrer_boyz", archers=regiment("archers", "orcs"), arrer_boyz=regiment("arrer_boyz", "orcs")
+    )
+    table.casualties("knights", 2, cause="stand_and_shoot")
+    table.roll("knights", "panic", 5, 6)
+    table.roll("knights", "flee", 4, 4)
+
+    refused = table.refuse(CasualtiesSuffered(unit="knights", count=1, cause="stand_and_shoot"))
+
+    assert refused.rule == "wfb8.panic.stand_and_shoot"
+    assert "knights declared no charge this phase" in refused.message
+
+
+# -- wfb8.multi.* ----------------------------------------------------------------------------------
+def boyz_charge(*targets: str, **regiments) -> Table:
+    table = battle(regiment("spearmen"), regiment("boyz", "orcs", models=25), *regiments.values())
+    table.go_to(1, "orcs", "movement")
+    table.record(charge("boyz", *targets))
+    table.go_to(1, "orcs", "close_combat")
+    return table
+
+
+def test_wfb8_multi_no_more_foes_a_winner_still_fighting_one_foe_stays_in_whichever_foe_broke():
+    """The spearmen fight the boyz and the wolves; the wolves (whose id sorts after the boyz') break,
+    the boyz hold: the spearmen still fight the boyz."""
+    table = boyz_charge("spearmen", wolves=regiment("wolves", "orcs", models=5, unit_type="cavalry"))
+    table.record(combat(side("empire", "spearmen", wounds=3), side("orcs", "boyz", "wolves", wounds=1)))
+    table.roll("boyz", "break", 1, 2)  # Ld 7 - 2: the boyz hold
+
+    caused = table.roll("wolves", "break", 6, 5)  # the wolves break
+
+    assert nobody_engaged(caused)
+    assert table.unit("spearmen").notes["foes"] == ("boyz",)
+    assert board_lines(table, "spearmen") == [
+        ("in close combat with boyz: Break tests, not Panic tests", "wfb8.panic.exempt")
+    ]
+
+
+def test_wfb8_multi_a_report_leaving_out_two_foes_names_the_first():
+    table = boyz_charge(
+        "spearmen", "halberdiers", "knights", halberdiers=regiment("halberdiers"), knights=regiment("knights")
+    )
+
+    refused = table.refuse(combat(side("empire", "spearmen", wounds=1), side("orcs", "boyz", wounds=3)))
+
+    assert "halberdiers is in close combat with boyz but is not in this combat report" in refused.message
+
+
+def knights_freed() -> Table:
+    """Spearmen and knights against boyz and wolf riders, the knights have just killed the last wolf."""
+    table = battle(
+        regiment("spearmen"),
+        regiment("knights", models=6, unit_type="cavalry"),
+        regiment("boyz", "orcs", models=25),
+        regiment("wolves", "orcs", models=5, unit_type="cavalry"),
+    )
+    table.go_to(1, "orcs", "movement")
+    table.record(charge("boyz", "spearmen"))
+    table.record(charge("wolves", "knights"))
+    table.go_to(1, "orcs", "close_combat")
+    table.casualties("wolves", 5, cause="close combat")
+    return table
+
+
+def test_wfb8_multi_no_more_foes_a_freed_unit_brought_into_contact_again_fights_and_tests():
+    """Freed, the knights pursue into the boyz' flank (the table says so): they fight the boyz now, and
+    losing the round they take a Break test like the spearmen."""
+    table = knights_freed()
+    table.record(fact("knights", "in_close_combat", "boyz"))
+
+    caused = table.record(combat(side("empire", "spearmen", "knights", wounds=1), side("orcs", "boyz", wounds=4)))
+
+    assert sorted(table.due()) == ["knights:break", "spearmen:break"]
+    assert not any(isinstance(o, out.TestNotTaken) for o in caused)
+
+
+def test_wfb8_multi_no_more_foes_still_holds_after_a_report_that_listed_it_as_out():
+    """A report that lists the freed knights in left_combat does not undo what the engine saw: a
+    later report in the phase that lists them without it cannot give them foes or a Break test."""
+    table = knights_freed()
+    table.record(
+        combat(
+            side("empire", "spearmen", "knights", wounds=5, left_combat=("knights",)), side("orcs", "boyz", wounds=5)
+        )
+    )
+
+    caused = table.record(combat(side("empire", "spearmen", "knights", wounds=1), side("orcs", "boyz", wounds=4)))
+
+    not_taken = only(caused, out.TestNotTaken)
+    assert (not_taken.unit, not_taken.rule) == ("knights", "wfb8.multi.no_more_foes")
+    assert table.due() == ["spearmen:break"]
+    assert "foes" not in table.unit("knights").notes
+
+
+def test_wfb8_panic_exempt_a_break_test_due_stays_due_when_another_enemy_comes_into_contact():
+    """Only a Panic test lapses as a unit is caught in a combat: a Break test it has due is still due."""
+    table = boyz_charge("spearmen", wolves=regiment("wolves", "orcs", models=5, unit_type="cavalry"))
+    table.record(combat(side("empire", "spearmen", wounds=1), side("orcs", "boyz", wounds=3)))
+
+    caused = table.record(fact("spearmen", "in_close_combat", "wolves"))
+
+    assert not any(isinstance(o, out.TestNotTaken) for o in caused)
+    assert table.due() == ["spearmen:break"]
+    assert table.unit("spearmen").notes["foes"] == ("boyz", "wolves")
