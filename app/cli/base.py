@@ -38,7 +38,7 @@ from morale.projections.narrative import describe_event
 from .. import language
 from ..service import Recorded
 from ..webhooks.unknown import UnknownHook
-from . import render
+from . import help_said, render
 from .commands import COMMANDS
 from .text_values import plain_params, plain_text
 from .version import version_line
@@ -78,10 +78,11 @@ def _command_named(name: str) -> Any:
     settings = {"pretty_exceptions_short": app.pretty_exceptions_short, "rich_markup_mode": app.rich_markup_mode}
     for command in app.registered_commands:
         if (command.name or typer.main.get_command_name(command.callback.__name__)) == name:  # type: ignore[union-attr]
-            return plain_text(typer.main.get_command_from_info(command, **settings))
+            return help_said.said_in_language(plain_text(typer.main.get_command_from_info(command, **settings)))
     for group in app.registered_groups:
         if group.name == name:
-            return plain_text(typer.main.get_group_from_info(group, suggest_commands=app.suggest_commands, **settings))
+            built = typer.main.get_group_from_info(group, suggest_commands=app.suggest_commands, **settings)
+            return help_said.said_in_language(plain_text(built))
     raise LookupError(f"morale.app.cli.{COMMANDS[name].module} registers no command {name!r} (commands.py lists it)")
 
 
@@ -91,7 +92,10 @@ class RefusingGroup(TyperGroup):
     with --json, and exit code 2, instead of Click's usage block.
 
     Its commands are `LazyCommands`: `morale board` imports battle.py's module and builds `board`
-    alone, and `morale -h` lists them from `commands.COMMANDS` without importing any."""
+    alone, and `morale -h` lists them from `commands.COMMANDS` without importing any. Its help,
+    and each command's, is said in the chosen language (help_said.py)."""
+
+    context_class = help_said.SaidContext
 
     def __init__(self, **attrs: Any) -> None:
         super().__init__(**attrs)
@@ -108,9 +112,10 @@ class RefusingGroup(TyperGroup):
 
     def format_commands(self, ctx: typer.Context, formatter: Any) -> None:
         # As Click's own (TyperGroup.format_commands) lays them out, from the table: the real
-        # commands' short help is the same text shortened the same way (tests/test_cli_lazy.py).
+        # commands' short help is the same text shortened the same way (tests/test_cli_lazy.py),
+        # in the reader's language (help_said.py).
         limit = formatter.width - 6 - max(len(name) for name in COMMANDS)
-        rows = [(name, make_default_short_help(listed.help, limit)) for name, listed in COMMANDS.items()]
+        rows = [(name, make_default_short_help(help_said.said(entry.help), limit)) for name, entry in COMMANDS.items()]
         with formatter.section(_("Commands")):
             formatter.write_dl(rows)
 
