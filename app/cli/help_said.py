@@ -16,7 +16,7 @@ module's `_` answers from ours while the help is formatted, and is Typer's again
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -46,12 +46,12 @@ TYPERS_OWN = (
 )
 
 
-def said(text: str) -> str:
+def said(message: str) -> str:
     """A help text, as written in English, in the chosen language (as it is where the catalogue
-    lacks it, which tests/test_language_help.py forbids)."""
+    lacks it, which tests/test_language_help.py forbids). `gettext`'s signature: Typer's `_`."""
     if language.current() == language.SOURCE:
-        return text
-    return language.catalogue(language.current()).gettext(text)
+        return message
+    return language.catalogue(language.current()).gettext(message)
 
 
 class SaidFormatter(HelpFormatter):
@@ -104,16 +104,16 @@ def _texts_said(command: Any, ctx: typer.Context) -> Iterator[None]:
             kept.append((owner, attribute, text))
             setattr(owner, attribute, said(text))
 
-    for attribute in ("help", "short_help", "epilog"):
-        swap(command, attribute)
-    for param in command.get_params(ctx):
-        swap(param, "help")
-    for sub in _subcommands(command):  # their lines under "Commands"
-        swap(sub, "help")
-        swap(sub, "short_help")
-    typers: Callable[[str], str] = typer.core._  # type: ignore[attr-defined]
-    typer.core._ = said  # type: ignore[attr-defined]
+    typers = typer.core._  # type: ignore[attr-defined]
     try:
+        for attribute in ("help", "short_help", "epilog"):
+            swap(command, attribute)
+        for param in command.get_params(ctx):
+            swap(param, "help")
+        for sub in _subcommands(command):  # their lines under "Commands"
+            swap(sub, "help")
+            swap(sub, "short_help")
+        typer.core._ = said  # type: ignore[attr-defined]  # (Typer does not export its gettext)
         yield
     finally:
         typer.core._ = typers  # type: ignore[attr-defined]
