@@ -181,3 +181,12 @@ def test_issue31_english_help_after_russian_help_is_english_again(monkeypatch):
     helped("--lang", "ru", "hook", "-h")
     assert helped("hook", "add", "-h") == before
     assert helped("hook", "-h") == helped("hook", "-h", env={"MORALE_LANG": "en"})
+
+
+@pytest.mark.parametrize("typed", [[], ["hook"]], ids=" ".join)
+def test_issue31_a_group_given_no_command_shows_its_help_in_russian_whole_not_as_a_refusal(typed):
+    shown = runner.invoke(app, typed, env={"MORALE_LANG": "ru"})
+    assert shown.exit_code == 2  # Click's, for a command line that names no command
+    assert shown.stderr.startswith("Использование: root ") and "отказано" not in shown.stderr
+    assert english_left(shown.stderr) == []
+    assert shown.stderr.rstrip().endswith("...")  # its last line shortened as Click shortens it, not cut

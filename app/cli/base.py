@@ -21,7 +21,7 @@ import msgspec
 import typer
 import typer.main
 from rich.console import Console
-from typer._click.exceptions import MissingParameter, NoSuchOption
+from typer._click.exceptions import MissingParameter, NoArgsIsHelpError, NoSuchOption
 from typer._click.utils import make_default_short_help
 from typer.core import TyperGroup
 
@@ -133,13 +133,19 @@ class RefusingGroup(TyperGroup):
         # `morale` itself: an option before the command (`morale --db x board`, `morale -1`).
         plain_params(self.get_params(ctx))  # its own (--version, -h, --install-completion), known by now
         try:
+            if not args:  # its help, shown before any option is read: said in $MORALE_LANG's language
+                _choose_language(None)
             return super().parse_args(ctx, args)
+        except NoArgsIsHelpError:
+            raise  # `morale` alone: its help, as Click shows it (not a refusal that quotes it)
         except UsageError as exc:
             _refuse_usage(exc, ctx, "--json" in args)
 
     def invoke(self, ctx: typer.Context) -> Any:
         try:
             return super().invoke(ctx)
+        except NoArgsIsHelpError:
+            raise  # `morale hook` alone: the group's help, as Click shows it
         except UsageError as exc:
             _refuse_usage(exc, ctx, "--json" in ctx.meta.get(_COMMAND_ARGS, []))
         finally:
