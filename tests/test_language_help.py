@@ -190,3 +190,42 @@ def test_issue31_a_group_given_no_command_shows_its_help_in_russian_whole_not_as
     assert shown.stderr.startswith("Использование: root ") and "отказано" not in shown.stderr
     assert english_left(shown.stderr) == []
     assert shown.stderr.rstrip().endswith("...")  # its last line shortened as Click shortens it, not cut
+
+
+REFUSED_TYPING = [
+    (
+        ["serve", "--webhook-lease", "0.1"],
+        "Invalid value for '--webhook-lease': Input should be greater than or equal to 0.3",
+        "Неверное значение '--webhook-lease': значение должно быть не меньше 0,3",
+    ),
+    (
+        ["serve", "--port", "70000"],
+        "Invalid value for '--port': Input should be less than or equal to 65535",
+        "Неверное значение '--port': значение должно быть не больше 65535",
+    ),
+    (
+        ["strike", "b", "x"],
+        "Invalid value for 'seq': Input should be a valid integer, unable to parse string as an integer",
+        "Неверное значение 'seq': нужно целое число, а эта строка не читается как целое число",
+    ),
+    (
+        ["serve", "--heartbeat", "often"],
+        "Invalid value for '--heartbeat': Input should be a valid number, unable to parse string as a number",
+        "Неверное значение '--heartbeat': нужно число, а эта строка не читается как число",
+    ),
+    (["examples", "--to"], "Option '--to' requires an argument", "Параметру '--to' нужно значение"),
+    (["board", "b", "--json=yes"], "Option '--json' does not take a value", "Параметр '--json' не принимает значения"),
+]
+
+
+@pytest.mark.parametrize(
+    ("typed", "english", "russian"), REFUSED_TYPING, ids=[" ".join(t) for t, _, _ in REFUSED_TYPING]
+)
+def test_issue31_a_value_typed_wrong_is_refused_in_russian_and_as_before_in_english(typed, english, russian):
+    # The parser's words and the number checks' (Typer's pydantic), said where we know the sentence.
+    refused = runner.invoke(app, ["--lang", "ru", *typed])
+    assert refused.exit_code == 2
+    assert refused.stderr.startswith(f"отказано: {russian} (см. `")
+    as_before = runner.invoke(app, typed)
+    assert as_before.exit_code == 2
+    assert as_before.stderr.startswith(f"refused: {english} (see `")

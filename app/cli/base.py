@@ -27,7 +27,7 @@ from typer.core import TyperGroup
 
 from morale.core.fold import Fold
 from morale.core.rules import Refusal
-from morale.core.words import Words
+from morale.core.words import Words, counted
 from morale.events.codec import MalformedEvent
 from morale.events.locate import is_database_url
 from morale.events.locate import open_store as store_at
@@ -165,6 +165,9 @@ def _refuse_usage(exc: Any, ctx: typer.Context, as_json: bool) -> NoReturn:
 
 _NO_SUCH_COMMAND = re.compile(r"No such command (?P<name>'.*')\.(?: Did you mean (?P<close>'.*')\?)?", re.DOTALL)
 _EXTRA_ARGUMENTS = re.compile(r"Got unexpected extra arguments? \((?P<extra>.*)\)", re.DOTALL)
+# The parser's own (typer/_click/parser.py): an option typed without its value, or a flag given one.
+_REQUIRES = re.compile(r"Option (?P<option>'.*') requires (?:an argument|(?P<n>\d+) arguments)\.", re.DOTALL)
+_TAKES_NO_VALUE = re.compile(r"Option (?P<option>'.*') does not take a value\.", re.DOTALL)
 
 
 def usage_words(exc: Any) -> str:
@@ -190,6 +193,7 @@ def _usage_said(exc: Any) -> Words | None:
                 if kind == "argument"
                 else Words("Missing option {param}.", param=hint)
             )
+        message = _value_said(exc)
         if hint is None:
             return Words("Invalid value: {message}", message=message)
         return Words("Invalid value for {param}: {message}", param=hint, message=message)
@@ -209,6 +213,40 @@ def _usage_said(exc: Any) -> Words | None:
         return Words("Got unexpected extra argument(s) ({extra})", extra=found["extra"])
     if message == "Missing command.":
         return Words("Missing command.")
+    if found := _REQUIRES.fullmatch(message):
+        if found["n"] is None:
+            return Words("Option {option} requires an argument.", option=found["option"])
+        return counted(
+            "Option {option} requires {n} argument.",
+            "Option {option} requires {n} arguments.",
+            n=int(found["n"]),
+            option=found["option"],
+        )
+    if found := _TAKES_NO_VALUE.fullmatch(message):
+        return Words("Option {option} does not take a value.", option=found["option"])
+    return None
+
+
+def _value_said(exc: Any) -> str:
+    """Why a value was refused: Typer checks values with pydantic (`typer._coercion`), and raises
+    its first error's message, the error itself the cause; as Words where we know its sentence."""
+    errors = getattr(exc.__cause__, "errors", None)
+    found = errors()[:1] if callable(errors) else []
+    said = _pydantic_said(found[0]) if found else None
+    return said if said is not None and said == exc.message else exc.message
+
+
+def _pydantic_said(error: Mapping[str, Any]) -> Words | None:
+    # The errors a number typed at the command line meets (an option's min= and max=).
+    kind, limit = error.get("type"), error.get("ctx") or {}
+    if kind == "int_parsing":
+        return Words("Input should be a valid integer, unable to parse string as an integer")
+    if kind == "float_parsing":
+        return Words("Input should be a valid number, unable to parse string as a number")
+    if kind == "greater_than_equal":
+        return Words("Input should be greater than or equal to {ge}", ge=limit.get("ge"))
+    if kind == "less_than_equal":
+        return Words("Input should be less than or equal to {le}", le=limit.get("le"))
     return None
 
 
