@@ -88,6 +88,17 @@ def test_issue31_lang_ru_morale_h_says_its_help_its_commands_and_clicks_words_in
     assert "-h, --help            Показать это сообщение и выйти." in said
 
 
+@pytest.mark.parametrize(
+    ("typed", "env"),
+    [(["-h"], {"MORALE_LANG": "ru"}), (["-h", "--lang", "ru"], {}), (["-h", "--lang=ru"], {"MORALE_LANG": "en"})],
+    ids=["MORALE_LANG=ru morale -h", "morale -h --lang ru", "MORALE_LANG=en morale -h --lang=ru"],
+)
+def test_issue31_morale_h_is_russian_however_russian_is_chosen(typed, env):
+    # -h is as eager as --lang, and Click runs the eager options in the order they are typed.
+    said = helped(*typed, env=env)
+    assert said.startswith("Использование: ") and english_left(said) == []
+
+
 def test_issue31_morale_lang_ru_board_h_says_the_options_and_their_default_and_required_in_russian():
     said = helped("board", "-h", env={"MORALE_LANG": "ru"})
     assert english_left(said) == []

@@ -11,7 +11,7 @@ import re
 import sqlite3
 import sys
 from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from gettext import gettext as _
 from importlib import import_module
 from pathlib import Path
@@ -132,9 +132,8 @@ class RefusingGroup(TyperGroup):
     def parse_args(self, ctx: typer.Context, args: list[str]) -> list[str]:
         # `morale` itself: an option before the command (`morale --db x board`, `morale -1`).
         plain_params(self.get_params(ctx))  # its own (--version, -h, --install-completion), known by now
+        _language_first(args)
         try:
-            if not args:  # its help, shown before any option is read: said in $MORALE_LANG's language
-                _choose_language(None)
             return super().parse_args(ctx, args)
         except NoArgsIsHelpError:
             raise  # `morale` alone: its help, as Click shows it (not a refusal that quotes it)
@@ -327,6 +326,23 @@ def _choose_language(asked: str | None) -> str | None:
         said = Words("no language {asked!r} here (known: {known})", asked=exc.asked, known=known)
         raise typer.BadParameter(said, param_hint=hint) from None
     return asked
+
+
+def _language_first(args: list[str]) -> None:
+    # -h is eager as --lang is, and Click runs the eager options in the order they are typed: `morale -h`
+    # and `morale -h --lang ru` (and `morale` alone, read before any option) would show the help before
+    # --lang or $MORALE_LANG chose its language. Chosen here first; a language we do not speak is left
+    # to --lang's own callback to refuse, as it is typed.
+    asked = None
+    for at, word in enumerate(args):
+        if word == "--lang" and at + 1 < len(args):
+            asked = args[at + 1]
+        elif word.startswith("--lang="):
+            asked = word.removeprefix("--lang=")
+        elif not word.startswith("-"):
+            break  # the command: the options after it are its own
+    with suppress(language.UnknownLanguage):
+        language.choose(asked if asked is not None else language.from_environment())
 
 
 @app.callback()
