@@ -33,11 +33,10 @@ from morale.events.locate import is_database_url
 from morale.events.locate import open_store as store_at
 from morale.events.signing import SigningKeyUnusable
 from morale.events.store import ConflictError, EventStore, StoreUnavailable, UnknownBattle, UnreadableEvent
-from morale.events.types import BattleStarted
 from morale.projections.narrative import describe_event
 
 from .. import language
-from ..service import Recorded
+from ..service import Recorded, battle_language
 from ..webhooks.unknown import UnknownHook
 from . import help_said, render
 from .commands import COMMANDS
@@ -474,17 +473,9 @@ def open_store(db: str | Path, *, create: bool = False) -> EventStore:
         reason = Words("{reason} (`morale new` or `morale import` creates one)", reason=exc.reason)
         raise StoreUnavailable(db, reason) from None
     _OPENED.append(store)  # let go when the command ends (a PostgreSQL store holds a pool)
-    if _BATTLE and not language.asked():
-        speak_the_battles_language(store, _BATTLE[0])
+    if _BATTLE and not language.asked():  # what the command says of the battle: in the battle's own language
+        language.battle_default(battle_language(store, _BATTLE[0]))
     return store
-
-
-def speak_the_battles_language(store: EventStore, battle: str) -> None:
-    """Say what the command says about `battle` in the battle's own language (its roster's
-    `battle.language`) when the reader asked for none: its first event keeps it."""
-    for _seq, started in store.events(battle, up_to=1):
-        if isinstance(started, BattleStarted):
-            language.battle_default(started.language)
 
 
 def emit_json(value: Any) -> None:

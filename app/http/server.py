@@ -65,7 +65,7 @@ from ..authors import CONSOLE_HEADER, grant_author, via_of
 from ..battlescribe import Answers, read_answers
 from ..language import say
 from ..roster import refusal_in_roster, roster_from_list_files, roster_from_text
-from ..service import Recorded, clock_event, record_on, roll_for, start_battle
+from ..service import Recorded, battle_language, clock_event, record_on, roll_for, start_battle
 from ..snapshot_cache import battle_at, fold_lock
 from ..webhooks.deliver import Deliverer, delivering
 from ..webhooks.settings import DELIVERY, DeliverySettings
@@ -220,13 +220,7 @@ async def _battle_language(connection: ASGIConnection, battle: str) -> str:
     read once a node and kept: a battle route speaks it to a caller who asked for none (`?lang=`)."""
     known: dict[str, str] = connection.app.state.battle_languages
     if battle not in known:
-
-        def first(store: EventStore) -> str:
-            for _seq, started in store.events(battle, up_to=1):
-                return started.language if isinstance(started, BattleStarted) else ""
-            return ""
-
-        known[battle] = await _stores(connection).run(first)
+        known[battle] = await _stores(connection).run(lambda store: battle_language(store, battle))
     return known[battle]
 
 
