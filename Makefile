@@ -56,6 +56,7 @@ CHECK_TESTS = $(CHECK_RULES) tests/test_store.py $(CHECK_CLI)
 CHECK_RULES = $(wildcard tests/test_wh40k6_*.py tests/test_wh40k3_*.py) tests/test_wfb8_panic.py \
 	tests/test_wfb8_flee_rally.py tests/test_wfb8_combat.py tests/test_wfb8_causes.py tests/test_gdb_modifiers.py \
 	tests/test_gdb_results.py tests/test_gdb_tables.py tests/test_gdb_triggers.py tests/test_referee.py \
+	tests/test_wfb8_pinned.py tests/test_gdb_results_edges.py tests/test_gdb_triggers_edges.py \
 	tests/test_due_results.py tests/test_conformance.py
 CHECK_CLI = tests/test_cli.py tests/test_rules_cli.py
 
