@@ -140,3 +140,16 @@ def test_a_battle_sent_in_a_language_the_server_does_not_speak_is_a_400_naming_t
     assert by_events.json()["field"] == "started.language"
     assert "de" in by_events.json()["detail"]
     assert open_store(tmp_path / "served.db", create=False).battles() == []  # nothing written
+
+
+def test_a_battles_language_is_written_in_the_notation_and_read_back(tmp_path):
+    db = played(tmp_path)
+    text = tmp_path / "battle.txt"
+    assert morale(db, "notation", "export", "hive-tarsis", "-o", str(text)).exit_code == 0
+    assert '[Language "ru"]' in text.read_text(encoding="utf-8").splitlines()[:12]
+    copy = tmp_path / "copy.db"
+    assert morale(copy, "notation", "import", str(text)).exit_code == 0
+    first = next(open_store(copy, create=False).raw_rows("hive-tarsis"))
+    assert json.loads(first.body)["event"]["language"] == "ru"
+    assert "событие 104" in morale(copy, "board", "hive-tarsis").stdout
+
