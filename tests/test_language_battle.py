@@ -152,4 +152,3 @@ def test_a_battles_language_is_written_in_the_notation_and_read_back(tmp_path):
     first = next(open_store(copy, create=False).raw_rows("hive-tarsis"))
     assert json.loads(first.body)["event"]["language"] == "ru"
     assert "событие 104" in morale(copy, "board", "hive-tarsis").stdout
-
