@@ -5,7 +5,7 @@ result read as itself only, and the thresholds taken at their exact figures."""
 from __future__ import annotations
 
 import pytest
-from support.gdb import charge, fact, gdb_table, gdb_unit, profile, resolved, restrictions, roll
+from support.gdb import allied, charge, fact, french, gdb_table, gdb_unit, profile, resolved, restrictions, roll
 
 from morale.core import outcomes as out
 from morale.core.outcomes import Outcome
@@ -13,16 +13,8 @@ from morale.events.types import RefereeRuled
 from morale.projections.board import board
 
 
-def french(unit_id: str, **profile_):
-    return gdb_unit(unit_id, **profile_)
-
-
 def cavalry(unit_id: str = "chevaulegers", **profile_):
     return gdb_unit(unit_id, "allies", unit_type="cavalry", models=12, brigade="second", **profile_)
-
-
-def allied(unit_id: str, **profile_):
-    return gdb_unit(unit_id, "allies", **{"brigade": "second", **profile_})
 
 
 def state_changes(outcomes: list[Outcome]) -> list[tuple[str, str, str]]:

@@ -5,21 +5,9 @@ several tests it, and what the excuses cite."""
 from __future__ import annotations
 
 import pytest
-from support.gdb import charge, fact, gdb_table, gdb_unit, not_taken, roll
+from support.gdb import allied, charge, due, fact, french, gdb_table, not_taken, roll
 
 from morale.core import outcomes as out
-
-
-def french(unit_id: str, **profile):
-    return gdb_unit(unit_id, **profile)
-
-
-def allied(unit_id: str, **profile):
-    return gdb_unit(unit_id, "allies", **{"brigade": "second", **profile})
-
-
-def due(table) -> list[tuple[str, str, str]]:
-    return [(d.unit, d.test, d.rule) for d in table.battle.due]
 
 
 @pytest.mark.parametrize(("in_charge", "in_shooting", "excused"), [(4, 0, True), (3, 4, False)])

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 from support.table import Table, only
-from support.wfb8 import battle, charge, combat, fact, fled, regiment, reroll, side
+from support.wfb8 import battle, charge, combat, fact, fled, knights_wiped_out_the_wolves, regiment, reroll, side
 
 from morale.core import outcomes as out
 from morale.core.odds import odds
@@ -327,26 +327,10 @@ def test_wfb8_multi_a_report_leaving_out_two_foes_names_the_first():
     assert "halberdiers is in close combat with boyz but is not in this combat report" in refused.message
 
 
-def knights_freed() -> Table:
-    """Spearmen and knights against boyz and wolf riders, the knights have just killed the last wolf."""
-    table = battle(
-        regiment("spearmen"),
-        regiment("knights", models=6, unit_type="cavalry"),
-        regiment("boyz", "orcs", models=25),
-        regiment("wolves", "orcs", models=5, unit_type="cavalry"),
-    )
-    table.go_to(1, "orcs", "movement")
-    table.record(charge("boyz", "spearmen"))
-    table.record(charge("wolves", "knights"))
-    table.go_to(1, "orcs", "close_combat")
-    table.casualties("wolves", 5, cause="close combat")
-    return table
-
-
 def test_wfb8_multi_no_more_foes_a_freed_unit_brought_into_contact_again_fights_and_tests():
     """Freed, the knights pursue into the boyz' flank (the table says so): they fight the boyz now, and
     losing the round they take a Break test like the spearmen."""
-    table = knights_freed()
+    table = knights_wiped_out_the_wolves()
     table.record(fact("knights", "in_close_combat", "boyz"))
 
     caused = table.record(combat(side("empire", "spearmen", "knights", wounds=1), side("orcs", "boyz", wounds=4)))
@@ -358,7 +342,7 @@ def test_wfb8_multi_no_more_foes_a_freed_unit_brought_into_contact_again_fights_
 def test_wfb8_multi_no_more_foes_still_holds_after_a_report_that_listed_it_as_out():
     """A report that lists the freed knights in left_combat does not undo what the engine saw: a
     later report in the phase that lists them without it cannot give them foes or a Break test."""
-    table = knights_freed()
+    table = knights_wiped_out_the_wolves()
     table.record(
         combat(
             side("empire", "spearmen", "knights", wounds=5, left_combat=("knights",)), side("orcs", "boyz", wounds=5)
