@@ -38,7 +38,8 @@ COMPILE = $(UV) pip compile pyproject.toml --extra test --extra bench --extra mu
 # `make test` runs the suite on TEST_WORKERS processes (pytest-xdist), more than the two cores: much of
 # a test's time is spent waiting on a server, a browser or a subprocess, and a third and fourth worker
 # fill those waits. Tests are dealt out a file at a time (`--dist loadfile`, the largest files first),
-# so a module's costly fixture (a README run, a built wheel, the docs' pages) is made once. (`loadgroup`
+# so a module's costly fixture (a README run, a built wheel, the docs' pages) is made once; the
+# costliest tests with no such fixture one at a time (tests/support/dealing.py). (`loadgroup`
 # with xdist_group marks did not group here: pytest-xdist 3.8 on pytest 9.2 dealt a marked file's tests
 # to both workers.)
 # Its slowest tests, and why each is slow, are in docs/development.md; `--durations` prints them.
@@ -55,18 +56,24 @@ CHECK_TESTS = $(CHECK_RULES) tests/test_store.py $(CHECK_CLI)
 CHECK_RULES = $(wildcard tests/test_wh40k6_*.py tests/test_wh40k3_*.py) tests/test_wfb8_panic.py \
 	tests/test_wfb8_flee_rally.py tests/test_wfb8_combat.py tests/test_wfb8_causes.py tests/test_gdb_modifiers.py \
 	tests/test_gdb_results.py tests/test_gdb_tables.py tests/test_gdb_triggers.py tests/test_referee.py \
+	tests/test_wfb8_pinned.py tests/test_gdb_results_edges.py tests/test_gdb_triggers_edges.py \
 	tests/test_due_results.py tests/test_conformance.py
 CHECK_CLI = tests/test_cli.py tests/test_rules_cli.py
 
 .PHONY: demo serve test check catalogues typecheck bench bench-feed bench-pg bench-soak bench-console bench-cli mutate lint clean lock test-lowest postgresql node
 
-$(BIN)/python:
+# Every install is uv's (pinned above, in $(TOOLS)), from the same lock: pip took about 90 of a fresh
+# clone's `make test` seconds here to install the test extra, uv about a quarter of that. The venvs
+# are Python's own (`-m venv`), pip included at the lock's version: the docs' pages run pip in them.
+INSTALL = $(UV) pip install -q --python
+
+$(BIN)/python: | $(UV)
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install -q -c $(LOCK) --upgrade pip
+	$(INSTALL) $(BIN)/python -c $(LOCK) --upgrade pip
 
 # A stamp depends on the lock too, so a changed lock reinstalls.
 $(VENV)/.installed-app: pyproject.toml $(LOCK) | $(BIN)/python
-	$(BIN)/python -m pip install -q -c $(LOCK) -e .
+	$(INSTALL) $(BIN)/python -c $(LOCK) -e .
 	touch $@
 
 # The games written as packages of their own (docs/writing-a-ruleset.md): each folder of examples/
@@ -74,21 +81,21 @@ $(VENV)/.installed-app: pyproject.toml $(LOCK) | $(BIN)/python
 # installs them, built with the venv's own setuptools (the test extra locks one): no network needed.
 GAMES := $(patsubst %/pyproject.toml,%,$(wildcard examples/*/pyproject.toml))
 define install_games
-	for game in $(GAMES); do $(1)/bin/python -m pip install -q -c $(2) --no-build-isolation -e $$game || exit 1; done
+	for game in $(GAMES); do $(INSTALL) $(1)/bin/python -c $(2) --no-build-isolation -e $$game || exit 1; done
 endef
 
 # The test extras include the app: a venv made by `make test` serves `make demo` as it is.
 $(VENV)/.installed-test: pyproject.toml $(LOCK) $(GAMES:%=%/pyproject.toml) | $(BIN)/python
-	$(BIN)/python -m pip install -q -c $(LOCK) -e '.[test]'
+	$(INSTALL) $(BIN)/python -c $(LOCK) -e '.[test]'
 	$(call install_games,$(VENV),$(LOCK))
 	touch $@ $(VENV)/.installed-app
 
 $(VENV)/.installed-bench: pyproject.toml $(LOCK) | $(BIN)/python
-	$(BIN)/python -m pip install -q -c $(LOCK) -e '.[bench]'
+	$(INSTALL) $(BIN)/python -c $(LOCK) -e '.[bench]'
 	touch $@
 
 $(VENV)/.installed-mutation: pyproject.toml $(LOCK) $(GAMES:%=%/pyproject.toml) | $(BIN)/python
-	$(BIN)/python -m pip install -q -c $(LOCK) -e '.[test,mutation]'
+	$(INSTALL) $(BIN)/python -c $(LOCK) -e '.[test,mutation]'
 	$(call install_games,$(VENV),$(LOCK))
 	touch $@ $(VENV)/.installed-test $(VENV)/.installed-app
 
@@ -101,11 +108,11 @@ define typecheck
 	MYPYPATH=$(1)/typed $(1)/bin/mypy
 endef
 
-$(LOWEST_VENV)/.installed: pyproject.toml $(LOWEST) $(GAMES:%=%/pyproject.toml)
+$(LOWEST_VENV)/.installed: pyproject.toml $(LOWEST) $(GAMES:%=%/pyproject.toml) | $(UV)
 	rm -rf $(LOWEST_VENV)
 	$(PYTHON) -m venv $(LOWEST_VENV)
-	$(LOWEST_VENV)/bin/python -m pip install -q -c $(LOWEST) --upgrade pip
-	$(LOWEST_VENV)/bin/python -m pip install -q -c $(LOWEST) -e '.[test,bench]'
+	$(INSTALL) $(LOWEST_VENV)/bin/python -c $(LOWEST) --upgrade pip
+	$(INSTALL) $(LOWEST_VENV)/bin/python -c $(LOWEST) -e '.[test,bench]'
 	$(call install_games,$(LOWEST_VENV),$(LOWEST))
 	touch $@
 

@@ -37,6 +37,9 @@ LANGUAGES = ("en", "ru")  # what `--lang`, `?lang=` and the console's switch off
 NAMES = {"en": "English", "ru": "Русский"}  # each language in its own words, for the switch
 
 _language: ContextVar[str] = ContextVar("language", default=SOURCE)
+# Whether the reader asked for the language (`--lang`, `$MORALE_LANG`, `?lang=`) rather than came
+# with one (the locale's, the browser's): only a language nobody asked for gives way to a battle's own.
+_asked: ContextVar[bool] = ContextVar("language_asked", default=False)
 # The packages of the engine that keep a catalogue (a game keeps its own beside its clauses).
 # (tools/catalogues.py's FOLDERS: tests/test_language.py holds the two to the same list.)
 _ENGINE_PACKAGES = (
@@ -61,19 +64,38 @@ def current() -> str:
     return _language.get()
 
 
-def choose(language: str) -> None:
-    """Say everything from here on (this command, this request's task) in `language`."""
+def asked() -> bool:
+    """Whether the reader asked for the language spoken now (else it came with their locale or browser)."""
+    return _asked.get()
+
+
+def choose(language: str, *, asked: bool = True) -> None:
+    """Say everything from here on (this command, this request's task) in `language`: one the reader
+    asked for, or (`asked=False`) one their locale or browser came with, which a battle's own
+    language overrides (`battle_default`)."""
     _language.set(checked(language, "lang"))
+    _asked.set(asked)
 
 
 @contextmanager
-def speaking(language: str) -> Iterator[None]:
+def speaking(language: str, *, asked: bool = True) -> Iterator[None]:
     """Say what is said inside the block in `language`, then go back."""
     token = _language.set(checked(language, "lang"))
+    asked_token = _asked.set(asked)
     try:
         yield
     finally:
+        _asked.reset(asked_token)
         _language.reset(token)
+
+
+def battle_default(language: str) -> None:
+    """Speak a battle's own language (`battle.language` in its roster, kept in `battle_started`)
+    about it, unless the reader asked for one: a Russian club's battle reads in Russian on a laptop
+    set to English, and `--lang en` or `?lang=en` still reads it in English. A language this app
+    does not speak (a log from elsewhere) leaves the reader's as it is."""
+    if language in LANGUAGES and not _asked.get():
+        _language.set(language)
 
 
 def checked(language: str, field: str) -> str:
@@ -123,8 +145,22 @@ def from_environment(environ: Mapping[str, str] | None = None) -> str:
     """The CLI's language when `--lang` is not given: `$MORALE_LANG` (which must be one we speak),
     else the first of the locale's variables that is set, where we speak it; else English."""
     environ = os.environ if environ is None else environ
+    asked_here = asked_in_environment(environ)
+    return asked_here if asked_here is not None else from_locale(environ)
+
+
+def asked_in_environment(environ: Mapping[str, str] | None = None) -> str | None:
+    """`$MORALE_LANG`, if set (which must be a language we speak): a language asked for."""
+    environ = os.environ if environ is None else environ
     if environ.get("MORALE_LANG"):
         return checked(environ["MORALE_LANG"], "MORALE_LANG")
+    return None
+
+
+def from_locale(environ: Mapping[str, str] | None = None) -> str:
+    """The locale's language, where we speak it (else English): the first of the locale's
+    variables that is set decides, as gettext reads them."""
+    environ = os.environ if environ is None else environ
     for name in ("LC_ALL", "LC_MESSAGES", "LANG"):
         value = environ.get(name, "")
         if value:  # the first one set decides, as gettext reads them ("ru_RU.UTF-8", "C")

@@ -15,6 +15,7 @@ from morale.core.words import Words
 from morale.events.codec import MalformedEvent, battle_id, event_from_dict
 from morale.events.types import BattleStarted, UnitJoined
 
+from . import language
 from .battlescribe import Answers, read_list_file, roster_data
 from .battlescribe.mapping import labels, quoted
 from .files import MAX_ROSTER_BYTES, read_bounded
@@ -94,6 +95,7 @@ def roster_from_data(
             "name": battle.get("name", ""),
             "dice_policy": battle.get("dice", "either"),
             "confirmation": battle.get("confirmation", False),
+            "language": _language(where, battle.get("language", "")),
             "house_rules": data.get("house_rules", {}),
             "tables": _tables(where, str(ruleset_id), version, battle.get("tables", {}), tables_beside),
         },
@@ -119,6 +121,20 @@ def roster_from_data(
             Words("{where}: {problem}", where=where, problem=words_of(exc)), field="battle.id"
         ) from None
     return Roster(battle=checked, started=started, units=joined, tables=tuple(tables))  # type: ignore[arg-type]
+
+
+def _language(where: str, named: object) -> object:
+    """`battle.language`: what the battle says to a reader who asks for no language, one this app
+    speaks (the event's schema takes any language's code; a roster is written for this app)."""
+    if named == "" or named in language.LANGUAGES:
+        return named
+    said = Words(
+        "{where}: battle.language is one of {known}, not {named!r}",
+        where=where,
+        known=", ".join(language.LANGUAGES),
+        named=str(named),
+    )
+    raise MalformedEvent(said, field="battle.language")
 
 
 def _tables(where: str, ruleset_id: str, version: str, named: object, beside: Path | None) -> dict:

@@ -53,6 +53,15 @@ class Recorded:
     shown: Shown | None = None  # what a screen shows of it, as the feed gives it (when the writer asked)
 
 
+def battle_language(store: EventStore, battle: str) -> str:
+    """The battle's own language (its roster's `battle.language`, kept in its first event; "" for
+    none): what is said about it to a reader who asked for no language. A first event is never
+    struck, so a reader may keep it."""
+    for _seq, started in store.events(battle, up_to=1):
+        return started.language if isinstance(started, BattleStarted) else ""
+    return ""
+
+
 def fold_of(store: EventStore, battle: str, *, read_back: bool = False) -> Fold:
     """The battle's whole log folded (nothing yet if the battle is new: its first event starts it).
     `read_back`: the fold keeps only its last events in memory and reads older ones back from

@@ -28,6 +28,7 @@ _TEXT = r"^[^\x00-\x08\x0b-\x1f\x7f-\x9f]*$"  # free text: tabs and line breaks 
 ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"
 ID_WORDS = Words("an id: 1 to 64 letters, digits, '_', '.' or '-', the first a letter or digit")
 HEX_WORDS = Words("64 lowercase hex digits")
+LANGUAGE_WORDS = Words("a language's two- or three-letter code, such as ru")
 TEXT_LIMIT = 2000  # characters of free text: a note, a cause, a ruling's reason
 NAME_LIMIT = 200
 MOST = 100_000  # models in a unit, casualties, wounds: far beyond any table, far below a mistake's 10**30
@@ -189,6 +190,10 @@ class BattleStarted(Event, tag="battle_started", frozen=True):
     # A battle played without a referee: a player's entry stands as a claim until the other side
     # confirms it, or disputes it (`engine.claim.*`, `engine.dispute.*`).
     confirmation: bool = False
+    # The language what is said about the battle speaks to a reader who asked for none (`--lang`,
+    # `$MORALE_LANG`, `?lang=`, the console's switch): a club's roster says the language its rule
+    # texts are in. "" for none. The log keeps a tag; which languages are spoken is the app's to say.
+    language: Annotated[str, Meta(pattern=r"^([a-z]{2,3})?$", extra={"words": LANGUAGE_WORDS})] = ""
 
 
 class UnitJoined(Event, tag="unit_joined", frozen=True):

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import pytest
 from support.gdb import (
+    allied,
     change,
     charge,
     decide,
     fact,
+    french,
     gdb_table,
     gdb_unit,
     near,
@@ -25,14 +27,6 @@ from morale.core.outcomes import Outcome
 from morale.core.rulesets import lookup
 from morale.events.types import ChargeDeclared, DiceRolled, PlayerDecided, RefereeRuled, TableFactRecorded, UnitChanged
 from morale.projections.board import board
-
-
-def french(unit_id: str, **profile):
-    return gdb_unit(unit_id, **profile)
-
-
-def allied(unit_id: str, **profile):
-    return gdb_unit(unit_id, "allies", **{"brigade": "second", **profile})
 
 
 def cavalry(unit_id: str = "chevaulegers", **profile):

@@ -3,23 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from support.gdb import charge, fact, gdb_table, gdb_unit, near, not_taken, resolved, roll
+from support.gdb import allied, charge, due, fact, french, gdb_table, gdb_unit, near, not_taken, resolved, roll
 from support.table import clock_event
 
 from morale.core import outcomes as out
 from morale.events.types import ChargeDeclared, DiceRolled, PlayerDecided, RefereeRuled, TableFactRecorded, UnitChanged
-
-
-def french(unit_id: str, **profile):
-    return gdb_unit(unit_id, **profile)
-
-
-def allied(unit_id: str, **profile):
-    return gdb_unit(unit_id, "allies", **{"brigade": "second", **profile})
-
-
-def due(table) -> list[tuple[str, str, str]]:
-    return [(d.unit, d.test, d.rule) for d in table.battle.due]
 
 
 def routs_when_charged(table, victim: str, by: str) -> None:

@@ -365,6 +365,40 @@ def test_a_browser_that_prefers_russian_opens_the_console_in_russian(browser, se
     context.close()
 
 
+def test_a_russian_battle_opens_in_russian_in_an_english_browser_until_its_reader_chooses(browser, served):
+    """A battle whose roster says `language = "ru"` (issue 31 item 3): the console on a phone whose
+    browser speaks English opens it in Russian, page and server alike; English chosen on the switch
+    is kept on the device and wins over the battle's; an overlay whose address names no language
+    speaks the battle's too."""
+    server, http = served
+    body = creation_body()
+    body["started"]["language"] = "ru"
+    tokens = http.post("/battles", json=body).json()["tokens"]
+    context = browser.new_context(viewport=PHONE, locale="en-US")
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(f"{server.url}/view#battle={BATTLE}&token={tokens['spectator']}")
+    ready_in(page, "ru")
+    assert page.locator("#role").inner_text() == "Зритель"
+    assert page.locator("#tab-board").inner_text() != "Board"
+    assert "в строю" in page.locator("#board").inner_text()
+    page.locator("#tab-log").click()
+    assert page.locator("#language").input_value() == "ru"
+    page.locator("#language").select_option("en")  # chosen here: kept, and it wins over the battle's
+    ready_in(page, "en")
+    assert page.locator("#tab-board").inner_text() == "Board"
+    assert "steady" in page.locator("#board").inner_text()
+    page.reload()
+    ready_in(page, "en")
+    overlay = context.new_page()
+    overlay.on("pageerror", lambda error: errors.append(str(error)))
+    overlay.goto(f"{server.url}/overlay/strip#battle={BATTLE}&token={tokens['spectator']}")
+    overlay.wait_for_selector("html[lang='ru'] #strip[data-at]", timeout=WAIT_MS)
+    context.close()
+    assert errors == []
+
+
 # -- an overlay in the language of its address -----------------------------------------------------
 def test_an_overlay_with_lang_ru_says_its_own_words_in_russian(browser, served):
     server, http = served

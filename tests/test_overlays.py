@@ -337,4 +337,4 @@ def test_an_overlay_opened_late_in_a_long_battle_reads_what_the_shared_worker_no
         assert app.state.hub.channel(BATTLE).followers == 1
         context.close()
     assert counts == [str(last), str(last)]  # every item, each once
-    assert [url.split("/battles/")[1] for url in exports] == [f"{BATTLE}/feed.ndjson?after=0&follow=false"]
+    assert [url.split("/battles/")[1] for url in exports] == [f"{BATTLE}/feed.ndjson?after=0&follow=false&lang=en"]

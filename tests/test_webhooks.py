@@ -136,6 +136,28 @@ def test_a_receiver_down_for_a_while_gets_every_item_once_in_order_signed_when_i
     assert all(a["answer"] for a in log)
 
 
+def test_a_russian_battles_deliveries_say_their_story_in_russian_with_every_machine_field_as_in_english(tmp_path):
+    """A battle whose roster says `language = "ru"` (issue 31): a receiver asks for no language, so
+    each delivery's words are the battle's, as a follower who asks none reads them."""
+    body = creation_body()
+    body["started"]["language"] = "ru"
+    with LiveServer(create_app(tmp_path / "hooks.db", Settings(webhooks=QUICK))) as server, Receiver() as receiver:
+        created = httpx.post(f"{server.url}/battles", json=body, timeout=WAIT_S)
+        table = Table(server.url, created.json()["tokens"])
+        table.append(MOVEMENT)
+        receiver.start()
+        hook = table.hook(receiver.url)
+        last = table.append(casualty("kraak", 3))
+        (got,) = once_each(receiver.wait_for_seqs({last}))
+        english = table.get(f"/feed.ndjson?follow=false&after={last - 1}&lang=en").text
+    data = got.verified(hook["secret"])["data"]
+    item = json.loads(english)
+    story, english_story = [line["text"] for line in data["story"]], [line["text"] for line in item["story"]]
+    assert story != english_story and any("модел" in line for line in story)  # "3 модели", not "3 models"
+    assert {k: v for k, v in data.items() if k != "story"}.keys() == {k for k in item if k != "story"}
+    assert data["event"] == item["event"] and data["caused"] == item["caused"]
+
+
 def test_a_hook_for_some_kinds_gets_only_items_of_those_kinds(served):
     with Receiver() as receiver:
         receiver.start()

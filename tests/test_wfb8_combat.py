@@ -3,7 +3,7 @@ and "Standard rules")."""
 
 import pytest
 from support.table import Table, only, unit
-from support.wfb8 import battle, charge, combat, regiment, side
+from support.wfb8 import battle, charge, combat, knights_wiped_out_the_wolves, regiment, side, two_charges
 
 from morale.core import outcomes as out
 from morale.events.types import CombatResolved, CombatSide
@@ -195,30 +195,6 @@ def test_wfb8_break_test_combat_detail_is_checked_and_only_for_rulesets_that_rea
 
 
 # -- wfb8.multi.no_more_foes ---------------------------------------------------------------------------
-def two_charges() -> Table:
-    """Spearmen and knights against boyz and wolf riders: the boyz charged the spearmen and the wolves
-    the knights; the close combat phase has begun."""
-    table = battle(
-        regiment("spearmen"),
-        regiment("knights", models=6, unit_type="cavalry"),
-        regiment("boyz", "orcs", models=25),
-        regiment("wolves", "orcs", models=5, unit_type="cavalry"),
-    )
-    table.go_to(1, "orcs", "movement")
-    table.record(charge("boyz", "spearmen"))
-    table.record(charge("wolves", "knights"))
-    table.go_to(1, "orcs", "close_combat")
-    return table
-
-
-def knights_wiped_out_the_wolves() -> Table:
-    """A multiple combat: spearmen and knights against boyz and wolf riders; the knights have just
-    killed the last wolf rider, so no enemy is left in base contact with them."""
-    table = two_charges()
-    table.casualties("wolves", 5, cause="close combat")
-    return table
-
-
 def test_wfb8_multi_no_more_foes_counts_as_having_won_and_takes_no_break_test():
     table = knights_wiped_out_the_wolves()
 

@@ -7,9 +7,11 @@ own): the engine's packages, each game, and the console's scripts. A folder's ca
 rest (new messages added untranslated, messages gone dropped, sorted by message so two branches
 that each add some seldom collide); beside it the app reads `messages.<lang>.mo` (Python) or
 `messages.<lang>.json` (the console), both compiled from the `.po` and kept in the repository so a
-clone needs no build step. `--check` (tests/test_language.py) fails on a message left
-untranslated, a translation that drops or adds a placeholder, a `Words` whose template is not a
-literal (it could not be extracted), and a compiled file that is not the `.po` compiled.
+clone needs no build step. The commands' help (app/cli/: docstrings, `help=`, commands.py's table)
+is extracted too, as it is written: app/cli/help_said.py looks it up when help is shown. `--check`
+(tests/test_language.py) fails on a message left untranslated, a translation that drops or adds a
+placeholder, a `Words` or a command's help that is not a literal (it could not be extracted), and a
+compiled file that is not the `.po` compiled.
 """
 
 from __future__ import annotations
@@ -35,6 +37,9 @@ LANGUAGES = ("ru",)  # English is the source: its words are the code's own
 WORDS = ROOT / "events" / "words.py"  # where `Words` is defined, not used (core/words.py names it)
 PYTHON_KEYWORDS = {"Words": None, "counted": (1, 2)}
 SCRIPT_KEYWORDS = {"t": None, "tn": (1, 2)}  # the console's `t("...")` and `tn("...", "...", n)`
+# The commands' help: where the commands are, and the texts Click shows as their help.
+HELP_SOURCES = "app/cli"
+HELP_KEYWORDS = ("help", "short_help", "epilog")
 FIXED_DATE = datetime(2026, 12, 2, tzinfo=UTC)  # so a catalogue's header changes only when it is edited
 
 
@@ -82,7 +87,42 @@ def template(folder: Folder) -> Catalog:
     for path in sources(folder):
         for lineno, message, comments, _context in extract_from_file(method, path, keywords=keywords):
             made.add(message, locations=[(str(path.relative_to(ROOT)), lineno)], auto_comments=comments)
+        for lineno, text in help_texts(path) if not folder.script else ():
+            if text is not None:
+                made.add(text, locations=[(str(path.relative_to(ROOT)), lineno)])
     return made
+
+
+def help_texts(path: Path) -> Iterator[tuple[int, str | None]]:
+    """Each help text a command module writes, as Click shows it (None where it is not a literal):
+    a command's or group's docstring (`@app.command()`, `@group.callback()`), cleaned as Typer
+    cleans it (`inspect.getdoc`); a `help=`, `short_help=` or `epilog=` (of `typer.Option`,
+    `typer.Argument`, `typer.Typer`, a command); a line of commands.py's table (`Listed`)."""
+    if not path.is_relative_to(ROOT / HELP_SOURCES):
+        return
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and any(map(_registers, node.decorator_list)):
+            if (doc := ast.get_docstring(node)) is not None:
+                yield node.lineno, doc
+        elif isinstance(node, ast.Call):
+            for keyword in node.keywords:
+                if keyword.arg in HELP_KEYWORDS:
+                    yield keyword.value.lineno, _literal(keyword.value)
+            if isinstance(node.func, ast.Name) and node.func.id == "Listed" and len(node.args) == 2:
+                yield node.args[1].lineno, _literal(node.args[1])
+
+
+def _registers(decorator: ast.expr) -> bool:
+    """`@app.command(...)` or `@group.callback()`: what makes a function a command or a group."""
+    return (
+        isinstance(decorator, ast.Call)
+        and isinstance(decorator.func, ast.Attribute)
+        and decorator.func.attr in ("command", "callback")
+    )
+
+
+def _literal(node: ast.expr) -> str | None:
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
 
 
 def po_path(folder: Folder, language: str) -> Path:
@@ -173,6 +213,9 @@ def unextractable(folder: Folder) -> Iterator[str]:
             literal = [isinstance(a, ast.Constant) and isinstance(a.value, str) for a in node.args[:wanted]]
             if wanted and (len(literal) < wanted or not all(literal)):
                 yield f"{path.relative_to(ROOT)}:{node.lineno}: {node.func.id}(...) needs a literal template"
+        for lineno, text in help_texts(path):
+            if text is None:
+                yield f"{path.relative_to(ROOT)}:{lineno}: a command's help needs to be a literal"
 
 
 def _ids(book: Catalog) -> set[object]:

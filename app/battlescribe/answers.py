@@ -2,7 +2,7 @@
 console's form): what a unit's Leadership is when the file has no Ld, what a rule the ruleset does
 not know means for morale, which side a force plays. Read and checked here; applied by `mapping.py`.
 
-    [battle]                # id, name, ruleset, ruleset_version, sides (their order), dice, confirmation
+    [battle]                # id, name, ruleset, ruleset_version, sides (their order), dice, confirmation, language
     id = "hive-tarsis"
     [force."Orks"]          # a force, by its catalogue's name
     side = "orks"
@@ -24,7 +24,7 @@ from morale.events.codec import MalformedEvent
 from ..tables import read_toml
 
 SECTIONS = {"battle", "house_rules", "force", "unit", "rules"}
-BATTLE_KEYS = {"id", "name", "ruleset", "ruleset_version", "sides", "dice", "confirmation"}
+BATTLE_KEYS = {"id", "name", "ruleset", "ruleset_version", "sides", "dice", "confirmation", "language"}
 FORCE_KEYS = {"side"}
 UNIT_KEYS = {"id", "side", "type", "models", "ld", "initiative", "rules", "profile"}
 

@@ -241,7 +241,7 @@ def _battle(
     }
     if ruleset is not None:
         battle |= {"ruleset": ruleset.id, "ruleset_version": ruleset.version}
-    for key in ("dice", "confirmation"):
+    for key in ("dice", "confirmation", "language"):
         if key in given:
             battle[key] = given[key]
     return battle

@@ -12,7 +12,7 @@ catalogue), notation.py (the battle notation), tables.py, report.py, examples.py
 Importing this package imports none of them, and running a command imports its own module alone:
 `commands.py` lists every command with its module and its help, so `morale -h` needs none of them
 and `morale --version` (`main`) answers without even the Typer app (bench/README.md has what each
-costs).
+costs). help_said.py shows that help, and each command's, in the reader's language.
 """
 
 from __future__ import annotations

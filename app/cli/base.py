@@ -11,7 +11,7 @@ import re
 import sqlite3
 import sys
 from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from gettext import gettext as _
 from importlib import import_module
 from pathlib import Path
@@ -21,13 +21,13 @@ import msgspec
 import typer
 import typer.main
 from rich.console import Console
-from typer._click.exceptions import MissingParameter, NoSuchOption
+from typer._click.exceptions import MissingParameter, NoArgsIsHelpError, NoSuchOption
 from typer._click.utils import make_default_short_help
 from typer.core import TyperGroup
 
 from morale.core.fold import Fold
 from morale.core.rules import Refusal
-from morale.core.words import Words
+from morale.core.words import Words, counted
 from morale.events.codec import MalformedEvent
 from morale.events.locate import is_database_url
 from morale.events.locate import open_store as store_at
@@ -36,9 +36,9 @@ from morale.events.store import ConflictError, EventStore, StoreUnavailable, Unk
 from morale.projections.narrative import describe_event
 
 from .. import language
-from ..service import Recorded
+from ..service import Recorded, battle_language
 from ..webhooks.unknown import UnknownHook
-from . import render
+from . import help_said, render
 from .commands import COMMANDS
 from .text_values import plain_params, plain_text
 from .version import version_line
@@ -49,6 +49,7 @@ UsageError = typer.BadParameter.__base__
 _COMMAND_ARGS = "morale.command_args"  # where RefusingGroup keeps a command's words, in ctx.meta
 _OPENED: list[EventStore] = []  # the stores the running command opened (`open_store`), closed after it
 _WORDS: list[str] = []  # the running command's words, as typed (RefusingGroup.resolve_command)
+_BATTLE: list[str] = []  # the battle the running command names (BattleArg), if it names one
 
 
 class LazyCommands(Mapping[str, Any]):
@@ -78,10 +79,11 @@ def _command_named(name: str) -> Any:
     settings = {"pretty_exceptions_short": app.pretty_exceptions_short, "rich_markup_mode": app.rich_markup_mode}
     for command in app.registered_commands:
         if (command.name or typer.main.get_command_name(command.callback.__name__)) == name:  # type: ignore[union-attr]
-            return plain_text(typer.main.get_command_from_info(command, **settings))
+            return help_said.said_in_language(plain_text(typer.main.get_command_from_info(command, **settings)))
     for group in app.registered_groups:
         if group.name == name:
-            return plain_text(typer.main.get_group_from_info(group, suggest_commands=app.suggest_commands, **settings))
+            built = typer.main.get_group_from_info(group, suggest_commands=app.suggest_commands, **settings)
+            return help_said.said_in_language(plain_text(built))
     raise LookupError(f"morale.app.cli.{COMMANDS[name].module} registers no command {name!r} (commands.py lists it)")
 
 
@@ -91,7 +93,10 @@ class RefusingGroup(TyperGroup):
     with --json, and exit code 2, instead of Click's usage block.
 
     Its commands are `LazyCommands`: `morale board` imports battle.py's module and builds `board`
-    alone, and `morale -h` lists them from `commands.COMMANDS` without importing any."""
+    alone, and `morale -h` lists them from `commands.COMMANDS` without importing any. Its help,
+    and each command's, is said in the chosen language (help_said.py)."""
+
+    context_class = help_said.SaidContext
 
     def __init__(self, **attrs: Any) -> None:
         super().__init__(**attrs)
@@ -100,7 +105,7 @@ class RefusingGroup(TyperGroup):
     def main(self, *args: Any, **kwargs: Any) -> Any:
         # The language --lang chose is this command's: whoever runs several in one process (the
         # tests' runner) gets back the one they had.
-        with language.speaking(language.current()):
+        with language.speaking(language.current(), asked=language.asked()):
             return super().main(*args, **kwargs)
 
     def list_commands(self, ctx: typer.Context) -> list[str]:
@@ -108,9 +113,10 @@ class RefusingGroup(TyperGroup):
 
     def format_commands(self, ctx: typer.Context, formatter: Any) -> None:
         # As Click's own (TyperGroup.format_commands) lays them out, from the table: the real
-        # commands' short help is the same text shortened the same way (tests/test_cli_lazy.py).
+        # commands' short help is the same text shortened the same way (tests/test_cli_lazy.py),
+        # in the reader's language (help_said.py).
         limit = formatter.width - 6 - max(len(name) for name in COMMANDS)
-        rows = [(name, make_default_short_help(listed.help, limit)) for name, listed in COMMANDS.items()]
+        rows = [(name, make_default_short_help(help_said.said(entry.help), limit)) for name, entry in COMMANDS.items()]
         with formatter.section(_("Commands")):
             formatter.write_dl(rows)
 
@@ -127,19 +133,25 @@ class RefusingGroup(TyperGroup):
     def parse_args(self, ctx: typer.Context, args: list[str]) -> list[str]:
         # `morale` itself: an option before the command (`morale --db x board`, `morale -1`).
         plain_params(self.get_params(ctx))  # its own (--version, -h, --install-completion), known by now
+        _language_first(args)
         try:
             return super().parse_args(ctx, args)
+        except NoArgsIsHelpError:
+            raise  # `morale` alone: its help, as Click shows it (not a refusal that quotes it)
         except UsageError as exc:
             _refuse_usage(exc, ctx, "--json" in args)
 
     def invoke(self, ctx: typer.Context) -> Any:
         try:
             return super().invoke(ctx)
+        except NoArgsIsHelpError:
+            raise  # `morale hook` alone: the group's help, as Click shows it
         except UsageError as exc:
             _refuse_usage(exc, ctx, "--json" in ctx.meta.get(_COMMAND_ARGS, []))
         finally:
             while _OPENED:
                 _OPENED.pop().close()
+            _BATTLE.clear()
 
 
 def _refuse_usage(exc: Any, ctx: typer.Context, as_json: bool) -> NoReturn:
@@ -154,6 +166,9 @@ def _refuse_usage(exc: Any, ctx: typer.Context, as_json: bool) -> NoReturn:
 
 _NO_SUCH_COMMAND = re.compile(r"No such command (?P<name>'.*')\.(?: Did you mean (?P<close>'.*')\?)?", re.DOTALL)
 _EXTRA_ARGUMENTS = re.compile(r"Got unexpected extra arguments? \((?P<extra>.*)\)", re.DOTALL)
+# The parser's own (typer/_click/parser.py): an option typed without its value, or a flag given one.
+_REQUIRES = re.compile(r"Option (?P<option>'.*') requires (?:an argument|(?P<n>\d+) arguments)\.", re.DOTALL)
+_TAKES_NO_VALUE = re.compile(r"Option (?P<option>'.*') does not take a value\.", re.DOTALL)
 
 
 def usage_words(exc: Any) -> str:
@@ -179,6 +194,7 @@ def _usage_said(exc: Any) -> Words | None:
                 if kind == "argument"
                 else Words("Missing option {param}.", param=hint)
             )
+        message = _value_said(exc)
         if hint is None:
             return Words("Invalid value: {message}", message=message)
         return Words("Invalid value for {param}: {message}", param=hint, message=message)
@@ -198,6 +214,40 @@ def _usage_said(exc: Any) -> Words | None:
         return Words("Got unexpected extra argument(s) ({extra})", extra=found["extra"])
     if message == "Missing command.":
         return Words("Missing command.")
+    if found := _REQUIRES.fullmatch(message):
+        if found["n"] is None:
+            return Words("Option {option} requires an argument.", option=found["option"])
+        return counted(
+            "Option {option} requires {n} argument.",
+            "Option {option} requires {n} arguments.",
+            n=int(found["n"]),
+            option=found["option"],
+        )
+    if found := _TAKES_NO_VALUE.fullmatch(message):
+        return Words("Option {option} does not take a value.", option=found["option"])
+    return None
+
+
+def _value_said(exc: Any) -> str:
+    """Why a value was refused: Typer checks values with pydantic (`typer._coercion`), and raises
+    its first error's message, the error itself the cause; as Words where we know its sentence."""
+    errors = getattr(exc.__cause__, "errors", None)
+    found = errors()[:1] if callable(errors) else []
+    said = _pydantic_said(found[0]) if found else None
+    return said if said is not None and said == exc.message else exc.message
+
+
+def _pydantic_said(error: Mapping[str, Any]) -> Words | None:
+    # The errors a number typed at the command line meets (an option's min= and max=).
+    kind, limit = error.get("type"), error.get("ctx") or {}
+    if kind == "int_parsing":
+        return Words("Input should be a valid integer, unable to parse string as an integer")
+    if kind == "float_parsing":
+        return Words("Input should be a valid number, unable to parse string as a number")
+    if kind == "greater_than_equal":
+        return Words("Input should be greater than or equal to {ge}", ge=limit.get("ge"))
+    if kind == "less_than_equal":
+        return Words("Input should be less than or equal to {le}", le=limit.get("le"))
     return None
 
 
@@ -229,7 +279,15 @@ Db = Annotated[
     ),
 ]
 Json = Annotated[bool, typer.Option("--json", help="Print JSON for machines instead of tables.")]
-BattleArg = Annotated[str, typer.Argument(help="The battle's id.")]
+
+
+def _battle_named(battle: str) -> str:
+    # Kept for `open_store`, which speaks the battle's own language unless the reader asked for one.
+    _BATTLE[:] = [battle]
+    return battle
+
+
+BattleArg = Annotated[str, typer.Argument(help="The battle's id.", callback=_battle_named)]
 ToStdout = Annotated[Path | None, typer.Option("--out", "-o", help="Write to this file (default: stdout).")]
 
 
@@ -271,13 +329,40 @@ def _print_version(wanted: bool) -> None:
 def _choose_language(asked: str | None) -> str | None:
     # Before any command runs, so its refusals are said in it too: --lang, else $MORALE_LANG, else the locale.
     try:
-        language.choose(asked if asked is not None else language.from_environment())
+        _chosen(asked)
     except language.UnknownLanguage as exc:
         known = ", ".join(language.LANGUAGES)
         hint = "'--lang'" if asked is not None else "$MORALE_LANG"  # the environment's, not typed here
         said = Words("no language {asked!r} here (known: {known})", asked=exc.asked, known=known)
         raise typer.BadParameter(said, param_hint=hint) from None
     return asked
+
+
+def _chosen(asked: str | None) -> None:
+    """--lang, else $MORALE_LANG (both asked for), else the locale's, which a battle's own language
+    overrides (`open_store`)."""
+    wanted = asked if asked is not None else language.asked_in_environment()
+    if wanted is not None:
+        language.choose(wanted)
+    else:
+        language.choose(language.from_locale(), asked=False)
+
+
+def _language_first(args: list[str]) -> None:
+    # -h is eager as --lang is, and Click runs the eager options in the order they are typed: `morale -h`
+    # and `morale -h --lang ru` (and `morale` alone, read before any option) would show the help before
+    # --lang or $MORALE_LANG chose its language. Chosen here first; a language we do not speak is left
+    # to --lang's own callback to refuse, as it is typed.
+    asked = None
+    for at, word in enumerate(args):
+        if word == "--lang" and at + 1 < len(args):
+            asked = args[at + 1]
+        elif word.startswith("--lang="):
+            asked = word.removeprefix("--lang=")
+        elif not word.startswith("-"):
+            break  # the command: the options after it are its own
+    with suppress(language.UnknownLanguage):
+        _chosen(asked)
 
 
 @app.callback()
@@ -388,6 +473,8 @@ def open_store(db: str | Path, *, create: bool = False) -> EventStore:
         reason = Words("{reason} (`morale new` or `morale import` creates one)", reason=exc.reason)
         raise StoreUnavailable(db, reason) from None
     _OPENED.append(store)  # let go when the command ends (a PostgreSQL store holds a pool)
+    if _BATTLE and not language.asked():  # what the command says of the battle: in the battle's own language
+        language.battle_default(battle_language(store, _BATTLE[0]))
     return store
 
 

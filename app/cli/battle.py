@@ -120,6 +120,7 @@ def new(
             parsed = dataclasses.replace(
                 parsed, started=msgspec.structs.replace(parsed.started, confirmation=confirmation)
             )
+        language.battle_default(parsed.started.language)  # the battle speaks its own from its first line
         store = open_store(db, create=True)
         try:
             recorded = start_battle(store, parsed.battle, parsed.started, parsed.units, author=cli_author())

@@ -139,7 +139,7 @@ class Published:
 
     @property
     def json(self) -> bytes:
-        """In English, the source (what a webhook delivers)."""
+        """In English, the source."""
         return self.json_in(SOURCE)
 
     @property

@@ -65,7 +65,7 @@ from ..authors import CONSOLE_HEADER, grant_author, via_of
 from ..battlescribe import Answers, read_answers
 from ..language import say
 from ..roster import refusal_in_roster, roster_from_list_files, roster_from_text
-from ..service import Recorded, clock_event, record_on, roll_for, start_battle
+from ..service import Recorded, battle_language, clock_event, record_on, roll_for, start_battle
 from ..snapshot_cache import battle_at, fold_lock
 from ..webhooks.deliver import Deliverer, delivering
 from ..webhooks.settings import DELIVERY, DeliverySettings
@@ -211,6 +211,17 @@ async def battle_token(connection: ASGIConnection, handler: BaseRouteHandler) ->
             detail=Words("a spectator's token reads and follows the battle; it records nothing")
         )
     connection.state.grant = grant
+    if not language.asked():
+        language.battle_default(await _battle_language(connection, battle))
+
+
+async def _battle_language(connection: ASGIConnection, battle: str) -> str:
+    """The battle's own language (`battle_started`'s, never changed: a first event is never struck),
+    read once a node and kept: a battle route speaks it to a caller who asked for none (`?lang=`)."""
+    known: dict[str, str] = connection.app.state.battle_languages
+    if battle not in known:
+        known[battle] = await _stores(connection).run(lambda store: battle_language(store, battle))
+    return known[battle]
 
 
 def creator_token(connection: ASGIConnection, handler: BaseRouteHandler) -> None:
@@ -289,6 +300,13 @@ def _fed(recorded: list[Recorded], fold: Fold) -> list[FeedItem]:
 )
 async def create_battle(data: JSONBody[CreateBattle], request: Request, state: State) -> BattleCreated:
     """Create a battle: its first event and its units. The answer holds the battle's tokens, once."""
+    if data.started.language and data.started.language not in language.LANGUAGES:
+        said = Words(
+            "started.language is one of {known}, not {named!r}",
+            known=", ".join(language.LANGUAGES),
+            named=data.started.language,
+        )
+        raise MalformedEvent(said, field="started.language")
     return await _started(state, data.battle, data.started, data.units, _creator(request))
 
 
@@ -724,6 +742,7 @@ class BattleVocabulary(msgspec.Struct, frozen=True, kw_only=True):
     dice_policy: str
     engine_rolls: bool  # the engine may roll this battle's dice (POST .../roll)
     confirmation: bool = False  # the players confirm each other's entries (`engine.claim.open`)
+    language: str = ""  # the battle's own language: the console speaks it unless its reader chose one
     caller: Caller  # what the token used may do
     vocabulary: Vocabulary
 
@@ -758,6 +777,7 @@ async def battle_vocabulary(battle: BattlePath, request: Request, state: State) 
             dice_policy=started.dice_policy,
             engine_rolls=engine,
             confirmation=started.confirmation,
+            language=started.language,
             caller=Caller(role=grant.role, side=grant.side, token_id=grant.token_id),
             vocabulary=vocabulary_of(started.ruleset, started.ruleset_version),
         )
@@ -900,6 +920,7 @@ def create_app(db: str | Path, settings: Settings | None = None) -> Litestar:
                 "hub": hub,
                 "folds": folds,
                 "grants": Grants(),
+                "battle_languages": {},  # each battle's own language, once read (`_battle_language`)
                 "settings": settings,
                 "deliverer": deliverer,
             }

@@ -32,7 +32,8 @@ def speaking(app: ASGIApp) -> ASGIApp:
         except language.UnknownLanguage as exc:
             await _refuse(send, exc)
             return
-        language.choose(chosen)
+        # A `?lang=` is asked for; the browser's language gives way to a battle's own (battle_token).
+        language.choose(chosen, asked=asked is not None)
         await app(scope, receive, send)
 
     return answering

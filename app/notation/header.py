@@ -48,6 +48,7 @@ TAGS: dict[str, tuple[int, int]] = {
     "Dice": (1, 1),
     "Commitment": (1, 1),
     "Confirmation": (1, 1),
+    "Language": (1, 1),
     "HouseRule": (2, 2),
     "Table": (3, 4),
     "Roster": (1, 1),
@@ -56,7 +57,7 @@ TAGS: dict[str, tuple[int, int]] = {
 }
 REPEATABLE = ("HouseRule", "Table", "PublicKey", "SignedHead")
 # What a [Roster] gives: these tags may not be given beside it.
-FROM_ROSTER = ("Name", "Ruleset", "RulesetVersion", "Sides", "Dice", "HouseRule", "Table")
+FROM_ROSTER = ("Name", "Ruleset", "RulesetVersion", "Sides", "Dice", "Language", "HouseRule", "Table")
 
 
 class _Error(Exception):
@@ -136,6 +137,8 @@ def _read(tags: list[Tag], base: Path, battle: str | None) -> Header:
         fields["dice_commitment"] = _text(given["Commitment"])
     if "Confirmation" in given:
         fields["confirmation"] = _switch(given["Confirmation"])
+    if "Language" in given:
+        fields["language"] = _text(given["Language"])
     house_rules = [t for t in tags if t.name == "HouseRule"]
     fields["house_rules"] = {read_text(t.values[0][2]): read_value(t.values[1][2]) for t in house_rules}
     tables = {read_text(t.values[0][2]): t for t in tags if t.name == "Table"}
@@ -225,6 +228,7 @@ _FIELD_TAGS = {
     "dice_policy": "Dice",
     "dice_commitment": "Commitment",
     "confirmation": "Confirmation",
+    "language": "Language",
 }
 _FIELD_TAGS |= {"house_rules": "HouseRule", "tables": "Table", "ruleset_version": "RulesetVersion"}
 

@@ -141,6 +141,8 @@ def header(battle: str, started: BattleStarted) -> list[str]:
         lines.append(f"[Commitment {text(started.dice_commitment)}]")
     if started.confirmation:
         lines.append('[Confirmation "on"]')
+    if started.language:
+        lines.append(f"[Language {text(started.language)}]")
     lines += [f"[HouseRule {ident(name)} {value(v)}]" for name, v in started.house_rules.items()]
     lines += [table_tag(started, name, table) for name, table in started.tables.items()]
     return lines

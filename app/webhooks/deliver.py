@@ -46,7 +46,9 @@ from morale.projections.feed import follow
 
 from ..http.background import while_serving
 from ..http.live import Published, Stores, sse_names
+from ..language import LANGUAGES, SOURCE
 from ..read_back import read_back_fold, reading_through
+from ..service import battle_language
 from .hooks import ATTEMPTS_KEPT, failed, gone, no_answer, timed_out
 from .message import signed_delivery
 from .settings import DeliverySettings, wait_after
@@ -182,6 +184,9 @@ class Deliverer:
         fold = read_back_fold(hook.battle)  # a worker lives as long as the server: its log must not grow
         pending: deque[Published] = deque()
         kinds = frozenset(hook.kinds.encode().split())
+        # Its words in the battle's own language (a receiver asks for none), else English, the source.
+        spoken = await self.stores.run(partial(battle_language, battle=hook.battle))
+        said_in = spoken if spoken in LANGUAGES else SOURCE
         through, failures = hook.through_seq, hook.failures
         while True:
             if not pending:
@@ -197,7 +202,7 @@ class Deliverer:
                     continue
             published = pending[0]
             await self._while_held()
-            attempt = await self._attempt(client, hook, published)
+            attempt = await self._attempt(client, hook, published, said_in)
             await self.stores.run(partial(_record_on, attempt))
             if attempt.delivered:
                 pending.popleft()
@@ -244,8 +249,10 @@ class Deliverer:
             return str(failed(failures, self.settings.attempts, attempt.seq, attempt.answer))
         return ""
 
-    async def _attempt(self, client: httpx.AsyncClient, hook: StoredHook, published: Published) -> DeliveryAttempt:
-        delivery = signed_delivery(hook.secret, hook.battle, published.item, published.json)
+    async def _attempt(
+        self, client: httpx.AsyncClient, hook: StoredHook, published: Published, said_in: str
+    ) -> DeliveryAttempt:
+        delivery = signed_delivery(hook.secret, hook.battle, published.item, published.json_in(said_in))
         at, started = now_utc(), time.monotonic()
         status = 0
         try:

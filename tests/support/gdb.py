@@ -40,6 +40,21 @@ def gdb_unit(
     )
 
 
+def french(unit_id: str, **profile: object) -> UnitJoined:
+    """A battalion of the French side, of the default brigade."""
+    return gdb_unit(unit_id, **profile)
+
+
+def allied(unit_id: str, **profile: object) -> UnitJoined:
+    """A battalion of the allies, of their second brigade."""
+    return gdb_unit(unit_id, "allies", **{"brigade": "second", **profile})
+
+
+def due(table: Table) -> list[tuple[str, str, str]]:
+    """Each test due: (unit, test, rule)."""
+    return [(d.unit, d.test, d.rule) for d in table.battle.due]
+
+
 def gdb_table(*units: UnitJoined, tables: dict | None = None) -> Table:
     return Table(*units, ruleset="gdb", sides=SIDES, tables=tables)
 

@@ -65,3 +65,27 @@ def fled(table: Table, unit_id: str, *, lost: int = 5) -> None:
 def locked(table: Table, charger: str, target: str) -> None:
     """`charger` charges `target` in the current Movement phase and reaches it when the phase ends."""
     table.record(charge(charger, target))
+
+
+def two_charges() -> Table:
+    """Spearmen and knights against boyz and wolf riders: the boyz charged the spearmen and the wolves
+    the knights; the close combat phase has begun (wfb8.multi.*)."""
+    table = battle(
+        regiment("spearmen"),
+        regiment("knights", models=6, unit_type="cavalry"),
+        regiment("boyz", "orcs", models=25),
+        regiment("wolves", "orcs", models=5, unit_type="cavalry"),
+    )
+    table.go_to(1, "orcs", "movement")
+    table.record(charge("boyz", "spearmen"))
+    table.record(charge("wolves", "knights"))
+    table.go_to(1, "orcs", "close_combat")
+    return table
+
+
+def knights_wiped_out_the_wolves() -> Table:
+    """A multiple combat: spearmen and knights against boyz and wolf riders; the knights have just
+    killed the last wolf rider, so no enemy is left in base contact with them."""
+    table = two_charges()
+    table.casualties("wolves", 5, cause="close combat")
+    return table

@@ -62,12 +62,15 @@ function messageNames(schema) {
 // One battle on one server, opened with one of its tokens. `server`: where `morale serve` answers
 // (its origin, e.g. "http://127.0.0.1:8000"; "" for the page's own). `language` ("en", "ru"): the
 // language of the words in what the server answers and of the feed's items (the story, the states,
-// refusals' detail); by default the browser's (its Accept-Language).
+// refusals' detail), asked for as ?lang=; by default the battle's own (its roster's battle.language),
+// else the browser's (its Accept-Language).
 export function connect(server, battle, token, { language = "" } = {}) {
   const base = `${server.replace(/\/$/, "")}/battles/${encodeURIComponent(battle)}`;
   const spoken = language ? { "Accept-Language": language } : {};
+  const asking = (path) =>
+    (language ? `${path}${path.includes("?") ? "&" : "?"}lang=${encodeURIComponent(language)}` : path);
   const call = (path, { method = "GET", body } = {}) =>
-    fetch(`${base}/${path}`, {
+    fetch(asking(`${base}/${path}`), {
       method,
       headers: {
         Authorization: `Bearer ${token}`,
@@ -89,7 +92,7 @@ export function connect(server, battle, token, { language = "" } = {}) {
 
     // Every item after `after` the log holds now (an export), in log order.
     items: async (after = 0) => {
-      const text = await fetch(`${base}/feed.ndjson?after=${after}&follow=false`, {
+      const text = await fetch(asking(`${base}/feed.ndjson?after=${after}&follow=false`), {
         headers: { Authorization: `Bearer ${token}`, ...spoken },
         cache: "no-store",
       }).then(async (response) => {

@@ -1,9 +1,10 @@
 // Talking to the server: every call carries the battle's token; a refusal becomes an ApiError whose
 // problem is read the same way from either error body the server may give (RFC 9457 problem details
 // {type, title, status, detail, rule?, field?, expected_seq?, actual_seq?}, or the older
-// {status_code, detail, extra: {...}}). Every call asks for the answer in the reader's language
-// (Accept-Language, set here; the feed, an EventSource that sets no header, names it as ?lang=):
-// what the server says (states, the log's lines, refusals) comes back in it.
+// {status_code, detail, extra: {...}}). Every call asks for the answer in the console's language
+// (?lang=, and Accept-Language for a cache that keys on it; the feed, an EventSource, names it as
+// ?lang= too): what the server says (states, the log's lines, refusals) comes back in it. Asked for
+// so, it is what the console speaks even in a battle whose own language is another (main.js).
 import { language, t } from "./i18n.js";
 
 export class ApiError extends Error {
@@ -33,7 +34,7 @@ export function problem(body) {
 export async function request(path, { method = "GET", body, token = "", headers = {} } = {}) {
   let response;
   try {
-    response = await fetch(path, {
+    response = await fetch(`${path}${path.includes("?") ? "&" : "?"}lang=${language()}`, {
       method,
       headers: {
         "X-Morale-Via": "console",

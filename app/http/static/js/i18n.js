@@ -23,12 +23,19 @@ let chosen = SOURCE;
 let book = null;  // the catalogue of the chosen language (null for English)
 let rules = null;  // its Intl.PluralRules
 
-// The language a reader asked for on this device, else the first of the browser's that we speak,
-// else English.
-export function preferred() {
+// The language a reader chose on this device, if any.
+export function keptChoice() {
   let kept = null;
-  try { kept = localStorage.getItem(KEPT); } catch { /* storage refused: the browser's language */ }
-  if (LANGUAGES.includes(kept)) return kept;
+  try { kept = localStorage.getItem(KEPT); } catch { /* storage refused: nothing kept */ }
+  return LANGUAGES.includes(kept) ? kept : null;
+}
+
+// The language a reader asked for on this device, else the battle's own (its roster's
+// `battle.language`, once a battle is open), else the first of the browser's that we speak, else English.
+export function preferred(battleLanguage = "") {
+  const kept = keptChoice();
+  if (kept) return kept;
+  if (LANGUAGES.includes(battleLanguage)) return battleLanguage;
   for (const tag of navigator.languages?.length ? navigator.languages : [navigator.language || ""]) {
     const primary = String(tag).split("-")[0].toLowerCase();
     if (LANGUAGES.includes(primary)) return primary;

@@ -17,8 +17,8 @@ import { createdNotice, openCreate } from "./create.js";
 import { asked, forget, keep, momentLink, scrub } from "./join.js";
 import { drawShare } from "./share.js";
 import { disputesTab, drawClaimsBar, drawDisputes, readClaims } from "./claims.js";
-import { keepChoice, t, tn } from "./i18n.js";
-import { languageSwitch, onLanguageChosen, startSpeaking } from "./speak.js";
+import { keepChoice, language, preferred, speak, t, tn } from "./i18n.js";
+import { languageSwitch, onLanguageChosen, speakPage, startSpeaking } from "./speak.js";
 
 const PAGE = 100;  // log entries fetched at a time
 
@@ -365,6 +365,13 @@ async function openBattle({ battle, token, at, tab }) {
   let info, board, due;
   try {
     [info, board, due] = await Promise.all([api.get("vocabulary"), api.get("board"), api.get("due")]);
+    if (preferred(info.language) !== language()) {
+      // The battle's own language (its roster's), where the reader chose none on this device: the
+      // page's words and the server's both in it.
+      await speak(preferred(info.language));
+      speakPage();
+      [info, board, due] = await Promise.all([api.get("vocabulary"), api.get("board"), api.get("due")]);
+    }
   } catch (error) {
     if (error.status !== 401) return askForToken(battle, el("p", {}, error.message));
     forget(battle);

@@ -3,7 +3,8 @@
 //
 // The address: /overlay/NAME?side=SIDE&size=small|medium|large&theme=dark|light&delay=SECONDS&lang=en|ru
 // #battle=ID&token=SECRET. `lang`: the language of the overlay's own words and of the server's (the
-// story, the states), English when not given; every read and the feed ask for it. The token is in the fragment, which the browser sends to no server (and
+// story, the states), when not given the battle's own (its roster's battle.language), else English;
+// every read and the feed ask for it. The token is in the fragment, which the browser sends to no server (and
 // the server's Referrer-Policy keeps the whole address from other sites); the page gives it to the
 // feed and the reads it makes, nowhere else.
 import { follow } from "./stream.js";
@@ -16,7 +17,7 @@ const fragment = new URLSearchParams(location.hash.slice(1));
 export const html = document.documentElement;
 html.dataset.size = query.get("size") || "medium";
 html.dataset.theme = query.get("theme") || "dark";
-const asked = query.get("lang") || "en";
+const asked = query.get("lang");  // null: the battle's own language, else English
 
 const notice = (text) => {
   const shown = document.querySelector("#notice");
@@ -25,8 +26,8 @@ const notice = (text) => {
 };
 
 // The reads a page makes beside the feed (the board at a point), with its token.
-export const reader = (battle, token, language = asked) => (path) =>
-  fetch(`/battles/${encodeURIComponent(battle)}/${path}`, {
+export const reader = (battle, token, language = asked || "en") => (path) =>
+  fetch(`/battles/${encodeURIComponent(battle)}/${path}${path.includes("?") ? "&" : "?"}lang=${language}`, {
     headers: { Authorization: `Bearer ${token}`, "Accept-Language": language },
     cache: "no-store",
   }).then((response) => (response.ok ? response.json() : Promise.reject(new Error(`${path}: ${response.status}`))));
@@ -53,16 +54,22 @@ function delayed(delay, offsetMs, show) {
 
 // Start the overlay: `start({battle, token, side, vocabulary, read})` returns `show(item)`.
 export async function overlay(start) {
-  const language = await speak(asked);
+  let language = await speak(asked || "en");
   const battle = fragment.get("battle");
   const token = fragment.get("token");
   if (!battle || !token) return notice(say("noToken"));
-  const read = reader(battle, token, language);
-  const answer = await fetch(`/battles/${encodeURIComponent(battle)}/vocabulary`, {
+  const vocabulary = () => fetch(`/battles/${encodeURIComponent(battle)}/vocabulary?lang=${language}`, {
     headers: { Authorization: `Bearer ${token}`, "Accept-Language": language },
     cache: "no-store",
   });
-  const body = await answer.json().catch(() => ({ detail: answer.statusText }));
+  let answer = await vocabulary();
+  let body = await answer.json().catch(() => ({ detail: answer.statusText }));
+  if (answer.ok && !asked && body.language && body.language !== language) {
+    language = await speak(body.language);  // the battle's own, where the address asks for none
+    answer = await vocabulary();
+    body = await answer.json().catch(() => ({ detail: answer.statusText }));
+  }
+  const read = reader(battle, token, language);
   if (!answer.ok) {
     document.body.dataset.status = "refused";
     return notice(say("refused", { detail: body.detail }));
