@@ -46,7 +46,12 @@ def check_turn(battle: Battle, due: DueTest) -> None:
             rule=rule,
         )
     raise Refusal(
-        Words("{side}'s player chose {unit} to take its {test} test first", side=side, unit=chosen, test=due.test),
+        Words(
+            "{side}'s player chose {unit} to take its {test} test first",
+            side=side,
+            unit=chosen,
+            test=battle.ruleset.test_said(due.test),
+        ),
         rule=rule,
     )
 
@@ -70,7 +75,12 @@ def check_choice(battle: Battle, unit_id: str) -> DueTest:
     chosen = battle.chosen_first.get((battle.units[unit_id].side, due.test))
     if chosen is not None:
         raise Refusal(
-            Words("{unit} was already chosen to take its {test} test first", unit=chosen, test=due.test), rule=rule
+            Words(
+                "{unit} was already chosen to take its {test} test first",
+                unit=chosen,
+                test=battle.ruleset.test_said(due.test),
+            ),
+            rule=rule,
         )
     return due
 

@@ -208,7 +208,11 @@ def _dice_rolled(battle: Battle, event: DiceRolled) -> None:
         )
     if event.reroll and not due.reroll:
         raise Refusal(
-            Words("no rule grants {unit} a re-roll of its {test} test", unit=unit.id, test=event.test),
+            Words(
+                "no rule grants {unit} a re-roll of its {test} test",
+                unit=unit.id,
+                test=battle.ruleset.test_said(event.test),
+            ),
             rule=rules.REROLL,
         )
     if due.reroll and not event.reroll:
@@ -426,7 +430,12 @@ def due_test(battle: BattleView, unit_id: str, test: str) -> DueTest:
         )
     if first.test != test:
         raise Refusal(
-            Words("{unit} must first roll for {test} ({rule})", unit=unit_id, test=first.test, rule=first.rule),
+            Words(
+                "{unit} must first roll for {test} ({rule})",
+                unit=unit_id,
+                test=battle.ruleset.test_said(first.test),
+                rule=first.rule,
+            ),
             rule=rules.DICE,
         )
     return first
@@ -508,7 +517,8 @@ def _check_once_per_phase(battle: Battle, unit: Unit, test: str) -> None:
     limit = battle.ruleset.once_per_phase.get(test)
     due_now = any(t.test == test for t in battle.due_for(unit.id))
     if limit and not due_now and taken_mark(test) in unit.phase_marks:
-        raise Refusal(Words("{unit} has already taken its {test} test this phase", unit=unit.id, test=test), rule=limit)
+        said = battle.ruleset.test_said(test)
+        raise Refusal(Words("{unit} has already taken its {test} test this phase", unit=unit.id, test=said), rule=limit)
 
 
 def _check_combat_detail(battle: Battle, side: CombatSide) -> None:
@@ -531,7 +541,10 @@ def _check_combat_detail(battle: Battle, side: CombatSide) -> None:
 def _check_no_tests_due(battle: Battle, refused: Callable[[str], str]) -> None:
     """While tests are due, refuse what `refused` words, given the tests waiting."""
     if battle.due:
-        waiting = listed(Words("{test} for {unit} ({rule})", test=t.test, unit=t.unit, rule=t.rule) for t in battle.due)
+        waiting = listed(
+            Words("{test} for {unit} ({rule})", test=battle.ruleset.test_said(t.test), unit=t.unit, rule=t.rule)
+            for t in battle.due
+        )
         raise Refusal(refused(waiting), rule=rules.TESTS_FIRST)
 
 

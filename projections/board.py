@@ -27,7 +27,7 @@ class UnitRow(msgspec.Struct, frozen=True, kw_only=True):
     unit: str
     name: str
     side: str
-    unit_type: str
+    unit_type: str  # the ruleset's machine value ("jump_infantry")
     state: str  # the shared model's machine value ("falling_back")
     state_name: str  # the ruleset's word for it ("fleeing", "retreating"): what a person reads
     models: int
@@ -38,6 +38,7 @@ class UnitRow(msgspec.Struct, frozen=True, kw_only=True):
     due: list[str]
     profile: str = ""  # the ruleset's words for the unit's profile (formation, formed...)
     fields: dict[str, FactValue] = {}  # the ruleset's profile fields as they stand (formation, quality...)
+    unit_type_name: str = ""  # the ruleset's word for `unit_type` ("jump infantry", прыжковая пехота)
 
 
 class ClockStep(msgspec.Struct, frozen=True, kw_only=True):
@@ -111,6 +112,7 @@ def board(battle: Battle) -> Board:
                 due=[due_words(battle, t.test, t.rule) for t in battle.due_for(unit.id)],
                 profile=ruleset.describe_profile(unit),
                 fields=ruleset.profile_values(unit),
+                unit_type_name=ruleset.unit_type_name(unit.unit_type),
             )
         )
     return Board(

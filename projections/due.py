@@ -60,6 +60,11 @@ class DueView(msgspec.Struct, frozen=True, kw_only=True):
     results: tuple[ResultView, ...] = ()
     # The test in words, as the story names it: "morale" in English, the ruleset's name elsewhere.
     test_name: str = ""
+    # Each decision's and fact's words in the ruleset's language, by machine name ("decline_regroup"
+    # -> "decline regroup", Russian "отказаться от перегруппировки"), for a person to read; the names
+    # in `decisions` and `facts` stay what a user types.
+    decision_names: dict[str, str] = {}
+    fact_names: dict[str, str] = {}
 
 
 def due_tests(battle: Battle) -> list[DueView]:
@@ -86,6 +91,8 @@ def due_tests(battle: Battle) -> list[DueView]:
                 needs=needs(battle, due, target, chances),
                 **order(battle, due),
                 results=results(battle, due) if chances is not None else (),
+                decision_names={d: battle.ruleset.decision_name(d) for d in due.decisions},
+                fact_names={f: battle.ruleset.fact_name(f) for f in (*due.facts, *dict(due.stated))},
             )
         )
     return views

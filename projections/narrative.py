@@ -181,7 +181,9 @@ def _special_rule(battle: Battle, rule: str) -> Words:
 
 
 def _joined(event: UnitJoined, battle: Battle) -> Words:
-    values = {"name": event.name, "side": event.side, "unit_type": _words(event.unit_type), "ld": event.ld}
+    # The type in the game's own word (пехота), its machine value in English as it always read.
+    unit_type = battle.ruleset.unit_type_name(event.unit_type)
+    values = {"name": event.name, "side": event.side, "unit_type": unit_type, "ld": event.ld}
     rules = listed(_special_rule(battle, r) for r in event.special_rules)
     n = event.models
     if event.ld is not None and event.special_rules:
@@ -216,7 +218,10 @@ def _casualties(event: CasualtiesSuffered, battle: Battle) -> Words:
     name, left, n = _name(battle, event.unit), battle.units[event.unit].models, event.count
     if event.cause:
         # The cause in the ruleset's words where it names it ("Dangerous terrain"), for a reader not in English.
-        cause = known_as(_words(event.cause), battle.ruleset.casualty_causes.get(event.cause, _words(event.cause)))
+        # A cause typed in words ("close combat") is the ruleset's `close_combat` as well.
+        causes = battle.ruleset.casualty_causes
+        named = causes.get(event.cause) or causes.get(event.cause.replace(" ", "_"), _words(event.cause))
+        cause = known_as(_words(event.cause), named)
         return counted(
             "{name} loses {n} model to {cause} ({left} left)",
             "{name} loses {n} models to {cause} ({left} left)",
@@ -263,7 +268,7 @@ def describe_event(event: AnyEvent, battle: Battle) -> str:
         case UnitJoined():
             return _joined(event, battle)
         case UnitChanged():
-            changes = listed(Words("{field} {value}", field=_words(k), value=v) for k, v in event.changes.items())
+            changes = listed(_changed(battle, k, v) for k, v in event.changes.items())
             name = _name(battle, event.unit)
             if event.note:
                 return Words("{name} changes: {changes} ({note})", name=name, changes=changes, note=event.note)
@@ -292,13 +297,14 @@ def describe_event(event: AnyEvent, battle: Battle) -> str:
                 in_range=in_range,
             )
         case TableFactRecorded():
-            unit, fact = _name(battle, event.unit), _words(event.fact)
+            # The fact in the game's words (Russian "достигло края стола"), in English as it always read.
+            unit, fact = _name(battle, event.unit), battle.ruleset.fact_name(event.fact)
             # A fact that no longer holds reads "no", not the machine's False.
             if event.value is True:
                 return Words("At the table: {unit} {fact}", unit=unit, fact=fact)
             if event.value is False:
                 return Words("At the table: {unit} {fact}: no", unit=unit, fact=fact)
-            named = _name(battle, event.value) if isinstance(event.value, str) else event.value
+            named = _fact_value(battle, event.fact, event.value)
             return Words("At the table: {unit} {fact}: {value}", unit=unit, fact=fact, value=named)
         case DiceRolled():
             values = {
@@ -325,7 +331,7 @@ def describe_event(event: AnyEvent, battle: Battle) -> str:
         case SeedRevealed():
             return Words("{side} reveals its seed for the engine's dice", side=event.side)
         case PlayerDecided():
-            unit, decision = _name(battle, event.unit), _words(event.decision)
+            unit, decision = _name(battle, event.unit), battle.ruleset.decision_name(event.decision)
             if event.note:
                 return Words(
                     "{unit}: the player chooses to {decision} ({note})", unit=unit, decision=decision, note=event.note
@@ -390,7 +396,7 @@ def _modified(said: str, modifiers: Iterable[Modifier], *, table: bool = False) 
 
 def _due(outcome: TestDue, name: str, battle: Battle) -> Words:
     test = test_named(battle.ruleset, outcome.test)
-    reports = _either(_words(f) for f in outcome.facts)
+    reports = _either(battle.ruleset.fact_name(f) for f in outcome.facts)
     if outcome.dice == 0:
         return Words("{name} waits for the table to report {reports} ({test})", name=name, reports=reports, test=test)
     values = {"name": name, "dice": outcome.dice, "test": test, "target": outcome.target}
@@ -477,17 +483,17 @@ def describe_outcome(outcome: Outcome, battle: Battle) -> str:
         case RestrictionLifted():
             return Words("{name}: {restriction} ends", name=name, restriction=_restriction(battle, outcome.restriction))
         case ProfileChanged():
-            changes = listed(_profile_words(k, v) for k, v in outcome.changes.items())
+            changes = listed(_profile_words(battle, k, v) for k, v in outcome.changes.items())
             return Words("{name}: {changes}", name=name, changes=changes)
         case MarkerPlaced():
             if outcome.detail:
                 return Words(
                     "{name}: {marker} marked ({detail})",
                     name=name,
-                    marker=_words(outcome.marker),
+                    marker=battle.ruleset.marker_name(outcome.marker),
                     detail=outcome.detail,
                 )
-            return Words("{name}: {marker} marked", name=name, marker=_words(outcome.marker))
+            return Words("{name}: {marker} marked", name=name, marker=battle.ruleset.marker_name(outcome.marker))
         case EngagementChanged():
             if outcome.engaged and outcome.detail:
                 return Words("{name} is in close combat: {detail}", name=name, detail=outcome.detail)
@@ -534,9 +540,29 @@ def _table_result(name: str, outcome: TestResolved, battle: Battle) -> str:
     return _then(said, outcome.detail) if outcome.detail else said
 
 
-def _profile_words(field: str, value: object) -> str:
+def _profile_words(battle: Battle, field: str, value: object) -> str:
+    """A profile change the rules make, in the game's words for the field and its value."""
+    named = battle.ruleset.field_name(field)
     if value is True:
-        return _words(field)
+        return named
     if value is False:
-        return Words("no longer {field}", field=_words(field))
-    return Words("{field} {value}", field=_words(field), value=_words(str(value)))
+        return Words("no longer {field}", field=named)
+    return Words("{field} {value}", field=named, value=battle.ruleset.value_name(field, str(value)))
+
+
+def _changed(battle: Battle, field: str, value: object) -> Words:
+    """A change the table records: the field and its value in the game's words; in English the
+    value as it was typed, as the story always printed it."""
+    if isinstance(value, str):
+        value = known_as(value, battle.ruleset.value_name(field, value))
+    return Words("{field} {value}", field=battle.ruleset.field_name(field), value=value)
+
+
+def _fact_value(battle: Battle, fact: str, value: object) -> object:
+    """A fact's value as the story says it: a unit by its name, one of the fact's choices in the
+    game's words (its machine value in English, as it always read), a number as it is."""
+    if not isinstance(value, str):
+        return value
+    if value in battle.units:
+        return battle.units[value].name
+    return known_as(value, battle.ruleset.value_name(fact, value))

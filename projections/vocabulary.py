@@ -32,11 +32,14 @@ class FactWord(msgspec.Struct, frozen=True, kw_only=True):
     rule: str  # the clause that reads it
     kind: str  # rules.FACT_KINDS, or "choice" (one of `choices`)
     choices: tuple[str, ...] = ()
+    name: str = ""  # in the ruleset's words (Ruleset.fact_name); `id` is what an event carries
+    choice_names: dict[str, str] = {}  # each of `choices` in the ruleset's words
 
 
 class RuleOf(msgspec.Struct, frozen=True, kw_only=True):
     id: str
     rule: str  # the clause that allows or reads it
+    name: str = ""  # a decision's, in the ruleset's words (Ruleset.decision_name); "": none given
 
 
 class Cause(msgspec.Struct, frozen=True, kw_only=True):
@@ -50,6 +53,8 @@ class Field(msgspec.Struct, frozen=True, kw_only=True):
     kind: str  # "choice", "bool", "int" or "text"
     choices: tuple[str, ...] = ()
     changeable: bool = False  # a unit_changed event may set it during the battle
+    name: str = ""  # in the ruleset's words (Ruleset.field_name); `id` is what an event carries
+    choice_names: dict[str, str] = {}  # each of `choices` in the ruleset's words
 
 
 class ClauseWords(msgspec.Struct, frozen=True, kw_only=True):
@@ -71,6 +76,7 @@ class Vocabulary(msgspec.Struct, frozen=True, kw_only=True):
     free_decisions: list[RuleOf]  # taken when the rules allow, with no test due
     causes: list[Cause]  # what removes models, in the ruleset's words (Ruleset.casualty_causes)
     unit_types: list[str]
+    unit_type_names: dict[str, str]  # machine value -> the ruleset's word (Ruleset.unit_type_names)
     special_rules: list[RuleOf]
     profile: list[Field]  # the ruleset's own profile fields (unit_joined.profile)
     combat_reports: bool  # combat_resolved is how a combat's result is recorded
@@ -127,10 +133,11 @@ def vocabulary(ruleset: Ruleset) -> Vocabulary:
         states=[Named(id=s, name=ruleset.state_name(s)) for s in states],
         tests=[Named(id=t, name=name) for t, name in ruleset.tests.items()],
         facts=[_fact(ruleset, fact, rule) for fact, rule in ruleset.facts.items()],
-        decisions=[RuleOf(id=d, rule=r) for d, r in ruleset.decisions.items()],
-        free_decisions=[RuleOf(id=d, rule=r) for d, r in ruleset.free_decisions.items()],
+        decisions=[RuleOf(id=d, rule=r, name=ruleset.decision_name(d)) for d, r in ruleset.decisions.items()],
+        free_decisions=[RuleOf(id=d, rule=r, name=ruleset.decision_name(d)) for d, r in ruleset.free_decisions.items()],
         causes=[Cause(id=c, name=name, rule=ruleset.causes.get(c, "")) for c, name in ruleset.casualty_causes.items()],
         unit_types=list(ruleset.unit_types),
+        unit_type_names={t: ruleset.unit_type_name(t) for t in ruleset.unit_types},
         special_rules=[RuleOf(id=s, rule=r) for s, r in ruleset.special_rules.items()],
         profile=_profile_fields(ruleset),
         combat_reports=ruleset.combat_reports,
@@ -145,10 +152,11 @@ def vocabulary(ruleset: Ruleset) -> Vocabulary:
 
 
 def _fact(ruleset: Ruleset, fact: str, rule: str) -> FactWord:
-    kind = ruleset.fact_kinds.get(fact, "true")
+    kind, name = ruleset.fact_kinds.get(fact, "true"), ruleset.fact_name(fact)
     if isinstance(kind, tuple):
-        return FactWord(id=fact, rule=rule, kind="choice", choices=kind)
-    return FactWord(id=fact, rule=rule, kind=kind)
+        names = {c: ruleset.value_name(fact, c) for c in kind}
+        return FactWord(id=fact, rule=rule, kind="choice", choices=kind, name=name, choice_names=names)
+    return FactWord(id=fact, rule=rule, kind=kind, name=name)
 
 
 def _profile_fields(ruleset: Ruleset) -> list[Field]:
@@ -156,18 +164,21 @@ def _profile_fields(ruleset: Ruleset) -> list[Field]:
         return []
     hints = typing.get_type_hints(ruleset.profile_type, include_extras=True)
     return [
-        _field(name, hints[name], name in ruleset.changeable)
+        _field(ruleset, name, hints[name], name in ruleset.changeable)
         for name in ruleset.profile_type.__struct_fields__  # type: ignore[attr-defined]
     ]
 
 
-def _field(name: str, hint: Any, changeable: bool) -> Field:
-    """What kind of value a profile field takes, read from its type (a Literal gives the choices)."""
-    hint = _bare(hint)
+def _field(ruleset: Ruleset, name: str, hint: Any, changeable: bool) -> Field:
+    """What kind of value a profile field takes, read from its type (a Literal gives the choices),
+    with the ruleset's words for it and for each choice."""
+    hint, named = _bare(hint), ruleset.field_name(name)
     if typing.get_origin(hint) is Literal:
-        return Field(id=name, kind="choice", choices=tuple(typing.get_args(hint)), changeable=changeable)
+        choices = tuple(typing.get_args(hint))
+        names = {c: ruleset.value_name(name, c) for c in choices}
+        return Field(id=name, kind="choice", choices=choices, changeable=changeable, name=named, choice_names=names)
     kind = {bool: "bool", int: "int"}.get(hint, "text")
-    return Field(id=name, kind=kind, changeable=changeable)
+    return Field(id=name, kind=kind, changeable=changeable, name=named)
 
 
 def _bare(hint: Any) -> Any:

@@ -86,7 +86,7 @@ def test_the_vocabulary_speaks_each_rulesets_own_words(client):
     assert fields["quality"]["kind"] == "choice" and not fields["quality"]["changeable"]
     assert fields["formed"]["kind"] == "bool"
     assert napoleonic["combat_reports"] is False  # melees are read from melee_result
-    assert {"id": "reform", "rule": "gdb.waver.reform"} in napoleonic["free_decisions"]
+    assert {"id": "reform", "rule": "gdb.waver.reform", "name": "reform"} in napoleonic["free_decisions"]
     third = client.get("/rulesets/wh40k3/1").json()
     kinds = {f["id"]: f["kind"] for f in third["facts"]}
     assert kinds["tank_shocked"] == "enemy" and kinds["enemy_in_corridor"] == "number"

@@ -115,7 +115,7 @@ def test_tests_due_hold_the_clock_in_russian_listing_each_test():
 
     assert refused.rule == rules.TESTS_FIRST
     assert refused.message.startswith("cannot start a phase while tests are due: morale for guard (")
-    assert russian(refused.message).startswith("нельзя начать фазу, пока ждут тесты: morale для guard (")
+    assert russian(refused.message).startswith("нельзя начать фазу, пока ждут тесты: Тест на Мораль для guard (")
 
 
 @pytest.mark.parametrize(

@@ -82,7 +82,7 @@ def test_the_story_of_a_40k_battle_reads_in_russian(russian_tests):
     assert "Marines: тест на Мораль — провал: 6 + 6 = 12 против 8" in lines
     assert "Marines: предстоит ход Отступления, бросок 2D6" in lines
     assert "Marines: бросок — ход Отступления: 3 + 3 (за столом)" in lines
-    assert lines[1] == "Marines входит в войско imperium: 10 моделей, infantry, Ld 8"
+    assert lines[1] == "Marines входит в войско imperium: 10 моделей, пехота, Ld 8"
 
 
 def test_the_same_story_in_english_is_as_it_always_was(russian_tests):
@@ -121,7 +121,7 @@ def test_models_lost_agree_with_their_number_in_russian(count, russian, english)
 def test_a_unit_joins_with_its_models_counted_in_russian(models, russian):
     table = Table(unit("marines", models=models), unit("boyz", "orks"))
     with language.speaking("ru"):
-        assert say(story(table)[1]) == f"Marines входит в войско imperium: {russian}, infantry, Ld 8"
+        assert say(story(table)[1]) == f"Marines входит в войско imperium: {russian}, пехота, Ld 8"
 
 
 def test_a_phase_of_another_game_is_declined_as_its_sentence_needs():

@@ -208,7 +208,7 @@ def test_wh40k3_a_fact_stated_too_early_is_refused_in_russian_naming_the_fact_as
 
     assert refusal.message == "state through_difficult_terrain when guard's Fall Back roll is due, before its dice"
     assert russian(refusal.message) == (
-        "сообщайте through_difficult_terrain, когда guard предстоит бросок на Отступление, до броска кубиков"
+        "сообщайте `through_difficult_terrain`, когда guard предстоит бросок на Отступление, до броска кубиков"
     )
 
 

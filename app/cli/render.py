@@ -18,7 +18,7 @@ from morale.core.words import Words, listed
 from morale.projections.board import Board
 from morale.projections.due import DueView
 from morale.projections.log import LogRow
-from morale.projections.naming import phase_named
+from morale.projections.naming import known_as, phase_named
 from morale.projections.narrative import Line, describe_event, describe_outcome
 
 # A colour for each shared state, from holding to gone (the states are machine.py's, in its order).
@@ -148,13 +148,22 @@ def _due_details(view: DueView) -> list[Text]:
     for m in view.modifiers:
         lines.append(Text(say(modifier_words(m)) + "  ") + Text(f"[{m.rule}]", style="dim"))
     lines += [
-        Text(say(Words("stated: {fact}: {value}", fact=fact, value=value))) for fact, value in view.stated.items()
+        Text(say(Words("stated: {fact}: {value}", fact=known_as(fact, view.fact_names.get(fact, fact)), value=value)))
+        for fact, value in view.stated.items()
     ]
     if view.decisions:
-        lines.append(Text(say(Words("or decide: {decisions}", decisions=listed(view.decisions)))))
+        decisions = listed(_to_type(d, view.decision_names.get(d, d)) for d in view.decisions)
+        lines.append(Text(say(Words("or decide: {decisions}", decisions=decisions))))
     if view.facts:
-        lines.append(Text(say(Words("or report: {facts}", facts=listed(view.facts)))))
+        facts = listed(_to_type(f, view.fact_names.get(f, f)) for f in view.facts)
+        lines.append(Text(say(Words("or report: {facts}", facts=facts))))
     return lines
+
+
+def _to_type(name: str, words: str) -> Words:
+    """A decision or a fact the user records by its machine name: in English that name, as the list
+    always read; elsewhere the ruleset's words for it, then the name to type, as code."""
+    return known_as(name, Words("{words} (`{name}`)", words=words, name=name))
 
 
 def modifier_words(m: Modifier) -> Words:

@@ -174,6 +174,22 @@ class Ruleset:
     # The states stay the shared model's machine values (events, JSON `state` fields, the graph); this
     # is their display. Each ruleset names every state its graph can reach (a test checks it).
     state_names: Mapping[str, str] = {}
+    # Unit type -> the game's own word for it ("infantry": пехота in Russian), wherever a person reads
+    # a unit's type: the story, the board, the console's forms. The types stay machine values (events,
+    # the roster, JSON `unit_type` fields); a type the game names none for reads as its machine value.
+    unit_type_names: Mapping[str, str] = {}
+    # Fact -> the game's words for it, and decision (free ones too) -> the game's words for it, where
+    # the story names one for a person ("At the table: Boyz reached table edge", Russian "достигло
+    # края стола"). The machine names stay what a user types (`fact=`, `decision=`) and what JSON
+    # carries; one the game names none for reads as its machine name with spaces.
+    fact_names: Mapping[str, str] = {}
+    decision_names: Mapping[str, str] = {}
+    # Likewise a profile field ("formation"), the values a profile field or a fact of a few choices
+    # takes (field or fact -> value -> words: "line" is a formation's линия, not a quality's), and a
+    # marker the rules place ("dispersal point").
+    field_names: Mapping[str, str] = {}
+    value_names: Mapping[str, Mapping[str, str]] = {}
+    marker_names: Mapping[str, str] = {}
     # A rulebook phase may span several steps of the clock ("Start of Turn" is part of the Movement
     # phase): clock phase -> the rulebook phase it belongs to, where they differ.
     phase_of: Mapping[str, str] = {}
@@ -222,8 +238,44 @@ class Ruleset:
     def state_name(self, state: str) -> str:
         """The ruleset's word for `state`, as the ruleset gives it (`Words`, said in the reader's
         language at the edge); its machine value with spaces if it names none."""
-        name = self.state_names.get(state, state.replace("_", " "))
-        # Said from this game's own catalogue first: another game may say the same English otherwise.
+        return self._own(self.state_names.get(state, state.replace("_", " ")))
+
+    def unit_type_name(self, unit_type: str) -> str:
+        """The ruleset's word for `unit_type` ("infantry", said пехота in Russian), as `state_name`
+        gives a state's; its machine value with spaces if it names none (a game written before keeps
+        reading as it did)."""
+        return self._own(self.unit_type_names.get(unit_type, unit_type.replace("_", " ")))
+
+    def fact_name(self, fact: str) -> str:
+        """The ruleset's words for `fact` ("reached table edge"), as `state_name` gives a state's."""
+        return self._own(self.fact_names.get(fact, fact.replace("_", " ")))
+
+    def decision_name(self, decision: str) -> str:
+        """The ruleset's words for `decision` ("decline regroup"), as `state_name` gives a state's."""
+        return self._own(self.decision_names.get(decision, decision.replace("_", " ")))
+
+    def field_name(self, field: str) -> str:
+        """The ruleset's words for a profile field ("formation"), as `state_name` gives a state's."""
+        return self._own(self.field_names.get(field, field.replace("_", " ")))
+
+    def value_name(self, field: str, value: str) -> str:
+        """The ruleset's words for `value` of a profile field or a fact ("skirmish order"), as
+        `state_name` gives a state's."""
+        return self._own(self.value_names.get(field, {}).get(value, value.replace("_", " ")))
+
+    def marker_name(self, marker: str) -> str:
+        """The ruleset's words for a marker ("dispersal point"), as `state_name` gives a state's."""
+        return self._own(self.marker_names.get(marker, marker.replace("_", " ")))
+
+    def test_said(self, test: str) -> Words:
+        """A test as a refusal names it: its machine name in English, as refusals have always named
+        it, and the ruleset's name for it ("Тест на Мораль") in another language. (Each language
+        shows one of the two placeholders: `{x:.0}` formats a value as nothing.)"""
+        return Words("{english}{name:.0}", english=test, name=self.tests.get(test, test))
+
+    def _own(self, name: str) -> str:
+        """`name`, said from this game's own catalogue first: another game may say the same English
+        otherwise ("regrouped", "infantry battalion")."""
         return in_book(name, type(self).__module__.rpartition(".")[0]) if isinstance(name, Words) else name
 
     def __reduce__(self) -> tuple[object, tuple[str, str]]:

@@ -32,6 +32,15 @@ UNIT_TYPES = {
     HORSE_ARTILLERY: Words("horse artillery battery"),
     SKIRMISHERS: Words("skirmisher company or battalion"),
 }
+# A type of unit as the story and the board name it: in English its machine value as they have
+# always said it, in Russian the book's word ("пешая артиллерия").
+TYPE_NAMES = {
+    INFANTRY: Words("infantry"),
+    CAVALRY: Words("cavalry"),
+    FOOT_ARTILLERY: Words("foot artillery"),
+    HORSE_ARTILLERY: Words("horse artillery"),
+    SKIRMISHERS: Words("skirmishers"),
+}
 # A type of unit as a refusal names it: its machine value in English, the book's word in Russian.
 KINDS = {
     INFANTRY: Words("infantry"),

@@ -40,7 +40,7 @@ from ...words import Words, listed
 from ..base import Ruleset, TableSpec
 from .book import BattleMemory, Charge, UnitMemory, battle_memory, remember, remember_battle, unit_memory
 from .brigade import brigade_modifiers, lead_unit
-from .modifiers import charged_modifiers, charging_modifiers, check_profile, cover, lost_during_charge
+from .modifiers import QUALITY_WORDS, charged_modifiers, charging_modifiers, check_profile, cover, lost_during_charge
 from .neighbours import FLEEING
 from .profile import (
     ARTILLERY,
@@ -50,7 +50,9 @@ from .profile import (
     CHANGEABLE,
     FORMATION_WORDS,
     IN_LOCATION,
+    LOCATIONS,
     PHASES,
+    TYPE_NAMES,
     UNIT_TYPES,
     GdbProfile,
     formation,
@@ -123,6 +125,11 @@ RESULT_WORDS = {
     "result:fail": Words("fails to rally"),
     "result:holds": Words("the brigade holds"),
     "column:brigade": Words("Brigade Morale Test"),
+    # The results table's columns, in English as the story has always named them ("morale column").
+    "column:charging": Words("charging column"),
+    "column:charged": Words("charged column"),
+    "column:morale": Words("morale column"),
+    "column:rally": Words("rally column"),
 }
 
 # The book's result states (Отступает, Бежит, Собирается, Колеблется, Рассеяно) for the shared ones.
@@ -135,6 +142,50 @@ STATE_NAMES = {
     "dispersed": Words("dispersed"),
     "destroyed": Words("destroyed"),
 }
+# The facts the table states and the decisions a player takes, in the book's words where the story
+# names them: English as the story has always said them.
+FACT_NAMES = {
+    "enemy_in_built_up_area": Words("enemy in built up area"),
+    "contact_with_enemy": Words("contact with enemy"),
+    "in_melee": Words("in melee"),
+    "melee_result": Words("melee result"),
+    "within_15cm": Words("within 15cm"),
+    "beyond_15cm": Words("beyond 15cm"),
+    "enemy_in_charge_range": Words("enemy in charge range"),
+    "interpenetrated": Words("interpenetrated"),
+}
+DECISION_NAMES = {"countercharge": Words("countercharge"), "reform": Words("reform")}
+# The profile's fields and values, a melee's result as the table reports it, and the marker the
+# rules place, where the story names them: English as the story has always said them.
+FIELD_NAMES = {
+    "quality": Words("quality"),
+    "full_strength": Words("full strength"),
+    "brigade": Words("brigade"),
+    "formation": Words("formation"),
+    "formed": Words("formed"),
+    "location": Words("location"),
+    "commander": Words("commander"),
+}
+VALUE_NAMES = {
+    # A quality's "line" is not the formation's (линия): the catalogue has one "line", so it reads
+    # as its machine value until it has words of its own.
+    "quality": {q: name for q, name in QUALITY_WORDS.items() if q != "line"},
+    "formation": FORMATION_WORDS,
+    "location": {"open": Words("open"), **LOCATIONS},
+    "commander": {
+        "none": Words("none"),
+        "brigade": Words("brigade"),
+        "commander_in_chief": Words("commander in chief"),
+    },
+    "melee_result": {
+        "carry_on": Words("carry on"),
+        "halt": Words("halt"),
+        "waver": Words("waver"),
+        "retreat": Words("retreat"),
+        "rout": Words("rout"),
+    },
+}
+MARKER_NAMES = {"dispersal_point": Words("dispersal point")}
 # A state as a refusal names it: its machine value in English (as it always has), the book's word
 # in Russian.
 STATE_VALUES = {
@@ -829,6 +880,12 @@ class Gdb(Ruleset):
     shared_turn = True
     graph = GRAPH
     unit_types = UNIT_TYPES
+    unit_type_names = TYPE_NAMES
+    fact_names = FACT_NAMES
+    decision_names = DECISION_NAMES
+    field_names = FIELD_NAMES
+    value_names = VALUE_NAMES
+    marker_names = MARKER_NAMES
     restrictions = RESTRICTIONS
     profile_type = GdbProfile
     note_types = NOTE_TYPES

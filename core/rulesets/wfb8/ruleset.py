@@ -106,6 +106,32 @@ RESTRICTIONS = {
 }
 
 # The book's words for the shared states: a unit flees, rallies, and flees off the table.
+# The book's words for its unit types: in English the machine value as the story has always said
+# it, in Russian the book's terms ("боевые машины").
+UNIT_TYPE_NAMES = {
+    "infantry": Words("infantry"),
+    "monstrous_infantry": Words("monstrous infantry"),
+    "cavalry": Words("cavalry"),
+    "monstrous_cavalry": Words("monstrous cavalry"),
+    "war_beasts": Words("war beasts"),
+    "chariot": Words("chariot"),
+    "monster": Words("monster"),
+    "swarm": Words("swarm"),
+    "war_machine": Words("war machine"),
+}
+
+# The facts the table states and the decision a player takes, in the book's words where the story
+# names them: English as the story has always said them.
+FACT_NAMES = {
+    "in_close_combat": Words("in close combat"),
+    "near_battle_standard": Words("near battle standard"),
+    "friend_destroyed_within_6": Words("friend destroyed within 6"),
+    "friend_broke_within_6": Words("friend broke within 6"),
+    "friend_fled_through": Words("friend fled through"),
+    "fled_off_table": Words("fled off table"),
+}
+DECISION_NAMES = {"test_first": Words("test first")}
+
 STATE_NAMES = {
     "steady": Words("steady"),
     "falling_back": Words("fleeing"),
@@ -976,6 +1002,9 @@ class Wfb8(Ruleset):
     phases = PHASES
     phase_of = PHASE_OF
     unit_types = FLEE_DICE
+    unit_type_names = UNIT_TYPE_NAMES
+    fact_names = FACT_NAMES
+    decision_names = DECISION_NAMES
     parameters = PARAMETERS
     restrictions = RESTRICTIONS
     state_names = STATE_NAMES

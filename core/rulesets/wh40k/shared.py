@@ -93,6 +93,46 @@ STATE_NAMES = {
     "destroyed": Words("destroyed"),
 }
 
+# The books' words for the unit types of both editions (each edition names those it plays): in
+# English the machine value as the story has always said it, in Russian the rulebooks' terms
+# ("пехота", "танки, дредноуты и прочая техника").
+UNIT_TYPE_NAMES = {
+    "infantry": Words("infantry"),
+    "jump_infantry": Words("jump infantry"),
+    "jump": Words("jump"),
+    "bike": Words("bike"),
+    "jet_bike": Words("jet bike"),
+    "cavalry": Words("cavalry"),
+    "beast": Words("beast"),
+    "monster": Words("monster"),
+    "monstrous_creature": Words("monstrous creature"),
+    "artillery": Words("artillery"),
+    "tank": Words("tank"),
+    "dreadnought": Words("dreadnought"),
+    "vehicle": Words("vehicle"),
+}
+
+# The facts the table states and the decisions a player takes, in the books' words where the story
+# names them (both editions'; each reads its own): English as the story has always said them.
+FACT_NAMES = {
+    "reached_table_edge": Words("reached table edge"),
+    "trapped": Words("trapped"),
+    "hit_by_pinning_weapon": Words("hit by pinning weapon"),
+    "hit_by_barrage": Words("hit by barrage"),
+    "enemy_within_6_inches": Words("enemy within 6 inches"),
+    "out_of_coherency": Words("out of coherency"),
+    "regroup_conditions_met": Words("regroup conditions met"),
+    "tank_shocked": Words("tank shocked"),
+    "reached_cover": Words("reached cover"),
+    "caught_by_sweeping_advance": Words("caught by sweeping advance"),
+    "through_difficult_terrain": Words("through difficult terrain"),
+    "enemy_in_corridor": Words("enemy in corridor"),
+}
+DECISION_NAMES = {
+    "decline_regroup": Words("decline regroup"),
+    "decline_sweeping_advance": Words("decline sweeping advance"),
+}
+
 
 # -- the base of both editions' rulesets -------------------------------------------------------
 class FortyK(Ruleset):
@@ -101,6 +141,8 @@ class FortyK(Ruleset):
     read the functions below."""
 
     state_names = STATE_NAMES
+    fact_names = FACT_NAMES
+    decision_names = DECISION_NAMES
 
     # No reaction of either edition changes a unit out of play again (see Ruleset).
     settles_units_out_of_play = True

@@ -36,6 +36,7 @@ from ...view import BattleView, UnitView
 from ...words import Words, counted
 from ..base import pass_or_fail
 from .shared import (
+    UNIT_TYPE_NAMES,
     FortyK,
     against_leadership,
     back_to_steady,
@@ -65,6 +66,8 @@ FALL_BACK_DICE = {
     "cavalry": 3,
     "beast": 3,
 }
+# The books' words for this edition's unit types, as a person reads them.
+TYPE_NAMES = {t: UNIT_TYPE_NAMES[t] for t in FALL_BACK_DICE}
 
 PARAMETERS = {
     "casualty_threshold_percent": 25,  # heavy_casualties
@@ -693,6 +696,7 @@ class Wh40k6(FortyK):
     title = Words("Warhammer 40,000 6th edition")
     phases = PHASES
     unit_types = FALL_BACK_DICE
+    unit_type_names = TYPE_NAMES
     parameters = PARAMETERS
     restrictions = RESTRICTIONS
     tests = TESTS

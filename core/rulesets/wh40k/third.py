@@ -52,6 +52,7 @@ from ...view import BattleView, UnitView
 from ...words import Words, counted
 from ..base import pass_or_fail
 from .shared import (
+    UNIT_TYPE_NAMES,
     FortyK,
     against_leadership,
     back_to_steady,
@@ -84,6 +85,8 @@ TAKES_MORALE_TESTS = {
     "dreadnought": False,
     "vehicle": False,
 }
+# The books' words for this edition's unit types, as a person reads them.
+TYPE_NAMES = {t: UNIT_TYPE_NAMES[t] for t in TAKES_MORALE_TESTS}
 
 
 class Outnumbered(NamedTuple):
@@ -927,7 +930,12 @@ def _check_during_fall_back_move(battle: BattleView, unit: UnitView, fact: str, 
     if waiting:
         first = waiting[0]
         raise Refusal(
-            Words("{unit} must first settle its {test} ({rule})", unit=unit.id, test=first.test, rule=first.rule),
+            Words(
+                "{unit} must first settle its {test} ({rule})",
+                unit=unit.id,
+                test=battle.ruleset.test_said(first.test),
+                rule=first.rule,
+            ),
             rule=cited,
         )
     if FELL_BACK not in unit.phase_marks:
@@ -947,6 +955,7 @@ class Wh40k3(FortyK):
     title = Words("Warhammer 40,000 3rd edition")
     phases = PHASES
     unit_types = TAKES_MORALE_TESTS
+    unit_type_names = TYPE_NAMES
     parameters = PARAMETERS
     restrictions = RESTRICTIONS
     profile_type = Wh40k3Profile

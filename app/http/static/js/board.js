@@ -69,12 +69,12 @@ function card(unit, due, { onWhy, onDue }) {
       el("h3", { class: "name", id: `name-${unit.unit}` }, unit.name),
       el("span", { class: "state" }, unit.state_name)),
     el("p", { class: "meta" },
-      [tn("{models}/{n} models", "{models}/{n} models", unit.starting_models, { models: unit.models }), words(unit.unit_type),
+      [tn("{models}/{n} models", "{models}/{n} models", unit.starting_models, { models: unit.models }), unit.unit_type_name || words(unit.unit_type),
         unit.ld === null ? "" : t("Ld {ld}", { ld: unit.ld }),
         unit.special_rules.length ? unit.special_rules.map(words).join(", ") : ""].filter(Boolean).join(" · ")),
     fields.length
       ? el("dl", { class: "fields" }, fields.map((f) => el("div", { dataset: { field: f.id } },
-        el("dt", {}, words(f.id)), el("dd", {}, fieldValue(unit.fields[f.id])))))
+        el("dt", {}, f.name || words(f.id)), el("dd", {}, fieldValue(unit.fields[f.id], f)))))
       : null,
     unit.restrictions.length
       ? el("ul", { class: "notes" }, unit.restrictions.map((r) => el("li", {},
@@ -95,4 +95,6 @@ function whyWords(unit) {
   return t("Why {who}{state}?", { who, state: unit.state_name });
 }
 
-const fieldValue = (value) => (value === true ? t("yes") : value === false ? t("no") : words(value));
+// A field's value: yes or no, one of its choices in the ruleset's words (the vocabulary's), or the slug's words.
+const fieldValue = (value, field) => (value === true ? t("yes") : value === false ? t("no")
+  : field?.choice_names?.[value] || words(value));

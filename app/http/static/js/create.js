@@ -367,7 +367,7 @@ function unitRow(vocabulary, index, sideNames, renumber) {
   const side = el("select", { class: "unit-side", dataset: { field: `${at}.side` } });
   sideOptions(side, sideNames);
   const kind = el("select", { dataset: { field: `${at}.type` } },
-    vocabulary.unit_types.map((type) => el("option", { value: type }, words(type))));
+    vocabulary.unit_types.map((type) => el("option", { value: type }, vocabulary.unit_type_names?.[type] ?? words(type))));
   const number = (label, field, attrs = {}) => text(label, `${at}.${field}`, { inputmode: "numeric", class: "number", ...attrs });
   const profile = vocabulary.profile.map((f) => profileField(f, at));
   const rules = vocabulary.special_rules.length ? chips({ legend: t("Special rules"), name: "rules", multiple: true,
@@ -390,10 +390,10 @@ function unitRow(vocabulary, index, sideNames, renumber) {
 
 function profileField(field, at) {
   const path = `${at}.profile.${field.id}`;
-  if (field.kind === "int") return text(words(field.id), path, { inputmode: "numeric", class: "number profile", dataset: { field: path, profile: field.id } });
-  if (field.kind === "text") return text(words(field.id), path, { class: "profile", dataset: { field: path, profile: field.id } });
-  const choices = field.kind === "bool" ? [["true", t("yes")], ["false", t("no")]] : field.choices.map((c) => [c, words(c)]);
-  return labelled(words(field.id), el("select", { class: "profile", dataset: { field: path, profile: field.id, kind: field.kind } },
+  if (field.kind === "int") return text(field.name || words(field.id), path, { inputmode: "numeric", class: "number profile", dataset: { field: path, profile: field.id } });
+  if (field.kind === "text") return text(field.name || words(field.id), path, { class: "profile", dataset: { field: path, profile: field.id } });
+  const choices = field.kind === "bool" ? [["true", t("yes")], ["false", t("no")]] : field.choices.map((c) => [c, field.choice_names?.[c] || words(c)]);
+  return labelled(field.name || words(field.id), el("select", { class: "profile", dataset: { field: path, profile: field.id, kind: field.kind } },
     el("option", { value: "" }, t("not given")), choices.map(([value, label]) => el("option", { value }, label))));
 }
 

@@ -38,7 +38,7 @@ function dueCard(test, live) {
       : t("Due by {rule}", { rule: cite(test.rule, { full: false }) })),
     test.modifiers.length ? el("ul", { class: "modifiers" }, test.modifiers.map(modifier)) : null,
     Object.keys(test.stated || {}).length
-      ? el("p", { class: "stated" }, t("Stated: {facts}", { facts: Object.entries(test.stated).map(([k, v]) => `${words(k)} ${v}`).join(", ") }))
+      ? el("p", { class: "stated" }, t("Stated: {facts}", { facts: Object.entries(test.stated).map(([k, v]) => `${namedAs(test.fact_names, k)} ${v}`).join(", ") }))
       : null,
     order(test, acts),
     acts ? actions(test) : el("p", { class: "hint" }, live ? t("{side} to roll", { side: words(sideOf(test.unit)) }) : ""),
@@ -76,16 +76,19 @@ function actions(test) {
   }
   for (const decision of test.decisions) {
     parts.push(el("button", { type: "button", class: "decision", dataset: { decision },
-      onclick: () => submit(`${unitName(test.unit)}: ${words(decision)}`, "events",
-        { events: [{ type: "player_decided", unit: test.unit, decision }] }) }, words(decision)));
+      onclick: () => submit(`${unitName(test.unit)}: ${namedAs(test.decision_names, decision)}`, "events",
+        { events: [{ type: "player_decided", unit: test.unit, decision }] }) }, namedAs(test.decision_names, decision)));
   }
   for (const fact of test.facts) {
     parts.push(el("button", { type: "button", class: "fact", dataset: { fact },
-      onclick: () => submit(`${unitName(test.unit)}: ${words(fact)}`, "events",
-        { events: [{ type: "table_fact_recorded", unit: test.unit, fact, value: true }] }) }, words(fact)));
+      onclick: () => submit(`${unitName(test.unit)}: ${namedAs(test.fact_names, fact)}`, "events",
+        { events: [{ type: "table_fact_recorded", unit: test.unit, fact, value: true }] }) }, namedAs(test.fact_names, fact)));
   }
   return el("div", { class: "actions" }, parts);
 }
+
+// A decision or a fact in the ruleset's words (the due list gives them), else its machine name as words.
+const namedAs = (names, slug) => names?.[slug] || words(slug);
 
 // The pads on screen, by due test: dice half typed in survive the board redrawn around them.
 const pads = new Map();

@@ -179,7 +179,7 @@ const FORMS = [
   { name: "fact", label: () => t("Table fact"), shown: () => vocab().facts.length > 0, build: (done) => unitFirst(t("About which unit?"), mine(), (id) => {
     const value = el("div", { class: "value" });
     let read = () => true;
-    const fact = chips({ legend: t("What the table says"), name: "fact", options: vocab().facts.map((f) => ({ value: f.id, label: words(f.id) })),
+    const fact = chips({ legend: t("What the table says"), name: "fact", options: vocab().facts.map((f) => ({ value: f.id, label: named(f) })),
       onChange: (chosen) => {
         const widget = factValue(vocab().facts.find((f) => f.id === chosen), id);
         value.replaceChildren(...(widget ? [widget.node] : []));
@@ -191,7 +191,7 @@ const FORMS = [
   }) },
   { name: "decision", label: () => t("Decision"), shown: () => vocab().free_decisions.length + vocab().decisions.length > 0,
     build: (done) => unitFirst(t("Whose decision?"), mine(), (id) => {
-      const options = [...vocab().free_decisions, ...vocab().decisions].map((d) => ({ value: d.id, label: words(d.id) }));
+      const options = [...vocab().free_decisions, ...vocab().decisions].map((d) => ({ value: d.id, label: named(d) }));
       const decision = chips({ legend: t("Decision"), name: "decision", options });
       return [decision.node, record(() => send(`${unitName(id)}: ${words(decision.value())}`,
         [{ type: "player_decided", unit: id, decision: decision.value() }], done),
@@ -202,7 +202,7 @@ const FORMS = [
       const fields = vocab().profile.filter((f) => f.changeable);
       const holder = el("div", { class: "value" });
       let read = () => null;
-      const field = chips({ legend: t("What changes"), name: "field", options: fields.map((f) => ({ value: f.id, label: words(f.id) })),
+      const field = chips({ legend: t("What changes"), name: "field", options: fields.map((f) => ({ value: f.id, label: named(f) })),
         onChange: (chosen) => { const w = profileValue(fields.find((f) => f.id === chosen)); fill(holder, w.node); read = w.value; } });
       return [field.node, holder, record(() => send(`${unitName(id)}: ${words(field.value())} ${fieldWords(read())}`,
         [{ type: "unit_changed", unit: id, changes: { [field.value()]: read() } }], done),
@@ -237,7 +237,7 @@ function factValue(fact, id) {
     case "friend": return pick(others.filter((u) => u.side === sideOf(id)), t("Which friend?"));
     case "enemy": return pick(others.filter((u) => u.side !== sideOf(id)), t("Which enemy?"));
     case "enemy_or_false": return pick(others.filter((u) => u.side !== sideOf(id)), t("Which enemy?"), [{ value: false, label: t("no longer in combat") }]);
-    case "choice": return chips({ legend: t("Which?"), name: "value", options: fact.choices.map((c) => ({ value: c, label: words(c) })) });
+    case "choice": return chips({ legend: t("Which?"), name: "value", options: fact.choices.map((c) => ({ value: c, label: choiceNamed(fact, c) })) });
     default: return null;
   }
 }
@@ -245,10 +245,15 @@ function factValue(fact, id) {
 // The new value of a profile field: nothing chosen beforehand (a change the referee did not pick is
 // never sent), a whole number from 0.
 function profileValue(field) {
-  if (field.kind === "bool") return yesNo({ legend: words(field.id), name: "value", initial: null });
-  if (field.kind === "int") return stepper({ legend: words(field.id), min: 0, max: 99, name: "value" });
-  return chips({ legend: words(field.id), name: "value", options: field.choices.map((c) => ({ value: c, label: words(c) })) });
+  if (field.kind === "bool") return yesNo({ legend: named(field), name: "value", initial: null });
+  if (field.kind === "int") return stepper({ legend: named(field), min: 0, max: 99, name: "value" });
+  return chips({ legend: named(field), name: "value", options: field.choices.map((c) => ({ value: c, label: choiceNamed(field, c) })) });
 }
+
+// A fact, a decision or a profile field in the ruleset's words (the vocabulary gives them), and one
+// of its choices; the machine name as words where the ruleset gives none.
+const named = (item) => item.name || words(item.id);
+const choiceNamed = (item, choice) => item.choice_names?.[choice] || words(choice);
 
 // A value in words: yes or no, a unit's name (a fact naming a unit), or the slug's words.
 const fieldWords = (value) => (value === true ? t("yes") : value === false ? t("no") : words(unitName(value)));

@@ -26,6 +26,7 @@ from morale.core.rules import DESTROYED, Refusal, clause, declare
 from morale.core.rulesets.base import Ruleset, pass_or_fail
 from morale.core.state import DueTest, Unit
 from morale.core.view import BattleView, UnitView
+from morale.core.words import Words
 from morale.events.types import FactValue, PhaseStarted, PlayerDecided, TableFactRecorded, UnitChanged, UnitJoined
 
 # -- tables -------------------------------------------------------------------------------------
@@ -41,6 +42,18 @@ UNIT_TYPES = {
     "monster": "Monster",
     "vehicle": "Vehicle",
 }
+# The unit types as a person reads them (the story, the board): the machine value in English, as
+# the story said it before the game named them, and the rulebook's term in Russian.
+UNIT_TYPE_NAMES = {
+    "infantry": Words("infantry"),
+    "mounted": Words("mounted"),
+    "beast": Words("beast"),
+    "swarm": Words("swarm"),
+    "monster": Words("monster"),
+    "vehicle": Words("vehicle"),
+}
+FACT_NAMES = {"battle_shock_test_required": Words("battle shock test required")}
+DECISION_NAMES = {"use_insane_bravery": Words("use insane bravery")}
 
 # What removes models, in the rulebook's words (no Battle-shock rule reads the cause).
 CAUSES = {
@@ -298,6 +311,9 @@ class Wh40k10(Ruleset):
     title = "Warhammer 40,000 10th edition"
     phases = PHASES
     unit_types = UNIT_TYPES
+    unit_type_names = UNIT_TYPE_NAMES
+    fact_names = FACT_NAMES
+    decision_names = DECISION_NAMES
     tests = TESTS
     casualty_causes = CAUSES
     profile_type = Profile
