@@ -57,6 +57,7 @@ CHECK_RULES = $(wildcard tests/test_wh40k6_*.py tests/test_wh40k3_*.py) tests/te
 	tests/test_wfb8_flee_rally.py tests/test_wfb8_combat.py tests/test_wfb8_causes.py tests/test_gdb_modifiers.py \
 	tests/test_gdb_results.py tests/test_gdb_tables.py tests/test_gdb_triggers.py tests/test_referee.py \
 	tests/test_wfb8_pinned.py tests/test_gdb_results_edges.py tests/test_gdb_triggers_edges.py \
+	tests/test_gdb_tables_profile_pinned.py tests/test_gdb_brigade_pinned.py \
 	tests/test_due_results.py tests/test_conformance.py
 CHECK_CLI = tests/test_cli.py tests/test_rules_cli.py
 
