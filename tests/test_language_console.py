@@ -383,12 +383,15 @@ def test_a_russian_battle_opens_in_russian_in_an_english_browser_until_its_reade
     assert page.locator("#role").inner_text() == "Зритель"
     assert page.locator("#tab-board").inner_text() != "Board"
     assert "в строю" in page.locator("#board").inner_text()
+    # A special rule as the story names it: its clause's Russian title, not its id in English words.
+    assert "immune to morale" not in page.locator("#board").inner_text()
     page.locator("#tab-log").click()
     assert page.locator("#language").input_value() == "ru"
     page.locator("#language").select_option("en")  # chosen here: kept, and it wins over the battle's
     ready_in(page, "en")
     assert page.locator("#tab-board").inner_text() == "Board"
     assert "steady" in page.locator("#board").inner_text()
+    assert "immune to morale" in page.locator("#board").inner_text()
     page.reload()
     ready_in(page, "en")
     overlay = context.new_page()

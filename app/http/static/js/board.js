@@ -2,7 +2,7 @@
 // with their profile fields, restrictions and the tests they have due.
 import { el, words, fill } from "./dom.js";
 import { cite, need } from "./cite.js";
-import { inPlay, state, testName, vocab } from "./state.js";
+import { inPlay, specialRuleName, state, testName, vocab } from "./state.js";
 import { t, tn } from "./i18n.js";
 
 export function drawBoard(holder, { onWhy, onDue }) {
@@ -71,7 +71,7 @@ function card(unit, due, { onWhy, onDue }) {
     el("p", { class: "meta" },
       [tn("{models}/{n} models", "{models}/{n} models", unit.starting_models, { models: unit.models }), unit.unit_type_name || words(unit.unit_type),
         unit.ld === null ? "" : t("Ld {ld}", { ld: unit.ld }),
-        unit.special_rules.length ? unit.special_rules.map(words).join(", ") : ""].filter(Boolean).join(" · ")),
+        unit.special_rules.length ? unit.special_rules.map(specialRuleName).join(", ") : ""].filter(Boolean).join(" · ")),
     fields.length
       ? el("dl", { class: "fields" }, fields.map((f) => el("div", { dataset: { field: f.id } },
         el("dt", {}, f.name || words(f.id)), el("dd", {}, fieldValue(unit.fields[f.id], f)))))

@@ -9,7 +9,7 @@
 import { el, fill, words } from "./dom.js";
 import { ApiError, request } from "./api.js";
 import { chips, yesNo } from "./pickers.js";
-import { t, tn } from "./i18n.js";
+import { language, t, tn } from "./i18n.js";
 
 const KEPT = "morale.created.";  // + battle id: the creation answer's tokens, kept in this tab until noted
 
@@ -371,7 +371,7 @@ function unitRow(vocabulary, index, sideNames, renumber) {
   const number = (label, field, attrs = {}) => text(label, `${at}.${field}`, { inputmode: "numeric", class: "number", ...attrs });
   const profile = vocabulary.profile.map((f) => profileField(f, at));
   const rules = vocabulary.special_rules.length ? chips({ legend: t("Special rules"), name: "rules", multiple: true,
-    options: vocabulary.special_rules.map((r) => ({ value: r.id, label: words(r.id) })) }) : null;
+    options: vocabulary.special_rules.map((r) => ({ value: r.id, label: ruleName(vocabulary, r) })) }) : null;
   if (rules) rules.node.dataset.field = `${at}.rules`;
   const row = el("li", { class: "unit-row" },
     el("h3", {}, t("Unit {number}", { number: index + 1 })),
@@ -468,3 +468,9 @@ export function createdNotice(battle) {
     el("button", { type: "button", onclick: () => { forgetCreated(battle); box.remove(); } }, t("I have noted them")));
   return box;
 }
+
+// A special rule's chip: its id in words in English, the title of its clause in another language (as
+// the board's cards and the story name it).
+const ruleName = (vocabulary, rule) =>
+  (language() === "en" ? "" : vocabulary.clauses?.[rule.rule]?.title) || words(rule.id);
+

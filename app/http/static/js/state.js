@@ -1,6 +1,8 @@
 // What the page knows: the battle as the server last showed it, and where the user is looking.
 // Everything shown is the server's (board, due list, log, explanations); the page keeps only its
 // place in the log, the tab, the unit selected and the writes it has not sent yet.
+import { language } from "./i18n.js";
+
 export const state = {
   battle: "",
   api: null,         // api.connection(battle, token)
@@ -26,6 +28,13 @@ export const testName = (id) => find(vocab().tests, id)?.name ?? String(id).repl
 export const phaseName = (id) => find(vocab().phases, id)?.name ?? String(id).replaceAll("_", " ");
 export const clause = (rule) => vocab().clauses[rule] ?? null;
 export const unitName = (id) => state.board?.units.find((u) => u.unit === id)?.name ?? id;
+// A special rule as the story names it (projections/narrative.py's `_special_rule`): its id in words
+// in English, as it always read, and in another language the title of the clause that gives it effect.
+export function specialRuleName(id) {
+  const plain = String(id).replaceAll("_", " ");
+  if (language() === "en") return plain;
+  return clause(find(vocab().special_rules, id)?.rule)?.title || plain;
+}
 
 // What the caller's token may do.
 export const role = () => state.info.caller.role;
