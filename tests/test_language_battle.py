@@ -152,3 +152,12 @@ def test_a_battles_language_is_written_in_the_notation_and_read_back(tmp_path):
     first = next(open_store(copy, create=False).raw_rows("hive-tarsis"))
     assert json.loads(first.body)["event"]["language"] == "ru"
     assert "событие 104" in morale(copy, "board", "hive-tarsis").stdout
+
+
+def test_a_command_line_click_cannot_parse_is_refused_in_the_named_battles_language(tmp_path):
+    db = played(tmp_path)
+    refused = morale(db, "roll", "hive-tarsis", "kraak", "morale", "шесть", "3")
+    assert refused.exit_code == 2
+    assert refused.stderr.startswith("отказано: Неверное значение 'dice': нужно целое число")
+    asked = morale(db, "--lang", "en", "roll", "hive-tarsis", "kraak", "morale", "шесть", "3")
+    assert asked.stderr.startswith("refused: Invalid value for 'dice'")

@@ -155,6 +155,7 @@ class RefusingGroup(TyperGroup):
 
 
 def _refuse_usage(exc: Any, ctx: typer.Context, as_json: bool) -> NoReturn:
+    _speak_the_named_battles_language()
     message = language.say(usage_words(exc))
     param = getattr(exc, "param", None)
     fields = {"message": message, "rule": None, "field": param.name if param is not None else None}
@@ -162,6 +163,33 @@ def _refuse_usage(exc: Any, ctx: typer.Context, as_json: bool) -> NoReturn:
     refuse(
         language.say(Words("{message} (see `{where} -h`)", message=message.rstrip("."), where=where)), fields, as_json
     )
+
+
+def _speak_the_named_battles_language() -> None:
+    # A command line Click cannot parse is refused before any store is opened (`open_store` speaks the
+    # battle's language): a Russian battle's `roll ... шесть` is refused in Russian all the same, where
+    # the battle was named already and its store is the SQLite file --db (or $MORALE_DB, or the
+    # default) names (not a PostgreSQL server, which a refusal does not wait for).
+    if language.asked() or not _BATTLE:
+        return
+    db = os.environ.get("MORALE_DB") or DEFAULT_DB
+    for at, word in enumerate(_WORDS):
+        if word == "--db" and at + 1 < len(_WORDS):
+            db = _WORDS[at + 1]
+        elif word.startswith("--db="):
+            db = word.removeprefix("--db=")
+    if is_database_url(db) or not Path(db).is_file():
+        return
+    try:
+        store = store_at(db, create=False)
+    except (StoreUnavailable, sqlite3.Error, OSError):
+        return  # the reader's language then: the command's own refusal is what matters
+    try:
+        language.battle_default(battle_language(store, _BATTLE[0]))
+    except (UnreadableEvent, sqlite3.Error, msgspec.DecodeError):
+        pass
+    finally:
+        store.close()
 
 
 _NO_SUCH_COMMAND = re.compile(r"No such command (?P<name>'.*')\.(?: Did you mean (?P<close>'.*')\?)?", re.DOTALL)
