@@ -290,7 +290,7 @@ def test_the_console_switched_to_russian_plays_a_turn_in_russian_and_keeps_the_c
     assert page.locator("body").get_attribute("data-tab") == "log"  # where it was
     console.tab("board")
     screens = RussianScreens(page, http, battle, tokens["referee"], units)
-    assert page.locator("#tab-board").inner_text() == "Доска"
+    assert page.locator("#tab-board").inner_text() == "Табло"
     assert page.locator("#clock").inner_text() == "до первого хода"
     assert page.title().endswith(" · morale · консоль судьи")
     screens.check("board")
@@ -314,7 +314,7 @@ def test_the_console_switched_to_russian_plays_a_turn_in_russian_and_keeps_the_c
 
     seq, unit, _ = console.changes[0]
     shown = console.why(unit, console.state_of(unit))
-    assert "Причина теста" in shown and "Кубики" in shown and "Результат" in shown and "Назад к доске" in shown
+    assert "Причина теста" in shown and "Кубики" in shown and "Результат" in shown and "Назад к табло" in shown
     screens.check("why")
     console.tab("log")
     assert page.locator("#log h2").inner_text() == "Журнал"

@@ -116,7 +116,7 @@ def test_the_report_in_russian_is_russian_from_its_html_lang_to_its_footer(pages
     assert "<title>Skirmish at the Hive Tarsis refinery: отчёт о битве</title>" in ru
     assert "imperium против orks · 104 события</p>" in ru and "imperium against orks · 104 events</p>" in en
     assert '<nav><a href="#summary">Сводка</a><a href="#charts">Графики</a><a href="#turn-1">Ход 1</a>' in ru
-    assert "<h3>Удача на кубиках морали</h3>" in ru and "<h3>Доска в конце хода 1</h3>" in ru
+    assert "<h3>Удача на кубиках морали</h3>" in ru and "<h3>Табло в конце хода 1</h3>" in ru
     assert "<h3>Тесты хода 2</h3>" in ru
     assert "<th>сторона</th><th>тестов брошено</th><th>ожидалось успехов</th><th>успехи</th>" in ru
     assert "<th>назначен на</th><th>подразделение</th><th>тест</th><th>почему</th><th>порог</th>" in ru
