@@ -1,0 +1,100 @@
+"""gdb.mod.*: modifiers pinned where a mutation pass of gdb/modifiers.py found them unpinned
+(MUTATION.md, "`gdb/ruleset.py`, `gdb/modifiers.py` and the rest of `gdb/`").
+
+Each test reads what the due list shows of a test's modifiers (rule, value, reason) or what the
+referee refuses, for a case the other gdb tests leave open.
+"""
+
+from __future__ import annotations
+
+import pytest
+from support.gdb import charge, due_modifiers, gdb_table, gdb_unit, roll
+
+from morale.core.outcomes import Modifier
+from morale.events.types import UnitJoined
+
+
+def french(unit_id: str = "fusiliers", **profile) -> UnitJoined:
+    return gdb_unit(unit_id, **profile)
+
+
+def allied(unit_id: str = "whitecoats", **profile) -> UnitJoined:
+    return gdb_unit(unit_id, "allies", **{"brigade": "second", **profile})
+
+
+def charging_test_of(*units: UnitJoined, charger: str = "fusiliers", target: str = "whitecoats"):
+    """The charger's test, due: the due list shows its modifiers."""
+    table = gdb_table(*units)
+    table.go_to(1, "french", "charge")
+    charge(table, charger, target)
+    return table
+
+
+def charged_test_of(*units: UnitJoined, charger: str = "whitecoats", target: str = "fusiliers"):
+    """The target's test, due once the charger passed with a Charge result (6 + 5)."""
+    table = charging_test_of(*units, charger=charger, target=target)
+    roll(table, charger, "charging", 6, 5)
+    return table
+
+
+def shown(table, unit: str, rule_id: str) -> Modifier | None:
+    """The modifier `rule_id` as the due list shows it for `unit`'s test (None: not there)."""
+    (due,) = [d for d in table.battle.due if d.unit == unit]
+    found = [m for m in due.modifiers if m.rule == rule_id]
+    return found[0] if found else None
+
+
+# -- gdb.mod.losses ---------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("lost", "value", "reason"),
+    [
+        (10, -1, "10 of 99 figures lost: more than 10%"),
+        (25, -2, "25 of 99 figures lost: more than 25%"),
+    ],
+)
+def test_gdb_mod_losses_a_hair_over_the_step_counts_as_more_than_it(lost, value, reason):
+    """gdb.mod.losses: of 99 figures, 10 lost is 10.1% (more than 10%), 25 lost 25.25% (more than
+    25%): each counts for its step, however small the excess."""
+    table = charging_test_of(french(models=99 - lost, full_strength=99), allied())
+    mod = shown(table, "fusiliers", "gdb.mod.losses")
+    assert mod is not None and (mod.value, str(mod.reason)) == (value, reason)
+
+
+# -- gdb.mod.charged.line ---------------------------------------------------------------------------
+def test_gdb_mod_charged_line_skirmishers_charging_infantry_in_line_are_not_infantry():
+    """gdb.mod.charged.line: -1 for infantry in line charged by infantry battalions; a skirmisher
+    company is a type of its own, and its charge brings no such modifier."""
+    table = charged_test_of(french(formation="line"), allied(unit_type="skirmishers", models=8))
+    assert "gdb.mod.charged.line" not in due_modifiers(table, "fusiliers")
+
+
+@pytest.mark.parametrize("shape", ["mass", "skirmish_order", "square"])
+def test_gdb_mod_charged_line_only_infantry_in_line(shape):
+    """gdb.mod.charged.line: -1 for infantry in line charged by infantry, and not in any other
+    formation (column has gdb.mod.charged.column)."""
+    table = charged_test_of(french(formation=shape), allied())
+    assert "gdb.mod.charged.line" not in due_modifiers(table, "fusiliers")
+
+
+# -- gdb.mod.charged.artillery ----------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("charger_type", "reason"),
+    [("infantry", "artillery charged by infantry"), ("cavalry", "artillery charged by cavalry")],
+)
+def test_gdb_mod_charged_artillery_says_who_charged_it(charger_type, reason):
+    """gdb.mod.charged.artillery: the due list says whether infantry or cavalry charged the battery."""
+    table = charged_test_of(french(unit_type="foot_artillery", models=4), allied(unit_type=charger_type))
+    mod = shown(table, "fusiliers", "gdb.mod.charged.artillery")
+    assert mod is not None and (mod.value, str(mod.reason)) == (-2, reason)
+
+
+# -- the profile's full strength (gdb.mod.losses reads it) ------------------------------------------
+def test_gdb_mod_losses_a_unit_may_join_at_exactly_its_full_strength():
+    """gdb.mod.losses counts from full strength: a unit joining with all its figures (20 of 20) is
+    accepted, with no losses; one joining with more than its full strength is refused."""
+    table = gdb_table(french(models=20, full_strength=20), allied())
+    assert table.unit("fusiliers").models == 20
+    table.go_to(1, "french", "charge")
+    charge(table, "fusiliers", "whitecoats")
+    assert due_modifiers(table, "fusiliers") == {"gdb.mod.no_losses": 1}
+    assert table.refuse(french("ligne", models=21, full_strength=20)).field == "profile.full_strength"
