@@ -76,6 +76,20 @@ def test_gdb_mod_charged_line_only_infantry_in_line(shape):
     assert "gdb.mod.charged.line" not in due_modifiers(table, "fusiliers")
 
 
+# -- gdb.mod.charged.column -------------------------------------------------------------------------
+def test_gdb_mod_charged_column_skirmishers_charging_infantry_in_column_are_not_infantry():
+    """gdb.mod.charged.column: -2 for infantry in column charged by infantry battalions; a skirmisher
+    company's charge brings no such modifier."""
+    table = charged_test_of(french(formation="column"), allied(unit_type="skirmishers", models=8))
+    assert "gdb.mod.charged.column" not in due_modifiers(table, "fusiliers")
+
+
+def test_gdb_mod_charged_column_is_for_infantry_not_cavalry_in_column():
+    """gdb.mod.charged.column is for infantry: cavalry in column charged by infantry takes none."""
+    table = charged_test_of(french(unit_type="cavalry", formation="column", models=8), allied())
+    assert "gdb.mod.charged.column" not in due_modifiers(table, "fusiliers")
+
+
 # -- gdb.mod.charged.artillery ----------------------------------------------------------------------
 @pytest.mark.parametrize(
     ("charger_type", "reason"),
