@@ -44,18 +44,32 @@ def shown(table, unit: str, rule_id: str) -> Modifier | None:
     return found[0] if found else None
 
 
+# -- gdb.mod.commander -----------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("commander", "reason"),
+    [("brigade", "brigade commander attached"), ("commander_in_chief", "Commander-in-Chief attached")],
+)
+def test_gdb_mod_commander_says_who_is_attached(commander, reason):
+    """gdb.mod.commander: +1 for the Commander-in-Chief or a brigade commander, and the due list says
+    which of them is with the unit."""
+    table = charging_test_of(french(commander=commander), allied())
+    mod = shown(table, "fusiliers", "gdb.mod.commander")
+    assert mod is not None and (mod.value, str(mod.reason)) == (1, reason)
+
+
 # -- gdb.mod.losses ---------------------------------------------------------------------------------
 @pytest.mark.parametrize(
-    ("lost", "value", "reason"),
+    ("full", "lost", "value", "reason"),
     [
-        (10, -1, "10 of 99 figures lost: more than 10%"),
-        (25, -2, "25 of 99 figures lost: more than 25%"),
+        (99, 10, -1, "10 of 99 figures lost: more than 10%"),
+        (99, 25, -2, "25 of 99 figures lost: more than 25%"),
+        (200, 71, -3, "71 of 200 figures lost: more than 35%"),
     ],
 )
-def test_gdb_mod_losses_a_hair_over_the_step_counts_as_more_than_it(lost, value, reason):
-    """gdb.mod.losses: of 99 figures, 10 lost is 10.1% (more than 10%), 25 lost 25.25% (more than
-    25%): each counts for its step, however small the excess."""
-    table = charging_test_of(french(models=99 - lost, full_strength=99), allied())
+def test_gdb_mod_losses_a_hair_over_the_step_counts_as_more_than_it(full, lost, value, reason):
+    """gdb.mod.losses: 10 of 99 lost is 10.1% (more than 10%), 25 of 99 25.25% (more than 25%), 71
+    of 200 35.5% (more than 35%): each counts for its step, however small the excess."""
+    table = charging_test_of(french(models=full - lost, full_strength=full), allied())
     mod = shown(table, "fusiliers", "gdb.mod.losses")
     assert mod is not None and (mod.value, str(mod.reason)) == (value, reason)
 
@@ -100,6 +114,18 @@ def test_gdb_mod_charged_artillery_says_who_charged_it(charger_type, reason):
     table = charged_test_of(french(unit_type="foot_artillery", models=4), allied(unit_type=charger_type))
     mod = shown(table, "fusiliers", "gdb.mod.charged.artillery")
     assert mod is not None and (mod.value, str(mod.reason)) == (-2, reason)
+
+
+# -- gdb.mod.charged.flank --------------------------------------------------------------------------
+@pytest.mark.parametrize("shape", ["line", "column"])
+def test_gdb_mod_charged_flank_austrian_infantry_out_of_mass_still_takes_it_from_cavalry(shape):
+    """gdb.mod.charged.flank: -4 for a charge in the flank; only Austrian infantry in mass is spared
+    it against cavalry, not Austrian infantry in line or column."""
+    table = gdb_table(allied("ir4", formation=shape, tags=("austrian",)), gdb_unit("cuirassiers", unit_type="cavalry"))
+    table.go_to(1, "french", "charge")
+    charge(table, "cuirassiers", "ir4", flank=("ir4",))
+    roll(table, "cuirassiers", "charging", 6, 5)
+    assert due_modifiers(table, "ir4")["gdb.mod.charged.flank"] == -4
 
 
 # -- the profile's full strength (gdb.mod.losses reads it) ------------------------------------------
