@@ -117,11 +117,20 @@ def test_gdb_mod_charged_artillery_says_who_charged_it(charger_type, reason):
 
 
 # -- gdb.mod.charged.flank --------------------------------------------------------------------------
-@pytest.mark.parametrize("shape", ["line", "column"])
-def test_gdb_mod_charged_flank_austrian_infantry_out_of_mass_still_takes_it_from_cavalry(shape):
+@pytest.mark.parametrize(
+    ("shape", "tags"),
+    [
+        ("line", ("austrian",)),
+        ("column", ("austrian",)),
+        ("skirmish_order", ("austrian",)),
+        ("square", ("austrian",)),
+        ("mass", ()),
+    ],
+)
+def test_gdb_mod_charged_flank_only_austrian_infantry_in_mass_is_spared_it_by_cavalry(shape, tags):
     """gdb.mod.charged.flank: -4 for a charge in the flank; only Austrian infantry in mass is spared
-    it against cavalry, not Austrian infantry in line or column."""
-    table = gdb_table(allied("ir4", formation=shape, tags=("austrian",)), gdb_unit("cuirassiers", unit_type="cavalry"))
+    it against cavalry: not Austrian infantry in another formation, nor other infantry in mass."""
+    table = gdb_table(allied("ir4", formation=shape, tags=tags), gdb_unit("cuirassiers", unit_type="cavalry"))
     table.go_to(1, "french", "charge")
     charge(table, "cuirassiers", "ir4", flank=("ir4",))
     roll(table, "cuirassiers", "charging", 6, 5)
@@ -138,3 +147,12 @@ def test_gdb_mod_losses_a_unit_may_join_at_exactly_its_full_strength():
     charge(table, "fusiliers", "whitecoats")
     assert due_modifiers(table, "fusiliers") == {"gdb.mod.no_losses": 1}
     assert table.refuse(french("ligne", models=21, full_strength=20)).field == "profile.full_strength"
+
+
+def test_gdb_mod_charged_flank_skirmishers_cannot_form_a_mass():
+    """gdb.mod.charged.flank names the mass, which only infantry forms: skirmishers in mass are
+    refused with that rule, as cavalry are."""
+    table = gdb_table(french(), allied())
+    for unit_type in ("skirmishers", "cavalry"):
+        refused = table.refuse(gdb_unit("x", unit_type=unit_type, models=8, formation="mass"))
+        assert str(refused) == f"gdb.mod.charged.flank: only infantry forms a mass, not {unit_type}"
