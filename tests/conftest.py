@@ -40,13 +40,6 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | 
     return FilesButSpread(config, log)  # type: ignore[arg-type]
 
 
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    if hasattr(config, "workerinput") and config.getvalue("dist") == "loadfile":  # an xdist worker of `make test`
-        from support.dealing import dealt_first
-
-        dealt_first(items)
-
-
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
