@@ -38,8 +38,9 @@ COMPILE = $(UV) pip compile pyproject.toml --extra test --extra bench --extra mu
 # `make test` runs the suite on TEST_WORKERS processes (pytest-xdist), more than the two cores: much of
 # a test's time is spent waiting on a server, a browser or a subprocess, and a third and fourth worker
 # fill those waits. Tests are dealt out a file at a time (`--dist loadfile`, the largest files first),
-# so a module's costly fixture (a README run, a built wheel, the docs' pages) is made once; the
-# costliest tests with no such fixture one at a time (tests/support/dealing.py). (`loadgroup`
+# so a module's costly fixture (a README run, a built wheel, the docs' pages) is made once. (Dealing
+# the console's eight whole turns apart, 2026-12-03, saved nothing and ran several browsers at once,
+# whose 20 s waits then ran out now and then.) (`loadgroup`
 # with xdist_group marks did not group here: pytest-xdist 3.8 on pytest 9.2 dealt a marked file's tests
 # to both workers.)
 # Its slowest tests, and why each is slow, are in docs/development.md; `--durations` prints them.

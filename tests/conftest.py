@@ -30,16 +30,6 @@ settings.register_profile("thorough", max_examples=2000, deadline=None, suppress
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | None:
-    """`--dist loadfile` as support/dealing.py deals it: a file at a time, the costliest tests spread."""
-    if config.getvalue("dist") != "loadfile":
-        return None
-    from support.dealing import FilesButSpread
-
-    return FilesButSpread(config, log)  # type: ignore[arg-type]
-
-
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
