@@ -61,6 +61,7 @@ def english_in(text: str, roster: Path = ROSTER) -> list[str]:
     text = re.sub(r"\bmorale (?=\d)", " ", text)  # the program, by name and version: "morale 0.2.0"
     text = re.sub(r"\b[a-z0-9_]+(?:\.[a-z0-9_]+)+\b", " ", text)  # rule IDs, file names
     text = re.sub(r"\S+://\S+", " ", text)
+    text = re.sub(r"\b[0-9a-f]{12,}\b", " ", text)  # hashes, keys' fingerprints: "...cd738add5201c..." holds no word
     text = re.sub(r"\b\w+(?:\[\d+\])+", " ", text)  # a field refused, by its path: dice[0]
     allowed = battles_own_words(roster) | SAME_IN_RUSSIAN | {getpass.getuser().lower()}  # who entered it
     found = [w for w in re.findall(r"[A-Za-z]{3,}", text) if w.lower() in english_words()]
