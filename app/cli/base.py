@@ -172,12 +172,7 @@ def _speak_the_named_battles_language() -> None:
     # default) names (not a PostgreSQL server, which a refusal does not wait for).
     if language.asked() or not _BATTLE:
         return
-    db = os.environ.get("MORALE_DB") or DEFAULT_DB
-    for at, word in enumerate(_WORDS):
-        if word == "--db" and at + 1 < len(_WORDS):
-            db = _WORDS[at + 1]
-        elif word.startswith("--db="):
-            db = word.removeprefix("--db=")
+    db = _typed(_WORDS, "--db") or os.environ.get("MORALE_DB") or DEFAULT_DB
     if is_database_url(db) or not Path(db).is_file():
         return
     try:
@@ -381,16 +376,23 @@ def _language_first(args: list[str]) -> None:
     # and `morale -h --lang ru` (and `morale` alone, read before any option) would show the help before
     # --lang or $MORALE_LANG chose its language. Chosen here first; a language we do not speak is left
     # to --lang's own callback to refuse, as it is typed.
-    asked = None
-    for at, word in enumerate(args):
-        if word == "--lang" and at + 1 < len(args):
-            asked = args[at + 1]
-        elif word.startswith("--lang="):
-            asked = word.removeprefix("--lang=")
-        elif not word.startswith("-"):
-            break  # the command: the options after it are its own
     with suppress(language.UnknownLanguage):
-        _chosen(asked)
+        _chosen(_typed(args, "--lang", before_command=True))
+
+
+def _typed(words: list[str], option: str, *, before_command: bool = False) -> str | None:
+    """The value typed for `option` (`--db x` or `--db=x`, the last one given), read from the
+    command line's words before Click has parsed them; `before_command`: `morale`'s own options
+    only, those before the command's name."""
+    found = None
+    for at, word in enumerate(words):
+        if word == option and at + 1 < len(words):
+            found = words[at + 1]
+        elif word.startswith(f"{option}="):
+            found = word.removeprefix(f"{option}=")
+        elif before_command and not word.startswith("-"):
+            break  # the command: the options after it are its own
+    return found
 
 
 @app.callback()

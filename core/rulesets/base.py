@@ -238,34 +238,34 @@ class Ruleset:
     def state_name(self, state: str) -> str:
         """The ruleset's word for `state`, as the ruleset gives it (`Words`, said in the reader's
         language at the edge); its machine value with spaces if it names none."""
-        return self._own(self.state_names.get(state, state.replace("_", " ")))
+        return self._named(self.state_names, state)
 
     def unit_type_name(self, unit_type: str) -> str:
         """The ruleset's word for `unit_type` ("infantry", said пехота in Russian), as `state_name`
         gives a state's; its machine value with spaces if it names none (a game written before keeps
         reading as it did)."""
-        return self._own(self.unit_type_names.get(unit_type, unit_type.replace("_", " ")))
+        return self._named(self.unit_type_names, unit_type)
 
     def fact_name(self, fact: str) -> str:
         """The ruleset's words for `fact` ("reached table edge"), as `state_name` gives a state's."""
-        return self._own(self.fact_names.get(fact, fact.replace("_", " ")))
+        return self._named(self.fact_names, fact)
 
     def decision_name(self, decision: str) -> str:
         """The ruleset's words for `decision` ("decline regroup"), as `state_name` gives a state's."""
-        return self._own(self.decision_names.get(decision, decision.replace("_", " ")))
+        return self._named(self.decision_names, decision)
 
     def field_name(self, field: str) -> str:
         """The ruleset's words for a profile field ("formation"), as `state_name` gives a state's."""
-        return self._own(self.field_names.get(field, field.replace("_", " ")))
+        return self._named(self.field_names, field)
 
     def value_name(self, field: str, value: str) -> str:
         """The ruleset's words for `value` of a profile field or a fact ("skirmish order"), as
         `state_name` gives a state's."""
-        return self._own(self.value_names.get(field, {}).get(value, value.replace("_", " ")))
+        return self._named(self.value_names.get(field, {}), value)
 
     def marker_name(self, marker: str) -> str:
         """The ruleset's words for a marker ("dispersal point"), as `state_name` gives a state's."""
-        return self._own(self.marker_names.get(marker, marker.replace("_", " ")))
+        return self._named(self.marker_names, marker)
 
     def test_said(self, test: str) -> Words:
         """A test as a refusal names it: its machine name in English, as refusals have always named
@@ -273,9 +273,11 @@ class Ruleset:
         shows one of the two placeholders: `{x:.0}` formats a value as nothing.)"""
         return Words("{english}{name:.0}", english=test, name=self.tests.get(test, test))
 
-    def _own(self, name: str) -> str:
-        """`name`, said from this game's own catalogue first: another game may say the same English
-        otherwise ("regrouped", "infantry battalion")."""
+    def _named(self, names: Mapping[str, str], value: str) -> str:
+        """The game's words for a machine value, from one of its tables of names (its value with
+        spaces where it names none), said from this game's own catalogue first: another game may
+        say the same English otherwise ("regrouped", "infantry battalion")."""
+        name = names.get(value, value.replace("_", " "))
         return in_book(name, type(self).__module__.rpartition(".")[0]) if isinstance(name, Words) else name
 
     def __reduce__(self) -> tuple[object, tuple[str, str]]:
