@@ -450,6 +450,24 @@ CLI_CASES = [
         ["append", BATTLE, "-j", '{"type": "casualties_suffered", "unit": "boyz", "count": 1}', "--side", "imperium"],
         "unit: 'boyz' is not a unit of imperium",
     ),
+    # -- a battle's own language: one the app speaks, given as text
+    Cli(
+        "a roster language the app does not speak",
+        ["new", "{dir}/r.toml"],
+        "battle.language is one of en, ru, not 'de'",
+        files={"r.toml": roster(battle='id = "skirmish"\nlanguage = "de"')},
+    ),
+    Cli(
+        "a roster language that is not text",
+        ["new", "{dir}/r.toml"],
+        "battle.language is one of en, ru, not '5'",
+        files={"r.toml": roster(battle='id = "skirmish"\nlanguage = 5')},
+    ),
+    notation_import(
+        "a notation language that is no language's code",
+        "language",
+        notation(head='[Battle "n"]\n[Ruleset "wh40k6"]\n[Sides "imperium" "orks"]\n[Language "../../etc/passwd"]\n'),
+    ),
     # -- notation files: quoted text JSON does not read, a table nested too deep, a roster that never ends
     notation_import(
         "an unknown escape",
@@ -833,6 +851,26 @@ HTTP_CASES = [
         role=None,
         body=f'{{"battle": "x", "started": {started_with_table(deep(1000))}}}'.encode(),
         says="nested too deep to read",
+    ),
+    Http(
+        "a battle in a language the server does not speak",
+        "POST",
+        "/battles",
+        400,
+        role=None,
+        body=b'{"battle": "x", "started": {"type": "battle_started", "ruleset": "wh40k6", "ruleset_version": "1", '
+        b'"sides": ["a", "b"], "language": "de"}}',
+        field="started.language",
+    ),
+    Http(
+        "a battle's language that is no language's code",
+        "POST",
+        "/battles",
+        400,
+        role=None,
+        body=b'{"battle": "x", "started": {"type": "battle_started", "ruleset": "wh40k6", "ruleset_version": "1", '
+        b'"sides": ["a", "b"], "language": "' + b"r" * 100_000 + b'"}}',
+        says="language",
     ),
     Http("an empty body", "POST", "/battles", 400, role=None, body=b"", says="no JSON: the input is empty"),
     Http("a body cut short", "POST", "/battles", 400, role=None, body=b'{"battle": "x", "st', says="line 1, column 20"),
