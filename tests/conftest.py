@@ -30,6 +30,38 @@ settings.register_profile("thorough", max_examples=2000, deadline=None, suppress
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 
+# `make test` deals the suite out a file at a time (`--dist loadfile`), the files with the most tests
+# first. The console's whole turns hold one worker for ~250 s under the suite's load with only 16
+# tests, so they came late and ran on alone at the end while the other cores idled: they go first.
+FIRST = ("tests/test_console.py",)
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | None:
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class LongestFirst(LoadFileScheduling):
+        def schedule(self) -> None:
+            if self.collection is None and self._check_nodes_have_same_collection():
+                for node, nodeids in self.registered_collections.items():
+                    self.registered_collections[node] = _dealt(nodeids)
+                self.config.option.loadscopereorder = False  # the order is _dealt's
+            super().schedule()
+
+    return LongestFirst(config, log)
+
+
+def _dealt(nodeids: list[str]) -> list[str]:
+    """The tests file by file: FIRST's files, then the rest with the most tests first (xdist's own
+    order), each file's tests in their own order."""
+    files: dict[str, list[str]] = {}
+    for nodeid in nodeids:
+        files.setdefault(nodeid.split("::", 1)[0], []).append(nodeid)
+    order = sorted(files, key=lambda name: (name not in FIRST, -len(files[name])))
+    return [nodeid for name in order for nodeid in files[name]]
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
@@ -101,9 +133,11 @@ def store(request: pytest.FixtureRequest, store_location: str) -> Iterator[Event
     opened.close()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def browser():
-    """Debian's Chromium under Playwright, one per test module (support/browser.py)."""
+    """Debian's Chromium under Playwright (support/browser.py), one per worker: each test opens a
+    context of its own (its own cookies, storage and pages), and a launch costs ~1.5 s of CPU, paid
+    by twenty modules before."""
     from support.browser import chromium  # only the browser tests need Playwright
 
     with chromium() as launched:
