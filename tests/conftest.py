@@ -31,9 +31,10 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 
 # `make test` deals the suite out a file at a time (`--dist loadfile`), the files with the most tests
-# first. The console's whole turns hold one worker for ~250 s under the suite's load with only 16
-# tests, so they came late and ran on alone at the end while the other cores idled: they go first.
-FIRST = ("tests/test_console.py",)
+# first. The console's whole turns hold one worker for ~250 s under the suite's load with 16 tests,
+# and the documentation's pages one for ~90 s with 42, so they came late and ran on alone at the
+# end while the other cores idled: they go first.
+FIRST = ("tests/test_console.py", "tests/test_docs.py")
 
 
 def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | None:
@@ -133,11 +134,11 @@ def store(request: pytest.FixtureRequest, store_location: str) -> Iterator[Event
     opened.close()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser():
-    """Debian's Chromium under Playwright (support/browser.py), one per worker: each test opens a
-    context of its own (its own cookies, storage and pages), and a launch costs ~1.5 s of CPU, paid
-    by twenty modules before."""
+    """Debian's Chromium under Playwright, one per test module (support/browser.py). Not one per
+    worker: Playwright's sync API keeps its event loop running, and a later module's asyncio.run()
+    then refuses to start."""
     from support.browser import chromium  # only the browser tests need Playwright
 
     with chromium() as launched:
