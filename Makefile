@@ -49,11 +49,6 @@ TEST_WORKERS ?= 4
 # Where the environment sets PYTHONDONTWRITEBYTECODE (this machine's shell does), none writes bytecode, so each
 # compiled the whole app from source again: ~0.3 s a process. Compiled once here, each reads it.
 BYTECODE = $(BIN)/python -m compileall -q -j 0 core events projections app testing examples/wh40k10/src > /dev/null
-# pytest keeps each test module with its asserts rewritten in __pycache__, unless bytecode is not to
-# be written: then every worker parsed and rewrote all 140 test modules again, 7 of the 13 s each
-# took to collect the suite. The test runs write it (an empty PYTHONDONTWRITEBYTECODE is unset, to
-# Python), and `make test` writes it once, collecting on the second core while mypy runs on the first.
-WRITING_BYTECODE := PYTHONDONTWRITEBYTECODE=
 # `make check`, the edit loop: the rules, the store contract on SQLite (its PostgreSQL half deselected)
 # and the CLI, on WORKERS processes (pytest-xdist). None of these files has a costly module fixture, so
 # their tests are dealt out one by one. Not CI: `make test` runs everything.
@@ -174,16 +169,9 @@ demo: $(VENV)/.installed-app
 test: $(VENV)/.installed-test | $(CHROMIUM) postgresql $(ASYNCAPI_PARSER)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(MAKE) --no-print-directory -j 2 typecheck .collected
-	$(WRITING_BYTECODE) $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile --durations=20
-
-# The bytecode the suite's processes read, and the rewritten test modules its workers read (above).
-# Only a cache: a module that fails to collect here is reported by the run itself, so no failure
-# stops it.
-.PHONY: .collected
-.collected: $(VENV)/.installed-test
+	$(call typecheck,$(VENV))
 	$(BYTECODE)
-	-$(WRITING_BYTECODE) $(BIN)/python -m pytest --collect-only -q -p no:cacheprovider > /dev/null 2>&1
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile --durations=20
 
 ## catalogues: extract the words from the code into each messages.ru.po, and compile them (.mo, the console's .json)
 catalogues: $(VENV)/.installed-test
@@ -192,7 +180,7 @@ catalogues: $(VENV)/.installed-test
 ## check: the edit loop, under a minute: the rules, the store contract on SQLite and the CLI (no lint; not CI)
 check: $(VENV)/.installed-test
 	$(BYTECODE)
-	$(WRITING_BYTECODE) $(BIN)/python -m pytest -n $(WORKERS) -k "not postgresql" $(CHECK_TESTS)
+	$(BIN)/python -m pytest -n $(WORKERS) -k "not postgresql" $(CHECK_TESTS)
 
 ## typecheck: mypy, strict, on the referee and the log (core/, events/); part of `make test`
 typecheck: $(VENV)/.installed-test
