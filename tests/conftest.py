@@ -30,39 +30,6 @@ settings.register_profile("thorough", max_examples=2000, deadline=None, suppress
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 
-# `make test` deals the suite out a file at a time (`--dist loadfile`), the files with the most tests
-# first. The console's whole turns hold one worker for ~250 s under the suite's load with 16 tests,
-# and the documentation's pages one for ~90 s with 42, so they came late and ran on alone at the
-# end while the other cores idled: they go first.
-FIRST = ("tests/test_console.py", "tests/test_docs.py")
-
-
-def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | None:
-    if config.getvalue("dist") != "loadfile":
-        return None
-    from xdist.scheduler import LoadFileScheduling
-
-    class LongestFirst(LoadFileScheduling):
-        def schedule(self) -> None:
-            if self.collection is None and self._check_nodes_have_same_collection():
-                for node, nodeids in self.registered_collections.items():
-                    self.registered_collections[node] = _dealt(nodeids)
-                self.config.option.loadscopereorder = False  # the order is _dealt's
-            super().schedule()
-
-    return LongestFirst(config, log)
-
-
-def _dealt(nodeids: list[str]) -> list[str]:
-    """The tests file by file: FIRST's files, then the rest with the most tests first (xdist's own
-    order), each file's tests in their own order."""
-    files: dict[str, list[str]] = {}
-    for nodeid in nodeids:
-        files.setdefault(nodeid.split("::", 1)[0], []).append(nodeid)
-    order = sorted(files, key=lambda name: (name not in FIRST, -len(files[name])))
-    return [nodeid for name in order for nodeid in files[name]]
-
-
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
