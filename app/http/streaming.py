@@ -65,18 +65,30 @@ class StreamResponse:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         await send({"type": "http.response.start", "status": 200, "headers": self.headers})
-        loop = asyncio.get_running_loop()
-        following = loop.create_task(self.run(send))  # type: ignore[arg-type]
-        gone = loop.create_task(_disconnected(receive))
+        # The body is written in the request's own task, and one task of its own listens for the
+        # client going away, which cancels it: with 10,000 followers a node holds 10,000 of each
+        # (a task for the body beside them, and asyncio.wait's, cost ~2 KiB a follower more).
+        writing = asyncio.current_task()
+        assert writing is not None
+        written = False  # once the body is done, the client leaving cancels nothing
+
+        def left(listened: asyncio.Task[None]) -> None:
+            if not listened.cancelled() and not written:
+                listened.exception()  # a failed receive also ends the response, as a disconnect
+                writing.cancel()
+
+        gone = asyncio.get_running_loop().create_task(_disconnected(receive))
+        gone.add_done_callback(left)
         try:
-            await asyncio.wait({following, gone}, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            following.cancel()
-            gone.cancel()
-        if gone.done() and not gone.cancelled():
+            await self.run(send)  # type: ignore[arg-type]
+        except asyncio.CancelledError:
+            if not gone.done() or gone.cancelled():
+                raise  # cancelled from outside (the server stopping), not by the client leaving
+            writing.uncancel()
             return
-        if not following.cancelled() and following.exception() is not None:
-            raise following.exception()  # type: ignore[misc]
+        finally:
+            written = True
+            gone.cancel()
         await send({"type": "http.response.body", "body": b"", "more_body": False})
 
 
