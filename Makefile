@@ -201,9 +201,11 @@ lock: | $(UV)
 	rm -f $(LOWEST)
 	$(COMPILE) --resolution lowest-direct -o $(LOWEST)
 
-## bench: the benchmarks (not part of the tests); see bench/README.md. QUICK=1 for small sizes
-bench: $(VENV)/.installed-bench
+## bench: the benchmarks (not part of the tests), each target beside its figure, met or not: the engine, the command line, PostgreSQL and two nodes; see bench/README.md. QUICK=1 for small sizes
+bench: $(VENV)/.installed-bench | postgresql
 	$(BIN)/python bench/run.py $(if $(QUICK),--quick)
+	$(BIN)/python bench/cli.py $(if $(QUICK),--quick)
+	$(BIN)/python bench/pg.py $(if $(QUICK),--quick)
 
 ## bench-feed: an append reaching 1,000 live SSE followers on loopback (CLIENTS=, EVENTS= to change)
 # bench/feed.py raises its own soft descriptor limit; the server it starts inherits it.
