@@ -17,7 +17,10 @@ class Console:
 
     # -- moving around ------------------------------------------------------------------------------
     def tab(self, name: str) -> None:
+        """Go to a screen, as a person does: a tap on its tab, unless it is the one shown."""
         if name == "board" and self.wide:
+            return
+        if self.page.get_attribute("body", "data-tab") == name:
             return
         self.page.locator(f"#tab-{name}").click()
         self.page.wait_for_selector(f"body[data-tab='{name}']", timeout=WAIT_MS)
