@@ -83,6 +83,14 @@ def raise_fd_limit(needed: int) -> None:
         resource.setrlimit(resource.RLIMIT_NOFILE, (needed, hard))
 
 
+def rss_kib(pid: int) -> int:
+    """A process's resident set now (VmRSS in /proc), in KiB: what a node holds for its followers."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    raise BenchError(f"no VmRSS for process {pid} (gone?)")
+
+
 @contextmanager
 def served(db: Path) -> Iterator[str]:
     port = free_port()

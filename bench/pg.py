@@ -512,14 +512,6 @@ async def _response(reader: asyncio.StreamReader) -> tuple[int, bytes]:
 
 
 # -- 4. one append, 10,000 followers over two nodes -----------------------------------------------------
-def _rss_kib(pid: int) -> int:
-    """A process's resident set now (VmRSS), in KiB."""
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1])
-    raise feed.BenchError(f"process {pid} has no resident set (gone?)")
-
-
 def bench_fanout(url: str, followers: int, appends: int) -> None:
     # A limit is a process's own: each node holds one end of its half of the sockets, and each
     # follower process the other ends of the followers it runs.
@@ -539,15 +531,16 @@ def bench_fanout(url: str, followers: int, appends: int) -> None:
             # both resident sets before they are measured: what is left is the followers' own cost.
             for address in addresses:
                 groups.append(feed.Followers(address, f"/battles/{battle}/feed", referee, seq, 1))
-            before = [_rss_kib(node.pid) for node in running]
+            before = [feed.rss_kib(node.pid) for node in running]
+            crowd = followers // 2 - 1  # each node's followers after its first
             started = time.perf_counter()
             for address in addresses:
-                groups.append(feed.Followers(address, f"/battles/{battle}/feed", referee, seq, followers // 2 - 1))
+                groups.append(feed.Followers(address, f"/battles/{battle}/feed", referee, seq, crowd))
             took = time.perf_counter() - started
-            after = [_rss_kib(node.pid) for node in running]
+            after = [feed.rss_kib(node.pid) for node in running]
             print(f"\nlive feed: {followers:,} SSE followers, half on each of 2 nodes (connected in {took:.1f} s)")
             for number, (then, now) in enumerate(zip(before, after, strict=True), 1):
-                each = (now - then) / (followers // 2 - 1)
+                each = (now - then) / crowd
                 print(
                     f"  node {number}'s memory: {then / 1024:.0f} MiB resident with its first follower,"
                     f" {now / 1024:.0f} MiB with {followers // 2:,}: {each:.1f} KiB a follower"

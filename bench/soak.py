@@ -51,11 +51,8 @@ FLAT_MB_AN_HOUR = 10.0  # memory is flat when, over the run's second half, it gr
 
 
 def rss_mb(pid: int) -> float:
-    """A process's resident memory, in MB (VmRSS, in kB in /proc)."""
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    raise feed.BenchError(f"no VmRSS for process {pid}")
+    """A process's resident memory, in MB."""
+    return feed.rss_kib(pid) / 1024
 
 
 # -- the writers ----------------------------------------------------------------------------------

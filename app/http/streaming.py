@@ -71,10 +71,13 @@ class StreamResponse:
         writing = asyncio.current_task()
         assert writing is not None
         written = False  # once the body is done, the client leaving cancels nothing
+        client_left = False  # the cancellation, if any, is the listener's
 
         def left(listened: asyncio.Task[None]) -> None:
+            nonlocal client_left
             if not listened.cancelled() and not written:
                 listened.exception()  # a failed receive also ends the response, as a disconnect
+                client_left = True
                 writing.cancel()
 
         gone = asyncio.get_running_loop().create_task(_disconnected(receive))
@@ -82,7 +85,7 @@ class StreamResponse:
         try:
             await self.run(send)  # type: ignore[arg-type]
         except asyncio.CancelledError:
-            if not gone.done() or gone.cancelled():
+            if not client_left:
                 raise  # cancelled from outside (the server stopping), not by the client leaving
             writing.uncancel()
             return
