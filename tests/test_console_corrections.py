@@ -4,9 +4,11 @@ sent, and the log then shows the entries crossed out with who struck them, where
 
 from __future__ import annotations
 
+import re
+
 from support.browser import PHONE, WAIT_MS, layout_problems, screenshot
 from support.console import Console
-from support.served import BATTLE, creation_body
+from support.served import BATTLE, bearer, creation_body
 from test_console import open_console, served  # noqa: F401  (the console's server fixture, reused)
 
 
@@ -47,6 +49,51 @@ def test_the_referee_strikes_an_entry_with_its_followers_for_a_reason_typed_in(b
         "Struck by referee (console, issued with the battle) at #19: the shots were at the boyz"
     )
     assert "struck" in page.locator("#log ol.log > li[data-seq='17']").get_attribute("class")
+    context.close()
+    assert errors == []
+
+
+def test_a_strike_asked_for_while_other_phones_record_is_still_asked_with_the_words_typed(browser, served):  # noqa: F811
+    """Every new event redraws the log: the question a referee opened (its preview still on its way
+    from the server, or answered and half typed) stays in its entry through those redraws."""
+    server, http = served
+    tokens = http.post("/battles", json=creation_body()).json()["tokens"]
+    context, page, errors = open_console(browser, server.url, BATTLE, tokens["referee"], PHONE)
+    console = Console(page, wide=False)
+    console.next_phase()
+    console.recorded(10)
+    console.casualties("kraak", 2)
+    console.recorded(11)
+
+    def elsewhere(seq: int) -> None:  # another phone at the table records a casualty of the boyz
+        event = {"type": "casualties_suffered", "unit": "boyz", "count": 1}
+        body = {"expected_seq": seq, "events": [event]}
+        posted = http.post(f"/battles/{BATTLE}/events", json=body, headers=bearer(tokens["referee"]))
+        assert posted.status_code == 201
+        console.recorded(seq + 1)
+
+    held = []  # the strike's preview, held back until another phone's entry has redrawn the log
+    page.route(re.compile(r"/strike/11(\?|$)"), lambda route: held.append(route) if not held else route.continue_())
+    console.tab("log")
+    entry = page.locator("#log ol.log > li[data-seq='11']")
+    entry.locator("button.strike").click()
+    for _ in range(int(WAIT_MS // 20)):  # the page's request reaches the route
+        if held:
+            break
+        page.wait_for_timeout(20)
+    assert held, "the page asked the server for the strike's preview"
+    elsewhere(11)
+    held[0].continue_()
+    confirm = entry.locator(".confirm")
+    confirm.locator("ul.strikes li").first.wait_for(timeout=WAIT_MS)
+    assert "#11 Sergeant Kraak's Guardsmen loses 2 models" in confirm.inner_text()
+    confirm.get_by_label("Another reason").fill("it was the boyz who lost them")
+    elsewhere(12)
+    assert confirm.get_by_label("Another reason").input_value() == "it was the boyz who lost them"
+    confirm.locator("button.reason-own").click()
+    console.recorded(14)
+    struck_by = page.locator("#log ol.log > li[data-seq='11'] .struck-by").inner_text()
+    assert struck_by.endswith(": it was the boyz who lost them")
     context.close()
     assert errors == []
 

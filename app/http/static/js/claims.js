@@ -8,6 +8,7 @@ import { cite } from "./cite.js";
 import { isReferee, role, state } from "./state.js";
 import { submit } from "./outbox.js";
 import { confirmStrike, keep, reasonPicker } from "./strike.js";
+import { ask, askedAgain, dismiss } from "./asking.js";
 import { t, tn } from "./i18n.js";
 
 // The reasons offered, in the reader's language (a reason is their words, and stays in the log so).
@@ -33,20 +34,6 @@ export const awaitingMe = () => claims().awaiting.filter((c) => isReferee() || c
 export const allAwaiting = () => claims().awaiting;
 export const mineAwaiting = () => claims().awaiting.filter((c) => c.side === mySide());
 export const openDisputes = () => claims().open_disputes;
-
-// A question being answered (a dispute's reason, a ruling, a strike's preview) outlives the redraw
-// that every new event brings: kept by what it is about, put back in the redrawn row.
-const asking = new Map();
-function ask(key, group) {
-  for (const [other, open] of asking) if (other !== key && !open.isConnected) asking.delete(other);
-  asking.set(key, group);
-  return group;
-}
-function askedAgain(key, item) {
-  const group = asking.get(key);
-  if (group && !group.dataset.closed) item.append(group);
-  return item;
-}
 
 // -- the bar --------------------------------------------------------------------------------------
 export function drawClaimsBar(holder, { showDisputes }) {
@@ -103,7 +90,7 @@ function claimRow(claim) {
       // The referee does not dispute an entry: they rule on it or strike it (engine.dispute.open).
       isReferee() ? null : el("button", { type: "button", class: "dispute", "aria-label": t("Dispute event {seq}", { seq: claim.seq }),
         onclick: () => askReason(item, claim.seq) }, t("Dispute"))));
-  return askedAgain(`dispute ${claim.seq}`, item);
+  return askedAgain(`dispute:${claim.seq}`, item);
 }
 
 function confirm(seqs) {
@@ -115,15 +102,14 @@ function confirm(seqs) {
 }
 
 function askReason(holder, seq) {
-  holder.querySelector(":scope > .confirm")?.remove();
   const send = (reason) => submit(t("dispute event {seq}", { seq }), "events", { events: [{ type: "entry_disputed", seq, reason }] },
     1, t("You disputed event {seq}.", { seq }));
-  holder.append(ask(`dispute ${seq}`, el("div", { class: "confirm", role: "group", "aria-label": t("why dispute event {seq}", { seq }) },
+  ask(`dispute:${seq}`, holder, el("div", { class: "confirm", role: "group", "aria-label": t("why dispute event {seq}", { seq }) },
     el("p", {}, t("Dispute event {seq}? Play goes on, but the phase does not end until the dispute is resolved.", { seq }),
       " ", cite("engine.dispute.meanwhile", { full: false })),
     el("p", {}, t("The reason:")),
     reasonPicker({ presets: DISPUTE_REASONS(), send, label: t("Dispute with this reason") }),
-    keep(t("Do not dispute it")))));
+    keep(t("Do not dispute it"))));
 }
 
 // -- the Log's marks ------------------------------------------------------------------------------
@@ -171,7 +157,7 @@ function disputeRow(row) {
     el("p", { class: "entry" }, t("The entry: #{seq} {said} (entered by {by}).", { seq: row.entry, said: row.entry_said, by: row.entered_by })));
   if (row.status === "open" && state.live) {
     item.append(el("div", { class: "row actions" }, actions(item, row)));
-    askedAgain(`resolve ${row.entry}`, item);
+    askedAgain(`resolve:${row.entry}`, item);
   }
   return item;
 }
@@ -182,9 +168,9 @@ function actions(item, row) {
   const side = mySide();
   const stands = (label, presets, cls) => el("button", { type: "button", class: cls, onclick: () => askRuling(item, row, presets) }, label);
   const strike = (label) => el("button", { type: "button", class: "strike-entry",
-    onclick: async () => {
-      asking.get(`resolve ${row.entry}`)?.remove();
-      ask(`resolve ${row.entry}`, await confirmStrike(item, row.entry, { reasons: STRIKE_REASONS() }));
+    onclick: () => {
+      dismiss(`resolve:${row.entry}`);  // a ruling's question asked before goes at once
+      confirmStrike(item, row.entry, { reasons: STRIKE_REASONS(), key: `resolve:${row.entry}` });
     } }, label);
   if (isReferee()) return [stands(t("Rule that it stands"), RULING_REASONS(), "stands"), strike(t("Strike it"))];
   if (side && side === row.side) return [stands(t("Withdraw the dispute"), WITHDRAW_REASONS(), "withdraw")];
@@ -193,15 +179,13 @@ function actions(item, row) {
 }
 
 function askRuling(holder, row, presets) {
-  holder.querySelector(":scope > .confirm")?.remove();
-  asking.get(`resolve ${row.entry}`)?.remove();
   const seq = row.entry;
   const send = (ruling) => submit(t("resolve the dispute of event {seq}", { seq }), "events",
     { events: [{ type: "dispute_resolved", seq, ruling }] }, 1, t("Event {seq} stands, and its dispute is ended.", { seq }));
-  holder.append(ask(`resolve ${seq}`, el("div", { class: "confirm", role: "group", "aria-label": t("why event {seq} stands", { seq }) },
+  ask(`resolve:${seq}`, holder, el("div", { class: "confirm", role: "group", "aria-label": t("why event {seq} stands", { seq }) },
     el("p", {}, t("Event {seq} stands as entered, and the dispute ends. The reason, for the log:", { seq })),
     reasonPicker({ presets, send, label: t("End the dispute with this reason") }),
-    keep(t("Not now")))));
+    keep(t("Not now"))));
 }
 
 export function disputesTab() {

@@ -5,6 +5,7 @@
 import { el, words, fill } from "./dom.js";
 import { isReferee, mayRecord, phaseName, state } from "./state.js";
 import { confirmStrike, confirmUndo } from "./strike.js";
+import { askedAgain } from "./asking.js";
 import { claimMark } from "./claims.js";
 import { t } from "./i18n.js";
 import { languageSwitch } from "./speak.js";
@@ -16,9 +17,9 @@ export function drawLog(holder, { goTo, loadEarlier }) {
   const first = state.log[0]?.seq ?? 1;
   fill(holder, 
     el("div", { class: "log-head" }, el("h2", {}, t("Log")), languageSwitch()),
-    mayRecord() && state.live ? el("div", { class: "undo" },
+    mayRecord() && state.live ? askedAgain("undo", el("div", { class: "undo" },
       el("button", { type: "button", class: "undo-last", onclick: (e) => confirmUndo(e.target.closest(".undo")) },
-        t("Undo my last entry"))) : null,
+        t("Undo my last entry")))) : null,
     marks(goTo),
     el("ol", { class: "log", reversed: true },
       [...state.log].reverse().map((row) => entry(row, struck.get(row.seq), goTo))),
@@ -37,6 +38,7 @@ function entry(row, struck, goTo) {
   if (isReferee() && state.live && !struck && row.type !== "event_retracted" && row.seq > 1) {
     item.append(el("button", { type: "button", class: "strike", "aria-label": t("Strike out event {seq}", { seq: row.seq }),
       onclick: () => confirmStrike(item, row.seq) }, t("Strike")));
+    askedAgain(`strike:${row.seq}`, item);
   }
   return item;
 }

@@ -1,7 +1,9 @@
 // Striking an entry out, and undoing one's own last entry: the server is asked first what it would
 // strike (the entry, and the later entries that stood on it), the list is shown, and nothing is
 // sent until the person says so, with a reason (a preset, or their own words). The Log and the
-// Disputes screen both strike through here.
+// Disputes screen both strike through here. Each question is asked through asking.js, so that the
+// redraw a new event brings while the server is asked, or after, does not lose it.
+import { ask } from "./asking.js";
 import { el, fill } from "./dom.js";
 import { state } from "./state.js";
 import { submit } from "./outbox.js";
@@ -11,15 +13,13 @@ import { t } from "./i18n.js";
 export const REASONS = () => [t("recorded in error"), t("wrong unit"), t("wrong dice"), t("the players agreed to take it back")];
 const UNDO_REASON = () => t("undone by who entered it");
 
-// Ask to strike event `seq`: the group of the preview and the reasons, appended to `holder`.
-export async function confirmStrike(holder, seq, { reasons = REASONS() } = {}) {
-  holder.querySelector(":scope > .confirm")?.remove();
+// Ask to strike event `seq`: the group of the preview and the reasons, in `row` (the question `key`).
+export async function confirmStrike(row, seq, { reasons = REASONS(), key = `strike:${seq}` } = {}) {
   const preview = await state.api.get(`strike/${seq}`, { fresh: true }).catch((error) => error);
   const group = el("div", { class: "confirm", role: "group", "aria-label": t("why strike event {seq}", { seq }) });
   if (preview instanceof Error) {
     fill(group, el("p", { class: "refused", role: "alert" }, preview.message), keep());
-    holder.append(group);
-    return group;
+    return ask(key, row, group);
   }
   const send = (reason) => submit(t("strike event {seq}", { seq }), `strike/${seq}`, { reason }, preview.strikes.length,
     t("Event {seq} is struck.", { seq }));
@@ -28,13 +28,11 @@ export async function confirmStrike(holder, seq, { reasons = REASONS() } = {}) {
     strikes(preview),
     reasonPicker({ presets: reasons, send, label: t("Strike with this reason") }),
     keep());
-  holder.append(group);
-  return group;
+  return ask(key, row, group);
 }
 
-// Undo: the server names this token's last entry still standing (and what stood on it).
-export async function confirmUndo(holder) {
-  holder.querySelector(":scope > .confirm")?.remove();
+// Undo: the server names this token's last entry still standing (and what stood on it), in `row`.
+export async function confirmUndo(row) {
   const preview = await state.api.get("undo", { fresh: true }).catch((error) => error);
   const group = el("div", { class: "confirm", role: "group", "aria-label": t("undo my last entry") });
   if (preview instanceof Error) {
@@ -47,7 +45,7 @@ export async function confirmUndo(holder) {
         { reason: UNDO_REASON() }, preview.strikes.length, t("You undid event {seq}.", { seq: preview.seq })) }, t("Undo it")),
       keep());
   }
-  holder.append(group);
+  return ask("undo", row, group);
 }
 
 // Preset reasons as buttons, and a field for one's own words with its own button: `send(reason)`.
