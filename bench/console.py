@@ -14,6 +14,7 @@ the console's own work (its files, the vocabulary, board and due list, drawing).
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import socket
 import statistics
@@ -36,7 +37,7 @@ from morale.app.snapshot_cache import rebuild  # noqa: E402
 from morale.events.codec import decode_event  # noqa: E402
 from morale.events.store import SqliteEventStore  # noqa: E402
 
-CHROMIUM = "/usr/bin/chromium"
+CHROMIUM = os.environ.get("MORALE_CHROMIUM", "/usr/bin/chromium-headless-shell")  # as the tests (Makefile)
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"]
 RUNS = 5
 

@@ -1,4 +1,4 @@
-"""The console in a real browser: Debian's Chromium driven by Playwright, the checks a person at a
+"""The console in a real browser: Debian's Chromium (its headless shell) driven by Playwright, the checks a person at a
 table would make (does it fit the screen, can a thumb hit every control, does a screen reader get
 a usable page: axe-core, shipped in support/axe/), and a screenshot of each screen."""
 
@@ -12,7 +12,7 @@ from pathlib import Path
 
 from .served import ROOT, WAIT_S
 
-CHROMIUM = Path(os.environ.get("MORALE_CHROMIUM", "/usr/bin/chromium"))
+CHROMIUM = Path(os.environ.get("MORALE_CHROMIUM", "/usr/bin/chromium-headless-shell"))
 CHROMIUM_FLAGS = [
     "--headless",
     "--no-sandbox",
@@ -34,7 +34,7 @@ TAP_PX = 44
 @contextmanager
 def chromium() -> Iterator[object]:
     if not CHROMIUM.exists():
-        raise RuntimeError(f"{CHROMIUM} is missing: `make test` installs Debian's chromium (apt-get install chromium)")
+        raise RuntimeError(f"{CHROMIUM} is missing: `make test` installs it (apt-get install chromium-headless-shell)")
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
