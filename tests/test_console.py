@@ -421,6 +421,30 @@ def test_a_write_whose_answer_was_lost_is_found_in_the_log_and_not_sent_twice(br
     assert errors == []
 
 
+def test_a_write_and_another_phones_are_each_read_back_once(browser, served):
+    """A write brings its answer and its feed item: the page reads the board once for the two, and
+    once for an event another phone recorded (twice or more a write before, a league's cost)."""
+    server, http = served
+    tokens = http.post("/battles", json=creation_body()).json()["tokens"]
+    context, page, errors = open_console(browser, server.url, BATTLE, tokens["referee"], PHONE)
+    console = Console(page, wide=False)
+    console.play({"type": "phase_started"})
+    page.wait_for_selector("body[data-last-feed-seq='10']", timeout=WAIT_MS)
+    reads: list[str] = []
+    page.on("request", lambda r: reads.append(r.url) if re.search(r"/board(\?|$)", r.url) else None)
+    console.casualties("kraak", 2)
+    console.recorded(11)
+    page.wait_for_selector("body[data-last-feed-seq='11']", timeout=WAIT_MS)
+    elsewhere = {"expected_seq": 11, "events": [{"type": "casualties_suffered", "unit": "boyz", "count": 1}]}
+    assert http.post(f"/battles/{BATTLE}/events", json=elsewhere, headers=bearer(tokens["referee"])).status_code == 201
+    console.recorded(12)
+    page.wait_for_selector("body[data-last-feed-seq='12']", timeout=WAIT_MS)
+    page.wait_for_timeout(300)  # a second read of either would be on its way by now
+    assert len(reads) == 2, reads
+    context.close()
+    assert errors == []
+
+
 def test_the_api_description_is_drawn_with_no_other_site_to_reach(browser, served):
     """/schema draws the OpenAPI description with the Redoc the server ships: with every other
     site out of reach, the operations are there to read."""

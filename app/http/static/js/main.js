@@ -151,13 +151,31 @@ async function goTo(seq) {
 }
 
 // One refresh at a time (the feed and a write's answer both ask for one): each reads the log after
-// the last row it has, so no row is shown twice.
-let refreshing = Promise.resolve();
-const refresh = () => (refreshing = refreshing.catch(() => {}).then(refreshNow));
+// the last row it has, so no row is shown twice. A write brings its answer and its feed item, and
+// a write of several events an item each: a refresh asked for while another waits to run is that
+// one, and one asked for up to an event the page already holds reads nothing (a phone at the table
+// read the board three to four times a write before).
+let refreshing = Promise.resolve();  // the refresh running, or the last one run
+let queued = null;  // the refresh queued behind it, shared by everyone who asks meanwhile
+let wanted = 0;  // the newest event those who asked want shown (Infinity: whatever the log holds)
+function refresh(upTo = Infinity) {
+  wanted = Math.max(wanted, upTo);
+  if (!queued) {
+    queued = refreshing.catch(() => {}).then(() => {
+      const upTo = wanted;
+      queued = null;
+      wanted = 0;
+      return upTo > state.last ? refreshNow() : undefined;
+    });
+    refreshing = queued;
+  }
+  return queued;
+}
 
 async function refreshNow() {
   const known = state.log.at(-1)?.seq ?? state.last;
   const rows = (await state.api.get(`log?after=${known}`)).filter((row) => row.seq > (state.log.at(-1)?.seq ?? 0));
+  if (!rows.length && state.live && (state.board?.seq ?? -1) >= state.last) return;  // nothing new to show
   state.log.push(...rows);
   if (rows.some((row) => row.seq > noticeLasts)) {
     $("#notice").hidden = true;
@@ -220,7 +238,7 @@ function answered(news) {
       failures(caused),
       el("ul", {}, caused.map(outcome))));
     noticeLasts = done ? news.last : Infinity;
-    refresh().catch(failed);
+    refresh(news.last).catch(failed);  // nothing to read if the feed brought the write already
   } else if (news.kind === "refused") {
     const { detail, rule, field } = news.error.problem;
     const head = el("strong", {}, t("Not recorded:"));
@@ -396,7 +414,7 @@ async function openBattle({ battle, token, at, tab }) {
   outbox.onChange(answered);
   outbox.load();
   stopFollowing = follow(state.last, {
-    onItem: (item) => { if (item.seq > state.last) refresh().catch(failed); document.body.dataset.lastFeedSeq = String(item.seq); },
+    onItem: (item) => { refresh(item.seq).catch(failed); document.body.dataset.lastFeedSeq = String(item.seq); },
     onStatus: setStatus });
   const recent = `log?after=${Math.max(0, state.last - PAGE)}`;
   const [rows, timeline] = await Promise.all([
