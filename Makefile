@@ -72,6 +72,8 @@ CHECK_CLI = tests/test_cli.py tests/test_rules_cli.py
 # Every install is uv's (pinned above, in $(TOOLS)), from the same lock: pip took about 90 of a fresh
 # clone's `make test` seconds here to install the test extra, uv about a quarter of that. The venvs
 # are Python's own (`-m venv`), pip included at the lock's version: the docs' pages run pip in them.
+# (`--without-pip`: Python's ensurepip took 3.9 s of a fresh clone's venv here, installing a pip that
+# uv replaced at once with the lock's.)
 # --compile-bytecode: uv writes no bytecode by default, and where PYTHONDONTWRITEBYTECODE is set (this
 # machine's shell sets it) no process writes any, so each of the suite's hundreds of `morale`
 # processes compiled rich, Typer, msgspec's Python half... from source again: 0.39 s of a board read
@@ -79,7 +81,7 @@ CHECK_CLI = tests/test_cli.py tests/test_rules_cli.py
 INSTALL = $(UV) pip install -q --compile-bytecode --python
 
 $(BIN)/python: | $(UV)
-	$(PYTHON) -m venv $(VENV)
+	$(PYTHON) -m venv --without-pip $(VENV)
 	$(INSTALL) $(BIN)/python -c $(LOCK) --upgrade pip
 
 # A stamp depends on the lock too, so a changed lock reinstalls.
@@ -121,7 +123,7 @@ endef
 
 $(LOWEST_VENV)/.installed: pyproject.toml $(LOWEST) $(GAMES:%=%/pyproject.toml) | $(UV)
 	rm -rf $(LOWEST_VENV)
-	$(PYTHON) -m venv $(LOWEST_VENV)
+	$(PYTHON) -m venv --without-pip $(LOWEST_VENV)
 	$(INSTALL) $(LOWEST_VENV)/bin/python -c $(LOWEST) --upgrade pip
 	$(INSTALL) $(LOWEST_VENV)/bin/python -c $(LOWEST) -e '.[test,bench]'
 	$(call install_games,$(LOWEST_VENV),$(LOWEST))
