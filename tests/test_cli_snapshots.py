@@ -57,19 +57,32 @@ def full_fold(store: EventStore, battle: str, up_to: int | None = None):
     return replay_log(battle, store.events(battle, up_to=up_to))
 
 
-def assert_same_reads(store: EventStore, battle: str) -> None:
-    """The head read from the snapshots is the full replay's: state, struck events, board, due list,
-    and every unit's explanation at the head and at a point before it."""
-    full, head = full_fold(store, battle), head_fold(store, battle)
-    assert (head.seq, head.struck) == (full.seq, full.struck)
-    assert digest(head.state()) == digest(full.state())
-    assert board(head.state()) == board(full.state())
-    assert due_tests(head.state()) == due_tests(full.state())
+def full_reads(store: EventStore, battle: str) -> dict:
+    """What the full replay gives: its head (seq, struck events), digest, board, due list, and every
+    unit's explanation at the head and at a point before it."""
+    full = full_fold(store, battle)
+    state, events = full.state(), list(store.read(battle))
     middle = random.Random(full.seq).randint(1, full.seq)
-    for unit in full.state().units:
-        for at in (None, middle):
-            stored = answer(explain_stored, store, battle, unit, at)
-            assert stored == answer(explain, battle, store.read(battle), unit, at), (unit, at)
+    explained = {(u, at): answer(explain, battle, events, u, at) for u in state.units for at in (None, middle)}
+    return {
+        "head": (full.seq, full.struck),
+        "digest": digest(state),
+        "board": board(state),
+        "due": due_tests(state),
+        "explained": explained,
+    }
+
+
+def assert_same_reads(store: EventStore, battle: str, full: dict | None = None) -> None:
+    """The head read from the snapshots is the full replay's (`full`, worked out here if not given)."""
+    full = full or full_reads(store, battle)
+    head = head_fold(store, battle)
+    assert (head.seq, head.struck) == full["head"]
+    assert digest(head.state()) == full["digest"]
+    assert board(head.state()) == full["board"]
+    assert due_tests(head.state()) == full["due"]
+    for (unit, at), expected in full["explained"].items():
+        assert answer(explain_stored, store, battle, unit, at) == expected, (unit, at)
 
 
 def answer(read, *args):
@@ -201,8 +214,16 @@ def test_a_store_that_will_not_keep_a_snapshot_still_answers(tmp_path):
         assert conn.execute("SELECT COUNT(*) FROM snapshots").fetchone() == (0,)
 
 
+@pytest.fixture(scope="module")
+def long_battle_replayed(long_battle) -> dict:
+    """The long battle's full replay reads, once for every damage done to a copy of its snapshots."""
+    return full_reads(long_battle, "long")
+
+
 @pytest.mark.parametrize("damage", ["flipped", "other engine", "wrong point", "units gone"])
-def test_a_damaged_stale_or_missing_snapshot_sends_the_read_to_the_full_replay(long_battle, tmp_path, damage):
+def test_a_damaged_stale_or_missing_snapshot_sends_the_read_to_the_full_replay(
+    long_battle, long_battle_replayed, tmp_path, damage
+):
     path = tmp_path / "copy.db"
     with sqlite3.connect(path) as copy:
         long_battle.db.conn.backup(copy)
@@ -219,7 +240,7 @@ def test_a_damaged_stale_or_missing_snapshot_sends_the_read_to_the_full_replay(l
     else:
         conn.execute("DELETE FROM snapshot_units")
     frozen.forget()
-    assert_same_reads(store, "long")
+    assert_same_reads(store, "long", long_battle_replayed)
 
 
 def test_a_writer_decides_against_the_head_and_loses_to_a_writer_that_got_there_first(long_battle, tmp_path):
