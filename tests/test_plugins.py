@@ -19,19 +19,21 @@ UNUSED = {
 }
 
 
+def installed() -> set[str]:
+    return {plugin.value for plugin in entry_points(group="pytest11")}
+
+
 def loaded_by_name() -> list[str]:
     (line,) = re.findall(r"^PYTEST_PLUGINS = (.+)$", (ROOT / "Makefile").read_text(), re.MULTILINE)
     return line.split()
 
 
 def test_every_installed_pytest_plugin_is_loaded_by_name_or_named_unused():
-    installed = {plugin.value for plugin in entry_points(group="pytest11")}
-    assert installed - set(loaded_by_name()) - set(UNUSED) == set()
+    assert installed() - set(loaded_by_name()) - set(UNUSED) == set()
 
 
 def test_every_plugin_loaded_by_name_is_installed_and_none_is_also_called_unused():
-    installed = {plugin.value for plugin in entry_points(group="pytest11")}
-    assert set(loaded_by_name()) <= installed
+    assert set(loaded_by_name()) <= installed()
     assert set(loaded_by_name()).isdisjoint(UNUSED)
 
 

@@ -1,6 +1,7 @@
-"""The console in a real browser: Debian's Chromium (its headless shell) driven by Playwright, the checks a person at a
-table would make (does it fit the screen, can a thumb hit every control, does a screen reader get
-a usable page: axe-core, shipped in support/axe/), and a screenshot of each screen."""
+"""The console in a real browser: Debian's Chromium (its headless shell) driven by Playwright, the
+checks a person at a table would make (does it fit the screen, can a thumb hit every control, does
+a screen reader get a usable page: axe-core, shipped in support/axe/), and a screenshot of each
+screen."""
 
 from __future__ import annotations
 

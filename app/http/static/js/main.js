@@ -162,10 +162,10 @@ function refresh(upTo = Infinity) {
   wanted = Math.max(wanted, upTo);
   if (!queued) {
     queued = refreshing.catch(() => {}).then(() => {
-      const upTo = wanted;
+      const newest = wanted;
       queued = null;
       wanted = 0;
-      return upTo > state.last ? refreshNow() : undefined;
+      return newest > state.last ? refreshNow() : undefined;
     });
     refreshing = queued;
   }
